@@ -1,0 +1,372 @@
+#include "model/io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+
+namespace gds::model {
+namespace fs = std::filesystem;
+namespace pb = google::protobuf;
+
+const char* modelKindName(ModelKind kind) {
+  switch (kind) {
+    case ModelKind::GraphDef: return "GraphDef";
+    case ModelKind::MetaGraph: return "MetaGraphDef";
+    case ModelKind::SavedModel: return "SavedModel";
+  }
+  return "?";
+}
+
+Result<std::string> readFile(const std::string& path) {
+  std::error_code ec;
+  auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return Status::Error(path + ": no such file");
+  if (fs::is_directory(status)) return Status::Error(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) return Status::Error(path + ": cannot read size");
+  in.seekg(0);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  if (size > 0 && !in.read(bytes.data(), size))
+    return Status::Error(path + ": read failed after " + std::to_string(in.gcount()) + " bytes");
+  return bytes;
+}
+
+Status writeFileAtomic(const std::string& path, const std::string& bytes) {
+  fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  int fd = mkstemp(name.data());
+  if (fd < 0) return Status::Error(path + ": cannot create a temporary file (" + std::strerror(errno) + ")");
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string err = std::strerror(errno);
+      ::close(fd);
+      ::unlink(name.data());
+      return Status::Error(path + ": write failed (" + err + ")");
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    std::string err = std::strerror(errno);
+    ::unlink(name.data());
+    return Status::Error(path + ": write failed (" + err + ")");
+  }
+  ::chmod(name.data(), 0644);
+  if (std::rename(name.data(), path.c_str()) != 0) {
+    std::string err = std::strerror(errno);
+    ::unlink(name.data());
+    return Status::Error(path + ": cannot replace the file (" + err + ")");
+  }
+  return Status::Ok();
+}
+
+std::string serialize(const pb::Message& message) {
+  std::string out;
+  {
+    pb::io::StringOutputStream stream(&out);
+    pb::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
+
+std::string toText(const pb::Message& message) {
+  std::string out;
+  pb::TextFormat::Printer printer;
+  printer.PrintToString(message, &out);
+  return out;
+}
+
+namespace {
+
+bool parseBinary(const std::string& bytes, pb::Message* message) {
+  pb::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                  static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
+  stream.SetTotalBytesLimit(INT_MAX);
+  return message->ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
+// Collects the first text-format error with its position (1-based).
+class TextErrors : public pb::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (!first.empty()) return;
+    first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " + message;
+  }
+  void AddWarning(int, int, const std::string&) override {}
+  std::string first;
+};
+
+// Parses text format; unknown fields are a hard error at first, then skipped
+// with a warning so files from newer TensorFlow versions still open.
+Status parseText(const std::string& bytes, pb::Message* message, std::vector<std::string>* warnings) {
+  {
+    TextErrors errors;
+    pb::TextFormat::Parser parser;
+    parser.RecordErrorsTo(&errors);
+    if (parser.ParseFromString(bytes, message)) return Status::Ok();
+    if (errors.first.find("no field named") == std::string::npos &&
+        errors.first.find("has no value named") == std::string::npos)
+      return Status::Error("text format error at " + errors.first);
+    message->Clear();
+    TextErrors lenient_errors;
+    pb::TextFormat::Parser lenient;
+    lenient.RecordErrorsTo(&lenient_errors);
+    lenient.AllowUnknownField(true);
+    lenient.AllowUnknownExtension(true);
+    if (lenient.ParseFromString(bytes, message)) {
+      if (warnings) warnings->push_back("skipped fields this version does not know (" + errors.first + ")");
+      return Status::Ok();
+    }
+    return Status::Error("text format error at " + errors.first);
+  }
+}
+
+bool looksLikeText(const std::string& bytes) {
+  size_t n = std::min<size_t>(bytes.size(), 4096);
+  size_t i = 0;
+  while (i < n && std::isspace(static_cast<unsigned char>(bytes[i]))) ++i;
+  if (i == n) return false;
+  char c = bytes[i];
+  if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '#' || c == '[')) return false;
+  for (size_t k = 0; k < n; ++k) {
+    unsigned char u = static_cast<unsigned char>(bytes[k]);
+    if (u == 0 || (u < 32 && u != '\n' && u != '\r' && u != '\t')) return false;
+  }
+  return true;
+}
+
+// First top-level field name in a text-format file (skipping comments).
+std::string firstTextField(const std::string& bytes) {
+  size_t i = 0;
+  while (i < bytes.size()) {
+    while (i < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[i]))) ++i;
+    if (i < bytes.size() && bytes[i] == '#') {
+      while (i < bytes.size() && bytes[i] != '\n') ++i;
+      continue;
+    }
+    break;
+  }
+  size_t start = i;
+  while (i < bytes.size() && (std::isalnum(static_cast<unsigned char>(bytes[i])) || bytes[i] == '_')) ++i;
+  return bytes.substr(start, i - start);
+}
+
+bool plausibleGraph(const tensorflow::GraphDef& g) {
+  if (g.node_size() == 0) return g.has_library() && g.library().function_size() > 0;
+  for (const auto& n : g.node())
+    if (n.name().empty() || n.op().empty()) return false;
+  return true;
+}
+
+std::vector<Signature> signaturesOf(const tensorflow::MetaGraphDef& meta) {
+  std::vector<Signature> out;
+  for (const auto& [key, def] : meta.signature_def()) {
+    Signature s;
+    s.key = key;
+    s.method_name = def.method_name();
+    for (const auto& [alias, info] : def.inputs()) s.inputs.emplace_back(alias, info.name());
+    for (const auto& [alias, info] : def.outputs()) s.outputs.emplace_back(alias, info.name());
+    std::sort(s.inputs.begin(), s.inputs.end());
+    std::sort(s.outputs.begin(), s.outputs.end());
+    out.push_back(std::move(s));
+  }
+  std::sort(out.begin(), out.end(), [](const Signature& a, const Signature& b) { return a.key < b.key; });
+  return out;
+}
+
+void takeMetaGraph(tensorflow::MetaGraphDef&& meta, LoadedModel* model) {
+  model->graph.Swap(meta.mutable_graph_def());
+  meta.clear_graph_def();
+  model->signatures = signaturesOf(meta);
+  model->meta = std::move(meta);
+}
+
+Status fromSavedModel(tensorflow::SavedModel&& saved, const LoadOptions& options, LoadedModel* model) {
+  if (saved.meta_graphs_size() == 0) return Status::Error("SavedModel holds no meta graph");
+  int chosen = -1;
+  for (int i = 0; i < saved.meta_graphs_size(); ++i) {
+    const auto& tags = saved.meta_graphs(i).meta_info_def().tags();
+    model->tag_sets.emplace_back(tags.begin(), tags.end());
+  }
+  auto hasAll = [&](int i, const std::vector<std::string>& want) {
+    const auto& have = model->tag_sets[i];
+    for (const auto& t : want)
+      if (std::find(have.begin(), have.end(), t) == have.end()) return false;
+    return true;
+  };
+  if (!options.tags.empty()) {
+    for (int i = 0; i < saved.meta_graphs_size() && chosen < 0; ++i)
+      if (hasAll(i, options.tags)) chosen = i;
+    if (chosen < 0) {
+      std::string want, have;
+      for (const auto& t : options.tags) want += (want.empty() ? "" : ",") + t;
+      for (const auto& set : model->tag_sets) {
+        std::string s;
+        for (const auto& t : set) s += (s.empty() ? "" : ",") + t;
+        have += (have.empty() ? "" : "; ") + std::string("[") + s + "]";
+      }
+      return Status::Error("no meta graph with tags [" + want + "]; available: " + have);
+    }
+  } else {
+    for (int i = 0; i < saved.meta_graphs_size() && chosen < 0; ++i)
+      if (hasAll(i, {"serve"})) chosen = i;
+    if (chosen < 0) chosen = 0;
+  }
+  model->meta_graph_index = chosen;
+  takeMetaGraph(std::move(*saved.mutable_meta_graphs(chosen)), model);
+  return Status::Ok();
+}
+
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+SaveFormat formatForPath(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* ext : {".pbtxt", ".pbtext", ".txt", ".prototxt"})
+    if (endsWith(lower, ext)) return SaveFormat::Text;
+  return SaveFormat::Binary;
+}
+
+Result<tensorflow::GraphDef> parseGraphDef(const std::string& bytes, const std::string& name) {
+  tensorflow::GraphDef graph;
+  if (bytes.empty()) return Status::Error(name + ": file is empty");
+  if (looksLikeText(bytes)) {
+    Status s = parseText(bytes, &graph, nullptr);
+    if (!s.ok()) return s.withContext(name);
+    return graph;
+  }
+  if (!parseBinary(bytes, &graph) || !plausibleGraph(graph))
+    return Status::Error(name + ": not a valid GraphDef (corrupt or truncated protobuf)");
+  return graph;
+}
+
+Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
+  LoadedModel model;
+  model.path = path;
+  model.file = path;
+  std::error_code ec;
+  bool is_dir = fs::is_directory(path, ec);
+  if (is_dir) {
+    if (fs::exists(fs::path(path) / "saved_model.pb")) {
+      model.file = (fs::path(path) / "saved_model.pb").string();
+    } else if (fs::exists(fs::path(path) / "saved_model.pbtxt")) {
+      model.file = (fs::path(path) / "saved_model.pbtxt").string();
+    } else {
+      return Status::Error(path + ": not a SavedModel directory (it holds no saved_model.pb or saved_model.pbtxt)");
+    }
+  }
+  auto bytes = readFile(model.file);
+  if (!bytes.ok()) return bytes.status();
+  const std::string& data = bytes.value();
+  model.file_bytes = static_cast<std::int64_t>(data.size());
+  if (data.empty()) return Status::Error(model.file + ": file is empty");
+
+  std::string base = fs::path(model.file).filename().string();
+  bool saved_model_name = base == "saved_model.pb" || base == "saved_model.pbtxt";
+
+  if (looksLikeText(data)) {
+    model.text = true;
+    std::string field = firstTextField(data);
+    Status s;
+    if (field == "saved_model_schema_version" || field == "meta_graphs") {
+      tensorflow::SavedModel saved;
+      s = parseText(data, &saved, &model.warnings);
+      if (s.ok()) {
+        model.kind = ModelKind::SavedModel;
+        s = fromSavedModel(std::move(saved), options, &model);
+      }
+    } else if (field == "meta_info_def" || field == "graph_def" || field == "saver_def" ||
+               field == "collection_def" || field == "signature_def") {
+      tensorflow::MetaGraphDef meta;
+      s = parseText(data, &meta, &model.warnings);
+      if (s.ok()) {
+        model.kind = ModelKind::MetaGraph;
+        takeMetaGraph(std::move(meta), &model);
+      }
+    } else if (field == "node" || field == "versions" || field == "library" || field == "version") {
+      s = parseText(data, &model.graph, &model.warnings);
+      model.kind = ModelKind::GraphDef;
+    } else {
+      s = Status::Error("line 1: '" + field +
+                        "' is not a field of GraphDef, MetaGraphDef or SavedModel (expected 'node', "
+                        "'meta_info_def' or 'meta_graphs')");
+    }
+    if (!s.ok()) return s.withContext(model.file);
+    return model;
+  }
+
+  // Binary: try the kind the name suggests first, then the others, and keep
+  // the first one whose content is plausible.
+  std::vector<ModelKind> order;
+  if (saved_model_name) order = {ModelKind::SavedModel, ModelKind::MetaGraph, ModelKind::GraphDef};
+  else if (endsWith(base, ".meta")) order = {ModelKind::MetaGraph, ModelKind::SavedModel, ModelKind::GraphDef};
+  else order = {ModelKind::GraphDef, ModelKind::MetaGraph, ModelKind::SavedModel};
+  for (ModelKind kind : order) {
+    if (kind == ModelKind::GraphDef) {
+      tensorflow::GraphDef graph;
+      if (parseBinary(data, &graph) && plausibleGraph(graph)) {
+        model.kind = kind;
+        model.graph = std::move(graph);
+        return model;
+      }
+    } else if (kind == ModelKind::MetaGraph) {
+      tensorflow::MetaGraphDef meta;
+      if (parseBinary(data, &meta) && meta.has_graph_def() && plausibleGraph(meta.graph_def()) &&
+          (meta.has_meta_info_def() || meta.graph_def().node_size() > 0)) {
+        model.kind = kind;
+        takeMetaGraph(std::move(meta), &model);
+        return model;
+      }
+    } else {
+      tensorflow::SavedModel saved;
+      if (parseBinary(data, &saved) && saved.meta_graphs_size() > 0 &&
+          plausibleGraph(saved.meta_graphs(0).graph_def())) {
+        model.kind = kind;
+        Status s = fromSavedModel(std::move(saved), options, &model);
+        if (!s.ok()) return s.withContext(model.file);
+        return model;
+      }
+    }
+  }
+  return Status::Error(model.file + ": not a valid " + std::string(modelKindName(order[0])) +
+                       " (corrupt or truncated protobuf, " + std::to_string(data.size()) + " bytes)");
+}
+
+Status saveMessage(const pb::Message& message, const std::string& path, SaveFormat format) {
+  if (format == SaveFormat::Auto) format = formatForPath(path);
+  std::string bytes = format == SaveFormat::Text ? toText(message) : serialize(message);
+  return writeFileAtomic(path, bytes);
+}
+
+Status saveGraph(const tensorflow::GraphDef& graph, const std::string& path, SaveFormat format) {
+  return saveMessage(graph, path, format);
+}
+
+}  // namespace gds::model

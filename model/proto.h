@@ -1,0 +1,8 @@
+// The TensorFlow schema (generated from model/proto/*.proto).
+#pragma once
+
+#include "types.pb.h"
+#include "tensor.pb.h"
+#include "graph.pb.h"
+#include "meta_graph.pb.h"
+#include "checkpoint.pb.h"

@@ -1,0 +1,37 @@
+// Shared helpers for the test suites: where the model corpus is, and a clean
+// skip when it is absent (a user's own checkout without ../shared).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace gds::test {
+
+// The folder holding models/ and data/ (env GDS_SHARED_DIR overrides).
+std::string sharedDir();
+bool sharedAvailable();
+std::string modelPath(const std::string& relative);  // sharedDir()/models/<relative>
+std::string dataPath(const std::string& relative);   // sharedDir()/data/<relative>
+std::string sourceDir();                              // the repository
+std::string binaryDir();                              // the build folder
+std::string gdstudioPath();                           // build/bin/gdstudio
+// A fresh empty temporary folder, removed at exit.
+std::string tempDir();
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+// Runs build/bin/gdstudio with the given arguments (no shell quoting needed).
+CommandResult runGdstudio(const std::vector<std::string>& args);
+
+}  // namespace gds::test
+
+#define GDS_REQUIRE_SHARED()                                                                     \
+  do {                                                                                           \
+    if (!::gds::test::sharedAvailable())                                                         \
+      GTEST_SKIP() << "model corpus not found at " << ::gds::test::sharedDir()                   \
+                   << " (set GDS_SHARED_DIR); skipping a test that reads ../shared";            \
+  } while (0)
