@@ -1,0 +1,109 @@
+// The kernel interface: each op separates preparation (init: read attrs,
+// check what is known at compile time, once per Plan) from evaluation
+// (compute: the hot path, run many times). Kernels are registered by op type
+// (and optionally dtype) in KernelRegistry.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/tensor.h"
+#include "engine/thread_pool.h"
+#include "model/proto.h"
+#include "model/status.h"
+
+namespace gds::engine {
+
+// What a kernel sees when the plan is compiled.
+class KernelInit {
+ public:
+  virtual ~KernelInit() = default;
+  virtual const tensorflow::NodeDef& node() const = 0;
+  virtual int numInputs() const = 0;  // data inputs only
+  // dtype of data input i as declared by its producer (DT_INVALID if unknown).
+  virtual DataType inputType(int i) const = 0;
+  // Statically known shape of input i, if any (dims may be -1).
+  virtual bool inputShape(int i, Shape* shape) const = 0;
+  // Value of input i when it is a Const known at compile time (nullptr otherwise).
+  virtual const Tensor* constantInput(int i) const = 0;
+  // Use the reference (plain loop) implementations instead of optimized ones.
+  virtual bool referenceKernels() const = 0;
+
+  // Attr helpers; errors name the node and the attr.
+  const tensorflow::AttrValue* attr(const std::string& name) const;
+  Status getAttr(const std::string& name, std::string* value) const;
+  Status getAttr(const std::string& name, std::int64_t* value) const;
+  Status getAttr(const std::string& name, float* value) const;
+  Status getAttr(const std::string& name, bool* value) const;
+  Status getAttr(const std::string& name, DataType* value) const;
+  Status getAttr(const std::string& name, std::vector<std::int64_t>* value) const;
+  Status getAttr(const std::string& name, std::vector<DataType>* value) const;
+  // Same as getAttr but falls back to `fallback` when the attr is absent.
+  template <typename T>
+  Status getAttrOr(const std::string& name, T* value, const T& fallback) const {
+    if (!attr(name)) {
+      *value = fallback;
+      return Status::Ok();
+    }
+    return getAttr(name, value);
+  }
+  // "node 'name' (Op): message"
+  Status error(const std::string& message) const;
+};
+
+// What a kernel sees when it runs.
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+  virtual const tensorflow::NodeDef& node() const = 0;
+  virtual int numInputs() const = 0;
+  virtual const Tensor& input(int i) const = 0;
+  virtual int numOutputs() const = 0;
+  // Allocates output i from the plan's memory (buffers are reused by lifetime).
+  virtual Tensor* allocateOutput(int i, DataType dtype, const Shape& shape) = 0;
+  // Sets output i to an existing tensor (forwarding an input, a reshaped view, ...).
+  virtual void setOutput(int i, Tensor tensor) = 0;
+  virtual const ThreadPool& pool() const = 0;
+  // Per-run state shared by stateful kernels (TensorArray, random generators).
+  virtual std::int64_t step() const = 0;
+  // "node 'name' (Op): message"
+  Status error(const std::string& message) const;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual Status init(const KernelInit& init) { (void)init; return Status::Ok(); }
+  virtual Status compute(KernelContext& ctx) = 0;
+  // Number of outputs for this node (most ops: 1). Called after init.
+  virtual int numOutputs(const KernelInit& init) const { (void)init; return 1; }
+  // Estimated floating-point operations for given input shapes (0 if not meaningful).
+  virtual double flops(const std::vector<Shape>& inputs, const std::vector<Shape>& outputs) const {
+    (void)inputs; (void)outputs; return 0;
+  }
+};
+
+using KernelFactory = std::function<std::unique_ptr<OpKernel>()>;
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& global();  // all built-in kernels registered
+  // dtype DT_INVALID: any dtype (the kernel checks in init).
+  void add(const std::string& op, KernelFactory factory, DataType dtype = tensorflow::DT_INVALID);
+  // Looks up by op and the node's "T"/"dtype" attr; nullptr when absent.
+  const KernelFactory* find(const std::string& op, DataType dtype) const;
+  bool hasOp(const std::string& op) const;
+  std::vector<std::string> ops() const;
+
+ private:
+  std::map<std::string, std::map<int, KernelFactory>> kernels_;
+};
+
+// Each kernel family file defines one of these; registerBuiltinKernels calls
+// them all (explicit calls, so a static library drops nothing).
+void registerBuiltinKernels(KernelRegistry& registry);
+
+}  // namespace gds::engine
