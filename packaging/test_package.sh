@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the .deb from a finished build folder, unpacks it into a scratch root
+# and runs the installed gdstudio from there.
+set -euo pipefail
+build="$1"
+src="$2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$work" && cpack -G DEB --config "$build/CPackConfig.cmake" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; exit 1; }
+deb=$(ls "$work"/*.deb)
+echo "package: $(basename "$deb")"
+dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ */  depends: /'
+dpkg-deb -x "$deb" "$work/root"
+for f in usr/bin/gdstudio usr/share/applications/gdstudio.desktop usr/share/icons/hicolor/scalable/apps/gdstudio.svg \
+         usr/share/man/man1/gdstudio.1 usr/share/metainfo/io.github.graphdefstudio.gdstudio.metainfo.xml \
+         usr/share/mime/packages/gdstudio.xml; do
+  [ -e "$work/root/$f" ] || { echo "missing from the package: /$f"; exit 1; }
+done
+dpkg-deb -f "$deb" Depends | grep -q libprotobuf || { echo "Depends lacks libprotobuf"; exit 1; }
+export QT_QPA_PLATFORM=offscreen
+"$work/root/usr/bin/gdstudio" --version | head -1 | grep -qx "gdstudio $(sed -n 's/^project(GraphDefStudio VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" \
+  || { echo "installed gdstudio --version is wrong:"; "$work/root/usr/bin/gdstudio" --version; exit 1; }
+if "$work/root/usr/bin/gdstudio" --help | grep -q '^  summarize'; then
+  "$work/root/usr/bin/gdstudio" summarize --in_graph="$src/resources/sample_model.pb" >"$work/summary.txt"
+  grep -q "possible inputs" "$work/summary.txt" || { cat "$work/summary.txt"; exit 1; }
+fi
+echo "1 passed, 0 failed"
