@@ -41,6 +41,14 @@ class KernelInit {
   Status getAttr(const std::string& name, DataType* value) const;
   Status getAttr(const std::string& name, std::vector<std::int64_t>* value) const;
   Status getAttr(const std::string& name, std::vector<DataType>* value) const;
+  Status getAttr(const std::string& name, std::vector<float>* value) const;
+  Status getAttr(const std::string& name, std::vector<std::string>* value) const;
+  Status getAttr(const std::string& name, Shape* value, bool* known_rank) const;  // "shape" attrs
+  Status getAttr(const std::string& name, const tensorflow::TensorProto** value) const;
+  // The node's "T" attr, else "dtype", else DT_INVALID.
+  DataType typeAttr() const;
+  // Shape of input i when statically known with a known rank.
+  bool inputRankKnown(int i, Shape* shape) const { return inputShape(i, shape); }
   // Same as getAttr but falls back to `fallback` when the attr is absent.
   template <typename T>
   Status getAttrOr(const std::string& name, T* value, const T& fallback) const {
@@ -71,6 +79,8 @@ class KernelContext {
   virtual std::int64_t step() const = 0;
   // "node 'name' (Op): message"
   Status error(const std::string& message) const;
+  // True when the reference (plain loop) kernels were requested for this plan.
+  virtual bool referenceKernels() const { return false; }
 };
 
 class OpKernel {
@@ -83,6 +93,15 @@ class OpKernel {
   // Estimated floating-point operations for given input shapes (0 if not meaningful).
   virtual double flops(const std::vector<Shape>& inputs, const std::vector<Shape>& outputs) const {
     (void)inputs; (void)outputs; return 0;
+  }
+  // Output dtypes (called after init). Empty: the plan derives them from the
+  // node's attrs with TensorFlow's usual rules ("T", "dtype", "out_type", ...;
+  // see outputTypesFromAttrs in engine/plan.h).
+  virtual std::vector<DataType> outputTypes(const KernelInit& init) const { (void)init; return {}; }
+  // Statically known output shapes (called after init; dims may be -1).
+  // Return false when nothing is known; shapes->size() must equal numOutputs.
+  virtual bool inferShapes(const KernelInit& init, std::vector<Shape>* shapes) const {
+    (void)init; (void)shapes; return false;
   }
 };
 
@@ -97,6 +116,8 @@ class KernelRegistry {
   const KernelFactory* find(const std::string& op, DataType dtype) const;
   bool hasOp(const std::string& op) const;
   std::vector<std::string> ops() const;
+  // The dtypes registered for op (DT_INVALID means "any").
+  std::vector<DataType> dtypes(const std::string& op) const;
 
  private:
   std::map<std::string, std::map<int, KernelFactory>> kernels_;

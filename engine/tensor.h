@@ -32,6 +32,11 @@ class Tensor {
   static Tensor borrow(DataType dtype, Shape shape, const void* data, std::shared_ptr<const void> owner);
   static Tensor fromHost(const model::HostTensor& host);  // copies
   static Tensor scalarResource(std::shared_ptr<Resource> resource);
+  // A DT_STRING scalar holding `value`.
+  static Tensor stringScalar(std::string value);
+  // Wraps storage obtained elsewhere (the plan's buffer pool); the buffer is
+  // returned to its owner when the last tensor sharing it goes away.
+  static Tensor fromStorage(DataType dtype, Shape shape, std::shared_ptr<void> storage);
   template <typename T>
   static Tensor scalar(DataType dtype, T value) {
     Tensor t(dtype, {});
@@ -62,7 +67,9 @@ class Tensor {
 
   // Same buffer, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
-  bool sharesBufferWith(const Tensor& other) const { return storage_ && storage_ == other.storage_; }
+  bool sharesBufferWith(const Tensor& other) const;
+  // Element i converted to double (numeric dtypes; 0 for others).
+  double valueAt(std::int64_t i) const;
   model::HostTensor toHost() const;  // copies
   std::string debugString(int max_values = 8) const;  // "float[1,3] {0.1, 0.2, 0.3}"
 

@@ -1,0 +1,149 @@
+// A Plan is a GraphDef compiled once for a fixed set of feeds and fetches and
+// then run many times with new feed values (TensorFlow's Session::Run with a
+// cached executor).
+//
+//   PlanOptions options;
+//   options.num_threads = 2;
+//   auto plan = Plan::compile(graph, {"input"}, {"MobilenetV1/Predictions/Reshape_1"}, options);
+//   if (!plan.ok()) return plan.status();            // names the node and op
+//   auto outputs = (*plan)->run({input_tensor});     // one Tensor per fetch
+//
+// Compilation
+// - Prunes the graph to the nodes the fetches need (data and control inputs).
+// - Any tensor "node:port" (or "node", port 0) can be fed; its consumers read
+//   the fed value and the producer is not run unless something else needs it.
+// - Fetches are "node:port" or "node"; "^node" runs a node without fetching
+//   anything (its result slot is an empty Tensor).
+// - Creates one kernel per node from the KernelRegistry; an op without a
+//   kernel or a dtype the kernel does not support is an error naming the node
+//   and op with advice (strip_unused_nodes / remove_nodes). Kernels check
+//   dtypes and the shapes known at compile time (Placeholder shape attrs,
+//   PlanOptions::input_shapes, Const values) in their init.
+// - A Placeholder that is needed but not fed is an error at compile time.
+// - Const nodes become tensors borrowing the GraphDef's tensor_content bytes
+//   (no copy). The GraphDef passed by reference must therefore outlive the
+//   Plan; pass a shared_ptr to let the Plan keep it alive.
+//
+// Execution
+// - Dataflow execution as TensorFlow's executor does it, including control
+//   flow: Switch/Merge with dead-tensor propagation, while loops with frames
+//   and iterations (Enter with frame_name/is_constant, Exit, NextIteration,
+//   LoopCond). Nodes run one at a time; kernels use the plan's thread pool
+//   for intra-op parallelism (num_threads == 1: no worker threads).
+// - Intermediate buffers come from a pool keyed by size and go back to it
+//   when their last consumer has run, so memory is reused by tensor
+//   lifetime; peakBytes() reports the most bytes live at once.
+// - run() is thread-safe (calls are serialized).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/kernel.h"
+#include "engine/tensor.h"
+#include "engine/thread_pool.h"
+#include "model/proto.h"
+#include "model/status.h"
+
+namespace gds::engine {
+
+struct PlanOptions {
+  int num_threads = 1;             // intra-op threads; 1 = run on the caller, <= 0 = all cores
+  bool reference_kernels = false;  // plain-loop reference kernels instead of optimized ones
+  // Placeholder name -> shape used instead of its shape attr (the user's
+  // choice of input shape; feeds are checked against it).
+  std::map<std::string, Shape> input_shapes;
+  // Share a pool between plans (num_threads is then ignored).
+  std::shared_ptr<ThreadPool> pool;
+  // Kernels to use (nullptr: KernelRegistry::global()).
+  const KernelRegistry* registry = nullptr;
+};
+
+// What the plan knows about one of its nodes (for profiles, FLOPs, the UI).
+struct PlanNodeInfo {
+  std::string name;                // NodeDef name ("feed:<tensor>" for a feed)
+  std::string op;                  // op type ("_Feed" for a feed)
+  int graph_index = -1;            // index in GraphDef.node(), -1 for a feed
+  std::vector<std::string> inputs; // the NodeDef's inputs as written ("a:1", "^b")
+  std::vector<DataType> output_types;   // DT_INVALID when unknown
+  std::vector<Shape> output_shapes;     // static shapes, -1 dims unknown
+  std::vector<bool> output_shape_known; // false: rank unknown
+  std::string frame;               // "" for the root frame, else the while loop's frame name
+};
+
+// Per-node measurements of one run, indexed like Plan::nodes().
+struct NodeRunStats {
+  std::int64_t calls = 0;          // times executed (loop bodies run once per iteration)
+  std::int64_t start_ns = -1;      // first start, relative to the start of the run
+  std::int64_t duration_ns = 0;    // total over calls
+  std::int64_t output_bytes = 0;   // bytes of the outputs of the last call
+  double flops = 0;                // OpKernel::flops summed over calls (actual shapes)
+  std::vector<Shape> input_shapes;   // of the last call
+  std::vector<Shape> output_shapes;  // of the last call
+};
+
+struct RunProfile {
+  std::int64_t total_ns = 0;        // wall time of the run
+  std::int64_t peak_bytes = 0;      // most intermediate bytes live at once in this run
+  std::int64_t allocated_bytes = 0; // sum of all output allocations in this run
+  std::vector<NodeRunStats> nodes;  // indexed like Plan::nodes()
+};
+
+// Output dtypes of a node by TensorFlow's op definitions when the kernel does
+// not say: fixed types (Shape -> out_type, comparisons -> bool, ArgMax ->
+// output_type, Cast -> DstT, ...), else "T"/"dtype", else the first input's.
+std::vector<DataType> outputTypesFromAttrs(const tensorflow::NodeDef& node, int num_outputs,
+                                           const std::vector<DataType>& input_types);
+
+// The value of a Const node; borrows tensor_content (kept alive by `owner`,
+// which may be empty when the caller guarantees the NodeDef outlives it).
+Result<Tensor> constTensor(const tensorflow::NodeDef& node, std::shared_ptr<const void> owner);
+
+class Plan {
+ public:
+  static Result<std::unique_ptr<Plan>> compile(const tensorflow::GraphDef& graph, std::vector<std::string> feeds,
+                                               std::vector<std::string> fetches, PlanOptions options = {});
+  static Result<std::unique_ptr<Plan>> compile(std::shared_ptr<const tensorflow::GraphDef> graph,
+                                               std::vector<std::string> feeds, std::vector<std::string> fetches,
+                                               PlanOptions options = {});
+  ~Plan();
+
+  // feeds[i] is the value of feedNames()[i]; returns one tensor per fetch.
+  // Errors name the node (kernel failures, CheckNumerics, a dead fetch) or
+  // the feed (wrong dtype or shape).
+  Result<std::vector<Tensor>> run(const std::vector<Tensor>& feeds, RunProfile* profile = nullptr);
+
+  const std::vector<std::string>& feedNames() const { return feed_names_; }
+  const std::vector<std::string>& fetchNames() const { return fetch_names_; }
+  // Expected dtype/shape of feed i (shape dims -1 when free; known=false when the rank is free).
+  DataType feedType(int i) const;
+  Shape feedShape(int i, bool* known = nullptr) const;
+
+  // Nodes in execution (topological) order; feeds first.
+  const std::vector<PlanNodeInfo>& nodes() const { return infos_; }
+  // OpKernel::flops of node i for the given shapes (0 for feeds, Const, control flow).
+  double flops(int node, const std::vector<Shape>& inputs, const std::vector<Shape>& outputs) const;
+  // Most bytes of intermediate tensors live at once, over all runs so far.
+  std::int64_t peakBytes() const;
+  // Bytes currently held by the buffer pool (live + free for reuse).
+  std::int64_t poolBytes() const;
+  const ThreadPool& pool() const { return *pool_; }
+  std::int64_t runCount() const { return step_; }
+
+  struct Impl;  // implementation details (plan.cc)
+
+ private:
+  Plan();
+  std::unique_ptr<Impl> impl_;
+  std::vector<std::string> feed_names_, fetch_names_;
+  std::vector<PlanNodeInfo> infos_;
+  std::shared_ptr<ThreadPool> pool_;
+  std::int64_t step_ = 0;
+  std::mutex run_mu_;
+};
+
+}  // namespace gds::engine
