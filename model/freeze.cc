@@ -532,6 +532,8 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
       auto* c = out.add_node();
       *c = n;
       c->set_op(u->second);
+      auto t = c->mutable_attr()->find("T");
+      if (t != c->mutable_attr()->end()) t->second.set_type(baseDtype(t->second.type()));
     } else {
       *out.add_node() = n;
     }
