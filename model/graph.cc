@@ -49,6 +49,52 @@ std::string_view nodeNameOf(std::string_view input) {
   return input;
 }
 
+Result<std::vector<int>> executionOrder(const tensorflow::GraphDef& def) {
+  const int n = def.node_size();
+  std::unordered_map<std::string_view, int> index;
+  index.reserve(static_cast<size_t>(n) * 2);
+  for (int i = 0; i < n; ++i) index[def.node(i).name()] = i;  // last duplicate wins, as in TF's std::map
+  std::vector<int> pending(n, 0), ready, order;
+  std::vector<std::vector<int>> outputs(n);
+  for (int i = 0; i < n; ++i) {
+    const auto& node = def.node(i);
+    const std::string& op = node.op();
+    if (op == "Merge" || op == "RefMerge" || op == "_XlaMerge") {
+      int controls = 0;
+      for (const auto& in : node.input())
+        if (!in.empty() && in[0] == '^') ++controls;
+      pending[i] = controls + 1;
+    } else {
+      pending[i] = node.input_size();
+    }
+    if (node.input_size() == 0) {
+      ready.push_back(i);
+      continue;
+    }
+    for (const auto& in : node.input()) {
+      // TF splits at the first ':' here (NodeNameFromInput).
+      std::string_view name(in);
+      if (!name.empty() && name[0] == '^') name.remove_prefix(1);
+      name = name.substr(0, name.find(':'));
+      auto it = index.find(name);
+      if (it == index.end())
+        return Status::Error("node '" + node.name() + "': unknown input node '" + in + "'");
+      outputs[it->second].push_back(i);
+    }
+  }
+  order.reserve(n);
+  while (!ready.empty()) {
+    int o = ready.back();
+    ready.pop_back();
+    order.push_back(o);
+    for (int out : outputs[o])
+      if (--pending[out] == 0) ready.push_back(out);
+  }
+  if (static_cast<int>(order.size()) < n)
+    return Status::Error(std::to_string(n - static_cast<int>(order.size())) + " nodes in a cycle");
+  return order;
+}
+
 int Graph::find(std::string_view name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? -1 : it->second;
@@ -85,7 +131,14 @@ Result<Graph> Graph::build(const tensorflow::GraphDef& def) {
       bool control = !text.empty() && text[0] == '^';
       std::string_view name = nodeNameOf(text);
       int port = 0;
-      if (!control && name.size() < text.size()) port = std::stoi(text.substr(name.size() + 1));
+      if (!control && name.size() < text.size()) {
+        // Digits only (nodeNameOf checked); reject ports that overflow int.
+        const std::string digits = text.substr(name.size() + 1);
+        if (digits.size() > 9)
+          return Status::Error("node '" + node.name() + "' input " + std::to_string(k) + " ('" + text +
+                               "') has an output port that is too large");
+        port = std::stoi(digits);
+      }
       int src = g.find(name);
       if (src < 0)
         return Status::Error("node '" + node.name() + "' input " + std::to_string(k) + " ('" + text +

@@ -26,6 +26,14 @@ TensorRef parseTensorName(std::string_view input);
 // The node name an input refers to ("^a" -> "a", "a:1" -> "a").
 std::string_view nodeNameOf(std::string_view input);
 
+// Node indices in the order TensorFlow's SortByExecutionOrder
+// (graph_transforms/transform_utils.cc) emits them: a LIFO ready list seeded
+// with input-less nodes, Merge nodes ready after one data input. Used where
+// output must match TensorFlow's tools line for line (summarize
+// --print_structure, sort_by_execution_order). Errors: unknown input node,
+// or "<n> nodes in a cycle".
+Result<std::vector<int>> executionOrder(const tensorflow::GraphDef& def);
+
 class Graph {
  public:
   struct Input {

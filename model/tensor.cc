@@ -92,8 +92,7 @@ Result<DataType> parseDtype(const std::string& raw) {
 std::int64_t numElements(const Shape& shape) {
   std::int64_t n = 1;
   for (auto d : shape) {
-    if (d < 0) return -1;
-    n *= d;
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return -1;  // unknown, or overflow in a corrupt shape
   }
   return n;
 }
@@ -216,10 +215,10 @@ namespace {
 // repeating the last value (TensorFlow's fill rule).
 template <typename T, typename Field>
 Status fillFrom(const Field& field, std::int64_t n, HostTensor* t, const char* field_name) {
-  std::int64_t count = field.size();
-  if (count > n)
-    return Status::Error(std::string("tensor has ") + std::to_string(count) + " values in " + field_name +
-                         " but its shape " + shapeString(t->shape) + " holds " + std::to_string(n));
+  // TensorFlow (FromProtoField in tensor.cc) uses the first n values when a
+  // field holds more, and repeats the last one when it holds fewer.
+  (void)field_name;
+  std::int64_t count = std::min<std::int64_t>(field.size(), n);
   T* out = t->as<T>();
   for (std::int64_t i = 0; i < count; ++i) out[i] = static_cast<T>(field.Get(static_cast<int>(i)));
   if (count > 0)
@@ -237,14 +236,19 @@ Result<HostTensor> decodeTensor(const tensorflow::TensorProto& proto) {
   if (!known) return Status::Error("tensor has an unknown rank");
   for (auto d : t.shape)
     if (d < 0) return Status::Error("tensor shape " + shapeString(t.shape) + " has an unknown dimension");
-  const std::int64_t n = numElements(t.shape);
-  if (n > (std::int64_t(1) << 40)) return Status::Error("tensor shape " + shapeString(t.shape) + " is too large");
+  // Overflow-safe element count: a corrupt shape must not wrap around or ask
+  // for terabytes. 2^32 elements (16 GB of floats) is far beyond any GraphDef
+  // (protobuf caps a file at 2 GB) but allows a single-value fill of a big shape.
+  std::int64_t n = 1;
+  for (auto d : t.shape) {
+    if (d != 0 && n > (std::int64_t(1) << 32) / d)
+      return Status::Error("tensor shape " + shapeString(t.shape) + " is too large");
+    n *= d;
+  }
   if (t.dtype == tensorflow::DT_STRING) {
-    std::int64_t count = proto.string_val_size();
-    if (count > n) return Status::Error("tensor has " + std::to_string(count) + " strings but shape " +
-                                        shapeString(t.shape) + " holds " + std::to_string(n));
+    std::int64_t count = std::min<std::int64_t>(proto.string_val_size(), n);
     t.strings.reserve(static_cast<size_t>(n));
-    for (const auto& s : proto.string_val()) t.strings.push_back(s);
+    for (std::int64_t k = 0; k < count; ++k) t.strings.push_back(proto.string_val(static_cast<int>(k)));
     while (static_cast<std::int64_t>(t.strings.size()) < n)
       t.strings.push_back(count ? t.strings.back() : std::string());
     return t;

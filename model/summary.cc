@@ -1,0 +1,467 @@
+#include "model/summary.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <unordered_set>
+
+namespace gds::model {
+namespace {
+
+using tensorflow::DataType;
+using tensorflow::NodeDef;
+
+const tensorflow::AttrValue* attr(const NodeDef& n, const char* name) {
+  auto it = n.attr().find(name);
+  return it == n.attr().end() ? nullptr : &it->second;
+}
+
+// DataTypeString, with TensorFlow's spelling of DT_INVALID.
+std::string tfTypeName(DataType t) { return t == tensorflow::DT_INVALID ? "INVALID" : dtypeName(t); }
+
+SummaryNode describe(const NodeDef& n) {
+  SummaryNode s;
+  s.name = n.name();
+  s.op = n.op();
+  if (const auto* d = attr(n, "dtype"); d && d->value_case() == tensorflow::AttrValue::kType) s.dtype = d->type();
+  if (const auto* sh = attr(n, "shape")) {
+    s.has_shape = true;
+    bool known = true;
+    s.shape = shapeFromProto(sh->shape(), &known);
+    s.known_rank = known;
+    for (auto d : s.shape)
+      if (d < -1) s.known_rank = false;  // invalid: PartialTensorShape treats it as unknown
+    if (!s.known_rank) s.shape.clear();
+  }
+  return s;
+}
+
+// Element count and bytes of a TensorProto when Tensor::FromProto would
+// accept it (valid dtype and shape, tensor_content of the right size).
+bool tensorSize(const tensorflow::TensorProto& t, std::int64_t* elements, std::int64_t* bytes) {
+  DataType dt = t.dtype();
+  if (dt == tensorflow::DT_INVALID || static_cast<int>(dt) > 100) return false;
+  if (t.tensor_shape().unknown_rank()) return false;
+  std::int64_t n = 1;
+  for (const auto& d : t.tensor_shape().dim())
+    if (d.size() < 0 || __builtin_mul_overflow(n, d.size(), &n)) return false;
+  std::size_t elem = dtypeSize(dt);
+  if (dt == tensorflow::DT_STRING) {
+    std::int64_t b = 0;
+    std::int64_t count = std::min<std::int64_t>(t.string_val_size(), n);
+    for (std::int64_t k = 0; k < count; ++k) b += static_cast<std::int64_t>(t.string_val(static_cast<int>(k)).size());
+    *elements = n;
+    *bytes = b;
+    return true;
+  }
+  if (elem == 0) {
+    if (dt != tensorflow::DT_RESOURCE && dt != tensorflow::DT_VARIANT) return false;
+    *elements = n;
+    *bytes = 0;
+    return true;
+  }
+  std::int64_t b;
+  if (__builtin_mul_overflow(n, static_cast<std::int64_t>(elem), &b)) return false;
+  if (!t.tensor_content().empty() && static_cast<std::int64_t>(t.tensor_content().size()) != b) return false;
+  *elements = n;
+  *bytes = b;
+  return true;
+}
+
+std::int64_t product(std::int64_t a, std::int64_t b) {
+  std::int64_t r;
+  return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? -1 : r;
+}
+
+// benchmark_model's CalculateFlops for one node; -1 when shapes are unknown.
+std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
+  const NodeDef& n = g.node(i);
+  const std::string& op = n.op();
+  auto dataInput = [&](int k) -> const TensorInfo& {
+    int seen = 0;
+    for (const auto& in : g.inputs(i))
+      if (!in.control && seen++ == k) return shapes.at(in.node, in.port);
+    return shapes.at(-1);
+  };
+  std::int64_t out = shapes.at(i, 0).elements();
+  if (op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative") {
+    const TensorInfo& f = dataInput(1);
+    if (out < 0 || !f.fullyKnown() || f.shape.size() != 4) return -1;
+    std::int64_t r = product(product(out, f.shape[0]), f.shape[1]);
+    if (op != "DepthwiseConv2dNative") r = product(r, f.shape[2]);
+    return product(r, 2);
+  }
+  if (op == "MatMul" || op == "QuantizedMatMul") {
+    const TensorInfo& a = dataInput(0);
+    if (out < 0 || !a.known_rank || a.shape.size() != 2) return -1;
+    bool ta = false;
+    if (const auto* t = attr(n, "transpose_a")) ta = t->b();
+    std::int64_t k = a.shape[ta ? 0 : 1];
+    return product(product(k, out), 2);
+  }
+  return 0;
+}
+
+bool isFloppable(const std::string& op) {
+  return op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
+         op == "QuantizedMatMul";
+}
+
+std::string joinInts(const Shape& s, const char* sep) {
+  std::string r;
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? sep : "") + std::to_string(s[i]);
+  return r;
+}
+
+// TensorFlow's FloatToBuffer/DoubleToBuffer: shortest of %.6g / %.9g (float)
+// or %.15g / %.17g (double) that reads back exactly.
+std::string floatText(float v) {
+  char buf[64];
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  std::snprintf(buf, sizeof buf, "%.*g", FLT_DIG, static_cast<double>(v));
+  if (std::strtof(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.*g", FLT_DIG + 3, static_cast<double>(v));
+  return buf;
+}
+std::string doubleText(double v) {
+  char buf[64];
+  if (std::isnan(v)) return std::signbit(v) ? "-nan" : "nan";
+  std::snprintf(buf, sizeof buf, "%.*g", DBL_DIG, v);
+  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.*g", DBL_DIG + 2, v);
+  return buf;
+}
+
+// absl::CEscape-like escaping used by Tensor::SummarizeValue for strings.
+std::string cEscape(const std::string& s) {
+  std::string r;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\n': r += "\\n"; break;
+      case '\r': r += "\\r"; break;
+      case '\t': r += "\\t"; break;
+      case '\"': r += "\\\""; break;
+      case '\'': r += "\\'"; break;
+      case '\\': r += "\\\\"; break;
+      default:
+        if (c < 0x20 || c >= 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\%03o", c);
+          r += buf;
+        } else {
+          r += static_cast<char>(c);
+        }
+    }
+  }
+  return r;
+}
+
+std::string elementText(const HostTensor& t, std::int64_t i) {
+  switch (baseDtype(t.dtype)) {
+    case tensorflow::DT_FLOAT: return floatText(t.as<float>()[i]);
+    case tensorflow::DT_HALF: case tensorflow::DT_BFLOAT16: return floatText(static_cast<float>(t.valueAt(i)));
+    case tensorflow::DT_DOUBLE: return doubleText(t.as<double>()[i]);
+    case tensorflow::DT_STRING: return cEscape(t.strings[static_cast<size_t>(i)]);
+    case tensorflow::DT_INT64: return std::to_string(t.as<std::int64_t>()[i]);
+    case tensorflow::DT_UINT64: return std::to_string(t.as<std::uint64_t>()[i]);
+    case tensorflow::DT_UINT32: return std::to_string(t.as<std::uint32_t>()[i]);
+    case tensorflow::DT_BOOL: return t.as<std::uint8_t>()[i] ? "1" : "0";
+    default: return std::to_string(static_cast<std::int64_t>(t.valueAt(i)));
+  }
+}
+
+// Tensor.cc's PrintOneDim (the non-v2 summary).
+void printOneDim(const HostTensor& t, size_t dim, std::int64_t limit, std::int64_t* index, std::string* out) {
+  if (*index >= limit) return;
+  std::int64_t count = t.shape[dim];
+  if (dim == t.shape.size() - 1) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      if (*index >= limit) {
+        if (dim != 0) *out += "...";
+        return;
+      }
+      if (i > 0) *out += " ";
+      *out += elementText(t, (*index)++);
+    }
+    return;
+  }
+  for (std::int64_t i = 0; i < count; ++i) {
+    bool open = false;
+    if (*index < limit) {
+      *out += "[";
+      open = true;
+    }
+    printOneDim(t, dim + 1, limit, index, out);
+    if (*index < limit || open) *out += "]";
+  }
+}
+
+}  // namespace
+
+std::string humanReadableNum(std::int64_t value) {
+  std::string s;
+  if (value < 0) {
+    s += "-";
+    value = value == INT64_MIN ? INT64_MAX : -value;
+  }
+  char buf[64];
+  if (value < 1000) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(value));
+  } else if (value >= static_cast<std::int64_t>(1e15)) {
+    std::snprintf(buf, sizeof buf, "%0.3G", static_cast<double>(value));
+  } else {
+    static const char units[] = "kMBT";
+    const char* unit = units;
+    while (value >= 1000000) {
+      value /= 1000;
+      ++unit;
+    }
+    std::snprintf(buf, sizeof buf, "%.2f%c", value / 1000.0, *unit);
+  }
+  return s + buf;
+}
+
+std::string partialShapeText(bool known_rank, const Shape& shape) {
+  return known_rank ? shapeString(shape) : "<unknown>";
+}
+
+Result<std::string> tensorDebugString(const tensorflow::TensorProto& proto, int max_values) {
+  std::int64_t elements = 0, bytes = 0;
+  if (!tensorSize(proto, &elements, &bytes)) return Status::Error("tensor does not decode");
+  DataType dt = baseDtype(proto.dtype());
+  std::string values;
+  std::int64_t limit = std::min<std::int64_t>(max_values, elements);
+  bool printable = dt == tensorflow::DT_STRING || (dtypeSize(dt) > 0 && dt != tensorflow::DT_QINT32 &&
+                                                    dt != tensorflow::DT_COMPLEX64 && dt != tensorflow::DT_COMPLEX128);
+  if (!printable) {
+    for (std::int64_t i = 0; i < limit; ++i) values += i ? " ?" : "?";
+    if (max_values < elements) values += "...";
+  } else if (limit > 0) {
+    auto t = decodeTensor(proto);
+    if (!t.ok()) return t.status();
+    if (t->shape.empty()) {
+      for (std::int64_t i = 0; i < limit; ++i) values += (i ? " " : "") + elementText(*t, i);
+      if (elements > limit) values += "...";
+    } else {
+      std::int64_t index = 0;
+      printOneDim(*t, 0, limit, &index, &values);
+      if (elements > limit) values += "...";
+    }
+  }
+  return "Tensor<type: " + dtypeName(dt) + " shape: " + shapeString(shapeFromProto(proto.tensor_shape())) +
+         " values: " + values + ">";
+}
+
+Summary summarize(const Graph& graph, const SummaryOptions& options) {
+  const tensorflow::GraphDef& def = graph.def();
+  Summary s;
+  s.path = options.path;
+  s.file_bytes = options.file_bytes;
+  s.node_count = def.node_size();
+  std::vector<bool> consumed(def.node_size(), false);
+  for (int i = 0; i < graph.size(); ++i)
+    for (const auto& in : graph.inputs(i)) consumed[in.node] = true;
+  static const std::unordered_set<std::string> kUnlikelyOutputs = {"Const", "Assign", "NoOp", "Placeholder"};
+  std::map<std::string, int> op_counts;
+  for (int i = 0; i < def.node_size(); ++i) {
+    const NodeDef& n = def.node(i);
+    const std::string& op = n.op();
+    if (op == "Placeholder") s.inputs.push_back(describe(n));
+    if (op == "Variable" || op == "VariableV2") s.variables.push_back(describe(n));
+    if (!consumed[i] && !kUnlikelyOutputs.count(op)) s.outputs.emplace_back(n.name(), op);
+    ++op_counts[op];
+    if (!n.device().empty()) ++s.devices[n.device()];
+    if (op == "Const" || op == "Variable" || op == "VariableV2") {
+      const auto* v = attr(n, "value");
+      std::int64_t elements = 0, bytes = 0;
+      if (v && v->value_case() == tensorflow::AttrValue::kTensor && tensorSize(v->tensor(), &elements, &bytes)) {
+        if (op == "Const") {
+          s.const_parameters += elements;
+          s.const_bytes += bytes;
+        } else {
+          s.variable_parameters += elements;
+        }
+      } else if (op == "Const") {
+        s.warnings.push_back("Decoding Tensor failed for node " + n.name());
+      }
+    }
+    if (op == "Variable" || op == "VariableV2" || op == "VarHandleOp") {
+      const auto* sh = attr(n, "shape");
+      const auto* dt = attr(n, "dtype");
+      if (sh) {
+        std::int64_t elements = numElements(shapeFromProto(sh->shape()));
+        if (elements >= 0 && !sh->shape().unknown_rank()) {
+          s.variable_shape_parameters += elements;
+          if (dt) s.variable_bytes += product(elements, static_cast<std::int64_t>(dtypeSize(dt->type())));
+        }
+      }
+    }
+  }
+  s.control_edges = graph.controlEdgeCount();
+  for (const auto& f : def.library().function())
+    for (const auto& n : f.node_def()) ++op_counts[n.op()];
+  // The same call as summarize_graph (std::sort, count descending, starting
+  // from name order), so ties come out in the same order.
+  s.op_types.assign(op_counts.begin(), op_counts.end());
+  std::sort(s.op_types.begin(), s.op_types.end(),
+            [](std::pair<std::string, int> a, std::pair<std::string, int> b) { return a.second > b.second; });
+
+  bool any_floppable = false;
+  for (int i = 0; i < graph.size() && !any_floppable; ++i) any_floppable = isFloppable(graph.op(i));
+  if (any_floppable) {
+    InferredShapes shapes = inferShapes(graph, options.input_shapes);
+    for (int i = 0; i < graph.size(); ++i) {
+      if (!isFloppable(graph.op(i))) continue;
+      std::int64_t f = nodeFlops(graph, shapes, i);
+      if (f < 0) {
+        s.flops_unknown_nodes.push_back(graph.name(i));
+        continue;
+      }
+      s.flops += f;
+      s.flops_by_type[graph.op(i)] += f;
+    }
+  }
+  return s;
+}
+
+Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& input_shapes) {
+  auto graph = Graph::build(model.graph);
+  if (!graph.ok()) return graph.status().withContext(model.path);
+  SummaryOptions options;
+  options.path = model.path;
+  options.file_bytes = model.file_bytes;
+  options.input_shapes = input_shapes;
+  return summarize(*graph, options);
+}
+
+std::string formatSummaryText(const Summary& s) {
+  std::string out;
+  auto nodeInfo = [](const SummaryNode& n) {
+    std::string shape = !n.has_shape ? "None" : partialShapeText(n.known_rank, n.shape);
+    return "(name=" + n.name + ", type=" + tfTypeName(n.dtype) + "(" + std::to_string(static_cast<int>(n.dtype)) +
+           "), shape=" + shape + ") ";
+  };
+  if (s.inputs.empty()) {
+    out += "No inputs spotted.\n";
+  } else {
+    out += "Found " + std::to_string(s.inputs.size()) + " possible inputs: ";
+    for (const auto& n : s.inputs) out += nodeInfo(n);
+    out += "\n";
+  }
+  if (s.variables.empty()) {
+    out += "No variables spotted.\n";
+  } else {
+    out += "Found " + std::to_string(s.variables.size()) + " variables: ";
+    for (const auto& n : s.variables) out += nodeInfo(n);
+    out += "\n";
+  }
+  if (s.outputs.empty()) {
+    out += "No outputs spotted.\n";
+  } else {
+    out += "Found " + std::to_string(s.outputs.size()) + " possible outputs: ";
+    for (const auto& [name, op] : s.outputs) out += "(name=" + name + ", op=" + op + ") ";
+    out += "\n";
+  }
+  out += "Found " + std::to_string(s.const_parameters) + " (" + humanReadableNum(s.const_parameters) +
+         ") const parameters, " + std::to_string(s.variable_parameters) + " (" +
+         humanReadableNum(s.variable_parameters) + ") variable parameters, and " + std::to_string(s.control_edges) +
+         " control_edges\n";
+  // summarize_graph prints these without a line break; one per line here.
+  for (const auto& [device, count] : s.devices)
+    out += std::to_string(count) + " nodes assigned to device '" + device + "'\n";
+  out += "Op types used: ";
+  for (size_t i = 0; i < s.op_types.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(s.op_types[i].second) + " " + s.op_types[i].first;
+  out += "\n";
+
+  std::vector<std::string> layers, types, shapes;
+  auto addLayer = [&](const SummaryNode& n) {
+    layers.push_back(n.name);
+    types.push_back(tfTypeName(n.dtype));
+    shapes.push_back(n.has_shape && n.known_rank ? joinInts(n.shape, ",") : "");
+  };
+  for (const auto& n : s.inputs) addLayer(n);
+  for (const auto& n : s.variables) addLayer(n);
+  auto join = [](const std::vector<std::string>& v, const char* sep) {
+    std::string r;
+    for (size_t i = 0; i < v.size(); ++i) r += (i ? sep : "") + v[i];
+    return r;
+  };
+  std::vector<std::string> outs;
+  for (const auto& o : s.outputs) outs.push_back(o.first);
+  out += "To use with gdstudio benchmark try these arguments:\n";
+  out += "gdstudio benchmark --graph=" + s.path + " --show_flops --input_layer=" + join(layers, ",") +
+         " --input_layer_type=" + join(types, ",") + " --input_layer_shape=" + join(shapes, ":") +
+         " --output_layer=" + join(outs, ",") + "\n";
+
+  // Extra lines, not printed by summarize_graph.
+  out += "Found " + std::to_string(s.node_count) + " nodes, file size " + std::to_string(s.file_bytes) + " bytes (" +
+         humanReadableNum(s.file_bytes) + ")\n";
+  out += "Parameter bytes: " + std::to_string(s.const_bytes) + " (" + humanReadableNum(s.const_bytes) + ") const, " +
+         std::to_string(s.variable_bytes) + " (" + humanReadableNum(s.variable_bytes) + ") variable (" +
+         std::to_string(s.variable_shape_parameters) + " (" + humanReadableNum(s.variable_shape_parameters) +
+         ") variable elements by shape)\n";
+  out += "FLOPs: " + std::to_string(s.flops) + " (" + humanReadableNum(s.flops) + ")";
+  if (!s.flops_unknown_nodes.empty())
+    out += ", not counting " + std::to_string(s.flops_unknown_nodes.size()) +
+           " nodes with unknown shapes (give --input_shape)";
+  out += "\n";
+  return out;
+}
+
+Result<std::string> formatStructure(const tensorflow::GraphDef& graph) {
+  auto order = executionOrder(graph);
+  if (!order.ok()) return order.status();
+  std::string out;
+  for (int i : *order) {
+    const NodeDef& n = graph.node(i);
+    out += n.name() + " (" + n.op() + "): [";
+    for (int k = 0; k < n.input_size(); ++k) out += (k ? ", " : "") + n.input(k);
+    out += "]";
+    if (n.op() == "Const") {
+      const auto* v = attr(n, "value");
+      if (v && v->value_case() == tensorflow::AttrValue::kTensor) {
+        auto text = tensorDebugString(v->tensor());
+        if (text.ok()) out += ", value=" + *text;
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+nlohmann::json toJson(const Summary& s) {
+  using nlohmann::json;
+  auto node = [](const SummaryNode& n) {
+    json j = {{"name", n.name}, {"op", n.op}, {"dtype", tfTypeName(n.dtype)}};
+    j["shape"] = n.has_shape && n.known_rank ? json(n.shape) : json(nullptr);
+    return j;
+  };
+  json j;
+  j["path"] = s.path;
+  j["file_bytes"] = s.file_bytes;
+  j["node_count"] = s.node_count;
+  j["inputs"] = json::array();
+  for (const auto& n : s.inputs) j["inputs"].push_back(node(n));
+  j["variables"] = json::array();
+  for (const auto& n : s.variables) j["variables"].push_back(node(n));
+  j["outputs"] = json::array();
+  for (const auto& [name, op] : s.outputs) j["outputs"].push_back({{"name", name}, {"op", op}});
+  j["op_types"] = json::object();
+  for (const auto& [op, count] : s.op_types) j["op_types"][op] = count;
+  j["const_parameters"] = s.const_parameters;
+  j["variable_parameters"] = s.variable_parameters;
+  j["variable_shape_parameters"] = s.variable_shape_parameters;
+  j["const_bytes"] = s.const_bytes;
+  j["variable_bytes"] = s.variable_bytes;
+  j["control_edges"] = s.control_edges;
+  j["devices"] = s.devices;
+  j["flops"] = s.flops;
+  j["flops_by_type"] = s.flops_by_type;
+  j["flops_unknown_nodes"] = s.flops_unknown_nodes;
+  j["warnings"] = s.warnings;
+  return j;
+}
+
+}  // namespace gds::model

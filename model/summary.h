@@ -1,0 +1,97 @@
+// What TensorFlow's summarize_graph tells about a graph
+// (tensorflow/tools/graph_transforms/summarize_graph_main.cc), with the same
+// rules for inputs, outputs and parameter counts, plus a FLOPs estimate with
+// benchmark_model's rule, parameter bytes, file size and node count.
+//
+//   auto m = load(path);                       // model/io.h
+//   auto g = Graph::build(m->graph);           // model/graph.h
+//   Summary s = summarize(*g, {m->path, m->file_bytes});
+//   std::cout << formatSummaryText(s);          // summarize_graph's lines
+//   nlohmann::json j = toJson(s);
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/graph.h"
+#include "model/io.h"
+#include "model/shape_inference.h"
+
+namespace gds::model {
+
+// A Placeholder (possible input) or Variable/VariableV2 node.
+struct SummaryNode {
+  std::string name;
+  std::string op;
+  tensorflow::DataType dtype = tensorflow::DT_INVALID;  // the "dtype" attr
+  bool has_shape = false;   // the node has a "shape" attr
+  bool known_rank = false;  // ... and its rank is known
+  Shape shape;              // -1 for unknown dims
+};
+
+struct SummaryOptions {
+  std::string path;             // shown in the suggested benchmark command
+  std::int64_t file_bytes = 0;  // size of the file the graph came from
+  ShapeOverrides input_shapes;  // user's input shapes, used for FLOPs
+};
+
+struct Summary {
+  std::string path;
+  std::int64_t file_bytes = 0;
+  int node_count = 0;
+  std::vector<SummaryNode> inputs;     // Placeholder nodes, in graph order
+  std::vector<SummaryNode> variables;  // Variable and VariableV2 nodes
+  // Nodes nothing consumes (data or control) that are not Const, Assign,
+  // NoOp or Placeholder: (name, op), in graph order.
+  std::vector<std::pair<std::string, std::string>> outputs;
+  // Elements of Const (resp. Variable/VariableV2) "value" tensors that decode.
+  std::int64_t const_parameters = 0;
+  std::int64_t variable_parameters = 0;
+  // Elements declared by the "shape" attr of VariableV2/Variable/VarHandleOp
+  // (summarize_graph's variable count is 0 for them: they have no value).
+  std::int64_t variable_shape_parameters = 0;
+  std::int64_t const_bytes = 0;     // bytes of those Const tensors (strings: their lengths)
+  std::int64_t variable_bytes = 0;  // bytes declared by the variables' shape and dtype
+  int control_edges = 0;
+  std::map<std::string, int> devices;  // device -> node count (non-empty devices)
+  // Op type -> count over the graph and its function library, ordered as
+  // summarize_graph prints them (count descending).
+  std::vector<std::pair<std::string, int>> op_types;
+  // FLOPs with benchmark_model's rule: Conv2D/QuantizedConv2D
+  // out_elems*kh*kw*in_depth*2, MatMul/QuantizedMatMul out_elems*K*2,
+  // DepthwiseConv2dNative out_elems*kh*kw*2.
+  std::int64_t flops = 0;
+  std::map<std::string, std::int64_t> flops_by_type;
+  // Such nodes whose shapes are not statically known (not counted).
+  std::vector<std::string> flops_unknown_nodes;
+  // Const nodes whose value does not decode (skipped, as TensorFlow does).
+  std::vector<std::string> warnings;
+};
+
+Summary summarize(const Graph& graph, const SummaryOptions& options = {});
+// Loads nothing: builds the index of model.graph and summarizes it.
+Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& input_shapes = {});
+
+// summarize_graph's output for the summary (its lines and order), with the
+// suggested command for `gdstudio benchmark`, followed by the extra lines
+// (node count, file size, parameter bytes, FLOPs).
+std::string formatSummaryText(const Summary& summary);
+// --print_structure: "name (Op): [in1, in2]" per node in TensorFlow's
+// execution order, Consts with ", value=<Tensor DebugString>".
+Result<std::string> formatStructure(const tensorflow::GraphDef& graph);
+
+nlohmann::json toJson(const Summary& summary);
+
+// tensorflow::strings::HumanReadableNum: 999, 1.00k, 23.85M, 1.20B, 1E+15...
+std::string humanReadableNum(std::int64_t value);
+// PartialTensorShape::DebugString: "[1,?,3]", "<unknown>".
+std::string partialShapeText(bool known_rank, const Shape& shape);
+// Tensor::DebugString(3) for a TensorProto, or an error when it does not decode.
+Result<std::string> tensorDebugString(const tensorflow::TensorProto& tensor, int max_values = 3);
+
+}  // namespace gds::model
