@@ -1,0 +1,249 @@
+// Convolution math on raw buffers: reference loops and the optimized paths.
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "engine/ops/conv.h"
+#include "engine/ops/gemm.h"
+#include "engine/thread_pool.h"
+
+namespace gds::engine::ops {
+
+bool parsePadding(const std::string& text, Padding* padding) {
+  if (text == "VALID") *padding = Padding::kValid;
+  else if (text == "SAME") *padding = Padding::kSame;
+  else if (text == "EXPLICIT") *padding = Padding::kExplicit;
+  else return false;
+  return true;
+}
+
+bool computeWindow(Padding padding, WindowDim* d) {
+  if (d->stride <= 0 || d->dilation <= 0 || d->filter <= 0 || d->in < 0) return false;
+  const std::int64_t effective = (d->filter - 1) * d->dilation + 1;
+  switch (padding) {
+    case Padding::kValid:
+      d->out = (d->in - effective + d->stride) / d->stride;
+      d->pad_before = d->pad_after = 0;
+      break;
+    case Padding::kSame: {
+      d->out = (d->in + d->stride - 1) / d->stride;
+      const std::int64_t needed = std::max<std::int64_t>(0, (d->out - 1) * d->stride + effective - d->in);
+      d->pad_before = needed / 2;
+      d->pad_after = needed - d->pad_before;
+      break;
+    }
+    case Padding::kExplicit:
+      if (d->pad_before < 0 || d->pad_after < 0) return false;
+      d->out = (d->in + d->pad_before + d->pad_after - effective + d->stride) / d->stride;
+      break;
+  }
+  return d->out >= 0;
+}
+
+bool computeConv2DShape(Padding padding, Conv2DShape* s, const std::vector<std::int64_t>& explicit_pads) {
+  WindowDim h{s->in_h, s->filter_h, s->stride_h, s->dilation_h, 0, 0, 0};
+  WindowDim w{s->in_w, s->filter_w, s->stride_w, s->dilation_w, 0, 0, 0};
+  if (padding == Padding::kExplicit) {
+    if (explicit_pads.size() != 4) return false;
+    h.pad_before = explicit_pads[0];
+    h.pad_after = explicit_pads[1];
+    w.pad_before = explicit_pads[2];
+    w.pad_after = explicit_pads[3];
+  }
+  if (!computeWindow(padding, &h) || !computeWindow(padding, &w)) return false;
+  s->out_h = h.out;
+  s->out_w = w.out;
+  s->pad_top = h.pad_before;
+  s->pad_left = w.pad_before;
+  return true;
+}
+
+void conv2dReference(const Conv2DShape& s, const float* input, const float* filter, float* output) {
+  for (std::int64_t n = 0; n < s.batch; ++n)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
+          double sum = 0.0;
+          for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
+            const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+            if (iy < 0 || iy >= s.in_h) continue;
+            for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
+              const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+              if (ix < 0 || ix >= s.in_w) continue;
+              for (std::int64_t ic = 0; ic < s.in_c; ++ic) {
+                sum += static_cast<double>(input[((n * s.in_h + iy) * s.in_w + ix) * s.in_c + ic]) *
+                       filter[((ky * s.filter_w + kx) * s.in_c + ic) * s.out_c + oc];
+              }
+            }
+          }
+          output[((n * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = static_cast<float>(sum);
+        }
+}
+
+namespace {
+
+// Writes the patch rows [row_begin, row_end) (row = output pixel) of width
+// filter_h * filter_w * in_c into `patches`.
+void im2col(const Conv2DShape& s, const float* input, float* patches, std::int64_t row_begin,
+            std::int64_t row_end) {
+  const std::int64_t c = s.in_c;
+  const std::int64_t k = s.filter_h * s.filter_w * c;
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t ox = row % s.out_w;
+    const std::int64_t oy = (row / s.out_w) % s.out_h;
+    const std::int64_t n = row / (s.out_w * s.out_h);
+    float* dst = patches + (row - row_begin) * k;
+    for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
+      const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+      if (iy < 0 || iy >= s.in_h) {
+        std::memset(dst, 0, sizeof(float) * static_cast<size_t>(s.filter_w * c));
+        dst += s.filter_w * c;
+        continue;
+      }
+      const float* src_row = input + (n * s.in_h + iy) * s.in_w * c;
+      if (s.dilation_w == 1) {
+        // Contiguous run of filter_w pixels, clipped at the borders.
+        const std::int64_t ix0 = ox * s.stride_w - s.pad_left;
+        const std::int64_t lo = std::max<std::int64_t>(0, -ix0);
+        const std::int64_t hi = std::min<std::int64_t>(s.filter_w, s.in_w - ix0);
+        if (lo > 0) std::memset(dst, 0, sizeof(float) * static_cast<size_t>(lo * c));
+        if (hi > lo)
+          std::memcpy(dst + lo * c, src_row + (ix0 + lo) * c, sizeof(float) * static_cast<size_t>((hi - lo) * c));
+        const std::int64_t tail_begin = std::max(hi, lo);
+        if (tail_begin < s.filter_w)
+          std::memset(dst + tail_begin * c, 0, sizeof(float) * static_cast<size_t>((s.filter_w - tail_begin) * c));
+        dst += s.filter_w * c;
+        continue;
+      }
+      for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
+        const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+        if (ix < 0 || ix >= s.in_w) std::memset(dst, 0, sizeof(float) * static_cast<size_t>(c));
+        else std::memcpy(dst, src_row + ix * c, sizeof(float) * static_cast<size_t>(c));
+        dst += c;
+      }
+    }
+  }
+}
+
+void parallelRows(const ThreadPool* pool, std::int64_t n, double cost,
+                  const std::function<void(std::int64_t, std::int64_t)>& fn) {
+  if (pool && pool->numThreads() > 1) pool->parallelFor(n, cost, fn);
+  else fn(0, n);
+}
+
+}  // namespace
+
+void conv2dOptimized(const Conv2DShape& s, const float* input, const float* filter, float* output,
+                     const ThreadPool* pool, std::vector<float>* scratch) {
+  const std::int64_t rows = s.batch * s.out_h * s.out_w;
+  const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+  if (rows == 0 || s.out_c == 0) return;
+  // 1x1, stride 1, no padding: the input already is the patch matrix.
+  if (s.filter_h == 1 && s.filter_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+      s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w) {
+    gemm(input, filter, output, rows, s.out_c, k, false, false, pool);
+    return;
+  }
+  // Patch rows in chunks so the patch matrix stays a few MB (cache friendly
+  // and bounded memory); each chunk is one GEMM.
+  const std::int64_t budget = std::int64_t{1} << 20;  // floats per chunk
+  const std::int64_t chunk = std::max<std::int64_t>(1, std::min<std::int64_t>(rows, budget / std::max<std::int64_t>(k, 1)));
+  std::vector<float> local;
+  std::vector<float>& patches = scratch ? *scratch : local;
+  if (static_cast<std::int64_t>(patches.size()) < chunk * k) patches.resize(static_cast<size_t>(chunk * k));
+  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
+    const std::int64_t end = std::min(rows, begin + chunk);
+    float* p = patches.data();
+    parallelRows(pool, end - begin, static_cast<double>(k),
+                 [&](std::int64_t b, std::int64_t e) { im2col(s, input, p + b * k, begin + b, begin + e); });
+    gemm(p, filter, output + begin * s.out_c, end - begin, s.out_c, k, false, false, pool);
+  }
+}
+
+void depthwiseConv2dReference(const Conv2DShape& s, const float* input, const float* filter, float* output) {
+  const std::int64_t mult = s.out_c;
+  const std::int64_t oc_total = s.in_c * mult;
+  for (std::int64_t n = 0; n < s.batch; ++n)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t c = 0; c < s.in_c; ++c)
+          for (std::int64_t m = 0; m < mult; ++m) {
+            double sum = 0.0;
+            for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
+              const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+              if (iy < 0 || iy >= s.in_h) continue;
+              for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
+                const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+                if (ix < 0 || ix >= s.in_w) continue;
+                sum += static_cast<double>(input[((n * s.in_h + iy) * s.in_w + ix) * s.in_c + c]) *
+                       filter[((ky * s.filter_w + kx) * s.in_c + c) * mult + m];
+              }
+            }
+            output[((n * s.out_h + oy) * s.out_w + ox) * oc_total + c * mult + m] = static_cast<float>(sum);
+          }
+}
+
+namespace {
+
+void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const float* __restrict__ filter,
+                   float* __restrict__ output, std::int64_t row_begin, std::int64_t row_end) {
+  const std::int64_t c_in = s.in_c;
+  const std::int64_t mult = s.out_c;
+  const std::int64_t oc_total = c_in * mult;
+  for (std::int64_t row = row_begin; row < row_end; ++row) {  // row = (n, oy)
+    const std::int64_t oy = row % s.out_h;
+    const std::int64_t n = row / s.out_h;
+    // Filter rows that fall inside the image for this output row.
+    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+      float* __restrict__ out = output + (row * s.out_w + ox) * oc_total;
+      for (std::int64_t j = 0; j < oc_total; ++j) out[j] = 0.0f;
+      for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
+        const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
+        if (iy < 0 || iy >= s.in_h) continue;
+        const float* in_row = input + (n * s.in_h + iy) * s.in_w * c_in;
+        for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
+          const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
+          if (ix < 0 || ix >= s.in_w) continue;
+          const float* __restrict__ in = in_row + ix * c_in;
+          const float* __restrict__ w = filter + (ky * s.filter_w + kx) * oc_total;
+          if (mult == 1) {
+            for (std::int64_t c = 0; c < c_in; ++c) out[c] += in[c] * w[c];
+          } else {
+            for (std::int64_t c = 0; c < c_in; ++c) {
+              const float v = in[c];
+              for (std::int64_t m = 0; m < mult; ++m) out[c * mult + m] += v * w[c * mult + m];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void depthwiseConv2dOptimized(const Conv2DShape& s, const float* input, const float* filter, float* output,
+                              const ThreadPool* pool) {
+  const std::int64_t rows = s.batch * s.out_h;
+  const double cost = static_cast<double>(s.out_w * s.in_c * s.out_c * s.filter_h * s.filter_w) * 2.0;
+  parallelRows(pool, rows, cost,
+               [&](std::int64_t b, std::int64_t e) { depthwiseRows(s, input, filter, output, b, e); });
+}
+
+void nchwToNhwc(const float* in, float* out, std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t ch = 0; ch < c; ++ch)
+      for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x)
+          out[((b * h + y) * w + x) * c + ch] = in[((b * c + ch) * h + y) * w + x];
+}
+
+void nhwcToNchw(const float* in, float* out, std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) {
+  for (std::int64_t b = 0; b < n; ++b)
+    for (std::int64_t y = 0; y < h; ++y)
+      for (std::int64_t x = 0; x < w; ++x)
+        for (std::int64_t ch = 0; ch < c; ++ch)
+          out[((b * c + ch) * h + y) * w + x] = in[((b * h + y) * w + x) * c + ch];
+}
+
+}  // namespace gds::engine::ops

@@ -1,0 +1,25 @@
+// Single-precision matrix multiplication, row-major: the one place where the
+// float engine calls Eigen's contraction (Conv2D's im2col path and MatMul use
+// it), so the heavy template code lives in a single translation unit.
+#pragma once
+
+#include <cstdint>
+
+namespace gds::engine {
+
+class ThreadPool;
+
+namespace ops {
+
+// C[m,n] = sum_k op(A)[m,k] * op(B)[k,n], all row-major and densely packed.
+// A is stored [m,k] (or [k,m] when transpose_a), B is [k,n] (or [n,k] when
+// transpose_b), C is [m,n]. `pool` may be null (single thread).
+void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
+          bool transpose_a, bool transpose_b, const ThreadPool* pool);
+
+// The same product as plain loops (the specification; double accumulation).
+void gemmReference(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                   std::int64_t k, bool transpose_a, bool transpose_b);
+
+}  // namespace ops
+}  // namespace gds::engine
