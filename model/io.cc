@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
@@ -102,6 +103,9 @@ std::string toText(const pb::Message& message) {
 namespace {
 
 bool parseBinary(const std::string& bytes, pb::Message* message) {
+  // Trying a file as each kind logs protobuf errors (invalid UTF-8, ...);
+  // the caller reports one clear error instead.
+  pb::LogSilencer silence;
   pb::io::CodedInputStream stream(reinterpret_cast<const uint8_t*>(bytes.data()),
                                   static_cast<int>(std::min<size_t>(bytes.size(), INT_MAX)));
   stream.SetTotalBytesLimit(INT_MAX);

@@ -1,0 +1,86 @@
+// The embedded op metadata parses and covers every op type of the corpus;
+// the bundled sample model is what makeSampleModel() writes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "model/graph_builder.h"
+#include "model/io.h"
+#include "model/op_metadata.h"
+#include "model/summary.h"
+#include "tests/test_util.h"
+
+namespace gds::model {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(OpMetadata, ParsesWithValidCategoriesAndSortedUniqueNames) {
+  const auto& reg = OpRegistry::instance();
+  ASSERT_GT(reg.all().op_size(), 150);
+  const std::set<std::string> categories = {"layer", "activation", "pool", "normalization", "tensor", "quantization",
+                                            "control", "constant", "data", "training", "math", "other"};
+  std::string previous;
+  for (const auto& op : reg.all().op()) {
+    EXPECT_TRUE(categories.count(op.category())) << op.name() << ": " << op.category();
+    EXPECT_LT(previous, op.name());
+    previous = op.name();
+  }
+  EXPECT_EQ(reg.category("Conv2D"), OpCategory::Layer);
+  EXPECT_EQ(reg.category("NoSuchOp"), OpCategory::Other);
+  ASSERT_NE(reg.attrDefault("Conv2D", "data_format"), nullptr);
+  EXPECT_EQ(reg.attrDefault("Conv2D", "data_format")->s(), "NHWC");
+  EXPECT_EQ(reg.attrDefault("FusedBatchNorm", "epsilon")->f(), 0.0001f);
+  EXPECT_TRUE(reg.attrDefault("FusedBatchNorm", "is_training")->b());
+  EXPECT_EQ(reg.attrDefault("Dequantize", "mode")->s(), "MIN_COMBINED");
+  EXPECT_EQ(reg.attrDefault("ArgMax", "output_type")->type(), tensorflow::DT_INT64);
+  EXPECT_EQ(reg.attrDefault("Enter", "parallel_iterations")->i(), 10);
+  EXPECT_EQ(reg.attrDefault("Conv2D", "padding"), nullptr);  // required, no default
+  EXPECT_EQ(reg.find("ConcatV2")->inputs(0), "values*");
+}
+
+TEST(OpMetadata, CoversEveryOpTypeOfTheCorpus) {
+  GDS_REQUIRE_SHARED();
+  std::set<std::string> ops;
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(test::modelPath(""))) {
+    std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".pb" && ext != ".pbtxt" && ext != ".meta")) continue;
+    auto m = load(e.path().string());
+    ASSERT_TRUE(m.ok()) << m.error();
+    ++files;
+    for (const auto& n : m->graph.node()) ops.insert(n.op());
+    for (const auto& f : m->graph.library().function())
+      for (const auto& n : f.node_def()) ops.insert(n.op());
+  }
+  EXPECT_GE(files, 148);
+  EXPECT_GE(ops.size(), 157u);
+  for (const auto& op : ops) EXPECT_NE(OpRegistry::instance().find(op), nullptr) << "no metadata for op " << op;
+}
+
+TEST(SampleModel, CommittedFileIsWhatTheBuilderMakes) {
+  std::string path = test::sourceDir() + "/resources/sample_model.pb";
+  auto committed = readFile(path);
+  ASSERT_TRUE(committed.ok()) << committed.error();
+  tensorflow::GraphDef g = makeSampleModel();
+  EXPECT_TRUE(serialize(g) == *committed) << "regenerate with: gdstudio make_sample --out=resources/sample_model.pb";
+  EXPECT_LT(committed->size(), 300u * 1024);
+  auto idx = Graph::build(g);
+  ASSERT_TRUE(idx.ok()) << idx.error();
+  Summary s = summarize(*idx);
+  EXPECT_EQ(s.node_count, 176);
+  ASSERT_EQ(s.inputs.size(), 1u);
+  EXPECT_EQ(s.inputs[0].name, "input");
+  EXPECT_EQ(s.inputs[0].shape, (Shape{1, 64, 64, 3}));
+  ASSERT_EQ(s.outputs.size(), 1u);
+  EXPECT_EQ(s.outputs[0], (std::pair<std::string, std::string>{"MobilenetV1/Predictions/Softmax", "Softmax"}));
+  auto shapes = inferShapes(*idx);
+  EXPECT_EQ(shapes.at(idx->find("MobilenetV1/Predictions/Softmax")).str(), "float[1,10]");
+  std::set<std::string> ops;
+  for (const auto& n : g.node()) ops.insert(n.op());
+  for (const char* op : {"DepthwiseConv2dNative", "Conv2D", "Rsqrt", "Sub", "FusedBatchNorm", "Identity", "Relu6"})
+    EXPECT_TRUE(ops.count(op)) << op;
+}
+
+}  // namespace
+}  // namespace gds::model
