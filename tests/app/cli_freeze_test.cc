@@ -1,0 +1,84 @@
+// gdstudio freeze: freeze_graph.py's command line, end to end.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "model/io.h"
+#include "tests/test_util.h"
+
+namespace gds {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(CliFreeze, SavedModelWithServingSignature) {
+  GDS_REQUIRE_SHARED();
+  std::string dir = test::modelPath("tfserving_half_plus_two_savedmodel");
+  std::string out = test::tempDir() + "/frozen.pb";
+  auto r = test::runGdstudio({"freeze", "--input_saved_model_dir=" + dir, "--saved_model_tags=serve",
+                              "--signature_name=serving_default", "--output_graph=" + out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Converted 2 variables to const ops.\n17 ops in the final graph.\nCheckpoint: " + dir +
+                       "/variables/variables\nOutputs: y\nWrote " + out + " (" + std::to_string(fs::file_size(out)) +
+                       " bytes)\n");
+  EXPECT_EQ(r.err, "");
+  auto frozen = model::load(out);
+  ASSERT_TRUE(frozen.ok()) << frozen.error();
+  EXPECT_EQ(frozen->kind, model::ModelKind::GraphDef);
+  int consts = 0;
+  for (const auto& n : frozen->graph.node()) {
+    EXPECT_NE(n.op(), "VariableV2");
+    if (n.name() == "a" || n.name() == "b") {
+      EXPECT_EQ(n.op(), "Const");
+      EXPECT_EQ(n.attr().at("value").tensor().float_val(0), n.name() == "a" ? 0.5f : 2.0f);
+      ++consts;
+    }
+  }
+  EXPECT_EQ(consts, 2);
+}
+
+TEST(CliFreeze, MetaGraphAndCheckpointLikeFreezeGraphPy) {
+  GDS_REQUIRE_SHARED();
+  std::string prefix = test::modelPath("mlnet_cifar_checkpoint/model.ckpt");
+  std::string out = test::tempDir() + "/cifar_frozen.pbtxt";
+  // A command line as TensorFlow's documentation writes it.
+  auto r = test::runGdstudio({"freeze", "--input_graph=" + prefix + ".meta", "--input_binary=true",
+                              "--input_checkpoint=" + prefix, "--output_node_names=Output",
+                              "--output_graph=" + out, "--restore_op_name=save/restore_all",
+                              "--filename_tensor_name=save/Const:0"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Converted 3 variables to const ops.\n13 ops in the final graph.\n", 0), 0u) << r.out;
+  auto frozen = model::load(out);
+  ASSERT_TRUE(frozen.ok()) << frozen.error();
+  EXPECT_TRUE(frozen->text);  // .pbtxt output is text
+  EXPECT_EQ(frozen->graph.node_size(), 13);
+}
+
+TEST(CliFreeze, Errors) {
+  GDS_REQUIRE_SHARED();
+  std::string dir = test::tempDir();
+  std::string meta = test::modelPath("mlnet_cifar_checkpoint/model.ckpt.meta");
+  auto missing = test::runGdstudio({"freeze", "--input_graph=" + meta, "--input_checkpoint=" + dir + "/none",
+                                    "--output_node_names=Output", "--output_graph=" + dir + "/out.pb"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "error: " + dir + "/none.index: no such file (expected a TensorFlow V2 checkpoint: " + dir +
+                             "/none.index and " + dir + "/none.data-00000-of-NNNNN)\n");
+  EXPECT_FALSE(fs::exists(dir + "/out.pb"));
+
+  auto no_out = test::runGdstudio({"freeze", "--input_graph=" + meta, "--output_node_names=Output"});
+  EXPECT_EQ(no_out.exit_code, 1);
+  EXPECT_EQ(no_out.err, "error: --output_graph is required (where to write the frozen GraphDef)\n");
+
+  auto bad_node = test::runGdstudio({"freeze", "--input_graph=" + meta, "--output_node_names=Outptu",
+                                     "--output_graph=" + dir + "/out.pb"});
+  EXPECT_EQ(bad_node.exit_code, 1);
+  EXPECT_EQ(bad_node.err, "error: " + meta + ": output node 'Outptu' is not in the graph\n");
+
+  auto frozen_pb = test::modelPath("mlnet_cifar_frozen.pb");
+  auto no_ckpt = test::runGdstudio({"freeze", "--input_graph=" + frozen_pb, "--output_node_names=Output",
+                                    "--output_graph=" + dir + "/out.pb"});
+  EXPECT_EQ(no_ckpt.exit_code, 1);
+  EXPECT_EQ(no_ckpt.err, "error: --input_checkpoint=PREFIX is required with --input_graph (e.g. model.ckpt-1000)\n");
+}
+
+}  // namespace
+}  // namespace gds
