@@ -1,0 +1,399 @@
+// 8-bit neural-network kernels with TensorFlow's semantics (quantized_conv_ops.cc,
+// quantized_matmul_op.cc, quantized_bias_add_op.cc, quantized_activation_ops.cc,
+// quantized_pooling_ops.cc, quantized_resize_bilinear_op.cc). Every op takes
+// quantized tensors plus float min/max scalars and returns its output with
+// its own min/max. The arithmetic lives in engine/quantized/ops.h.
+#include <algorithm>
+#include <limits>
+
+#include "engine/kernels/nn_kernel_util.h"
+#include "engine/kernels/quantized_util.h"
+#include "engine/ops/nn.h"
+#include "engine/quantized/ops.h"
+
+namespace gds::engine {
+
+namespace {
+
+using quantized::floatToQuantized;
+using quantized::floatToQuantizedUnclamped;
+using F = tensorflow::DataType;
+constexpr F kQU8 = tensorflow::DT_QUINT8;
+constexpr F kQI32 = tensorflow::DT_QINT32;
+constexpr F kFloat = tensorflow::DT_FLOAT;
+
+template <typename K>
+KernelFactory factory() {
+  return [] { return std::unique_ptr<OpKernel>(new K()); };
+}
+
+// Kernels with the usual (tensor, min, max) outputs.
+class QuantizedKernel : public OpKernel {
+ public:
+  int numOutputs(const KernelInit&) const override { return 3; }
+  std::vector<DataType> outputTypes(const KernelInit&) const override { return {out_type_, kFloat, kFloat}; }
+
+ protected:
+  DataType out_type_ = kQU8;
+};
+
+// ------------------------------------------------------------ Conv2D
+class QuantizedConv2DKernel : public QuantizedKernel {
+ public:
+  Status init(const KernelInit& init) override {
+    DataType tin, tfilter;
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "Tinput", kQU8, &tin));
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "Tfilter", kQU8, &tfilter));
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "out_type", kQI32, &out_type_));
+    if (tin != kQU8 || tfilter != kQU8 || out_type_ != kQI32)
+      return init.error("only Tinput=quint8, Tfilter=quint8, out_type=qint32 is supported (as in TensorFlow)");
+    GDS_RETURN_IF_ERROR(nn::readWindowAttrs(init, true, false, &window_));
+    if (window_.nchw) return init.error("data_format NCHW is not supported for quantized convolution");
+    backend_ = qkern::backendFor(init);
+    filter_constant_ = init.constantInput(1) != nullptr;
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& filter = ctx.input(1);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, kQU8, "input"));
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 1, kQU8, "filter"));
+    if (input.dims() != 4) return ctx.error("input must be 4-dimensional, got " + model::shapeString(input.shape()));
+    if (filter.dims() != 4) return ctx.error("filter must be 4-dimensional, got " + model::shapeString(filter.shape()));
+    float min_input, max_input, min_filter, max_filter;
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "min_input", &min_input));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 3, "max_input", &max_input));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "min_filter", &min_filter));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 5, "max_filter", &max_filter));
+    if (input.dim(3) != filter.dim(2))
+      return ctx.error("input and filter must have the same depth: " + std::to_string(input.dim(3)) + " vs " +
+                       std::to_string(filter.dim(2)));
+    ops::Conv2DShape s;
+    s.batch = input.dim(0);
+    s.in_h = input.dim(1);
+    s.in_w = input.dim(2);
+    s.in_c = input.dim(3);
+    s.filter_h = filter.dim(0);
+    s.filter_w = filter.dim(1);
+    s.out_c = filter.dim(3);
+    s.stride_h = window_.stride_h;
+    s.stride_w = window_.stride_w;
+    s.dilation_h = window_.dilation_h;
+    s.dilation_w = window_.dilation_w;
+    if (!ops::computeConv2DShape(window_.padding, &s, window_.explicit_pads))
+      return ctx.error("filter " + model::shapeString(filter.shape()) + " does not fit input " +
+                       model::shapeString(input.shape()));
+    const std::int32_t input_zero =
+        static_cast<std::int32_t>(floatToQuantizedUnclamped<std::uint8_t>(0.0f, min_input, max_input));
+    const std::int32_t filter_zero =
+        static_cast<std::int32_t>(floatToQuantizedUnclamped<std::uint8_t>(0.0f, min_filter, max_filter));
+    Tensor* out = ctx.allocateOutput(0, kQI32, {s.batch, s.out_h, s.out_w, s.out_c});
+    const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+    const quantized::GemmRhs& rhs = rhs_.get(filter.data<std::uint8_t>(), k, s.out_c, s.out_c, false, filter_zero,
+                                             filter_constant_);
+    quantized::conv2D(backend_, s, input.data<std::uint8_t>(), input_zero, rhs, out->data<std::int32_t>(),
+                      &ctx.pool(), &scratch_);
+    float min_out, max_out;
+    quantized::quantizationRangeForMultiplication<std::uint8_t, std::uint8_t, std::int32_t>(
+        min_input, max_input, min_filter, max_filter, &min_out, &max_out);
+    qkern::setScalar(ctx, 1, min_out);
+    qkern::setScalar(ctx, 2, max_out);
+    return Status::Ok();
+  }
+  double flops(const std::vector<Shape>& in, const std::vector<Shape>& out) const override {
+    if (in.size() < 2 || out.empty() || in[1].size() != 4 || out[0].size() != 4) return 0;
+    return 2.0 * static_cast<double>(model::numElements(out[0])) * in[1][0] * in[1][1] * in[1][2];
+  }
+
+ private:
+  nn::WindowAttrs window_;
+  quantized::GemmBackend backend_ = quantized::GemmBackend::kGemmlowp;
+  bool filter_constant_ = false;
+  qkern::RhsCache rhs_;
+  std::vector<std::uint8_t> scratch_;
+};
+
+// ------------------------------------------------------------ MatMul
+class QuantizedMatMulKernel : public QuantizedKernel {
+ public:
+  Status init(const KernelInit& init) override {
+    DataType t1, t2;
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T1", kQU8, &t1));
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T2", kQU8, &t2));
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "Toutput", kQI32, &out_type_));
+    if (t1 != kQU8 || t2 != kQU8 || out_type_ != kQI32)
+      return init.error("only T1=quint8, T2=quint8, Toutput=qint32 is supported (as in TensorFlow)");
+    GDS_RETURN_IF_ERROR(init.getAttrOr("transpose_a", &transpose_a_, false));
+    GDS_RETURN_IF_ERROR(init.getAttrOr("transpose_b", &transpose_b_, false));
+    backend_ = qkern::backendFor(init);
+    b_constant_ = init.constantInput(1) != nullptr;
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(1);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, kQU8, "a"));
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 1, kQU8, "b"));
+    float min_a, max_a, min_b, max_b;
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "min_a", &min_a));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 3, "max_a", &max_a));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "min_b", &min_b));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 5, "max_b", &max_b));
+    if (!(max_a > min_a)) return ctx.error("max_a must be larger than min_a.");
+    if (!(max_b > min_b)) return ctx.error("max_b must be larger than min_b.");
+    if (a.dims() != 2) return ctx.error("In[0] is not a matrix: " + model::shapeString(a.shape()));
+    if (b.dims() != 2) return ctx.error("In[1] is not a matrix: " + model::shapeString(b.shape()));
+    const std::int64_t m = transpose_a_ ? a.dim(1) : a.dim(0);
+    const std::int64_t k = transpose_a_ ? a.dim(0) : a.dim(1);
+    const std::int64_t kb = transpose_b_ ? b.dim(1) : b.dim(0);
+    const std::int64_t n = transpose_b_ ? b.dim(0) : b.dim(1);
+    if (k != kb)
+      return ctx.error("Matrix size-incompatible: In[0]: " + model::shapeString(a.shape()) +
+                       ", In[1]: " + model::shapeString(b.shape()));
+    const std::int32_t a_zero = static_cast<std::int32_t>(floatToQuantizedUnclamped<std::uint8_t>(0.0f, min_a, max_a));
+    const std::int32_t b_zero = static_cast<std::int32_t>(floatToQuantizedUnclamped<std::uint8_t>(0.0f, min_b, max_b));
+    Tensor* c = ctx.allocateOutput(0, kQI32, {m, n});
+    const std::uint8_t* a_data = a.data<std::uint8_t>();
+    if (transpose_a_) {
+      a_t_.resize(static_cast<std::size_t>(m * k));
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t p = 0; p < k; ++p) a_t_[static_cast<std::size_t>(i * k + p)] = a_data[p * m + i];
+      a_data = a_t_.data();
+    }
+    const quantized::GemmRhs& rhs =
+        rhs_.get(b.data<std::uint8_t>(), k, n, b.dim(1), transpose_b_, b_zero, b_constant_);
+    quantized::gemm(backend_, quantized::GemmLhs{a_data, m, k, k, a_zero}, rhs, c->data<std::int32_t>(), n,
+                    &ctx.pool());
+    float min_c, max_c;
+    quantized::quantizationRangeForMultiplication<std::uint8_t, std::uint8_t, std::int32_t>(min_a, max_a, min_b,
+                                                                                           max_b, &min_c, &max_c);
+    qkern::setScalar(ctx, 1, min_c);
+    qkern::setScalar(ctx, 2, max_c);
+    return Status::Ok();
+  }
+  double flops(const std::vector<Shape>& in, const std::vector<Shape>& out) const override {
+    if (in.empty() || out.empty() || in[0].size() != 2) return 0;
+    return 2.0 * static_cast<double>(model::numElements(out[0])) * (transpose_a_ ? in[0][0] : in[0][1]);
+  }
+
+ private:
+  bool transpose_a_ = false, transpose_b_ = false, b_constant_ = false;
+  quantized::GemmBackend backend_ = quantized::GemmBackend::kGemmlowp;
+  qkern::RhsCache rhs_;
+  std::vector<std::uint8_t> a_t_;
+};
+
+// ----------------------------------------------------------- BiasAdd
+class QuantizedBiasAddKernel : public QuantizedKernel {
+ public:
+  Status init(const KernelInit& init) override {
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T1", kQU8, &t_));
+    DataType t2;
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T2", kQU8, &t2));
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "out_type", kQI32, &out_type_));
+    if (t_ != t2 || (t_ != kQU8 && t_ != tensorflow::DT_QINT8) || out_type_ != kQI32)
+      return init.error("only T1=T2=quint8 or qint8 with out_type=qint32 is supported (as in TensorFlow)");
+    reference_ = init.referenceKernels();
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& bias = ctx.input(1);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, t_, "input"));
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 1, t_, "bias"));
+    float input_min, input_max, bias_min, bias_max;
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "min_input", &input_min));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 3, "max_input", &input_max));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "min_bias", &bias_min));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 5, "max_bias", &bias_max));
+    if (input.dims() < 2) return ctx.error("Input tensor must be at least 2D: " + model::shapeString(input.shape()));
+    if (bias.dims() != 1) return ctx.error("Biases must be 1D: " + model::shapeString(bias.shape()));
+    if (bias.dim(0) != input.dim(input.dims() - 1))
+      return ctx.error("Must provide as many biases as the last dimension of the input tensor: " +
+                       model::shapeString(bias.shape()) + " vs. " + model::shapeString(input.shape()));
+    Tensor* out = ctx.allocateOutput(0, kQI32, input.shape());
+    float out_min, out_max;
+    if (t_ == kQU8) {
+      auto fn = reference_ ? &quantized::biasAddReference<std::uint8_t> : &quantized::biasAdd<std::uint8_t>;
+      fn(input.data<std::uint8_t>(), input.numElements(), input_min, input_max, bias.data<std::uint8_t>(),
+         bias.dim(0), bias_min, bias_max, out->data<std::int32_t>(), &out_min, &out_max);
+    } else {
+      auto fn = reference_ ? &quantized::biasAddReference<std::int8_t> : &quantized::biasAdd<std::int8_t>;
+      fn(input.data<std::int8_t>(), input.numElements(), input_min, input_max, bias.data<std::int8_t>(),
+         bias.dim(0), bias_min, bias_max, out->data<std::int32_t>(), &out_min, &out_max);
+    }
+    qkern::setScalar(ctx, 1, out_min);
+    qkern::setScalar(ctx, 2, out_max);
+    return Status::Ok();
+  }
+
+ private:
+  DataType t_ = kQU8;
+  bool reference_ = false;
+};
+
+// ------------------------------------------------------ Relu / Relu6
+class QuantizedReluKernel : public QuantizedKernel {
+ public:
+  explicit QuantizedReluKernel(bool six) : six_(six) {}
+  Status init(const KernelInit& init) override {
+    DataType tin;
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "Tinput", kQU8, &tin));
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "out_type", tin, &out_type_));
+    if (tin != out_type_ || (tin != kQU8 && tin != kQI32))
+      return init.error("only Tinput=out_type=quint8 or qint32 is supported (as in TensorFlow)");
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, out_type_, "features"));
+    float min_input, max_input;
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 1, "min_features", &min_input));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "max_features", &max_input));
+    Tensor* out = ctx.allocateOutput(0, out_type_, input.shape());
+    if (out_type_ == kQU8) {
+      const std::uint8_t lo = floatToQuantized<std::uint8_t>(0.0f, min_input, max_input);
+      const std::uint8_t hi = six_ ? floatToQuantized<std::uint8_t>(6.0f, min_input, max_input) : std::uint8_t{255};
+      quantized::clampQuantized(input.data<std::uint8_t>(), input.numElements(), lo, hi, out->data<std::uint8_t>());
+    } else {
+      const std::int32_t lo = floatToQuantized<std::int32_t>(0.0f, min_input, max_input);
+      const std::int32_t hi = six_ ? floatToQuantized<std::int32_t>(6.0f, min_input, max_input)
+                                   : std::numeric_limits<std::int32_t>::max();
+      quantized::clampQuantized(input.data<std::int32_t>(), input.numElements(), lo, hi, out->data<std::int32_t>());
+    }
+    qkern::setScalar(ctx, 1, min_input);
+    qkern::setScalar(ctx, 2, max_input);
+    return Status::Ok();
+  }
+
+ private:
+  bool six_;
+};
+
+// ----------------------------------------------------------- Pooling
+class QuantizedPoolKernel : public QuantizedKernel {
+ public:
+  explicit QuantizedPoolKernel(bool max) : max_(max) {}
+  Status init(const KernelInit& init) override {
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T", kQU8, &out_type_));
+    if (out_type_ != kQU8) return init.error("only T=quint8 is supported (as in TensorFlow)");
+    GDS_RETURN_IF_ERROR(nn::readWindowAttrs(init, false, true, &window_));
+    if (window_.nchw) return init.error("data_format NCHW is not supported for quantized pooling");
+    std::vector<std::int64_t> ksize, strides;
+    GDS_RETURN_IF_ERROR(init.getAttr("ksize", &ksize));
+    GDS_RETURN_IF_ERROR(init.getAttr("strides", &strides));
+    if (ksize.size() != 4 || ksize[0] != 1 || ksize[3] != 1 || strides[0] != 1 || strides[3] != 1)
+      return init.error("pooling is only supported over the spatial dimensions (ksize and strides [1, h, w, 1])");
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, kQU8, "input"));
+    if (input.dims() != 4) return ctx.error("tensor_in must be 4-dimensional, got " + model::shapeString(input.shape()));
+    float min_input, max_input;
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 1, "min_input", &min_input));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "max_input", &max_input));
+    ops::WindowDim h{input.dim(1), window_.window_h, window_.stride_h, 1, 0, 0, 0};
+    ops::WindowDim w{input.dim(2), window_.window_w, window_.stride_w, 1, 0, 0, 0};
+    if (window_.padding == ops::Padding::kExplicit) {
+      h.pad_before = window_.explicit_pads[0];
+      h.pad_after = window_.explicit_pads[1];
+      w.pad_before = window_.explicit_pads[2];
+      w.pad_after = window_.explicit_pads[3];
+    }
+    if (!ops::computeWindow(window_.padding, &h) || !ops::computeWindow(window_.padding, &w))
+      return ctx.error("window does not fit input " + model::shapeString(input.shape()));
+    ops::Pool2DShape s;
+    s.batch = input.dim(0);
+    s.in_h = input.dim(1);
+    s.in_w = input.dim(2);
+    s.channels = input.dim(3);
+    s.window_h = window_.window_h;
+    s.window_w = window_.window_w;
+    s.stride_h = window_.stride_h;
+    s.stride_w = window_.stride_w;
+    s.pad_top = h.pad_before;
+    s.pad_left = w.pad_before;
+    s.out_h = h.out;
+    s.out_w = w.out;
+    Tensor* out = ctx.allocateOutput(0, kQU8, {s.batch, s.out_h, s.out_w, s.channels});
+    if (max_) quantized::maxPoolU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>(), &ctx.pool());
+    else quantized::avgPoolU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>(), &ctx.pool());
+    qkern::setScalar(ctx, 1, min_input);
+    qkern::setScalar(ctx, 2, max_input);
+    return Status::Ok();
+  }
+
+ private:
+  bool max_;
+  nn::WindowAttrs window_;
+};
+
+// --------------------------------------------------- ResizeBilinear
+class QuantizedResizeBilinearKernel : public QuantizedKernel {
+ public:
+  Status init(const KernelInit& init) override {
+    GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T", kQU8, &out_type_));
+    if (out_type_ != kQU8 && out_type_ != kQI32) return init.error("only T=quint8 or qint32 is supported");
+    GDS_RETURN_IF_ERROR(init.getAttrOr("align_corners", &align_corners_, false));
+    GDS_RETURN_IF_ERROR(init.getAttrOr("half_pixel_centers", &half_pixel_centers_, false));
+    if (align_corners_ && half_pixel_centers_)
+      return init.error("If half_pixel_centers is True, align_corners must be False.");
+    reference_ = init.referenceKernels();
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, out_type_, "images"));
+    if (input.dims() != 4) return ctx.error("input must be 4-dimensional, got " + model::shapeString(input.shape()));
+    const Tensor& size = ctx.input(1);
+    if (size.dtype() != tensorflow::DT_INT32 || size.numElements() != 2)
+      return ctx.error("size (input 1) must be an int32 tensor of 2 elements");
+    float in_min, in_max;
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "min", &in_min));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 3, "max", &in_max));
+    quantized::ResizeShape s;
+    s.batch = input.dim(0);
+    s.in_h = input.dim(1);
+    s.in_w = input.dim(2);
+    s.channels = input.dim(3);
+    s.out_h = size.data<std::int32_t>()[0];
+    s.out_w = size.data<std::int32_t>()[1];
+    if (s.out_h <= 0 || s.out_w <= 0)
+      return ctx.error("output dimensions must be positive, got " + std::to_string(s.out_h) + "x" +
+                       std::to_string(s.out_w));
+    s.height_scale = ops::resizeScale(s.in_h, s.out_h, align_corners_);
+    s.width_scale = ops::resizeScale(s.in_w, s.out_w, align_corners_);
+    s.half_pixel_centers = half_pixel_centers_;
+    Tensor* out = ctx.allocateOutput(0, out_type_, {s.batch, s.out_h, s.out_w, s.channels});
+    if (out_type_ == kQU8) {
+      if (reference_ && !(s.out_h == s.in_h && s.out_w == s.in_w))
+        quantized::resizeBilinearU8Reference(s, input.data<std::uint8_t>(), in_min, in_max, out->data<std::uint8_t>());
+      else
+        quantized::resizeBilinearU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>());
+    } else {
+      quantized::resizeBilinearI32(s, input.data<std::int32_t>(), out->data<std::int32_t>());
+    }
+    qkern::setScalar(ctx, 1, in_min);
+    qkern::setScalar(ctx, 2, in_max);
+    return Status::Ok();
+  }
+
+ private:
+  bool align_corners_ = false, half_pixel_centers_ = false, reference_ = false;
+};
+
+}  // namespace
+
+void registerQuantizedNNKernels(KernelRegistry& registry) {
+  registry.add("QuantizedConv2D", factory<QuantizedConv2DKernel>());
+  registry.add("QuantizedMatMul", factory<QuantizedMatMulKernel>());
+  registry.add("QuantizedBiasAdd", factory<QuantizedBiasAddKernel>());
+  registry.add("QuantizedRelu", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(false)); });
+  registry.add("QuantizedRelu6", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(true)); });
+  registry.add("QuantizedMaxPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPoolKernel(true)); });
+  registry.add("QuantizedAvgPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPoolKernel(false)); });
+  registry.add("QuantizedResizeBilinear", factory<QuantizedResizeBilinearKernel>());
+}
+
+}  // namespace gds::engine

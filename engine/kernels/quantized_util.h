@@ -1,0 +1,87 @@
+// Helpers shared by the quantized kernel files (engine/kernels/quantized_*.cc).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/kernel.h"
+#include "engine/quantized/gemm.h"
+
+namespace gds::engine::qkern {
+
+// Scalar float range input i ("min_input" ...); errors name the input.
+inline Status rangeInput(const KernelContext& ctx, int i, const char* what, float* value) {
+  const Tensor& t = ctx.input(i);
+  if (t.dtype() != tensorflow::DT_FLOAT || t.numElements() != 1)
+    return ctx.error(std::string(what) + " (input " + std::to_string(i) + ") must be a float scalar, got " +
+                     model::dtypeName(t.dtype()) + model::shapeString(t.shape()));
+  *value = t.data<float>()[0];
+  return Status::Ok();
+}
+
+// Checks input i's dtype; DT_QUINT8 also accepts DT_UINT8 data (same bytes).
+inline Status requireType(const KernelContext& ctx, int i, DataType expected, const char* what) {
+  DataType got = ctx.input(i).dtype();
+  auto base = [](DataType t) {
+    switch (t) {
+      case tensorflow::DT_UINT8: return tensorflow::DT_QUINT8;
+      case tensorflow::DT_INT8: return tensorflow::DT_QINT8;
+      case tensorflow::DT_INT32: return tensorflow::DT_QINT32;
+      default: return t;
+    }
+  };
+  if (base(got) != base(expected))
+    return ctx.error(std::string(what) + " (input " + std::to_string(i) + ") must be " + model::dtypeName(expected) +
+                     ", got " + model::dtypeName(got));
+  return Status::Ok();
+}
+
+inline Status typeAttr(const KernelInit& init, const char* name, DataType fallback, DataType* value) {
+  return init.getAttrOr<DataType>(name, value, fallback);
+}
+
+inline void setScalar(KernelContext& ctx, int i, float value) {
+  Tensor* t = ctx.allocateOutput(i, tensorflow::DT_FLOAT, {});
+  t->data<float>()[0] = value;
+}
+
+// The GEMM backend a kernel uses: the reference loop when the plan asks for
+// reference kernels, otherwise the process default (oneDNN on VNNI CPUs).
+inline quantized::GemmBackend backendFor(const KernelInit& init) {
+  return init.referenceKernels() ? quantized::GemmBackend::kReference : quantized::defaultGemmBackend();
+}
+
+// Strides (0 on broadcast dims) of an operand broadcast to out_shape.
+inline std::vector<std::int64_t> broadcastStrides(const Shape& in, const Shape& out) {
+  std::vector<std::int64_t> strides(out.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const std::size_t d = in.size() - 1 - i;
+    const std::size_t o = out.size() - 1 - i;
+    strides[o] = in[d] == 1 ? 0 : stride;
+    stride *= in[d];
+  }
+  return strides;
+}
+
+// Caches a GemmRhs for a filter buffer and zero point (weights are usually
+// Consts: built once, reused by every run).
+class RhsCache {
+ public:
+  const quantized::GemmRhs& get(const std::uint8_t* data, std::int64_t k, std::int64_t n, std::int64_t ldb,
+                                bool transposed, std::int32_t zero_point, bool constant) {
+    if (!rhs_ || !constant || data != data_ || zero_point != rhs_->zeroPoint() || k != rhs_->k() || n != rhs_->n()) {
+      rhs_ = std::make_unique<quantized::GemmRhs>(data, k, n, ldb, transposed, zero_point);
+      data_ = data;
+    }
+    return *rhs_;
+  }
+
+ private:
+  std::unique_ptr<quantized::GemmRhs> rhs_;
+  const std::uint8_t* data_ = nullptr;
+};
+
+}  // namespace gds::engine::qkern

@@ -1,0 +1,464 @@
+#include "engine/quantized/ops.h"
+
+#include <algorithm>
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/thread_pool.h"
+
+namespace gds::engine::quantized {
+
+// ---------------------------------------------------------------- Conv2D
+
+void conv2DReference(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
+                     const std::uint8_t* filter, std::int32_t filter_zero, std::int32_t* output) {
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
+          std::uint32_t total = 0;  // wraps like an int32 accumulator
+          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+              const bool inside = iy >= 0 && iy < s.in_h && ix >= 0 && ix < s.in_w;
+              for (std::int64_t ic = 0; ic < s.in_c; ++ic) {
+                const std::int32_t iv =
+                    inside ? static_cast<std::int32_t>(input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic]) -
+                                 input_zero
+                           : 0;
+                const std::int32_t fv =
+                    static_cast<std::int32_t>(filter[((fy * s.filter_w + fx) * s.in_c + ic) * s.out_c + oc]) -
+                    filter_zero;
+                total += static_cast<std::uint32_t>(iv) * static_cast<std::uint32_t>(fv);
+              }
+            }
+          }
+          output[((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = static_cast<std::int32_t>(total);
+        }
+}
+
+namespace {
+
+void im2col(const ops::Conv2DShape& s, const std::uint8_t* input, std::uint8_t pad_value, std::int64_t row_begin,
+            std::int64_t row_end, std::uint8_t* patches) {
+  const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / (s.out_h * s.out_w);
+    const std::int64_t oy = (row / s.out_w) % s.out_h;
+    const std::int64_t ox = row % s.out_w;
+    std::uint8_t* dst = patches + row * k;
+    for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+      for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+        if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) {
+          std::memset(dst, pad_value, static_cast<std::size_t>(s.in_c));
+        } else {
+          std::memcpy(dst, input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c, static_cast<std::size_t>(s.in_c));
+        }
+        dst += s.in_c;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
+            const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, std::vector<std::uint8_t>* scratch,
+            const GemmEpilogue& epilogue) {
+  const std::int64_t m = s.batch * s.out_h * s.out_w;
+  const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+  if (m == 0 || s.out_c == 0) return;
+  if (input_zero < 0 || input_zero > 255 || backend == GemmBackend::kReference) {
+    conv2DReference(s, input, input_zero, rhs.u8(), rhs.zeroPoint(), output);
+    if (epilogue) epilogue(0, m);
+    return;
+  }
+  const bool pointwise = s.filter_h == 1 && s.filter_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
+                         s.pad_top == 0 && s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+  const std::uint8_t* a = input;
+  if (!pointwise) {
+    scratch->resize(static_cast<std::size_t>(m * k));
+    std::uint8_t* patches = scratch->data();
+    const std::uint8_t pad = static_cast<std::uint8_t>(input_zero);
+    if (pool && pool->numThreads() > 1) {
+      pool->parallelFor(m, static_cast<double>(k), [&](std::int64_t r0, std::int64_t r1) {
+        im2col(s, input, pad, r0, r1, patches);
+      });
+    } else {
+      im2col(s, input, pad, 0, m, patches);
+    }
+    a = patches;
+  }
+  gemm(backend, GemmLhs{a, m, k, k, input_zero}, rhs, output, s.out_c, pool, epilogue);
+}
+
+// --------------------------------------------------------------- BiasAdd
+
+template <typename T>
+void biasAddReference(const T* input, std::int64_t count, float input_min, float input_max, const T* bias,
+                      std::int64_t channels, float bias_min, float bias_max, std::int32_t* output,
+                      float* output_min, float* output_max) {
+  outputRangeForQuantizedBiasAdd(input_min, input_max, bias_min, bias_max, output_min, output_max);
+  const std::int32_t zero = floatToQuantized<std::int32_t>(0.0f, *output_min, *output_max);
+  const DequantizeParams<T> input_q2f(input_min, input_max);
+  const DequantizeParams<T> bias_q2f(bias_min, bias_max);
+  const QuantizeParams<std::int32_t> f2q(*output_min, *output_max);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int32_t a = f2q.apply(input_q2f.apply(input[i]));
+    const std::int32_t b = f2q.apply(bias_q2f.apply(bias[i % channels]));
+    output[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a) +
+                                          (static_cast<std::uint32_t>(b) + static_cast<std::uint32_t>(zero)));
+  }
+}
+
+template <typename T>
+void biasAdd(const T* input, std::int64_t count, float input_min, float input_max, const T* bias,
+             std::int64_t channels, float bias_min, float bias_max, std::int32_t* output, float* output_min,
+             float* output_max) {
+  outputRangeForQuantizedBiasAdd(input_min, input_max, bias_min, bias_max, output_min, output_max);
+  const std::int32_t zero = floatToQuantized<std::int32_t>(0.0f, *output_min, *output_max);
+  const DequantizeParams<T> input_q2f(input_min, input_max);
+  const DequantizeParams<T> bias_q2f(bias_min, bias_max);
+  const QuantizeParams<std::int32_t> f2q(*output_min, *output_max);
+  const int lowest = static_cast<int>(std::numeric_limits<T>::lowest());
+  std::int32_t table[256];
+  for (int v = 0; v < 256; ++v) table[v] = f2q.apply(input_q2f.apply(static_cast<T>(v + lowest)));
+  std::vector<std::uint32_t> bias_total(static_cast<std::size_t>(channels));
+  for (std::int64_t c = 0; c < channels; ++c)
+    bias_total[static_cast<std::size_t>(c)] =
+        static_cast<std::uint32_t>(f2q.apply(bias_q2f.apply(bias[c]))) + static_cast<std::uint32_t>(zero);
+  const std::int64_t rows = channels > 0 ? count / channels : 0;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* in = input + r * channels;
+    std::int32_t* out = output + r * channels;
+    for (std::int64_t c = 0; c < channels; ++c)
+      out[c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(table[static_cast<int>(in[c]) - lowest]) +
+                                         bias_total[static_cast<std::size_t>(c)]);
+  }
+}
+
+template void biasAdd<std::uint8_t>(const std::uint8_t*, std::int64_t, float, float, const std::uint8_t*,
+                                    std::int64_t, float, float, std::int32_t*, float*, float*);
+template void biasAdd<std::int8_t>(const std::int8_t*, std::int64_t, float, float, const std::int8_t*,
+                                   std::int64_t, float, float, std::int32_t*, float*, float*);
+template void biasAddReference<std::uint8_t>(const std::uint8_t*, std::int64_t, float, float, const std::uint8_t*,
+                                             std::int64_t, float, float, std::int32_t*, float*, float*);
+template void biasAddReference<std::int8_t>(const std::int8_t*, std::int64_t, float, float, const std::int8_t*,
+                                            std::int64_t, float, float, std::int32_t*, float*, float*);
+
+// ---------------------------------------------------------------- Clamp
+
+template <typename T>
+void clampQuantized(const T* input, std::int64_t count, T low, T high, T* output) {
+  for (std::int64_t i = 0; i < count; ++i) output[i] = std::min(std::max(input[i], low), high);
+}
+template void clampQuantized<std::uint8_t>(const std::uint8_t*, std::int64_t, std::uint8_t, std::uint8_t,
+                                           std::uint8_t*);
+template void clampQuantized<std::int32_t>(const std::int32_t*, std::int64_t, std::int32_t, std::int32_t,
+                                           std::int32_t*);
+
+// -------------------------------------------------------------- Pooling
+
+namespace {
+template <bool kMax>
+void poolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
+  const std::int64_t rows = s.batch * s.out_h;
+  auto run = [&](std::int64_t r0, std::int64_t r1) {
+    std::vector<std::int32_t> acc(static_cast<std::size_t>(s.channels));
+    for (std::int64_t row = r0; row < r1; ++row) {
+      const std::int64_t b = row / s.out_h;
+      const std::int64_t oy = row % s.out_h;
+      const std::int64_t y0 = std::max<std::int64_t>(0, oy * s.stride_h - s.pad_top);
+      const std::int64_t y1 = std::min(s.in_h, oy * s.stride_h - s.pad_top + s.window_h);
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+        const std::int64_t x0 = std::max<std::int64_t>(0, ox * s.stride_w - s.pad_left);
+        const std::int64_t x1 = std::min(s.in_w, ox * s.stride_w - s.pad_left + s.window_w);
+        std::fill(acc.begin(), acc.end(), 0);
+        for (std::int64_t y = y0; y < y1; ++y)
+          for (std::int64_t x = x0; x < x1; ++x) {
+            const std::uint8_t* in = input + ((b * s.in_h + y) * s.in_w + x) * s.channels;
+            for (std::int64_t c = 0; c < s.channels; ++c) {
+              if (kMax) acc[static_cast<std::size_t>(c)] = std::max<std::int32_t>(acc[static_cast<std::size_t>(c)], in[c]);
+              else acc[static_cast<std::size_t>(c)] += in[c];
+            }
+          }
+        const std::int32_t count = static_cast<std::int32_t>((y1 - y0) * (x1 - x0));
+        std::uint8_t* out = output + ((b * s.out_h + oy) * s.out_w + ox) * s.channels;
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          std::int32_t v = acc[static_cast<std::size_t>(c)];
+          if (!kMax) v = count > 0 ? v / count : 0;
+          out[c] = static_cast<std::uint8_t>(std::min(std::max(v, 0), 255));
+        }
+      }
+    }
+  };
+  if (pool && pool->numThreads() > 1) {
+    pool->parallelFor(rows, static_cast<double>(s.out_w * s.window_h * s.window_w * s.channels), run);
+  } else {
+    run(0, rows);
+  }
+}
+}  // namespace
+
+void maxPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
+  poolU8<true>(s, input, output, pool);
+}
+void avgPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
+  poolU8<false>(s, input, output, pool);
+}
+
+// ------------------------------------------------------- Broadcast walks
+
+namespace {
+// Calls fn(out_index, x_index, y_index) for every output element.
+template <typename Fn>
+void broadcastWalk(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& xs,
+                   const std::vector<std::int64_t>& ys, Fn fn) {
+  const std::size_t rank = shape.size();
+  std::int64_t total = 1;
+  for (std::int64_t d : shape) total *= d;
+  if (total == 0) return;
+  if (rank == 0) {
+    fn(0, 0, 0);
+    return;
+  }
+  std::vector<std::int64_t> idx(rank, 0);
+  std::int64_t xi = 0, yi = 0;
+  const std::int64_t inner = shape[rank - 1];
+  const std::int64_t xs_in = xs[rank - 1], ys_in = ys[rank - 1];
+  for (std::int64_t o = 0; o < total; o += inner) {
+    for (std::int64_t j = 0; j < inner; ++j) fn(o + j, xi + j * xs_in, yi + j * ys_in);
+    // advance the outer index
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      ++idx[d];
+      xi += xs[d];
+      yi += ys[d];
+      if (idx[d] < shape[d]) break;
+      xi -= xs[d] * shape[d];
+      yi -= ys[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+}  // namespace
+
+void mulU8(const std::uint8_t* x, std::int32_t x_zero, const std::uint8_t* y, std::int32_t y_zero,
+           const std::vector<std::int64_t>& out_shape, const std::vector<std::int64_t>& x_strides,
+           const std::vector<std::int64_t>& y_strides, std::int32_t* output) {
+  broadcastWalk(out_shape, x_strides, y_strides, [&](std::int64_t o, std::int64_t xi, std::int64_t yi) {
+    const std::int32_t a = static_cast<std::int32_t>(x[xi]) - x_zero;
+    const std::int32_t b = static_cast<std::int32_t>(y[yi]) - y_zero;
+    output[o] = static_cast<std::int32_t>(static_cast<std::uint32_t>(a) * static_cast<std::uint32_t>(b));
+  });
+}
+
+void addOutputRange(float min_x, float max_x, float min_y, float max_y, float* min_z, float* max_z) {
+  const float smallest_min = std::min(min_x, min_y);
+  const float largest_max = std::max(max_x, max_y);
+  const float biggest_range = std::max(std::abs(smallest_min), std::abs(largest_max));
+  const float output_range = (biggest_range * (1 << 14));
+  *min_z = -output_range;
+  *max_z = output_range;
+}
+
+void addTableLinear(float min_in, float max_in, float min_out, float max_out, std::int32_t table[256]) {
+  const float v0 = quantizedToFloat<std::uint8_t>(0, min_in, max_in);
+  const float v1 = quantizedToFloat<std::uint8_t>(1, min_in, max_in);
+  const std::int64_t q0 = floatToQuantizedUnclamped<std::int32_t>(v0, min_out, max_out);
+  const std::int64_t q1 = floatToQuantizedUnclamped<std::int32_t>(v1, min_out, max_out);
+  const std::int32_t mult = static_cast<std::int32_t>(q1 - q0);
+  for (int v = 0; v < 256; ++v) {
+    std::int64_t q = q0 + static_cast<std::int64_t>(v) * mult;
+    q = std::max<std::int64_t>(q, std::numeric_limits<std::int32_t>::min());
+    q = std::min<std::int64_t>(q, std::numeric_limits<std::int32_t>::max());
+    table[v] = static_cast<std::int32_t>(q);
+  }
+}
+
+void addU8(const std::uint8_t* x, const std::int32_t x_table[256], const std::uint8_t* y,
+           const std::int32_t y_table[256], const std::vector<std::int64_t>& out_shape,
+           const std::vector<std::int64_t>& x_strides, const std::vector<std::int64_t>& y_strides,
+           std::int32_t* output) {
+  broadcastWalk(out_shape, x_strides, y_strides, [&](std::int64_t o, std::int64_t xi, std::int64_t yi) {
+    output[o] = static_cast<std::int32_t>(static_cast<std::uint32_t>(x_table[x[xi]]) +
+                                          static_cast<std::uint32_t>(y_table[y[yi]]));
+  });
+}
+
+// --------------------------------------------------------- Resize bilinear
+
+namespace {
+struct Lerp {
+  std::vector<std::int64_t> lower, upper;
+  std::vector<float> lerp;
+  std::vector<std::int64_t> ilerp;
+};
+
+Lerp lerpCache(std::int64_t out_size, std::int64_t in_size, float scale, bool half_pixel, int resolution) {
+  Lerp c;
+  c.lower.resize(static_cast<std::size_t>(out_size));
+  c.upper.resize(static_cast<std::size_t>(out_size));
+  c.lerp.resize(static_cast<std::size_t>(out_size));
+  c.ilerp.resize(static_cast<std::size_t>(out_size));
+  for (std::int64_t i = 0; i < out_size; ++i) {
+    const float in = half_pixel ? (static_cast<float>(i) + 0.5f) * scale - 0.5f : static_cast<float>(i) * scale;
+    const float in_f = std::floor(in);
+    const std::size_t k = static_cast<std::size_t>(i);
+    c.lower[k] = std::max(static_cast<std::int64_t>(in_f), static_cast<std::int64_t>(0));
+    c.upper[k] = std::min(static_cast<std::int64_t>(std::ceil(in)), in_size - 1);
+    c.lower[k] = std::min(c.lower[k], c.upper[k]);
+    c.lerp[k] = in - in_f;
+    // static_cast<T_SCALE>((in - in_f) * (1 << resolution)): float product, truncated.
+    c.ilerp[k] = static_cast<std::int64_t>((in - in_f) * static_cast<float>(1 << resolution));
+  }
+  return c;
+}
+
+template <typename T, int kResolution>
+void resizeFixed(const ResizeShape& s, const T* input, T* output) {
+  const Lerp xs = lerpCache(s.out_w, s.in_w, s.width_scale, s.half_pixel_centers, kResolution);
+  const Lerp ys = lerpCache(s.out_h, s.in_h, s.height_scale, s.half_pixel_centers, kResolution);
+  const std::int64_t mult = static_cast<std::int64_t>(1) << kResolution;
+  const std::int64_t row = s.in_w * s.channels;
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const T* in_b = input + b * s.in_h * row;
+    for (std::int64_t y = 0; y < s.out_h; ++y) {
+      const T* lo = in_b + ys.lower[static_cast<std::size_t>(y)] * row;
+      const T* hi = in_b + ys.upper[static_cast<std::size_t>(y)] * row;
+      const std::int64_t yl = ys.ilerp[static_cast<std::size_t>(y)];
+      T* out = output + (b * s.out_h + y) * s.out_w * s.channels;
+      for (std::int64_t x = 0; x < s.out_w; ++x) {
+        const std::int64_t xl = xs.lower[static_cast<std::size_t>(x)] * s.channels;
+        const std::int64_t xu = xs.upper[static_cast<std::size_t>(x)] * s.channels;
+        const std::int64_t xf = xs.ilerp[static_cast<std::size_t>(x)];
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          const std::int64_t tl = lo[xl + c], tr = lo[xu + c], bl = hi[xl + c], br = hi[xu + c];
+          const std::int64_t top = tl * mult + (tr - tl) * xf;
+          const std::int64_t bottom = bl * mult + (br - bl) * xf;
+          const std::int64_t v = top + (bottom - top) / mult * yl;  // truncating division, as in C++
+          out[x * s.channels + c] = static_cast<T>(static_cast<std::int32_t>((v + mult / 2) / mult));
+        }
+      }
+    }
+  }
+}
+}  // namespace
+
+void resizeBilinearU8(const ResizeShape& s, const std::uint8_t* input, std::uint8_t* output) {
+  if (s.out_h == s.in_h && s.out_w == s.in_w) {
+    std::memcpy(output, input, static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.channels));
+    return;
+  }
+  resizeFixed<std::uint8_t, 7>(s, input, output);
+}
+
+void resizeBilinearI32(const ResizeShape& s, const std::int32_t* input, std::int32_t* output) {
+  if (s.out_h == s.in_h && s.out_w == s.in_w) {
+    std::memcpy(output, input, static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.channels) * 4);
+    return;
+  }
+  resizeFixed<std::int32_t, 30>(s, input, output);
+}
+
+void resizeBilinearU8Reference(const ResizeShape& s, const std::uint8_t* input, float min, float max,
+                               std::uint8_t* output) {
+  const Lerp xs = lerpCache(s.out_w, s.in_w, s.width_scale, s.half_pixel_centers, 0);
+  const Lerp ys = lerpCache(s.out_h, s.in_h, s.height_scale, s.half_pixel_centers, 0);
+  const std::int64_t row = s.in_w * s.channels;
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t y = 0; y < s.out_h; ++y) {
+      const std::uint8_t* lo = input + b * s.in_h * row + ys.lower[static_cast<std::size_t>(y)] * row;
+      const std::uint8_t* hi = input + b * s.in_h * row + ys.upper[static_cast<std::size_t>(y)] * row;
+      const float yl = ys.lerp[static_cast<std::size_t>(y)];
+      for (std::int64_t x = 0; x < s.out_w; ++x) {
+        const std::int64_t xl = xs.lower[static_cast<std::size_t>(x)] * s.channels;
+        const std::int64_t xu = xs.upper[static_cast<std::size_t>(x)] * s.channels;
+        const float xf = xs.lerp[static_cast<std::size_t>(x)];
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          const float tl = quantizedToFloat<std::uint8_t>(lo[xl + c], min, max);
+          const float tr = quantizedToFloat<std::uint8_t>(lo[xu + c], min, max);
+          const float bl = quantizedToFloat<std::uint8_t>(hi[xl + c], min, max);
+          const float br = quantizedToFloat<std::uint8_t>(hi[xu + c], min, max);
+          const float top = tl + (tr - tl) * xf;
+          const float bottom = bl + (br - bl) * xf;
+          output[((b * s.out_h + y) * s.out_w + x) * s.channels + c] =
+              floatToQuantized<std::uint8_t>(top + (bottom - top) * yl, min, max);
+        }
+      }
+    }
+}
+
+// ------------------------------------------------------------ QuantizeV2
+
+template <typename T>
+bool quantizeV2(const float* input, std::int64_t count, std::int64_t stride, float input_min, float input_max,
+                const QuantizeV2Options& o, T* output, float* output_min, float* output_max) {
+  if (input_max < input_min) return false;
+  // Nudge a too-small range apart and make sure it contains zero.
+  float min_range = std::min(0.0f, input_min);
+  const float epsilon = std::max(1.0f, std::max(std::fabs(input_min), std::fabs(input_max))) * o.ensure_minimum_range;
+  float max_range = std::max(0.0f, std::max(input_max, min_range + epsilon));
+  const double t_min = static_cast<double>(std::numeric_limits<T>::min());
+  const double t_max = static_cast<double>(std::numeric_limits<T>::max());
+  if (o.mode == QuantizeMode::kMinFirst) {
+    const QuantizeParams<T> f2q(min_range, max_range);
+    for (std::int64_t i = 0; i < count; ++i) output[i * stride] = f2q.apply(input[i * stride]);
+  } else if (o.mode == QuantizeMode::kMinCombined) {
+    const float scale_factor = static_cast<float>((t_max - t_min) / (max_range - min_range));
+    if (std::numeric_limits<T>::is_signed) {
+      const float half_range = static_cast<float>((t_max - t_min + 1) / 2.0f);
+      for (std::int64_t i = 0; i < count; ++i) {
+        const float v = std::min(std::max(input[i * stride], min_range), max_range);
+        output[i * stride] = static_cast<T>(std::round((v - min_range) * scale_factor - half_range));
+      }
+    } else {
+      for (std::int64_t i = 0; i < count; ++i) {
+        const float v = std::min(std::max(input[i * stride], min_range), max_range);
+        output[i * stride] = static_cast<T>((v - min_range) * scale_factor + 0.5f);
+      }
+    }
+  } else {
+    const int min_output_value = static_cast<int>(std::numeric_limits<T>::min()) + (o.narrow_range ? 1 : 0);
+    const int max_output_value = static_cast<int>(std::numeric_limits<T>::max());
+    const float from_min = (min_output_value * min_range > 0) ? min_output_value / min_range
+                                                               : std::numeric_limits<float>::max();
+    const float from_max = (max_output_value * max_range > 0) ? max_output_value / max_range
+                                                               : std::numeric_limits<float>::max();
+    const float scale_factor = std::min(from_min, from_max);
+    min_range = min_output_value / scale_factor;
+    max_range = max_output_value / scale_factor;
+    for (std::int64_t i = 0; i < count; ++i) {
+      const float v = std::min(std::max(input[i * stride], min_range), max_range) * scale_factor;
+      // HALF_TO_EVEN: nearbyint in the default rounding mode.
+      const float r = o.round_mode == RoundMode::kHalfToEven ? std::nearbyint(v) : std::round(v);
+      output[i * stride] = static_cast<T>(r);
+    }
+  }
+  *output_min = min_range;
+  *output_max = max_range;
+  return true;
+}
+
+template bool quantizeV2<std::uint8_t>(const float*, std::int64_t, std::int64_t, float, float,
+                                       const QuantizeV2Options&, std::uint8_t*, float*, float*);
+template bool quantizeV2<std::int8_t>(const float*, std::int64_t, std::int64_t, float, float,
+                                      const QuantizeV2Options&, std::int8_t*, float*, float*);
+template bool quantizeV2<std::uint16_t>(const float*, std::int64_t, std::int64_t, float, float,
+                                        const QuantizeV2Options&, std::uint16_t*, float*, float*);
+template bool quantizeV2<std::int16_t>(const float*, std::int64_t, std::int64_t, float, float,
+                                       const QuantizeV2Options&, std::int16_t*, float*, float*);
+template bool quantizeV2<std::int32_t>(const float*, std::int64_t, std::int64_t, float, float,
+                                       const QuantizeV2Options&, std::int32_t*, float*, float*);
+
+void requantize32ToS8(const std::int32_t* input, std::int64_t count, float min_in, float max_in, float min_out,
+                      float max_out, std::int8_t* output) {
+  const EigenRequantizer<std::int32_t, std::int8_t> r(min_in, max_in, min_out, max_out);
+  for (std::int64_t i = 0; i < count; ++i) output[i] = r(input[i]);
+}
+
+}  // namespace gds::engine::quantized
