@@ -22,6 +22,7 @@ void registerAudioKernels(KernelRegistry& registry);        // audio.cc
 void registerImageDecodeKernels(KernelRegistry& registry);  // image_decode.cc
 void registerQuantizedNNKernels(KernelRegistry& registry);     // quantized_nn.cc
 void registerQuantizedArrayKernels(KernelRegistry& registry);  // quantized_array.cc
+void registerImmutableConstKernels(KernelRegistry& registry);  // immutable_const.cc
 
 void registerBuiltinKernels(KernelRegistry& registry) {
   (void)registry;
@@ -43,6 +44,7 @@ void registerBuiltinKernels(KernelRegistry& registry) {
   registerImageDecodeKernels(registry);
   registerQuantizedNNKernels(registry);
   registerQuantizedArrayKernels(registry);
+  registerImmutableConstKernels(registry);
 }
 
 }  // namespace gds::engine
