@@ -82,3 +82,26 @@ TEST(CliFreeze, Errors) {
 
 }  // namespace
 }  // namespace gds
+
+namespace gds {
+namespace {
+
+TEST(CliMemmapped, ConvertsMobilenet) {
+  GDS_REQUIRE_SHARED();
+  std::string out = test::tempDir() + "/mobilenet.mmpb";
+  auto r = test::runGdstudio({"memmapped", "--in_graph=" + test::modelPath("mobilenet_v1_0.25_128_frozen.pb"),
+                              "--out_graph=" + out, "--min_conversion_tensor_size=10000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("Converted ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Wrote " + out + " (" + std::to_string(fs::file_size(out)) + " bytes, "), std::string::npos)
+      << r.out;
+
+  auto meta = test::runGdstudio({"memmapped", "--in_graph=" + test::modelPath("mlnet_cifar_checkpoint/model.ckpt.meta"),
+                                 "--out_graph=" + out + "2"});
+  EXPECT_EQ(meta.exit_code, 1);
+  EXPECT_EQ(meta.err, "error: " + test::modelPath("mlnet_cifar_checkpoint/model.ckpt.meta") +
+                          ": is a MetaGraphDef; freeze it first (gdstudio freeze) to get a GraphDef without variables\n");
+}
+
+}  // namespace
+}  // namespace gds
