@@ -1,0 +1,276 @@
+// gdstudio benchmark: TensorFlow benchmark_model's flags, run flow, log lines
+// and tables (Run Order, Top by Computation Time, Top by Memory Use, Summary
+// by node type), FLOPs estimate; plus CSV and JSON output.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/flags.h"
+#include "engine/benchmark.h"
+#include "engine/feeds.h"
+#include "model/io.h"
+#include "model/shape_inference.h"
+#include "model/summary.h"
+
+namespace gds::app {
+namespace {
+
+const char* kUsage =
+    "Usage: gdstudio benchmark --graph=FILE --input_layer=NAME[,NAME...] --input_layer_shape=1,224,224,3[:SHAPE...]\n"
+    "                          --input_layer_type=float[,TYPE...] --output_layer=NAME[,NAME...] [flags]\n\n"
+    "Runs a graph in the built-in interpreter the way TensorFlow's benchmark_model does: warm-up runs,\n"
+    "timed runs without per-node statistics, then runs with per-node statistics, and prints the same log\n"
+    "lines and tables. Shapes of several inputs are separated by ':', values by ':' per input and ',' per\n"
+    "element. Inputs default to zeros; --input_layer_files gives .npy files (or raw bytes for string inputs).";
+
+std::vector<FlagSpec> benchmarkFlags() {
+  using T = FlagSpec::Type;
+  return {
+      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta) or SavedModel directory"},
+      {"input_layer", T::String, "input:0", "input tensor names, comma separated"},
+      {"input_layer_shape", T::String, "1,224,224,3", "input shapes, ':' between inputs"},
+      {"input_layer_type", T::String, "float", "input types, comma separated (float, int32, uint8, bool, string, ...)"},
+      {"input_layer_values", T::String, "", "input values, ':' between inputs, ',' between elements (default zeros)"},
+      {"input_layer_files", T::String, "", ".npy files (or raw files for string inputs), ',' between inputs"},
+      {"output_layer", T::String, "output:0", "output tensor names, comma separated"},
+      {"target_layer", T::String, "", "nodes to run without fetching their outputs, comma separated"},
+      {"max_num_runs", T::Int, "1000", "most timed runs per phase"},
+      {"num_runs", T::Int, "", "alias of --max_num_runs (older benchmark_model)"},
+      {"max_time", T::Float, "10.0", "most seconds per phase"},
+      {"warmup_runs", T::Int, "1", "runs before timing"},
+      {"inference_delay", T::Float, "-1.0", "seconds to sleep between runs"},
+      {"inter_benchmark_delay", T::Float, "-1.0", "seconds to sleep between the timing and the statistics phase"},
+      {"num_threads", T::Int, "-1", "intra-op threads (-1: all cores)"},
+      {"reference", T::Bool, "false", "use the plain reference kernels"},
+      {"show_run_order", T::Bool, "true", "print the Run Order table"},
+      {"run_order_limit", T::Int, "0", "rows of the Run Order table (0: all)"},
+      {"show_time", T::Bool, "true", "print the Top by Computation Time table"},
+      {"time_limit", T::Int, "10", "rows of the Top by Computation Time table"},
+      {"show_memory", T::Bool, "true", "print the Top by Memory Use table"},
+      {"memory_limit", T::Int, "10", "rows of the Top by Memory Use table"},
+      {"show_type", T::Bool, "true", "print the Summary by node type table"},
+      {"show_summary", T::Bool, "true", "print the Timings and Memory lines"},
+      {"show_flops", T::Bool, "false", "print the FLOPs estimate and FLOPs/second"},
+      {"show_sizes", T::Bool, "false", "print the output tensor sizes of every node in run order"},
+      {"benchmark_name", T::String, "", "name recorded in the JSON output"},
+      {"output_prefix", T::String, "", "accepted for compatibility with benchmark_model (no effect)"},
+      {"format", T::String, "text", "text, csv or json"},
+  };
+}
+
+std::string joinShape(const model::Shape& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out;
+}
+
+nlohmann::json nodeJson(const engine::NodeDetail& d, std::int64_t runs) {
+  return {{"name", d.name},
+          {"type", d.type},
+          {"run_order", d.run_order},
+          {"start_ms", d.start_us.avg() / 1000.0},
+          {"first_ms", static_cast<double>(d.rel_end_us.first()) / 1000.0},
+          {"avg_ms", d.rel_end_us.avg() / 1000.0},
+          {"mem_bytes", d.mem_used.newest()},
+          {"times_called", d.times_called / std::max<std::int64_t>(runs, 1)}};
+}
+
+int runBenchmarkCommand(int argc, char** argv) {
+  Flags flags("benchmark", kUsage, benchmarkFlags());
+  Status parsed = flags.parse(argc, argv, 1);
+  if (flags.helpRequested()) {
+    std::printf("%s", flags.helpText().c_str());
+    return 0;
+  }
+  if (!parsed.ok()) return fail(parsed.message());
+  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "'");
+  const std::string graph_path = flags.str("graph");
+  if (graph_path.empty()) return fail("--graph is required");
+  const std::string format = flags.str("format");
+  if (format != "text" && format != "csv" && format != "json")
+    return fail("--format must be text, csv or json, got '" + format + "'");
+
+  std::vector<std::string> names = flags.list("input_layer");
+  std::vector<std::string> shapes = flags.list("input_layer_shape", ':');
+  std::vector<std::string> types = flags.list("input_layer_type");
+  std::vector<std::string> values = flags.list("input_layer_values", ':');
+  std::vector<std::string> files = flags.list("input_layer_files");
+  std::vector<std::string> outputs = flags.list("output_layer");
+  std::vector<std::string> targets = flags.list("target_layer");
+  if (outputs.empty() && targets.empty()) return fail("--output_layer is required");
+  if (flags.str("input_layer_shape").empty() && names.size() == 1) shapes = {""};  // scalar input
+  if (!names.empty()) {
+    if (shapes.size() != names.size() && files.size() != names.size())
+      return fail("--input_layer names " + std::to_string(names.size()) + " inputs but --input_layer_shape gives " +
+                  std::to_string(shapes.size()) + " shapes (separate shapes with ':')");
+    if (types.size() != names.size())
+      return fail("--input_layer names " + std::to_string(names.size()) + " inputs but --input_layer_type gives " +
+                  std::to_string(types.size()) + " types");
+    if (!values.empty() && values.size() != names.size())
+      return fail("--input_layer_values gives values for " + std::to_string(values.size()) + " inputs, expected " +
+                  std::to_string(names.size()) + " (separate inputs with ':')");
+    if (!files.empty() && files.size() != names.size())
+      return fail("--input_layer_files gives " + std::to_string(files.size()) + " files, expected " +
+                  std::to_string(names.size()));
+  }
+
+  auto max_runs = flags.integer(flags.has("num_runs") ? "num_runs" : "max_num_runs");
+  auto max_time = flags.number("max_time");
+  auto warmup = flags.integer("warmup_runs");
+  auto threads = flags.integer("num_threads");
+  auto delay = flags.number("inference_delay");
+  auto between = flags.number("inter_benchmark_delay");
+  auto run_limit = flags.integer("run_order_limit");
+  auto time_limit = flags.integer("time_limit");
+  auto memory_limit = flags.integer("memory_limit");
+  if (*warmup < 0) return fail("--warmup_runs must be >= 0");
+
+  auto loaded = model::load(graph_path);
+  if (!loaded.ok()) return fail(loaded.error());
+  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
+
+  std::vector<engine::Tensor> feeds;
+  std::vector<std::string> feed_names;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string what = "input '" + names[i] + "'";
+    auto dtype = model::parseDtype(types[i]);
+    if (!dtype.ok()) return fail("--input_layer_type: " + dtype.error());
+    Result<engine::Tensor> t = Status::Error("no value");
+    if (!files.empty()) {
+      t = engine::tensorFromFile(files[i], *dtype, what);
+    } else {
+      auto shape = model::parseShape(shapes[i]);
+      if (!shape.ok()) return fail("--input_layer_shape for " + what + ": " + shape.error());
+      for (auto d : *shape)
+        if (d < 0) return fail("--input_layer_shape for " + what + " has an unknown dimension; give every dimension a size");
+      t = engine::tensorFromValues(*dtype, *shape, values.empty() ? "" : values[i], what);
+    }
+    if (!t.ok()) return fail(t.error());
+    feeds.push_back(std::move(*t));
+    feed_names.push_back(names[i]);
+  }
+  std::vector<std::string> fetches = outputs;
+  for (const auto& t : targets) fetches.push_back("^" + t);
+
+  engine::PlanOptions plan_options;
+  plan_options.num_threads = static_cast<int>(*threads);
+  plan_options.reference_kernels = flags.boolean("reference");
+  auto init_start = std::chrono::steady_clock::now();
+  auto plan = engine::Plan::compile(graph, feed_names, fetches, plan_options);
+  if (!plan.ok()) return fail(graph_path + ": " + plan.error());
+  double init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
+
+  engine::BenchmarkOptions options;
+  options.warmup_runs = static_cast<int>(*warmup);
+  options.max_num_runs = static_cast<int>(*max_runs);
+  options.max_time_s = *max_time;
+  options.inference_delay_s = *delay;
+  options.stats.show_run_order = flags.boolean("show_run_order");
+  options.stats.run_order_limit = static_cast<int>(*run_limit);
+  options.stats.show_time = flags.boolean("show_time");
+  options.stats.time_limit = static_cast<int>(*time_limit);
+  options.stats.show_memory = flags.boolean("show_memory");
+  options.stats.memory_limit = static_cast<int>(*memory_limit);
+  options.stats.show_type = flags.boolean("show_type");
+  options.stats.show_summary = flags.boolean("show_summary");
+  options.stats.csv = format == "csv";
+  options.inter_benchmark_delay_s = *between;
+  auto result = engine::runBenchmark(**plan, feeds, options);
+  if (!result.ok()) return fail(graph_path + ": " + result.error());
+  const auto& r = *result;
+  const double avg_s = r.no_stats_us.avg() / 1e6;
+  const double flops_per_s = avg_s > 0 ? r.flops / avg_s : 0;
+
+  if (format == "json") {
+    nlohmann::json j;
+    j["graph"] = graph_path;
+    if (!flags.str("benchmark_name").empty()) j["benchmark_name"] = flags.str("benchmark_name");
+    j["num_threads"] = (*plan)->pool().numThreads();
+    j["latency_ms"] = {{"median", r.medianMs()},
+                       {"p90", r.percentileMs(90)},
+                       {"min", static_cast<double>(r.no_stats_us.min()) / 1000.0},
+                       {"max", static_cast<double>(r.no_stats_us.max()) / 1000.0},
+                       {"mean", r.no_stats_us.avg() / 1000.0},
+                       {"std", r.no_stats_us.stddev() / 1000.0},
+                       {"runs", r.no_stats_us.count()}};
+    j["warmup_ms"] = r.warmup_us.avg() / 1000.0;
+    j["with_stats_mean_ms"] = r.with_stats_us.avg() / 1000.0;
+    j["flops"] = r.flops;
+    j["flops_per_second"] = flops_per_s;
+    j["peak_memory_bytes"] = r.peak_bytes;
+    j["allocated_bytes_per_run"] = r.allocated_bytes;
+    j["init_seconds"] = init_s;
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto* d : r.stats.ordered(engine::StatsCalculator::SortBy::RunOrder))
+      nodes.push_back(nodeJson(*d, r.stats.numRuns()));
+    j["nodes"] = nodes;
+    nlohmann::json types_json = nlohmann::json::array();
+    for (const auto& t : r.stats.byType())
+      types_json.push_back({{"type", t.type}, {"count", t.count}, {"avg_ms", static_cast<double>(t.time_us) / 1000.0},
+                            {"avg_percent", t.percent}, {"cdf_percent", t.cdf_percent}, {"mem_bytes", t.mem_bytes},
+                            {"times_called", t.times_called}});
+    j["node_types"] = types_json;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  if (format == "text") {
+    auto list = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
+      return "[" + s + "]";
+    };
+    std::printf("Graph: [%s]\n", graph_path.c_str());
+    std::printf("Input layers: %s\n", list(names).c_str());
+    std::printf("Input shapes: %s\n", list(files.empty() ? shapes : std::vector<std::string>{}).c_str());
+    std::printf("Input types: %s\n", list(types).c_str());
+    std::printf("Output layers: %s\n", list(outputs).c_str());
+    std::printf("Target layers: %s\n", list(targets).c_str());
+    std::printf("Num runs: [%lld]\n", static_cast<long long>(*max_runs));
+    std::printf("Inter-inference delay (seconds): [%s]\n", flags.str("inference_delay").c_str());
+    std::printf("Inter-benchmark delay (seconds): [%s]\n", flags.str("inter_benchmark_delay").c_str());
+    std::printf("Num threads: [%lld]\n", static_cast<long long>(*threads));
+    std::printf("Benchmark name: [%s]\n", flags.str("benchmark_name").c_str());
+    std::printf("Output prefix: [%s]\n", flags.str("output_prefix").c_str());
+    std::printf("Show sizes: [%d]\n", flags.boolean("show_sizes") ? 1 : 0);
+    std::printf("Warmup runs: [%lld]\n", static_cast<long long>(*warmup));
+    std::printf("Initialized session in %.3fs\n", init_s);
+    std::printf("%s\n", r.log.c_str());
+  }
+  if (flags.boolean("show_sizes")) {
+    engine::RunProfile profile;
+    auto out = (*plan)->run(feeds, &profile);
+    if (!out.ok()) return fail(graph_path + ": " + out.error());
+    std::printf("============ Node output tensor sizes in run order ========\n");
+    const auto& nodes = (*plan)->nodes();
+    for (size_t k = 0; k < nodes.size() && k < profile.nodes.size(); ++k) {
+      if (nodes[k].graph_index < 0 || profile.nodes[k].calls == 0) continue;
+      const auto& shapes_out = profile.nodes[k].output_shapes;
+      std::printf("%s\t%zu", nodes[k].name.c_str(), shapes_out.size());
+      for (size_t o = 0; o < shapes_out.size(); ++o) {
+        std::string dtype = o < nodes[k].output_types.size() ? model::dtypeName(nodes[k].output_types[o]) : "?";
+        std::printf("\t%s\t%zu\t[%s]", dtype.c_str(), shapes_out[o].size(), joinShape(shapes_out[o]).c_str());
+      }
+      std::printf("\n");
+    }
+    std::printf("\n");
+  }
+  std::printf("%s", r.stats.outputString().c_str());
+  if (flags.boolean("show_flops")) {
+    std::printf("FLOPs estimate: %s\n", model::humanReadableNum(static_cast<std::int64_t>(r.flops)).c_str());
+    std::printf("FLOPs/second: %s\n", model::humanReadableNum(static_cast<std::int64_t>(flops_per_s)).c_str());
+  }
+  if (format == "text")
+    std::printf("Median latency: %.3f ms, p90 %.3f ms over %lld runs; peak memory %lld bytes\n", r.medianMs(),
+                r.percentileMs(90), static_cast<long long>(r.no_stats_us.count()),
+                static_cast<long long>(r.peak_bytes));
+  return 0;
+}
+
+CommandRegistration registration({"benchmark", "time a graph with per-op profiling (benchmark_model's flags)",
+                                  &runBenchmarkCommand});
+
+}  // namespace
+}  // namespace gds::app

@@ -1,0 +1,111 @@
+// gdstudio benchmark: benchmark_model's flags, tables and JSON.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/test_util.h"
+
+namespace gds {
+namespace {
+
+const std::string kSampleOutput = "MobilenetV1/Predictions/Softmax";
+
+std::string sample() { return test::sourceDir() + "/resources/sample_model.pb"; }
+
+TEST(CliBenchmark, PrintsTensorFlowTablesForTheSampleModel) {
+  auto r = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input", "--input_layer_shape=1,64,64,3",
+                              "--input_layer_type=float", "--output_layer=" + kSampleOutput, "--max_num_runs=3",
+                              "--show_flops", "--num_threads=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Running benchmark for max 3 iterations, max 10 seconds without detailed stat logging"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("============================== Run Order =============================="), std::string::npos);
+  EXPECT_NE(r.out.find("============================== Top by Computation Time =============================="),
+            std::string::npos);
+  EXPECT_NE(r.out.find("============================== Top by Memory Use =============================="),
+            std::string::npos);
+  EXPECT_NE(r.out.find("============================== Summary by node type =============================="),
+            std::string::npos);
+  EXPECT_NE(r.out.find("Timings (microseconds): count=3 "), std::string::npos);
+  // 2,159,872 FLOPs, the figure summarize reports for the same graph and shape.
+  EXPECT_NE(r.out.find("FLOPs estimate: 2.16M\n"), std::string::npos);
+  // Every executed node of the graph is observed (176 nodes, the Placeholder is fed).
+  EXPECT_NE(r.out.find("Number of nodes executed: 175\n"), std::string::npos);
+}
+
+TEST(CliBenchmark, JsonHasLatencyFlopsMemoryAndTables) {
+  auto r = test::runGdstudio({"benchmark", "--graph", sample(), "--input_layer", "input", "--input_layer_shape",
+                              "1,64,64,3", "--output_layer", kSampleOutput, "--max_num_runs=4", "--warmup_runs=2",
+                              "--format=json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["latency_ms"]["runs"], 4);
+  EXPECT_GT(j["latency_ms"]["median"].get<double>(), 0.0);
+  EXPECT_LE(j["latency_ms"]["min"].get<double>(), j["latency_ms"]["median"].get<double>());
+  EXPECT_GE(j["latency_ms"]["max"].get<double>(), j["latency_ms"]["median"].get<double>());
+  EXPECT_EQ(j["flops"].get<double>(), 2159872.0);
+  EXPECT_GT(j["peak_memory_bytes"].get<std::int64_t>(), 0);
+  EXPECT_EQ(j["nodes"].size(), 175u);
+  bool saw_conv = false;
+  for (const auto& t : j["node_types"])
+    if (t["type"] == "Conv2D") {
+      saw_conv = true;
+      EXPECT_EQ(t["count"], 6);
+    }
+  EXPECT_TRUE(saw_conv);
+}
+
+TEST(CliBenchmark, CsvTables) {
+  auto r = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input", "--input_layer_shape=1,64,64,3",
+                              "--output_layer=" + kSampleOutput, "--max_num_runs=2", "--format=csv",
+                              "--show_run_order=false", "--show_time=false", "--show_memory=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("node type, count, avg_ms, avg %, cdf %, mem KB, times called\n"), std::string::npos);
+  EXPECT_NE(r.out.find("\nConv2D, 6, "), std::string::npos);
+}
+
+TEST(CliBenchmark, Errors) {
+  auto missing = test::runGdstudio({"benchmark", "--input_layer=input"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "error: --graph is required\n");
+
+  auto shapes = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input,other",
+                                   "--input_layer_shape=1,64,64,3", "--input_layer_type=float,float",
+                                   "--output_layer=" + kSampleOutput});
+  EXPECT_EQ(shapes.exit_code, 1);
+  EXPECT_EQ(shapes.err,
+            "error: --input_layer names 2 inputs but --input_layer_shape gives 1 shapes (separate shapes with ':')\n");
+
+  auto unknown = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input",
+                                    "--input_layer_shape=1,64,64,3", "--output_layer=no_such_node"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("no_such_node"), std::string::npos) << unknown.err;
+
+  auto type = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input",
+                                 "--input_layer_shape=1,64,64,3", "--input_layer_type=floaty",
+                                 "--output_layer=" + kSampleOutput});
+  EXPECT_EQ(type.exit_code, 1);
+  EXPECT_NE(type.err.find("--input_layer_type: unknown data type 'floaty'"), std::string::npos) << type.err;
+
+  auto format = test::runGdstudio({"benchmark", "--graph=" + sample(), "--format=xml"});
+  EXPECT_EQ(format.exit_code, 1);
+  EXPECT_EQ(format.err, "error: --format must be text, csv or json, got 'xml'\n");
+}
+
+TEST(CliBenchmark, RealModelWithNpyInput) {
+  GDS_REQUIRE_SHARED();
+  auto r = test::runGdstudio({"benchmark", "--graph=" + test::modelPath("mobilenet_v1_0.25_128_frozen.pb"),
+                              "--input_layer=input",
+                              "--input_layer_files=" + test::modelPath("reference/mobilenet_v1_0.25_128_frozen.chelsea.input.npy"),
+                              "--input_layer_type=float", "--output_layer=MobilenetV1/Predictions/Reshape_1",
+                              "--max_num_runs=2", "--format=json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  // TensorFlow's rule (convolutions and matrix products, 2 per multiply-add):
+  // the same 27,140,608 that summarize reports statically for this graph.
+  EXPECT_EQ(j["flops"].get<double>(), 27140608.0);
+  EXPECT_EQ(j["latency_ms"]["runs"], 2);
+}
+
+}  // namespace
+}  // namespace gds
