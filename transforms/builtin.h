@@ -1,0 +1,34 @@
+// Descriptions of the built-in transforms, one per source file; registry.cc
+// lists them.
+#pragma once
+
+#include "transforms/transform.h"
+
+namespace gds::transforms {
+
+TransformInfo addDefaultAttributesTransform();
+TransformInfo backportConcatV2Transform();
+TransformInfo flattenAtrousConvTransform();
+TransformInfo foldBatchNormsTransform();
+TransformInfo foldConstantsTransform();
+TransformInfo foldOldBatchNormsTransform();
+TransformInfo fusePadAndConvTransform();
+TransformInfo fuseResizeAndConvTransform();
+TransformInfo fuseResizePadAndConvTransform();
+TransformInfo mergeDuplicateNodesTransform();
+TransformInfo obfuscateNamesTransform();
+TransformInfo quantizeWeightsTransform();
+TransformInfo removeAttributeTransform();
+TransformInfo removeControlDependenciesTransform();
+TransformInfo removeDeviceTransform();
+TransformInfo removeNodesTransform();
+TransformInfo renameAttributeTransform();
+TransformInfo renameNodeTransform();
+TransformInfo renameOpTransform();
+TransformInfo roundWeightsTransform();
+TransformInfo setDeviceTransform();
+TransformInfo sortByExecutionOrderTransform();
+TransformInfo stripUnusedNodesTransform();
+// 8-bit path
+
+}  // namespace gds::transforms

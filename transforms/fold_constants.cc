@@ -1,0 +1,271 @@
+// fold_constants(exclude_op*, exclude_node*, max_constant_size_in_bytes,
+// clear_output_shapes=true): evaluates every subgraph that depends only on
+// constants once, on the project's interpreter, and replaces the tensors it
+// hands to the rest of the graph by Const nodes; then removes what the
+// --outputs no longer need (TensorFlow's fold_constants_lib.cc +
+// common_runtime/constant_folding.cc).
+//
+// As in TensorFlow:
+// - a node is foldable when it is not stateful, not control flow, not a
+//   placeholder or a fed --input, not excluded, has a kernel, and all its
+//   data inputs are foldable; control inputs from non-constant nodes move
+//   onto the new Const;
+// - Shape/Size/Rank of a tensor whose shape is statically known fold too;
+// - new Consts are named "<node>/_<k>__cf__<k>" (k counts the Consts made,
+//   in order of node name and port), as seen in graphs TensorFlow folded;
+// - a result larger than max_constant_size_in_bytes (default 10 MiB) stays
+//   computed;
+// - _output_shapes attributes are dropped unless clear_output_shapes=false.
+// Beyond TensorFlow: a foldable node named in --outputs becomes a Const of
+// the same name, so the output keeps its name instead of staying computed.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "engine/kernel.h"
+#include "engine/plan.h"
+#include "model/graph.h"
+#include "model/shape_inference.h"
+#include "transforms/builtin.h"
+#include "transforms/transform_utils.h"
+
+namespace gds::transforms {
+namespace {
+
+bool isControlFlow(const std::string& op) {
+  static const std::unordered_set<std::string> kOps = {
+      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+      "RefNextIteration", "LoopCond", "ControlTrigger", "_SwitchN", "_Send", "_Recv", "_HostSend", "_HostRecv"};
+  return kOps.count(op) != 0;
+}
+
+Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) {
+  auto max_bytes = ctx.getOneInt("max_constant_size_in_bytes", 10 * 1024 * 1024);
+  if (!max_bytes.ok()) return max_bytes.status();
+  auto clear_shapes = ctx.getOneBool("clear_output_shapes", true);
+  if (!clear_shapes.ok()) return clear_shapes.status();
+  if (ctx.outputs.empty()) return ctx.error("needs --outputs: nodes the outputs do not need are removed");
+  const auto& excluded_ops_list = ctx.list("exclude_op");
+  const auto& excluded_nodes_list = ctx.list("exclude_node");
+  const std::unordered_set<std::string> excluded_ops(excluded_ops_list.begin(), excluded_ops_list.end());
+  const std::unordered_set<std::string> excluded_nodes(excluded_nodes_list.begin(), excluded_nodes_list.end());
+  const std::unordered_set<std::string> fed = nodeNames(ctx.inputs);
+  const std::unordered_set<std::string> outputs = nodeNames(ctx.outputs);
+
+  GraphDef graph = in;
+  if (*clear_shapes)
+    for (auto& node : *graph.mutable_node()) node.mutable_attr()->erase("_output_shapes");
+  for (const auto& name : outputs) {
+    bool found = std::any_of(graph.node().begin(), graph.node().end(), [&](const NodeDef& n) { return n.name() == name; });
+    if (!found) return ctx.error("output node '" + name + "' (from --outputs) not found in the graph");
+  }
+  auto index = model::Graph::build(graph);
+  if (!index.ok()) return ctx.error(index.error());
+  const model::Graph& g = *index;
+  const int n = g.size();
+  const auto& kernels = engine::KernelRegistry::global();
+  model::InferredShapes shapes = model::inferShapes(g);
+
+  // constant[i]: the node's outputs depend on constants only.
+  // shape_value[i]: Shape/Size/Rank folded from a statically known shape.
+  std::vector<char> constant(n, 0);
+  std::map<int, model::HostTensor> shape_value;
+  std::vector<std::set<std::string>> control_deps(n);
+  for (int i : g.topoOrder()) {
+    const NodeDef& node = g.node(i);
+    if (node.op() == "Const") {
+      constant[i] = 1;
+      for (const auto& in_ref : g.inputs(i))
+        if (in_ref.control) control_deps[i].insert(g.name(in_ref.node));
+      continue;
+    }
+    if (fed.count(node.name()) || isStatefulOp(node.op()) || isControlFlow(node.op()) ||
+        excluded_ops.count(node.op()) || excluded_nodes.count(node.name()) || node.op().rfind("Placeholder", 0) == 0 ||
+        !kernels.hasOp(node.op()))
+      continue;
+    // Outputs known to be too large are not worth evaluating.
+    bool too_big = false;
+    for (const auto& info : shapes.outputs[static_cast<size_t>(i)]) {
+      std::int64_t bytes = info.elements() * static_cast<std::int64_t>(model::dtypeSize(info.dtype));
+      if (info.fullyKnown() && bytes > *max_bytes) too_big = true;
+    }
+    if (too_big) continue;
+    bool all_constant = true;
+    int data_inputs = 0;
+    for (const auto& in_ref : g.inputs(i))
+      if (!in_ref.control) {
+        ++data_inputs;
+        if (!constant[in_ref.node]) all_constant = false;
+      }
+    const bool shape_op = node.op() == "Shape" || node.op() == "Size" || node.op() == "Rank";
+    if (!all_constant && shape_op && data_inputs == 1) {
+      const auto& src = g.inputs(i)[0];
+      const model::TensorInfo& info = shapes.at(src.node, src.port);
+      auto out_type = node.attr().count("out_type") ? node.attr().at("out_type").type() : tensorflow::DT_INT32;
+      if (info.fullyKnown() && (out_type == tensorflow::DT_INT32 || out_type == tensorflow::DT_INT64)) {
+        std::vector<std::int64_t> values;
+        if (node.op() == "Shape") values = info.shape;
+        else if (node.op() == "Size") values = {info.elements()};
+        else values = {static_cast<std::int64_t>(info.shape.size())};
+        model::Shape dims = node.op() == "Shape" ? model::Shape{static_cast<std::int64_t>(values.size())} : model::Shape{};
+        model::HostTensor t = model::HostTensor::zeros(out_type, dims);
+        for (size_t k = 0; k < values.size(); ++k) {
+          if (out_type == tensorflow::DT_INT32) t.as<std::int32_t>()[k] = static_cast<std::int32_t>(values[k]);
+          else t.as<std::int64_t>()[k] = values[k];
+        }
+        shape_value.emplace(i, std::move(t));
+        all_constant = true;
+      }
+    }
+    if (!all_constant) continue;
+    constant[i] = 1;
+    for (const auto& in_ref : g.inputs(i)) {
+      if (constant[in_ref.node] && !in_ref.control) {
+        control_deps[i].insert(control_deps[in_ref.node].begin(), control_deps[in_ref.node].end());
+      } else if (!(in_ref.control && constant[in_ref.node])) {
+        // A control input, or the data input of a folded Shape: keep the ordering.
+        control_deps[i].insert(g.name(in_ref.node));
+      } else {
+        control_deps[i].insert(control_deps[in_ref.node].begin(), control_deps[in_ref.node].end());
+      }
+    }
+  }
+
+  // Tensors computed from constants that non-constant nodes (or --outputs) read.
+  std::set<std::pair<std::string, int>> to_replace;
+  for (int i = 0; i < n; ++i) {
+    if (!constant[i] || g.op(i) == "Const") continue;
+    if (outputs.count(g.name(i))) to_replace.insert({g.name(i), 0});
+    for (const auto& c : g.consumers(i))
+      if (c.port >= 0 && !constant[c.node]) to_replace.insert({g.name(i), c.port});
+  }
+
+  std::map<std::pair<std::string, int>, std::string> new_names;
+  std::vector<NodeDef> new_consts;
+  std::unordered_map<std::string, NodeDef> output_consts;
+  if (!to_replace.empty()) {
+    // The constant subgraph, without control edges; folded shapes as Consts.
+    std::vector<char> needed(n, 0);
+    std::vector<int> stack;
+    for (const auto& t : to_replace) stack.push_back(g.find(t.first));
+    while (!stack.empty()) {
+      int i = stack.back();
+      stack.pop_back();
+      if (needed[i]) continue;
+      needed[i] = 1;
+      if (shape_value.count(i)) continue;
+      for (const auto& in_ref : g.inputs(i))
+        if (!in_ref.control) stack.push_back(in_ref.node);
+    }
+    auto sub = std::make_shared<GraphDef>();
+    for (int i : g.topoOrder()) {
+      if (!needed[i]) continue;
+      NodeDef* node = sub->add_node();
+      auto sv = shape_value.find(i);
+      if (sv != shape_value.end()) {
+        *node = makeConst(g.name(i), sv->second);
+        continue;
+      }
+      *node = g.node(i);
+      node->clear_device();
+      auto* inputs = node->mutable_input();
+      for (int k = inputs->size() - 1; k >= 0; --k)
+        if (!inputs->Get(k).empty() && inputs->Get(k)[0] == '^') inputs->DeleteSubrange(k, 1);
+    }
+    std::vector<std::string> fetches;
+    for (const auto& t : to_replace) fetches.push_back(t.first + ":" + std::to_string(t.second));
+    auto plan = engine::Plan::compile(sub, {}, fetches);
+    if (!plan.ok()) return ctx.error("evaluating the constant subgraph failed: " + plan.error());
+    auto values = (*plan)->run({});
+    if (!values.ok()) return ctx.error("evaluating the constant subgraph failed: " + values.error());
+
+    std::unordered_set<std::string> taken;
+    for (const auto& node : graph.node()) taken.insert(node.name());
+    int counter = 0;
+    size_t k = 0;
+    for (const auto& t : to_replace) {
+      const engine::Tensor& value = (*values)[k++];
+      if (!value.valid() || static_cast<std::int64_t>(value.bytes()) > *max_bytes) continue;
+      model::HostTensor host = value.toHost();
+      const int src = g.find(t.first);
+      if (outputs.count(t.first) && t.second == 0) {
+        NodeDef c = makeConst(t.first, host);
+        c.set_device(g.node(src).device());
+        for (const auto& dep : control_deps[static_cast<size_t>(src)]) c.add_input("^" + dep);
+        output_consts.emplace(t.first, std::move(c));
+        continue;
+      }
+      std::string name;
+      do {
+        name = t.first + "/_" + std::to_string(counter) + "__cf__" + std::to_string(counter);
+        ++counter;
+      } while (taken.count(name));
+      taken.insert(name);
+      NodeDef c = makeConst(name, host);
+      for (const auto& dep : control_deps[static_cast<size_t>(src)]) c.add_input("^" + dep);
+      new_names[t] = name;
+      new_consts.push_back(std::move(c));
+    }
+  }
+
+  // Rewire the non-constant consumers; outputs that folded become Consts.
+  GraphDef folded;
+  for (int i = 0; i < n; ++i) {
+    auto oc = output_consts.find(g.name(i));
+    if (oc != output_consts.end()) {
+      *folded.add_node() = oc->second;
+      continue;
+    }
+    NodeDef* node = folded.add_node();
+    *node = graph.node(i);
+    if (constant[i]) continue;
+    for (std::string& input : *node->mutable_input()) {
+      if (!input.empty() && input[0] == '^') continue;
+      auto ref = model::parseTensorName(input);
+      auto it = new_names.find({ref.node, ref.port});
+      if (it != new_names.end()) input = it->second;
+    }
+  }
+  for (auto& c : new_consts) *folded.add_node() = std::move(c);
+
+  // Keep what the outputs need (TensorFlow's RemoveUnusedNodes) and the inputs.
+  std::unordered_map<std::string, int> by_name;
+  for (int i = 0; i < folded.node_size(); ++i) by_name.emplace(folded.node(i).name(), i);
+  std::vector<char> keep(static_cast<size_t>(folded.node_size()), 0);
+  std::vector<int> stack;
+  for (const auto& name : outputs) stack.push_back(by_name.at(name));
+  for (const auto& name : fed)
+    if (by_name.count(name)) keep[static_cast<size_t>(by_name[name])] = 1;
+  while (!stack.empty()) {
+    int i = stack.back();
+    stack.pop_back();
+    if (keep[static_cast<size_t>(i)] == 2) continue;
+    keep[static_cast<size_t>(i)] = 2;
+    for (const auto& input : folded.node(i).input()) {
+      auto it = by_name.find(nodeNameFromInput(input));
+      if (it == by_name.end())
+        return ctx.error("node '" + folded.node(i).name() + "' has input '" + input + "', which names a missing node");
+      stack.push_back(it->second);
+    }
+  }
+  GraphDef out;
+  for (int i = 0; i < folded.node_size(); ++i)
+    if (keep[static_cast<size_t>(i)]) *out.add_node() = std::move(*folded.mutable_node(i));
+  *out.mutable_library() = in.library();
+  if (in.has_versions()) *out.mutable_versions() = in.versions();
+  return out;
+}
+
+}  // namespace
+
+TransformInfo foldConstantsTransform() {
+  return {"fold_constants",
+          "Evaluates the parts of the graph that depend only on constants and stores the results as Consts",
+          {{"exclude_op", "op type never to fold (repeatable)"},
+           {"exclude_node", "node never to fold (repeatable)"},
+           {"max_constant_size_in_bytes", "larger results stay computed (default 10485760)"},
+           {"clear_output_shapes", "drop _output_shapes attributes (default true)"}},
+          foldConstants};
+}
+
+}  // namespace gds::transforms

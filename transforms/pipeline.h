@@ -1,0 +1,82 @@
+// Applying transforms step by step, as TensorFlow's TransformGraph does
+// (transform_graph.cc): for each step, run the transform with the
+// --inputs/--outputs and its parameters; on error either fail or, with
+// ignore_errors=true, log "<name>: Ignoring error <message>" and keep the
+// previous graph; keep the function library; check that every input names
+// an existing node. Each step is recorded (name, parameters, duration,
+// SummaryDiff) for the CLI and for the UI, which applies one step at a time.
+//
+//   auto steps = parseTransforms("fold_constants(ignore_errors=true) fold_batch_norms");
+//   auto r = applyPipeline(graph, *steps, {"input"}, {"softmax"});
+//   for (const StepRecord& s : r->steps) std::cout << s.name << " " << s.seconds << "\n";
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/summary.h"
+#include "model/summary_diff.h"
+#include "transforms/parser.h"
+#include "transforms/transform.h"
+
+namespace gds::transforms {
+
+struct PipelineOptions {
+  // Summarize before/after each step and record a SummaryDiff.
+  bool compute_diff = true;
+  // nullptr: TransformRegistry::builtin().
+  const TransformRegistry* registry = nullptr;
+};
+
+struct StepRecord {
+  std::string name;
+  TransformParams params;
+  std::string text;            // the step as written back: name(key=value, ...)
+  double seconds = 0;          // time spent in the transform (not the diff)
+  bool ignored_error = false;  // the transform failed and ignore_errors=true
+  std::string message;         // "<name>: Ignoring error <error>" when ignored
+  int nodes_before = 0;
+  int nodes_after = 0;
+  std::optional<model::SummaryDiff> diff;  // when compute_diff and both graphs index
+  // "Applying <name>" line's companion: "nodes 555 -> 180 (-375), ..." (or
+  // the node counts when no diff was computed).
+  std::string summaryLine() const;
+};
+
+struct StepResult {
+  GraphDef graph;
+  StepRecord record;
+  std::optional<model::Summary> summary;  // of `graph`, when compute_diff
+};
+
+// One step: the first-class call the UI uses for "apply". `before_summary`
+// (optional) saves summarizing the input again.
+Result<StepResult> applyStep(const GraphDef& graph, const TransformStep& step, const std::vector<std::string>& inputs,
+                             const std::vector<std::string>& outputs, const PipelineOptions& options = {},
+                             const model::Summary* before_summary = nullptr);
+
+struct PipelineResult {
+  GraphDef graph;
+  std::vector<StepRecord> steps;
+};
+
+// Called before each step ("Applying <name>") and after it (with its record).
+struct PipelineObserver {
+  std::function<void(const TransformStep&)> before;
+  std::function<void(const StepRecord&)> after;
+};
+
+// Applies the steps in order; the first error (not ignored) stops it and is
+// returned prefixed by the step's name.
+Result<PipelineResult> applyPipeline(const GraphDef& graph, const std::vector<TransformStep>& steps,
+                                     const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
+                                     const PipelineOptions& options = {}, const PipelineObserver& observer = {});
+
+// parseTransforms + applyPipeline.
+Result<PipelineResult> applyTransforms(const GraphDef& graph, const std::string& transforms,
+                                       const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
+                                       const PipelineOptions& options = {}, const PipelineObserver& observer = {});
+
+}  // namespace gds::transforms

@@ -1,0 +1,216 @@
+#include "transforms/transform_utils.h"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "model/op_metadata.h"
+
+namespace gds::transforms {
+
+InputParts inputParts(const std::string& input) {
+  InputParts parts;
+  std::string body = input;
+  if (!body.empty() && body[0] == '^') {
+    parts.prefix = "^";
+    body = body.substr(1);
+  }
+  size_t colon = body.find(':');
+  if (colon != std::string::npos) {
+    size_t next = body.find(':', colon + 1);
+    parts.suffix = body.substr(colon, next == std::string::npos ? std::string::npos : next - colon);
+    body = body.substr(0, colon);
+  }
+  parts.node = std::move(body);
+  return parts;
+}
+
+std::string nodeNameFromInput(const std::string& input) {
+  size_t start = !input.empty() && input[0] == '^' ? 1 : 0;
+  size_t colon = input.find(':', start);
+  return input.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+}
+
+std::string canonicalInputName(const std::string& input) {
+  InputParts p = inputParts(input);
+  if (p.suffix.empty()) p.suffix = ":0";
+  return p.prefix + p.node + p.suffix;
+}
+
+Status renameNodeInputs(const GraphDef& in, const std::map<std::string, std::string>& renames,
+                        const std::unordered_set<std::string>& nodes_to_ignore, GraphDef* out) {
+  // Renames grouped by the node they refer to, as TensorFlow does.
+  std::unordered_map<std::string, std::vector<std::pair<std::string, std::string>>> by_node;
+  for (const auto& [from, to] : renames) by_node[nodeNameFromInput(from)].push_back({from, to});
+  GraphDef result;
+  result.mutable_node()->Reserve(in.node_size());
+  for (const NodeDef& node : in.node()) {
+    NodeDef* new_node = result.add_node();
+    *new_node = node;
+    if (by_node.empty() || nodes_to_ignore.count(node.name())) continue;
+    for (std::string& input : *new_node->mutable_input()) {
+      std::set<std::string> visited;
+      std::string current = input;
+      while (true) {
+        std::string target = nodeNameFromInput(current);
+        auto it = by_node.find(target);
+        if (it == by_node.end()) break;
+        if (!visited.insert(target).second)
+          return Status::Error("renaming inputs runs in a cycle through node '" + target + "'");
+        bool matched = false;
+        for (const auto& [from, to] : it->second) {
+          if (from.size() >= 2 && from.compare(from.size() - 2, 2, ":*") == 0) {
+            InputParts p = inputParts(current);
+            current = p.prefix + to + p.suffix;
+            matched = true;
+          } else if (canonicalInputName(from) == canonicalInputName(current)) {
+            current = to;
+            matched = true;
+          }
+        }
+        if (!matched) break;
+      }
+      input = current;
+    }
+  }
+  *result.mutable_library() = in.library();
+  if (in.has_versions()) *result.mutable_versions() = in.versions();
+  *out = std::move(result);
+  return Status::Ok();
+}
+
+Result<std::vector<int>> executionOrder(const GraphDef& graph) {
+  const int n = graph.node_size();
+  std::unordered_map<std::string, int> index;
+  index.reserve(static_cast<size_t>(n) * 2);
+  for (int i = 0; i < n; ++i) index.emplace(graph.node(i).name(), i);
+  std::vector<int> pending(n, 0);
+  std::vector<std::vector<int>> outputs(n);
+  std::vector<int> ready;
+  for (int i = 0; i < n; ++i) {
+    const NodeDef& node = graph.node(i);
+    const bool merge = node.op() == "Merge" || node.op() == "RefMerge" || node.op() == "_XlaMerge";
+    if (merge) {
+      // A Merge runs as soon as one data input is ready.
+      int controls = 0;
+      for (const auto& in : node.input())
+        if (!in.empty() && in[0] == '^') ++controls;
+      pending[i] = controls + 1;
+    } else {
+      pending[i] = node.input_size();
+    }
+    if (node.input_size() == 0) {
+      ready.push_back(i);
+      continue;
+    }
+    for (const auto& in : node.input()) {
+      auto it = index.find(nodeNameFromInput(in));
+      if (it == index.end())
+        return Status::Error("node '" + node.name() + "': input '" + in + "' names a node that does not exist");
+      outputs[it->second].push_back(i);
+    }
+  }
+  std::vector<int> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    int o = ready.back();
+    ready.pop_back();
+    order.push_back(o);
+    for (int c : outputs[o])
+      if (--pending[c] == 0) ready.push_back(c);
+  }
+  if (static_cast<int>(order.size()) < n)
+    return Status::Error(std::to_string(n - static_cast<int>(order.size())) + " nodes in a cycle");
+  return order;
+}
+
+Status checkInputsExist(const GraphDef& graph) {
+  std::unordered_set<std::string> names;
+  names.reserve(static_cast<size_t>(graph.node_size()) * 2);
+  for (const auto& node : graph.node()) names.insert(node.name());
+  for (const auto& node : graph.node())
+    for (const auto& in : node.input())
+      if (!names.count(nodeNameFromInput(in)))
+        return Status::Error("invalid graph: node '" + node.name() + "' has input '" + in +
+                             "', which names a node that does not exist");
+  return Status::Ok();
+}
+
+Result<model::HostTensor> tensorAttr(const NodeDef& node, const std::string& key) {
+  auto it = node.attr().find(key);
+  if (it == node.attr().end() || !it->second.has_tensor())
+    return Status::Error("node '" + node.name() + "' (" + node.op() + ") has no tensor attribute '" + key + "'");
+  auto t = model::decodeTensor(it->second.tensor());
+  if (!t.ok()) return Status::Error("node '" + node.name() + "': " + t.error());
+  return t;
+}
+
+Result<model::HostTensor> floatTensorAttr(const NodeDef& node) {
+  auto t = tensorAttr(node);
+  if (!t.ok()) return t;
+  if (t->dtype != tensorflow::DT_FLOAT)
+    return Status::Error("node '" + node.name() + "' holds a " + model::dtypeName(t->dtype) +
+                         " tensor; a float tensor was expected");
+  return t;
+}
+
+void setTensorAttr(NodeDef* node, const std::string& key, const model::HostTensor& tensor) {
+  model::encodeTensor(tensor, (*node->mutable_attr())[key].mutable_tensor());
+}
+
+NodeDef makeConst(const std::string& name, const model::HostTensor& tensor) {
+  NodeDef node;
+  node.set_name(name);
+  node.set_op("Const");
+  setTypeAttr(&node, "dtype", tensor.dtype);
+  setTensorAttr(&node, "value", tensor);
+  return node;
+}
+
+model::HostTensor floatTensor(const model::Shape& shape, const std::vector<float>& values) {
+  model::HostTensor t = model::HostTensor::zeros(tensorflow::DT_FLOAT, shape);
+  std::copy(values.begin(), values.end(), t.as<float>());
+  return t;
+}
+
+void setTypeAttr(NodeDef* node, const std::string& key, tensorflow::DataType type) {
+  (*node->mutable_attr())[key].set_type(type);
+}
+
+void setStringAttr(NodeDef* node, const std::string& key, const std::string& value) {
+  (*node->mutable_attr())[key].set_s(value);
+}
+
+void copyAttr(const NodeDef& source, const std::string& src_key, const std::string& dest_key, NodeDef* dest) {
+  auto it = source.attr().find(src_key);
+  if (it != source.attr().end()) (*dest->mutable_attr())[dest_key] = it->second;
+}
+
+std::unordered_set<std::string> nodeNames(const std::vector<std::string>& tensors) {
+  std::unordered_set<std::string> out;
+  for (const auto& t : tensors)
+    if (!t.empty()) out.insert(nodeNameFromInput(t));
+  return out;
+}
+
+bool isStatefulOp(const std::string& op) {
+  if (const auto* meta = model::OpRegistry::instance().find(op); meta && meta->stateful()) return true;
+  // Stateful TensorFlow ops, also when the metadata file does not list them.
+  static const std::unordered_set<std::string> kStateful = {
+      "Variable", "VariableV2", "VarHandleOp", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
+      "ReadVariableOp", "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
+      "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "Placeholder", "PlaceholderWithDefault",
+      "PlaceholderV2", "Print", "PrintV2", "Assert", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore",
+      "RestoreSlice", "HashTable", "HashTableV2", "MutableHashTable", "MutableHashTableV2", "InitializeTable",
+      "InitializeTableV2", "LookupTableInsert", "LookupTableInsertV2", "FIFOQueue", "FIFOQueueV2",
+      "RandomShuffleQueue", "RandomShuffleQueueV2", "QueueEnqueue", "QueueEnqueueV2", "QueueDequeue",
+      "QueueDequeueV2", "QueueDequeueMany", "QueueDequeueManyV2", "TensorArray", "TensorArrayV2",
+      "TensorArrayV3", "Stack", "StackV2", "StackPush", "StackPushV2", "StackPop", "StackPopV2", "NoOp",
+      "ScatterUpdate", "ScatterAdd", "ScatterSub", "ApplyGradientDescent", "ApplyAdam", "ApplyMomentum",
+      "CountUpTo", "Iterator", "IteratorV2", "IteratorGetNext", "OneShotIterator", "ReaderReadV2",
+      "WholeFileReaderV2", "TextLineReaderV2", "TFRecordReaderV2", "_Recv", "_Send", "Enter", "Exit",
+      "NextIteration", "Merge", "Switch", "LoopCond"};
+  return kStateful.count(op) != 0;
+}
+
+}  // namespace gds::transforms
