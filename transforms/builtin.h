@@ -30,5 +30,8 @@ TransformInfo setDeviceTransform();
 TransformInfo sortByExecutionOrderTransform();
 TransformInfo stripUnusedNodesTransform();
 // 8-bit path
+TransformInfo quantizeNodesTransform();
+TransformInfo insertLoggingTransform();
+TransformInfo freezeRequantizationRangesTransform();
 
 }  // namespace gds::transforms

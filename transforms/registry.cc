@@ -28,6 +28,9 @@ void registerBuiltinTransforms(TransformRegistry* r) {
   r->add(setDeviceTransform());
   r->add(sortByExecutionOrderTransform());
   r->add(stripUnusedNodesTransform());
+  r->add(quantizeNodesTransform());
+  r->add(insertLoggingTransform());
+  r->add(freezeRequantizationRangesTransform());
 }
 
 }  // namespace gds::transforms

@@ -1,0 +1,275 @@
+// quantize_nodes, insert_logging, freeze_requantization_ranges and the
+// one-step calibration: TensorFlow's node naming, and graphs that still run
+// and agree with float.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "engine/calibrate.h"
+#include "engine/plan.h"
+#include "transforms/transform.h"
+#include "transforms/transform_utils.h"
+#include "tests/test_util.h"
+
+namespace gds::transforms {
+namespace {
+
+using tensorflow::DT_FLOAT;
+
+NodeDef node(const std::string& name, const std::string& op, std::vector<std::string> inputs) {
+  NodeDef n;
+  n.set_name(name);
+  n.set_op(op);
+  for (auto& i : inputs) n.add_input(i);
+  setTypeAttr(&n, "T", DT_FLOAT);
+  return n;
+}
+
+void setInts(NodeDef* n, const std::string& attr, const std::vector<std::int64_t>& v) {
+  auto* list = (*n->mutable_attr())[attr].mutable_list();
+  for (auto x : v) list->add_i(x);
+}
+
+// image [1,8,8,3] -> input (Identity) -> conv (3x3x3x4, SAME) -> bias ->
+// relu -> pool (2x2 max). The Identity keeps quantize_nodes' control inputs
+// ("^input" on its Consts) off the fed Placeholder.
+GraphDef floatGraph() {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  GraphDef g;
+  NodeDef image;
+  image.set_name("image");
+  image.set_op("Placeholder");
+  setTypeAttr(&image, "dtype", DT_FLOAT);
+  *g.add_node() = image;
+  *g.add_node() = node("input", "Identity", {"image"});
+  std::vector<float> w(3 * 3 * 3 * 4), b(4);
+  for (auto& x : w) x = d(rng);
+  for (auto& x : b) x = d(rng);
+  *g.add_node() = makeConst("weights", floatTensor({3, 3, 3, 4}, w));
+  *g.add_node() = makeConst("biases", floatTensor({4}, b));
+  NodeDef conv = node("conv", "Conv2D", {"input", "weights"});
+  setInts(&conv, "strides", {1, 1, 1, 1});
+  setStringAttr(&conv, "padding", "SAME");
+  *g.add_node() = conv;
+  *g.add_node() = node("bias", "BiasAdd", {"conv", "biases"});
+  *g.add_node() = node("relu", "Relu", {"bias"});
+  NodeDef pool = node("pool", "MaxPool", {"relu"});
+  setInts(&pool, "ksize", {1, 2, 2, 1});
+  setInts(&pool, "strides", {1, 2, 2, 1});
+  setStringAttr(&pool, "padding", "VALID");
+  *g.add_node() = pool;
+  return g;
+}
+
+Result<GraphDef> apply(const std::string& name, const GraphDef& g, TransformParams params,
+                       std::vector<std::string> outputs = {"pool"}) {
+  const TransformInfo* t = TransformRegistry::builtin().find(name);
+  if (!t) return Status::Error("no transform " + name);
+  return t->fn(g, TransformContext(name, {"image"}, outputs, std::move(params)));
+}
+
+std::map<std::string, const NodeDef*> byName(const GraphDef& g) {
+  std::map<std::string, const NodeDef*> m;
+  for (const auto& n : g.node()) m[n.name()] = &n;
+  return m;
+}
+
+engine::Tensor randomImage(int seed) {
+  std::mt19937 rng(static_cast<unsigned>(seed));
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  engine::Tensor t(DT_FLOAT, {1, 8, 8, 3});
+  for (std::int64_t i = 0; i < t.numElements(); ++i) t.data<float>()[i] = d(rng);
+  return t;
+}
+
+std::vector<float> runGraph(const GraphDef& g, const engine::Tensor& input) {
+  auto plan = engine::Plan::compile(g, {"image"}, {"pool"});
+  EXPECT_TRUE(plan.ok()) << plan.error();
+  if (!plan.ok()) return {};
+  auto out = (*plan)->run({input});
+  EXPECT_TRUE(out.ok()) << out.error();
+  if (!out.ok()) return {};
+  const engine::Tensor& t = (*out)[0];
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.numElements());
+}
+
+TEST(QuantizeNodes, NamesFollowTensorFlow) {
+  auto q = apply("quantize_nodes", floatGraph(), {});
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto m = byName(*q);
+  ASSERT_TRUE(m.count("conv/eightbit"));
+  EXPECT_EQ("QuantizedConv2D", m["conv/eightbit"]->op());
+  EXPECT_EQ("QuantizeV2", m["conv_eightbit/input/quantize"]->op());
+  EXPECT_EQ("QuantizeV2", m["conv_eightbit/weights/quantize"]->op());
+  EXPECT_EQ("Reshape", m["conv_eightbit/input/reshape"]->op());
+  EXPECT_EQ("Min", m["conv_eightbit/input/min"]->op());
+  EXPECT_EQ("Const", m["conv_eightbit/input/reshape_dims"]->op());
+  EXPECT_EQ("RequantizationRange", m["conv/eightbit/requant_range"]->op());
+  EXPECT_EQ("Requantize", m["conv/eightbit/requantize"]->op());
+  EXPECT_EQ("QuantizedBiasAdd", m["bias/eightbit"]->op());
+  EXPECT_EQ("QuantizedRelu", m["relu/eightbit"]->op());
+  EXPECT_EQ("QuantizedMaxPool", m["pool/eightbit"]->op());
+  // The final Dequantize keeps the float op's name.
+  EXPECT_EQ("Dequantize", m["pool"]->op());
+  EXPECT_EQ("pool/eightbit:0", m["pool"]->input(0));
+  // Dequantize -> QuantizeV2 pairs between eight-bit ops are gone: the
+  // BiasAdd reads the conv's Requantize directly.
+  EXPECT_EQ("conv/eightbit/requantize:0", m["bias/eightbit"]->input(0));
+  EXPECT_EQ("conv/eightbit/requantize:1", m["bias/eightbit"]->input(2));
+  EXPECT_EQ("relu/eightbit:0", m["pool/eightbit"]->input(0));
+  // TensorFlow keeps the now unused float branch (the recipe ends with
+  // strip_unused_nodes); nothing reads its QuantizeV2 any more.
+  for (const auto& n : q->node())
+    for (const auto& in : n.input()) EXPECT_EQ(std::string::npos, in.find("bias_eightbit/conv/quantize")) << n.name();
+  // Inputs of QuantizedConv2D: data, then min/max pairs (contiguous order).
+  const NodeDef& conv = *m["conv/eightbit"];
+  ASSERT_EQ(6, conv.input_size());
+  EXPECT_EQ("conv_eightbit/input/quantize:0", conv.input(0));
+  EXPECT_EQ("conv_eightbit/weights/quantize:0", conv.input(1));
+  EXPECT_EQ("conv_eightbit/input/quantize:1", conv.input(2));
+  EXPECT_EQ("conv_eightbit/weights/quantize:2", conv.input(5));
+  EXPECT_EQ(tensorflow::DT_QINT32, conv.attr().at("out_type").type());
+  EXPECT_EQ("SAME", conv.attr().at("padding").s());
+}
+
+TEST(QuantizeNodes, QuantizedGraphRunsAndTracksFloat) {
+  const GraphDef g = floatGraph();
+  auto q = apply("quantize_nodes", g, {});
+  ASSERT_TRUE(q.ok()) << q.error();
+  for (int seed = 0; seed < 3; ++seed) {
+    const engine::Tensor image = randomImage(seed);
+    auto expected = runGraph(g, image);
+    auto got = runGraph(*q, image);
+    ASSERT_EQ(expected.size(), got.size());
+    float max_value = 0, max_err = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      max_value = std::max(max_value, std::fabs(expected[i]));
+      max_err = std::max(max_err, std::fabs(expected[i] - got[i]));
+    }
+    EXPECT_LT(max_err, 0.03f * max_value) << "seed " << seed;
+  }
+}
+
+TEST(QuantizeNodes, FallbackRangeReplacesRequantizationRange) {
+  auto q = apply("quantize_nodes", floatGraph(), {{"fallback_min", {"-10"}}, {"fallback_max", {"10"}}});
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto m = byName(*q);
+  EXPECT_EQ(0u, m.count("conv/eightbit/requant_range"));
+  ASSERT_TRUE(m.count("conv/eightbit/fallback_min"));
+  EXPECT_EQ("Const", m["conv/eightbit/fallback_min"]->op());
+  EXPECT_EQ("conv/eightbit/fallback_max", m["conv/eightbit/requantize"]->input(4));
+  auto lo = floatTensorAttr(*m["conv/eightbit/fallback_min"]);
+  ASSERT_TRUE(lo.ok());
+  EXPECT_EQ(-10.0f, lo->as<float>()[0]);
+}
+
+TEST(QuantizeNodes, InputRangeQuantizesPlaceholders) {
+  auto q = apply("quantize_nodes", floatGraph(), {{"input_min", {"-1"}}, {"input_max", {"1"}}});
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto m = byName(*q);
+  EXPECT_EQ(tensorflow::DT_QUINT8, m["image"]->attr().at("dtype").type());
+  ASSERT_TRUE(m.count("image_eightbit/dequantize"));
+  EXPECT_EQ("image", m["image_eightbit/dequantize"]->input(0));
+  EXPECT_EQ("image_eightbit/min", m["image_eightbit/dequantize"]->input(1));
+  // Former consumers of the placeholder read the dequantized value.
+  EXPECT_EQ("image_eightbit/dequantize", m["input"]->input(0));
+}
+
+TEST(QuantizeNodes, IgnoreOpAndErrors) {
+  auto q = apply("quantize_nodes", floatGraph(), {{"ignore_op", {"Relu", "MaxPool"}}});
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto m = byName(*q);
+  EXPECT_EQ("Relu", m["relu"]->op());
+  EXPECT_EQ("MaxPool", m["pool"]->op());
+  EXPECT_EQ("bias", m["relu"]->input(0));
+  EXPECT_EQ("Dequantize", m["bias"]->op());
+  auto bad = apply("quantize_nodes", floatGraph(), {{"input_min", {"-1"}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ("quantize_nodes: You must pass both input_min and input_max into quantize_nodes", bad.error());
+}
+
+TEST(InsertLogging, AddsPrintNodesForRequantizationRanges) {
+  auto q = apply("quantize_nodes", floatGraph(), {});
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto logged = apply("insert_logging", *q,
+                      {{"op", {"RequantizationRange"}}, {"show_name", {"true"}}, {"message", {"__requant_min_max:"}}});
+  ASSERT_TRUE(logged.ok()) << logged.error();
+  auto m = byName(*logged);
+  ASSERT_TRUE(m.count("conv/eightbit/requant_range__print__"));
+  const NodeDef& print = *m["conv/eightbit/requant_range__print__"];
+  EXPECT_EQ("Print", print.op());
+  EXPECT_EQ(";conv/eightbit/requant_range__print__;__requant_min_max:", print.attr().at("message").s());
+  ASSERT_EQ(3, print.input_size());
+  EXPECT_EQ("conv/eightbit/requant_range:0", print.input(0));
+  EXPECT_EQ("conv/eightbit/requant_range:1", print.input(2));
+  EXPECT_EQ(1024, print.attr().at("summarize").i());
+  // The Requantize reads its min through the Print.
+  EXPECT_EQ("conv/eightbit/requant_range__print__:0", m["conv/eightbit/requantize"]->input(3));
+  EXPECT_EQ("conv/eightbit/requant_range:1", m["conv/eightbit/requantize"]->input(4));
+}
+
+TEST(FreezeRequantizationRanges, UsesPercentilesOfTheLog) {
+  auto q = apply("quantize_nodes", floatGraph(), {});
+  ASSERT_TRUE(q.ok()) << q.error();
+  const std::string log = test::tempDir() + "/minmax.log";
+  {
+    std::ofstream f(log);
+    f << "unrelated line\n";
+    for (int i = 0; i < 20; ++i)
+      f << "I tensorflow/core/kernels/logging_ops.cc:79] ;conv/eightbit/requant_range__print__;__requant_min_max:["
+        << -static_cast<float>(i) << "][" << static_cast<float>(i) << "]\n";
+  }
+  auto frozen = apply("freeze_requantization_ranges", *q, {{"min_max_log_file", {log}}});
+  ASSERT_TRUE(frozen.ok()) << frozen.error();
+  auto m = byName(*frozen);
+  EXPECT_EQ(0u, m.count("conv/eightbit/requant_range"));
+  auto lo = floatTensorAttr(*m["conv/eightbit/requant_range/frozen_min"]);
+  auto hi = floatTensorAttr(*m["conv/eightbit/requant_range/frozen_max"]);
+  ASSERT_TRUE(lo.ok() && hi.ok());
+  // 20 records: sorted mins [-19..0] at round(20*0.05)=1 -> -18; maxes at round(20*0.95)=19 -> 19.
+  EXPECT_EQ(-18.0f, lo->as<float>()[0]);
+  EXPECT_EQ(19.0f, hi->as<float>()[0]);
+  EXPECT_EQ("conv/eightbit/requant_range/frozen_min", m["conv/eightbit/requantize"]->input(3));
+  EXPECT_EQ("conv/eightbit/requant_range/frozen_max", m["conv/eightbit/requantize"]->input(4));
+  // Other RequantizationRanges stay dynamic.
+  EXPECT_EQ("RequantizationRange", m["bias/eightbit/requant_range"]->op());
+  auto missing = apply("freeze_requantization_ranges", *q, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ("freeze_requantization_ranges: You must pass a file name to min_max_log_file", missing.error());
+}
+
+TEST(Calibration, FreezesEveryRangeFromRepresentativeInputs) {
+  const GraphDef g = floatGraph();
+  auto q = apply("quantize_nodes", g, {});
+  ASSERT_TRUE(q.ok()) << q.error();
+  std::vector<std::vector<engine::Tensor>> inputs;
+  for (int i = 0; i < 8; ++i) inputs.push_back({randomImage(100 + i)});
+  auto cal = engine::calibrate(*q, {"image"}, inputs);
+  ASSERT_TRUE(cal.ok()) << cal.error();
+  EXPECT_EQ(2u, cal->samples.size());  // conv and bias
+  for (const auto& [name, list] : cal->samples) EXPECT_EQ(8u, list.size()) << name;
+  for (const auto& n : cal->graph.node()) EXPECT_NE("RequantizationRange", n.op()) << n.name();
+  // The calibrated graph still tracks float.
+  const engine::Tensor image = randomImage(7);
+  auto expected = runGraph(g, image);
+  auto got = runGraph(cal->graph, image);
+  ASSERT_EQ(expected.size(), got.size());
+  float max_value = 0, max_err = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    max_value = std::max(max_value, std::fabs(expected[i]));
+    max_err = std::max(max_err, std::fabs(expected[i] - got[i]));
+  }
+  EXPECT_LT(max_err, 0.1f * max_value);
+  // The frozen range is the percentile of what was observed.
+  const auto& conv = cal->samples.at("conv/eightbit/requant_range");
+  const engine::RangeSample chosen = engine::percentileRange(conv, 5.0f, 5.0f);
+  EXPECT_EQ(chosen.min, cal->frozen.at("conv/eightbit/requant_range").min);
+  EXPECT_EQ(chosen.max, cal->frozen.at("conv/eightbit/requant_range").max);
+}
+
+}  // namespace
+}  // namespace gds::transforms
