@@ -1,6 +1,7 @@
 // Float kernel throughput on the convolution shapes of ResNet-50 and
 // MobileNet v1 1.0/224 (batch 1), at 1 and 2 threads: GFLOP/s of the engine's
-// optimized Conv2D (im2col + Eigen GEMM) and DepthwiseConv2dNative paths.
+// optimized Conv2D (im2col + GEMM) with each GEMM backend (Eigen, and oneDNN
+// sgemm on the pool's threads when built in) and DepthwiseConv2dNative.
 // Peer measured in the same run: oneDNN's dnnl_sgemm on the same GEMM shape
 // (M = output pixels, N = output channels, K = kh*kw*in_channels). The peer
 // does not pay for im2col, so ratio >= 1 means the whole convolution is at
@@ -121,6 +122,9 @@ int main(int argc, char** argv) {
 #else
   const char* peer = "(no peer: oneDNN not found)";
 #endif
+  std::vector<ops::GemmBackend> backends;
+  for (auto b : {ops::GemmBackend::kEigen, ops::GemmBackend::kOneDnn})
+    if (ops::gemmBackendAvailable(b)) backends.push_back(b);
   std::printf("kernel\tthreads\tMFLOP\tengine_ms\tengine_GFLOP/s\tpeer_ms\tpeer_GFLOP/s\tratio(peer_ms/engine_ms)\n");
   std::printf("# peer: %s on the equivalent GEMM shape; runs=%d (minimum time)\n", peer, runs);
   double total_engine[8] = {0}, total_peer[8] = {0}, total_flop = 0;
@@ -146,10 +150,20 @@ int main(int argc, char** argv) {
     for (size_t ti = 0; ti < threads.size(); ++ti) {
       const int t = threads[ti];
       ThreadPool pool(t);
-      const double ms = minMs(runs, [&] {
-        if (c.depthwise) ops::depthwiseConv2dOptimized(s, in.data(), filt.data(), out.data(), &pool);
-        else ops::conv2dOptimized(s, in.data(), filt.data(), out.data(), &pool, &scratch);
-      });
+      double ms = 0;
+      std::string engine_name = "depthwise";
+      if (c.depthwise) {
+        ms = minMs(runs, [&] { ops::depthwiseConv2dOptimized(s, in.data(), filt.data(), out.data(), &pool); });
+      } else {
+        for (auto b : backends) {
+          ops::setGemmBackend(b);
+          const double t_b = minMs(runs, [&] { ops::conv2dOptimized(s, in.data(), filt.data(), out.data(), &pool, &scratch); });
+          engine_name = ms == 0 || t_b < ms ? ops::gemmBackendName(b) : engine_name;
+          if (b != backends.back()) std::printf("%s [%s]\t%d\t%.1f\t%.3f\t%.1f\t-\t-\t-\n", c.name, ops::gemmBackendName(b), t, flop / 1e6, t_b, flop / t_b / 1e6);
+          ms = ms == 0 ? t_b : std::min(ms, t_b);
+        }
+        ops::setGemmBackend(backends.back());
+      }
       double peer_ms = 0;
 #ifdef GDS_BENCH_DNNL
       if (!c.depthwise && with_peer) {
@@ -163,7 +177,7 @@ int main(int argc, char** argv) {
         total_engine[ti] += ms;
         total_peer[ti] += peer_ms;
       }
-      std::printf("%s\t%d\t%.1f\t%.3f\t%.1f\t", c.name, t, flop / 1e6, ms, flop / ms / 1e6);
+      std::printf("%s [best: %s]\t%d\t%.1f\t%.3f\t%.1f\t", c.name, engine_name.c_str(), t, flop / 1e6, ms, flop / ms / 1e6);
       if (peer_ms > 0) std::printf("%.3f\t%.1f\t%.2f\n", peer_ms, flop / peer_ms / 1e6, peer_ms / ms);
       else std::printf("-\t-\t-\n");
     }

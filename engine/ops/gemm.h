@@ -14,8 +14,23 @@ namespace ops {
 // C[m,n] = sum_k op(A)[m,k] * op(B)[k,n], all row-major and densely packed.
 // A is stored [m,k] (or [k,m] when transpose_a), B is [k,n] (or [n,k] when
 // transpose_b), C is [m,n]. `pool` may be null (single thread).
+// Runs the fastest available backend (see gemmBackend()).
 void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
           bool transpose_a, bool transpose_b, const ThreadPool* pool);
+
+// Backends: Eigen's tensor contraction (always built, the baseline) and
+// oneDNN's sgemm (when the library is found at build time), which the pool's
+// threads call on row or column blocks of C. The default is oneDNN when
+// built in, unless the environment variable GDS_FLOAT_GEMM=eigen is set.
+enum class GemmBackend { kEigen, kOneDnn };
+bool gemmBackendAvailable(GemmBackend backend);
+GemmBackend gemmBackend();
+// For benches and tests; returns false (and changes nothing) when unavailable.
+bool setGemmBackend(GemmBackend backend);
+const char* gemmBackendName(GemmBackend backend);
+// One backend explicitly (false when it is not built in).
+bool gemmWith(GemmBackend backend, const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+              std::int64_t k, bool transpose_a, bool transpose_b, const ThreadPool* pool);
 
 // The same product as plain loops (the specification; double accumulation).
 void gemmReference(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,

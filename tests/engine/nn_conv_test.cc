@@ -3,7 +3,9 @@
 // dilations.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -94,7 +96,21 @@ struct ConvCase {
   Padding padding;
 };
 
-TEST(NnConvTest, OptimizedConvMatchesReferenceOnGrid) {
+class NnConvBackendTest : public ::testing::TestWithParam<GemmBackend> {
+ protected:
+  void SetUp() override {
+    if (!gemmBackendAvailable(GetParam())) GTEST_SKIP() << gemmBackendName(GetParam()) << " is not built in";
+    saved_ = gemmBackend();
+    setGemmBackend(GetParam());
+  }
+  void TearDown() override { setGemmBackend(saved_); }
+  GemmBackend saved_ = GemmBackend::kEigen;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, NnConvBackendTest, ::testing::Values(GemmBackend::kEigen, GemmBackend::kOneDnn),
+                         [](const auto& info) { return std::string(gemmBackendName(info.param)); });
+
+TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
   ThreadPool pool(2);
   const std::vector<ConvCase> cases = {
       {1, 8, 8, 3, 3, 3, 4, 1, 1, 1, 1, Padding::kSame},   {1, 8, 8, 3, 3, 3, 4, 1, 1, 1, 1, Padding::kValid},
@@ -143,7 +159,7 @@ TEST(NnConvTest, OptimizedConvMatchesReferenceOnGrid) {
   }
 }
 
-TEST(NnConvTest, LargeConvUsesChunkedPatchesCorrectly) {
+TEST_P(NnConvBackendTest, LargeConvUsesChunkedPatchesCorrectly) {
   // More patch rows than one chunk holds (k = 3*3*64 = 576, rows = 2*40*40).
   Conv2DShape s;
   s.batch = 2;
@@ -165,7 +181,9 @@ TEST(NnConvTest, LargeConvUsesChunkedPatchesCorrectly) {
 TEST(NnConvTest, GemmMatchesReferenceWithTransposes) {
   ThreadPool pool(2);
   unsigned seed = 5;
-  for (auto dims : std::vector<std::array<int, 3>>{{1, 1, 1}, {3, 5, 7}, {64, 33, 129}, {17, 256, 40}}) {
+  // Shapes that take every split: tiny (one call), many rows (row blocks),
+  // few rows and many columns (column blocks).
+  for (auto dims : std::vector<std::array<int, 3>>{{1, 1, 1}, {3, 5, 7}, {64, 33, 129}, {17, 256, 40}, {200, 70, 64}, {7, 300, 150}}) {
     const int m = dims[0], n = dims[1], k = dims[2];
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
@@ -173,10 +191,13 @@ TEST(NnConvTest, GemmMatchesReferenceWithTransposes) {
       const auto b = randomVector(k * n, seed++);
       std::vector<float> ref(static_cast<size_t>(m * n)), one(ref.size()), two(ref.size());
       gemmReference(a.data(), b.data(), ref.data(), m, n, k, ta, tb);
-      gemm(a.data(), b.data(), one.data(), m, n, k, ta, tb, nullptr);
-      gemm(a.data(), b.data(), two.data(), m, n, k, ta, tb, &pool);
-      EXPECT_LE(maxAbsDiff(ref, one), 1e-4f) << m << "x" << n << "x" << k << " t=" << t;
-      EXPECT_LE(maxAbsDiff(ref, two), 1e-4f) << m << "x" << n << "x" << k << " t=" << t;
+      for (GemmBackend backend : {GemmBackend::kEigen, GemmBackend::kOneDnn}) {
+        if (!gemmBackendAvailable(backend)) continue;
+        ASSERT_TRUE(gemmWith(backend, a.data(), b.data(), one.data(), m, n, k, ta, tb, nullptr));
+        ASSERT_TRUE(gemmWith(backend, a.data(), b.data(), two.data(), m, n, k, ta, tb, &pool));
+        EXPECT_LE(maxAbsDiff(ref, one), 1e-4f) << gemmBackendName(backend) << " " << m << "x" << n << "x" << k << " t=" << t;
+        EXPECT_LE(maxAbsDiff(ref, two), 1e-4f) << gemmBackendName(backend) << " " << m << "x" << n << "x" << k << " t=" << t;
+      }
     }
   }
   // [[1,2],[3,4]] x [[5,6],[7,8]] = [[19,22],[43,50]]

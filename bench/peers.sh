@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end latency of gdstudio's interpreter against ONNX Runtime and OpenCV
+# DNN in the same run, with the peer harness in ../shared/tools/peers
+# (compare.sh; gdstudio is its EXTRA_ENGINE), on MobileNet v1 1.0/224
+# (random weights), MobileNet v1 0.25/128 and a generated ResNet-50, at 1 and
+# 2 threads. compare.sh prints median/min ms, GFLOP/s and the error against
+# TensorFlow.js for every engine; this script adds one summary line per model
+# with gdstudio's ratio to each peer (peer_ms / gdstudio_ms: >= 1 means faster).
+#
+#   bench/peers.sh BUILD_DIR [SHARED_DIR] [RUNS=20]
+#   MODELS="mobilenet_224 mobilenet_025 resnet50" THREADS_LIST="1 2" bench/peers.sh build
+#
+# Needs (see the harness README): node + npm ci in tools/peers, Debian's
+# python3-numpy python3-onnx python3-protobuf python3-opencv.
+set -uo pipefail
+BUILD="$(cd "${1:?usage: bench/peers.sh BUILD_DIR [SHARED_DIR] [RUNS]}" && pwd)"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SHARED="$(cd "${2:-$HERE/../../shared}" && pwd)"
+RUNS="${3:-20}"
+PEERS="$SHARED/tools/peers"
+PY=/usr/bin/python3
+export GDS="$BUILD/bin/gdstudio"
+[ -x "$GDS" ] || { echo "no $GDS (build the gdstudio target first)" >&2; exit 2; }
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# gdstudio as compare.sh's EXTRA_ENGINE: outputs with `gdstudio run`, timing
+# with `gdstudio benchmark --format=json` turned into the harness's JSON line.
+cat > "$WORK/gdstudio_engine.sh" <<'ENGINE'
+set -euo pipefail
+"$GDS" run --graph="$MODEL" --input="$INPUT_NAME=$INPUT" --output="$OUTPUT" --out_dir="$OUT_DIR" \
+  --num_threads="$THREADS" > /dev/null
+shape="$(/usr/bin/python3 -c "import sys, numpy as np; print(','.join(map(str, np.load(sys.argv[1]).shape)))" "$INPUT")"
+"$GDS" benchmark --graph="$MODEL" --input_layer="$INPUT_NAME" --input_layer_shape="$shape" --input_layer_type=float \
+  --input_layer_files="$INPUT" --output_layer="$OUTPUT" --max_num_runs="$RUNS" --max_time=60 --warmup_runs=3 \
+  --num_threads="$THREADS" --format=json |
+  /usr/bin/python3 -c "import json, sys; j = json.load(sys.stdin); l = j['latency_ms']
+print(json.dumps({'engine': 'gdstudio', 'ms': {'median': l['median'], 'min': l['min'], 'max': l['max'], 'runs': l['runs']}}))"
+ENGINE
+export EXTRA_ENGINE="gdstudio=bash $WORK/gdstudio_engine.sh"
+
+input_npy() {  # path shape...
+  "$PY" -c "import sys, numpy as np; s = tuple(map(int, sys.argv[2:])); np.save(sys.argv[1], np.random.RandomState(0).uniform(-1, 1, s).astype(np.float32))" "$@"
+}
+
+MODELS="${MODELS:-mobilenet_224 mobilenet_025 resnet50}"
+for m in $MODELS; do
+  case "$m" in
+    mobilenet_224)
+      model="$SHARED/models/generated/mobilenet_v1_1.0_224_random.pb"
+      in_name=input; out_name=MobilenetV1/Predictions/Reshape_1; input_npy "$WORK/$m.npy" 1 224 224 3 ;;
+    mobilenet_025)
+      model="$SHARED/models/mobilenet_v1_0.25_128_frozen.pb"
+      in_name=input; out_name=MobilenetV1/Predictions/Reshape_1; input_npy "$WORK/$m.npy" 1 128 128 3 ;;
+    resnet50)
+      model="$WORK/resnet50.pb"
+      "$PY" "$SHARED/tools/graphgen/make.py" resnet50 "$model" > /dev/null
+      in_name=images; out_name=resnet/predictions; input_npy "$WORK/$m.npy" 1 224 224 3 ;;
+    *) echo "unknown model $m" >&2; continue ;;
+  esac
+  for t in ${THREADS_LIST:-1 2}; do
+    echo "== $m, $t thread(s)"
+    ENGINES="onnxruntime opencv" REF=onnxruntime RUNS_opencv=5 \
+      "$PEERS/compare.sh" "$model" "$in_name" "$WORK/$m.npy" "$out_name" "$RUNS" "$t" | tee "$WORK/$m.$t.txt"
+  done
+done
