@@ -105,3 +105,29 @@ TEST(CliMemmapped, ConvertsMobilenet) {
 
 }  // namespace
 }  // namespace gds
+
+namespace gds {
+namespace {
+
+TEST(CliCheckpoint, ListsAndPrints) {
+  GDS_REQUIRE_SHARED();
+  std::string prefix = test::modelPath("tfserving_half_plus_two_savedmodel/variables/variables");
+  auto list = test::runGdstudio({"checkpoint", "--file_name=" + prefix});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out, "a (DT_FLOAT) []\na2 (DT_FLOAT) []\nb (DT_FLOAT) []\nc (DT_FLOAT) []\nc2 (DT_FLOAT) []\n");
+  auto one = test::runGdstudio({"checkpoint", "--file_name=" + prefix, "--tensor_name=b"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out, "tensor_name:  b\n[2.000000]\n");
+  auto iris = test::runGdstudio(
+      {"checkpoint", "--file_name=" + test::modelPath("jpmml_dnn_classifier_iris_savedmodel"),
+       "--tensor_name=dnn/logits/biases", "--max_values=2"});
+  ASSERT_EQ(iris.exit_code, 0) << iris.err;
+  EXPECT_EQ(iris.out.rfind("tensor_name:  dnn/logits/biases\n[", 0), 0u);
+  EXPECT_NE(iris.out.find(" ... (3 values)]\n"), std::string::npos) << iris.out;
+  auto missing = test::runGdstudio({"checkpoint", "--file_name=" + prefix, "--tensor_name=zz"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "error: checkpoint " + prefix + " has no tensor named 'zz'\n");
+}
+
+}  // namespace
+}  // namespace gds
