@@ -58,7 +58,7 @@ std::int64_t dimMul(std::int64_t a, std::int64_t b) {
 std::int64_t windowed(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_t dilation,
                       const std::string& padding, std::int64_t pad_before, std::int64_t pad_after) {
   const std::int64_t kMax = std::int64_t(1) << 31;
-  if (in < 0 || k < 0 || stride <= 0 || dilation <= 0 || in > kMax || k > kMax || dilation > kMax ||
+  if (in < 0 || k < 0 || stride <= 0 || dilation <= 0 || in > kMax || k > kMax || dilation > kMax || stride > kMax ||
       pad_before < 0 || pad_after < 0 || pad_before > kMax || pad_after > kMax)
     return -1;
   std::int64_t eff = (k - 1) * dilation + 1;
@@ -88,6 +88,12 @@ std::optional<TensorInfo> broadcast(const TensorInfo& a, const TensorInfo& b, Da
     else return std::nullopt;
   }
   return TensorInfo::ranked(dtype, out);
+}
+
+// Axis a of a rank-`rank` tensor (negative counts from the end), or -1.
+std::int64_t normAxis(std::int64_t a, std::int64_t rank) {
+  if (a < -rank || a >= rank) return -1;
+  return a < 0 ? a + rank : a;
 }
 
 class Inferer {
@@ -420,7 +426,7 @@ void Inferer::inferNode(int i) {
     if (dims.empty()) dims = intsAttr(n, "axis");
     std::set<std::int64_t> drop;
     int rank = static_cast<int>(x.shape.size());
-    for (auto d : dims) drop.insert(d < 0 ? d + rank : d);
+    for (auto d : dims) drop.insert(normAxis(d, rank));
     Shape out;
     for (int k = 0; k < rank; ++k) {
       if (dims.empty()) {
@@ -472,8 +478,8 @@ void Inferer::inferNode(int i) {
         return;
       }
       std::int64_t rank = static_cast<std::int64_t>(t.shape.size());
-      std::int64_t axis = (*axis_v)[0] < 0 ? (*axis_v)[0] + rank : (*axis_v)[0];
-      if (axis < 0 || axis >= rank || (k > 0 && acc.shape.size() != t.shape.size())) {
+      std::int64_t axis = normAxis((*axis_v)[0], rank);
+      if (axis < 0 || (k > 0 && acc.shape.size() != t.shape.size())) {
         set(i, 0, TensorInfo::unknown(dt));
         return;
       }
@@ -521,8 +527,8 @@ void Inferer::inferNode(int i) {
     std::int64_t rank = static_cast<std::int64_t>(x.shape.size());
     std::set<std::int64_t> red;
     for (auto a : *axes) {
-      std::int64_t d = a < 0 ? a + rank : a;
-      if (d < 0 || d >= rank) {
+      std::int64_t d = normAxis(a, rank);
+      if (d < 0) {
         set(i, 0, TensorInfo::unknown(dt));
         return;
       }
@@ -581,8 +587,8 @@ void Inferer::inferNode(int i) {
       return;
     }
     std::int64_t rank = static_cast<std::int64_t>(x.shape.size());
-    std::int64_t axis = axis_v[0] < 0 ? axis_v[0] + rank : axis_v[0];
-    if (axis < 0 || axis >= rank) {
+    std::int64_t axis = normAxis(axis_v[0], rank);
+    if (axis < 0) {
       for (int k = 0; k < num; ++k) set(i, k, TensorInfo::unknown(dt));
       return;
     }
@@ -597,7 +603,7 @@ void Inferer::inferNode(int i) {
         std::int64_t size = sizes && static_cast<int>(sizes->size()) == num ? (*sizes)[k] : -1;
         if (size == -1 && sizes && x.shape[axis] >= 0) {
           std::int64_t rest = 0;
-          for (auto z : *sizes) rest += z == -1 ? 0 : z;
+          for (auto z : *sizes) rest = dimAdd(rest, z == -1 ? 0 : z);
           size = x.shape[axis] - rest;
         }
         s[axis] = size;
@@ -615,9 +621,8 @@ void Inferer::inferNode(int i) {
       return;
     }
     std::int64_t rank = static_cast<std::int64_t>(x.shape.size()) + 1;
-    std::int64_t axis = intAttr(n, "axis", 0);
-    if (axis < 0) axis += rank;
-    if (axis < 0 || axis >= rank) {
+    std::int64_t axis = normAxis(intAttr(n, "axis", 0), rank);
+    if (axis < 0) {
       set(i, 0, TensorInfo::unknown(dt));
       return;
     }
@@ -699,8 +704,8 @@ void Inferer::inferNode(int i) {
       return;
     }
     std::int64_t rank = static_cast<std::int64_t>(p.shape.size());
-    std::int64_t axis = axis_v[0] < 0 ? axis_v[0] + rank : axis_v[0];
-    if (axis < 0 || axis >= rank) {
+    std::int64_t axis = normAxis(axis_v[0], rank);
+    if (axis < 0) {
       set(i, 0, TensorInfo::unknown(dt));
       return;
     }
@@ -827,9 +832,10 @@ int outputCount(const Graph& graph, int node) {
     for (const auto& in : n.input())
       if (in.empty() || in[0] != '^') ++known;
   }
-  known = std::max(known, 0);
-  if (known > 4096) known = 4096;  // a corrupt attr must not allocate millions of entries
-  return std::max({known, observed, 1});
+  // A corrupt attr or input port ("a:99999999") must not allocate millions
+  // of entries; ports beyond the cap read as unknown.
+  const int kMaxOutputs = 4096;
+  return std::clamp(std::max(known, observed), 1, kMaxOutputs);
 }
 
 InferredShapes inferShapes(const Graph& graph, const ShapeOverrides& overrides) {

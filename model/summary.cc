@@ -71,6 +71,11 @@ bool tensorSize(const tensorflow::TensorProto& t, std::int64_t* elements, std::i
   return true;
 }
 
+// Saturating sum (corrupt graphs may declare absurd sizes).
+void addTo(std::int64_t* total, std::int64_t v) {
+  if (__builtin_add_overflow(*total, v, total)) *total = INT64_MAX;
+}
+
 std::int64_t product(std::int64_t a, std::int64_t b) {
   std::int64_t r;
   return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? -1 : r;
@@ -238,7 +243,26 @@ Result<std::string> tensorDebugString(const tensorflow::TensorProto& proto, int 
     for (std::int64_t i = 0; i < limit; ++i) values += i ? " ?" : "?";
     if (max_values < elements) values += "...";
   } else if (limit > 0) {
-    auto t = decodeTensor(proto);
+    // Decode only the first `limit` elements (a single value may "fill" a
+    // shape of billions); printOneDim never reads further.
+    tensorflow::TensorProto head;
+    head.set_dtype(proto.dtype());
+    head.mutable_tensor_shape()->add_dim()->set_size(limit);
+    if (!proto.tensor_content().empty()) {
+      head.set_tensor_content(proto.tensor_content().substr(0, static_cast<size_t>(limit) * dtypeSize(dt)));
+    } else {
+      head.mutable_float_val()->CopyFrom(proto.float_val());
+      head.mutable_double_val()->CopyFrom(proto.double_val());
+      head.mutable_int_val()->CopyFrom(proto.int_val());
+      head.mutable_int64_val()->CopyFrom(proto.int64_val());
+      head.mutable_bool_val()->CopyFrom(proto.bool_val());
+      head.mutable_half_val()->CopyFrom(proto.half_val());
+      head.mutable_string_val()->CopyFrom(proto.string_val());
+      head.mutable_uint32_val()->CopyFrom(proto.uint32_val());
+      head.mutable_uint64_val()->CopyFrom(proto.uint64_val());
+    }
+    auto t = decodeTensor(head);
+    if (t.ok()) t->shape = shapeFromProto(proto.tensor_shape());
     if (!t.ok()) return t.status();
     if (t->shape.empty()) {
       for (std::int64_t i = 0; i < limit; ++i) values += (i ? " " : "") + elementText(*t, i);
@@ -277,10 +301,10 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
       std::int64_t elements = 0, bytes = 0;
       if (v && v->value_case() == tensorflow::AttrValue::kTensor && tensorSize(v->tensor(), &elements, &bytes)) {
         if (op == "Const") {
-          s.const_parameters += elements;
-          s.const_bytes += bytes;
+          addTo(&s.const_parameters, elements);
+          addTo(&s.const_bytes, bytes);
         } else {
-          s.variable_parameters += elements;
+          addTo(&s.variable_parameters, elements);
         }
       } else if (op == "Const") {
         s.warnings.push_back("Decoding Tensor failed for node " + n.name());
@@ -292,8 +316,8 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
       if (sh) {
         std::int64_t elements = numElements(shapeFromProto(sh->shape()));
         if (elements >= 0 && !sh->shape().unknown_rank()) {
-          s.variable_shape_parameters += elements;
-          if (dt) s.variable_bytes += product(elements, static_cast<std::int64_t>(dtypeSize(dt->type())));
+          addTo(&s.variable_shape_parameters, elements);
+          if (dt) addTo(&s.variable_bytes, std::max<std::int64_t>(0, product(elements, static_cast<std::int64_t>(dtypeSize(dt->type())))));
         }
       }
     }
@@ -318,8 +342,8 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
         s.flops_unknown_nodes.push_back(graph.name(i));
         continue;
       }
-      s.flops += f;
-      s.flops_by_type[graph.op(i)] += f;
+      addTo(&s.flops, f);
+      addTo(&s.flops_by_type[graph.op(i)], f);
     }
   }
   return s;
