@@ -185,6 +185,9 @@ void depthwiseConv2dReference(const Conv2DShape& s, const float* input, const fl
 
 namespace {
 
+// Channel block accumulated in registers across all filter taps.
+constexpr std::int64_t kDepthwiseBlock = 32;
+
 void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const float* __restrict__ filter,
                    float* __restrict__ output, std::int64_t row_begin, std::int64_t row_end) {
   const std::int64_t c_in = s.in_c;
@@ -193,29 +196,50 @@ void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const 
   for (std::int64_t row = row_begin; row < row_end; ++row) {  // row = (n, oy)
     const std::int64_t oy = row % s.out_h;
     const std::int64_t n = row / s.out_h;
-    // Filter rows that fall inside the image for this output row.
+    // Filter rows inside the image for this output row.
+    std::int64_t ky_lo = 0, ky_hi = s.filter_h;
+    while (ky_lo < ky_hi && oy * s.stride_h - s.pad_top + ky_lo * s.dilation_h < 0) ++ky_lo;
+    while (ky_hi > ky_lo && oy * s.stride_h - s.pad_top + (ky_hi - 1) * s.dilation_h >= s.in_h) --ky_hi;
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
       float* __restrict__ out = output + (row * s.out_w + ox) * oc_total;
-      for (std::int64_t j = 0; j < oc_total; ++j) out[j] = 0.0f;
-      for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
-        const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
-        if (iy < 0 || iy >= s.in_h) continue;
-        const float* in_row = input + (n * s.in_h + iy) * s.in_w * c_in;
-        for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
-          const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
-          if (ix < 0 || ix >= s.in_w) continue;
-          const float* __restrict__ in = in_row + ix * c_in;
-          const float* __restrict__ w = filter + (ky * s.filter_w + kx) * oc_total;
-          if (mult == 1) {
-            for (std::int64_t c = 0; c < c_in; ++c) out[c] += in[c] * w[c];
-          } else {
-            for (std::int64_t c = 0; c < c_in; ++c) {
-              const float v = in[c];
-              for (std::int64_t m = 0; m < mult; ++m) out[c * mult + m] += v * w[c * mult + m];
+      std::int64_t kx_lo = 0, kx_hi = s.filter_w;
+      while (kx_lo < kx_hi && ox * s.stride_w - s.pad_left + kx_lo * s.dilation_w < 0) ++kx_lo;
+      while (kx_hi > kx_lo && ox * s.stride_w - s.pad_left + (kx_hi - 1) * s.dilation_w >= s.in_w) --kx_hi;
+      const float* in_base = input + (n * s.in_h + oy * s.stride_h - s.pad_top) * s.in_w * c_in +
+                             (ox * s.stride_w - s.pad_left) * c_in;
+      if (mult == 1) {
+        std::int64_t c0 = 0;
+        for (; c0 + kDepthwiseBlock <= c_in; c0 += kDepthwiseBlock) {
+          float acc[kDepthwiseBlock] = {};
+          for (std::int64_t ky = ky_lo; ky < ky_hi; ++ky)
+            for (std::int64_t kx = kx_lo; kx < kx_hi; ++kx) {
+              const float* __restrict__ in = in_base + (ky * s.dilation_h * s.in_w + kx * s.dilation_w) * c_in + c0;
+              const float* __restrict__ w = filter + (ky * s.filter_w + kx) * c_in + c0;
+              for (std::int64_t j = 0; j < kDepthwiseBlock; ++j) acc[j] += in[j] * w[j];
             }
+          for (std::int64_t j = 0; j < kDepthwiseBlock; ++j) out[c0 + j] = acc[j];
+        }
+        if (c0 < c_in) {
+          for (std::int64_t c = c0; c < c_in; ++c) out[c] = 0.0f;
+          for (std::int64_t ky = ky_lo; ky < ky_hi; ++ky)
+            for (std::int64_t kx = kx_lo; kx < kx_hi; ++kx) {
+              const float* __restrict__ in = in_base + (ky * s.dilation_h * s.in_w + kx * s.dilation_w) * c_in;
+              const float* __restrict__ w = filter + (ky * s.filter_w + kx) * c_in;
+              for (std::int64_t c = c0; c < c_in; ++c) out[c] += in[c] * w[c];
+            }
+        }
+        continue;
+      }
+      for (std::int64_t j = 0; j < oc_total; ++j) out[j] = 0.0f;
+      for (std::int64_t ky = ky_lo; ky < ky_hi; ++ky)
+        for (std::int64_t kx = kx_lo; kx < kx_hi; ++kx) {
+          const float* __restrict__ in = in_base + (ky * s.dilation_h * s.in_w + kx * s.dilation_w) * c_in;
+          const float* __restrict__ w = filter + (ky * s.filter_w + kx) * oc_total;
+          for (std::int64_t c = 0; c < c_in; ++c) {
+            const float v = in[c];
+            for (std::int64_t m = 0; m < mult; ++m) out[c * mult + m] += v * w[c * mult + m];
           }
         }
-      }
     }
   }
 }
