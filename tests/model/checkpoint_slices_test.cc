@@ -99,5 +99,25 @@ TEST(StringTensor, LengthsChecksumAndBytes) {
   EXPECT_EQ(t->strings, s.strings);
 }
 
+TEST(ShardedBundle, TensorsInSeveralShards) {
+  BundleBuilder b;
+  b.add("first", floats({3}, 1.f), 0);
+  b.add("second", floats({2, 2}, 10.f), 1);
+  std::string prefix = test::tempDir() + "/sharded";
+  ASSERT_TRUE(b.write(prefix).ok());
+  auto r = CheckpointReader::open(prefix);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->numShards(), 2);
+  EXPECT_EQ(r->shardPath(1), prefix + ".data-00001-of-00002");
+  EXPECT_EQ(r->find("second")->shard, 1);
+  auto second = r->read("second");
+  ASSERT_TRUE(second.ok()) << second.error();
+  EXPECT_EQ(second->data, floats({2, 2}, 10.f).data);
+  std::remove((prefix + ".data-00001-of-00002").c_str());
+  EXPECT_TRUE(r->read("first").ok());
+  EXPECT_EQ(r->read("second").error(), prefix + ".data-00001-of-00002: no such file (shard 1 of 2 of checkpoint " +
+                                           prefix + ", needed for tensor 'second')");
+}
+
 }  // namespace
 }  // namespace gds::model

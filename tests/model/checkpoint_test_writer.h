@@ -4,6 +4,7 @@
 // masked crc32c everywhere).
 #pragma once
 
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -63,11 +64,14 @@ inline std::string tableFile(const std::map<std::string, std::string>& entries) 
 }
 
 struct BundleBuilder {
-  std::string data;
+  std::vector<std::string> shards{std::string()};
   std::map<std::string, std::string> entries;
 
-  tensorflow::BundleEntryProto add(const std::string& key, const HostTensor& t) {
+  tensorflow::BundleEntryProto add(const std::string& key, const HostTensor& t, int shard = 0) {
+    if (static_cast<size_t>(shard) >= shards.size()) shards.resize(static_cast<size_t>(shard) + 1);
+    std::string& data = shards[static_cast<size_t>(shard)];
     tensorflow::BundleEntryProto e;
+    e.set_shard_id(shard);
     e.set_dtype(t.dtype);
     shapeToProto(t.shape, e.mutable_shape());
     e.set_offset(static_cast<std::int64_t>(data.size()));
@@ -117,11 +121,16 @@ struct BundleBuilder {
   }
   Status write(const std::string& prefix) {
     tensorflow::BundleHeaderProto header;
-    header.set_num_shards(1);
+    header.set_num_shards(static_cast<int>(shards.size()));
     header.mutable_version()->set_producer(1);
     entries[""] = header.SerializeAsString();
     GDS_RETURN_IF_ERROR(writeFileAtomic(prefix + ".index", tableFile(entries)));
-    return writeFileAtomic(prefix + ".data-00000-of-00001", data);
+    for (size_t i = 0; i < shards.size(); ++i) {
+      char name[64];
+      std::snprintf(name, sizeof name, ".data-%05zu-of-%05zu", i, shards.size());
+      GDS_RETURN_IF_ERROR(writeFileAtomic(prefix + name, shards[i]));
+    }
+    return Status::Ok();
   }
 };
 
