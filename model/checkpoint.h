@@ -96,8 +96,9 @@ class CheckpointReader {
 
   // The whole tensor, assembling the slices of a partitioned variable.
   Result<HostTensor> read(const std::string& name) const;
-  // The part `slice` of the tensor `name` (its shape must be `full_shape`
-  // when given), as RestoreV2 with a shape_and_slice spec does.
+  // The part `slice` of the tensor `name` (of the tensor's rank, within its
+  // shape), assembled from whichever saved slices overlap it, as RestoreV2
+  // with a shape_and_slice spec does. Errors when the saved slices leave a gap.
   Result<HostTensor> readSlice(const std::string& name, const TensorSlice& slice) const;
 
  private:
