@@ -318,6 +318,16 @@ void batchToSpace(const void* input, std::size_t element_size, const std::vector
 
 namespace {
 
+template <typename T, typename F>
+void applySlice(const T* in, std::int64_t pre, std::int64_t slices, std::int64_t post, std::int64_t s, float* out,
+                F f) {
+  for (std::int64_t p = 0; p < pre; ++p) {
+    const T* src = in + (p * slices + s) * post;
+    float* dst = out + (p * slices + s) * post;
+    for (std::int64_t i = 0; i < post; ++i) dst[i] = f(src[i]);
+  }
+}
+
 template <typename T>
 void dequantizeTyped(const T* in, std::int64_t pre, std::int64_t slices, std::int64_t post, QuantizeMode mode,
                      const float* min_range, const float* max_range, bool narrow_range, float* out) {
@@ -326,34 +336,28 @@ void dequantizeTyped(const T* in, std::int64_t pre, std::int64_t slices, std::in
       !Limits::is_signed ? 0.0f : (static_cast<float>(Limits::max()) - static_cast<float>(Limits::min()) + 1) / 2.0f;
   for (std::int64_t s = 0; s < slices; ++s) {
     const float lo = min_range[s], hi = max_range[s];
-    std::function<float(T)> f;
     if (mode == QuantizeMode::kMinCombined) {
       const float scale = (hi - lo) / (static_cast<float>(Limits::max()) - static_cast<float>(Limits::min()));
-      f = [=](T v) { return (static_cast<float>(v) + half_range) * scale + lo; };
+      applySlice(in, pre, slices, post, s, out, [=](T v) { return (static_cast<float>(v) + half_range) * scale + lo; });
     } else if (mode == QuantizeMode::kScaled) {
       const int min_output = static_cast<int>(Limits::min()) + (narrow_range ? 1 : 0);
       const float scale = Limits::min() == 0 ? hi / static_cast<float>(Limits::max())
                                              : std::max(lo / static_cast<float>(min_output),
                                                         hi / static_cast<float>(Limits::max()));
-      f = [=](T v) { return static_cast<float>(static_cast<int>(v)) * scale; };
+      applySlice(in, pre, slices, post, s, out, [=](T v) { return static_cast<float>(static_cast<int>(v)) * scale; });
+    } else if (lo == hi) {
+      applySlice(in, pre, slices, post, s, out, [=](T) { return lo; });
     } else {
       // MIN_FIRST: quantization_utils.h QuantizedToFloat.
-      if (lo == hi) {
-        f = [=](T) { return lo; };
-      } else {
-        const int bits = static_cast<int>(sizeof(T)) * 8;
-        const double steps = static_cast<double>(std::int64_t{1} << bits);
-        const double range = (static_cast<double>(hi) - lo) * (steps / (steps - 1.0));
-        const double range_scale = range / steps;
-        const double lowest = static_cast<double>(Limits::lowest());
-        const double min_rounded = std::round(lo / static_cast<float>(range_scale)) * static_cast<float>(range_scale);
-        f = [=](T v) { return static_cast<float>(min_rounded + (static_cast<double>(v) - lowest) * range_scale); };
-      }
-    }
-    for (std::int64_t p = 0; p < pre; ++p) {
-      const T* src = in + (p * slices + s) * post;
-      float* dst = out + (p * slices + s) * post;
-      for (std::int64_t i = 0; i < post; ++i) dst[i] = f(src[i]);
+      const int bits = static_cast<int>(sizeof(T)) * 8;
+      const double steps = static_cast<double>(std::int64_t{1} << bits);
+      const double range = (static_cast<double>(hi) - lo) * (steps / (steps - 1.0));
+      const double range_scale = range / steps;
+      const double lowest = static_cast<double>(Limits::lowest());
+      const double min_rounded = std::round(lo / static_cast<float>(range_scale)) * static_cast<float>(range_scale);
+      applySlice(in, pre, slices, post, s, out, [=](T v) {
+        return static_cast<float>(min_rounded + (static_cast<double>(v) - lowest) * range_scale);
+      });
     }
   }
 }
