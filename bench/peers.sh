@@ -55,7 +55,7 @@ for m in $MODELS; do
     resnet50)
       model="$WORK/resnet50.pb"
       "$PY" "$SHARED/tools/graphgen/make.py" resnet50 "$model" > /dev/null
-      in_name=images; out_name=resnet/predictions; input_npy "$WORK/$m.npy" 1 224 224 3 ;;
+      in_name=input_1; out_name=predictions/Softmax; input_npy "$WORK/$m.npy" 1 224 224 3 ;;
     *) echo "unknown model $m" >&2; continue ;;
   esac
   for t in ${THREADS_LIST:-1 2}; do
