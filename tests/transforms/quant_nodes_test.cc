@@ -6,9 +6,11 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
 #include <random>
 
 #include "engine/calibrate.h"
+#include "engine/compare.h"
 #include "engine/plan.h"
 #include "transforms/transform.h"
 #include "transforms/transform_utils.h"
@@ -269,6 +271,39 @@ TEST(Calibration, FreezesEveryRangeFromRepresentativeInputs) {
   const engine::RangeSample chosen = engine::percentileRange(conv, 5.0f, 5.0f);
   EXPECT_EQ(chosen.min, cal->frozen.at("conv/eightbit/requant_range").min);
   EXPECT_EQ(chosen.max, cal->frozen.at("conv/eightbit/requant_range").max);
+}
+
+}  // namespace
+}  // namespace gds::transforms
+
+namespace gds::transforms {
+namespace {
+
+TEST(Compare, FloatAgainstQuantizeNodesGraph) {
+  const GraphDef g = floatGraph();
+  auto q = apply("quantize_nodes", g, {});
+  ASSERT_TRUE(q.ok()) << q.error();
+  auto result = engine::compare(g, *q, {"image"}, {randomImage(3)}, {"pool"});
+  ASSERT_TRUE(result.ok()) << result.error();
+  ASSERT_EQ(1u, result->outputs.size());
+  const engine::OutputComparison& out = result->outputs[0];
+  EXPECT_EQ("pool", out.stats.name);
+  EXPECT_EQ(64, out.stats.count);
+  EXPECT_GT(out.stats.sqnr_db, 25.0);
+  EXPECT_GT(out.stats.cosine, 0.99);
+  EXPECT_TRUE(out.classifier);  // last dimension 4
+  EXPECT_EQ(16, out.rows);
+  // Layers matched by name: the Dequantize nodes named after conv, bias, relu.
+  std::set<std::string> names;
+  for (const auto& l : result->layers) names.insert(l.name);
+  EXPECT_TRUE(names.count("conv")) << "layers: " << names.size();
+  for (std::size_t i = 1; i < result->layers.size(); ++i)
+    EXPECT_LE(result->layers[i - 1].sqnr_db, result->layers[i].sqnr_db);
+  for (const auto& l : result->layers) {
+    if (l.step > 0) {
+      EXPECT_LT(l.rmse_over_step, 2.0) << l.name;
+    }
+  }
 }
 
 }  // namespace
