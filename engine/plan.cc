@@ -976,9 +976,11 @@ class Executor {
     if (profile_) {
       auto t1 = Clock::now();
       NodeRunStats& ns = profile_->nodes[static_cast<size_t>(r.node)];
-      if (ns.calls == 0)
+      // A node visited only to pass deadness on did no work: not a call.
+      const bool did_work = !dead && n.kind != Kind::Feed;
+      if (did_work && ns.calls == 0)
         ns.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - start_).count();
-      ++ns.calls;
+      if (did_work) ++ns.calls;
       ns.duration_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
       std::int64_t bytes = 0;
       for (const auto& o : outputs)

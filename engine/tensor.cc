@@ -105,6 +105,20 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::view(std::int64_t offset, Shape shape) const {
+  if (dtype_ == tensorflow::DT_STRING) {
+    Tensor t(dtype_, shape);
+    const auto& src = strings();
+    for (std::size_t i = 0; i < t.strings_->size(); ++i)
+      (*t.strings_)[i] = src[static_cast<std::size_t>(offset) + i];
+    return t;
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  t.data_ = static_cast<char*>(data_) + offset * static_cast<std::int64_t>(model::dtypeSize(dtype_));
+  return t;
+}
+
 bool Tensor::sharesBufferWith(const Tensor& other) const {
   if (storage_ && other.storage_) return storage_ == other.storage_ || data_ == other.data_;
   return strings_ && strings_ == other.strings_;

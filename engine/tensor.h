@@ -67,6 +67,9 @@ class Tensor {
 
   // Same buffer, new shape with the same element count.
   Tensor reshaped(Shape shape) const;
+  // A view of `shape` starting at element `offset`, sharing the buffer
+  // (numeric dtypes; strings are copied).
+  Tensor view(std::int64_t offset, Shape shape) const;
   bool sharesBufferWith(const Tensor& other) const;
   // Element i converted to double (numeric dtypes; 0 for others).
   double valueAt(std::int64_t i) const;

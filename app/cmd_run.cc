@@ -1,0 +1,143 @@
+// gdstudio run: runs a graph once in the interpreter on inputs from files
+// and writes every fetched tensor as .npy, with a one-line summary each.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "app/flags.h"
+#include "engine/plan.h"
+#include "model/io.h"
+#include "model/npy.h"
+
+namespace gds::app {
+namespace {
+
+std::string fileNameFor(const std::string& tensor) {
+  std::string s = tensor;
+  std::replace(s.begin(), s.end(), '/', '_');
+  std::replace(s.begin(), s.end(), ':', '_');
+  return s + ".npy";
+}
+
+// "name: float[1,1001] min=0 max=0.93 mean=0.000999 argmax=282"
+std::string summaryLine(const std::string& name, const engine::Tensor& t) {
+  std::string line = name + ": " + model::dtypeName(t.dtype()) + model::shapeString(t.shape());
+  const std::int64_t n = t.numElements();
+  if (t.dtype() == tensorflow::DT_STRING) {
+    if (n == 1) line += " \"" + t.strings()[0].substr(0, 60) + "\"";
+    return line;
+  }
+  if (n <= 0 || model::dtypeSize(t.dtype()) == 0) return line;
+  double mn = std::numeric_limits<double>::infinity(), mx = -mn, sum = 0;
+  std::int64_t arg = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    double v = t.valueAt(i);
+    if (v > mx) {
+      mx = v;
+      arg = i;
+    }
+    mn = std::min(mn, v);
+    sum += v;
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, " min=%.6g max=%.6g mean=%.6g", mn, mx, sum / static_cast<double>(n));
+  line += buf;
+  int non_unit = 0;
+  for (auto d : t.shape())
+    if (d != 1) ++non_unit;
+  if (non_unit == 1) line += " argmax=" + std::to_string(arg);
+  return line;
+}
+
+int runRun(int argc, char** argv) {
+  Flags flags("run", "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
+                     "--out_dir=DIR [--num_threads=N] [--reference]",
+              {{"graph", FlagSpec::Type::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)"},
+               {"input", FlagSpec::Type::Repeated, "",
+                "NAME=FILE: a tensor to feed (node or node:port) and its value as .npy; for string inputs "
+                "any file, passed as one string (for example a WAV file for wav_data)"},
+               {"output", FlagSpec::Type::Repeated, "", "tensors to fetch, comma separated (node or node:port)"},
+               {"out_dir", FlagSpec::Type::String, "", "folder for the outputs (<name with / and : as _>.npy)"},
+               {"num_threads", FlagSpec::Type::Int, "1", "intra-op threads (1: no worker threads, 0: all cores)"},
+               {"reference", FlagSpec::Type::Bool, "false", "use the plain reference kernels"}});
+  Status st = flags.parse(argc, argv, 1);
+  if (!st.ok()) return fail(st.message());
+  if (flags.helpRequested()) {
+    std::printf("%s", flags.helpText().c_str());
+    return 0;
+  }
+  if (flags.str("graph").empty()) return fail("--graph is required");
+  std::vector<std::string> outputs;
+  for (const auto& v : flags.all("output"))
+    for (const auto& o : splitString(v, ','))
+      if (!o.empty()) outputs.push_back(o);
+  if (outputs.empty()) return fail("--output is required (one or more tensor names)");
+  if (flags.str("out_dir").empty()) return fail("--out_dir is required");
+  auto threads = flags.integer("num_threads");
+  if (!threads.ok()) return fail(threads.error());
+
+  std::vector<std::string> feed_names, feed_files;
+  for (const auto& in : flags.all("input")) {
+    size_t eq = in.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
+      return fail("--input=" + in + ": expected NAME=FILE");
+    feed_names.push_back(in.substr(0, eq));
+    feed_files.push_back(in.substr(eq + 1));
+  }
+
+  auto loaded = model::load(flags.str("graph"));
+  if (!loaded.ok()) return fail(loaded.error());
+  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
+  engine::PlanOptions options;
+  options.num_threads = static_cast<int>(*threads);
+  options.reference_kernels = flags.boolean("reference");
+  auto plan = engine::Plan::compile(std::shared_ptr<const tensorflow::GraphDef>(graph), feed_names, outputs, options);
+  if (!plan.ok()) return fail(flags.str("graph") + ": " + plan.error());
+
+  std::vector<engine::Tensor> feeds;
+  for (size_t i = 0; i < feed_names.size(); ++i) {
+    auto bytes = model::readFile(feed_files[i]);
+    if (!bytes.ok()) return fail("--input " + feed_names[i] + ": " + bytes.error());
+    const engine::DataType want = (*plan)->feedType(static_cast<int>(i));
+    if (bytes->rfind("\x93NUMPY", 0) == 0) {
+      auto host = model::parseNpy(*bytes, feed_files[i]);
+      if (!host.ok()) return fail("--input " + feed_names[i] + ": " + host.error());
+      feeds.push_back(engine::Tensor::fromHost(*host));
+    } else if (want == tensorflow::DT_STRING) {
+      feeds.push_back(engine::Tensor::stringScalar(std::move(*bytes)));
+    } else {
+      return fail("--input " + feed_names[i] + ": " + feed_files[i] + " is not a .npy file (raw files are only "
+                  "accepted for string inputs; this input is " + model::dtypeName(want) + ")");
+    }
+  }
+
+  auto result = (*plan)->run(feeds);
+  if (!result.ok()) return fail(result.error());
+
+  const std::string dir = flags.str("out_dir");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail("--out_dir " + dir + ": cannot create the folder (" + ec.message() + ")");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const engine::Tensor& t = (*result)[i];
+    std::printf("%s\n", summaryLine(outputs[i], t).c_str());
+    if (!t.valid()) continue;
+    if (t.dtype() == tensorflow::DT_STRING || model::dtypeSize(t.dtype()) == 0) {
+      std::fprintf(stderr, "note: %s is %s; not written as .npy\n", outputs[i].c_str(),
+                   model::dtypeName(t.dtype()).c_str());
+      continue;
+    }
+    Status w = model::writeNpy(dir + "/" + fileNameFor(outputs[i]), t.toHost());
+    if (!w.ok()) return fail(w.message());
+  }
+  return 0;
+}
+
+CommandRegistration reg({"run", "run a graph on .npy inputs and write its outputs as .npy", &runRun});
+
+}  // namespace
+}  // namespace gds::app
