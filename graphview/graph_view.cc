@@ -1,0 +1,358 @@
+#include "graphview/graph_view.h"
+
+#include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+#include "graphview/graph_items.h"
+#include "graphview/style.h"
+
+namespace gds::graphview {
+namespace {
+constexpr double kMinZoom = 0.01, kMaxZoom = 8.0;
+}
+
+GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, parent), scene_(scene) {
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
+  setViewportUpdateMode(QGraphicsView::MinimalViewportUpdate);
+  setOptimizationFlags(QGraphicsView::DontSavePainterState);
+  setCacheMode(QGraphicsView::CacheBackground);
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);
+  minimap_ = new Minimap(this);
+  connect(scene_, &GraphScene::layoutApplied, this, &GraphView::onLayoutApplied);
+  connect(scene_, &GraphScene::overlayChanged, viewport(), [this] { viewport()->update(); });
+}
+
+double GraphView::zoom() const { return transform().m11(); }
+
+void GraphView::setZoom(double z) {
+  z = std::clamp(z, kMinZoom, kMaxZoom);
+  QPointF center = mapToScene(viewport()->rect().center());
+  setTransform(QTransform::fromScale(z, z));
+  centerOn(center);
+  emit zoomChanged(z);
+  minimap_->update();
+}
+
+void GraphView::scaleBy(double factor) {
+  double z = zoom();
+  double target = std::clamp(z * factor, kMinZoom, kMaxZoom);
+  if (target == z) return;
+  scale(target / z, target / z);
+  emit zoomChanged(target);
+  minimap_->update();
+}
+
+void GraphView::zoomIn() { scaleBy(1.25); }
+void GraphView::zoomOut() { scaleBy(1 / 1.25); }
+
+void GraphView::fitAll() {
+  QRectF r = scene_->currentLayout().bounds;
+  if (r.isEmpty()) return;
+  fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+  if (zoom() > 1.0) setZoom(1.0);
+  emit zoomChanged(zoom());
+  minimap_->update();
+}
+
+void GraphView::zoomToSelection() {
+  QRectF r;
+  for (QGraphicsItem* item : scene_->selectedItems()) r = r.united(item->sceneBoundingRect());
+  if (r.isEmpty()) return;
+  fitInView(r.adjusted(-60, -60, 60, 60), Qt::KeepAspectRatio);
+  if (zoom() > 1.5) setZoom(1.5);
+  emit zoomChanged(zoom());
+  minimap_->update();
+}
+
+void GraphView::setMinimapVisible(bool on) { minimap_->setVisible(on); }
+bool GraphView::minimapVisible() const { return minimap_->isVisible(); }
+
+bool GraphView::selectAndCenter(const std::string& name) {
+  if (!scene_->graph() || scene_->graph()->find(name) < 0) return false;
+  scene_->selectNodes({name});
+  if (scene_->layoutPending()) {
+    pending_center_ = name;
+  } else {
+    centerOnName(name);
+  }
+  return true;
+}
+
+void GraphView::centerOnName(const std::string& name) {
+  QRectF r = scene_->nodeRect(name);
+  if (r.isEmpty()) return;
+  if (zoom() < 0.5) setZoom(0.8);
+  centerOn(r.center());
+  minimap_->update();
+}
+
+int GraphView::find(const QString& query, const SearchOptions& options) {
+  auto found = scene_->search(query, options);
+  match_index_ = -1;
+  emit searchPositionChanged(-1, static_cast<int>(found.size()));
+  if (!found.empty()) stepMatch(1);
+  return static_cast<int>(found.size());
+}
+
+void GraphView::findNext() { stepMatch(1); }
+void GraphView::findPrevious() { stepMatch(-1); }
+
+void GraphView::stepMatch(int delta) {
+  const auto& m = scene_->searchMatches();
+  if (m.empty()) return;
+  const int n = static_cast<int>(m.size());
+  match_index_ = match_index_ < 0 ? (delta > 0 ? 0 : n - 1) : ((match_index_ + delta) % n + n) % n;
+  selectAndCenter(m[match_index_]);
+  emit searchPositionChanged(match_index_, n);
+}
+
+void GraphView::onLayoutApplied() {
+  if (first_layout_) {
+    first_layout_ = false;
+    fitAll();
+  }
+  if (anchor_group_ >= 0) {
+    // Keep the toggled scope where the user double-clicked it.
+    for (QGraphicsItem* item : scene_->items()) {
+      if (scene_->groupAt(item) != anchor_group_) continue;
+      QPointF target = item->sceneBoundingRect().topLeft();
+      QPointF now = mapToScene(anchor_view_pos_);
+      QPointF delta = target - now;
+      centerOn(mapToScene(viewport()->rect().center()) + delta + QPointF(20, 14));
+      break;
+    }
+    anchor_group_ = -1;
+  }
+  if (!pending_center_.empty()) {
+    std::string name = std::move(pending_center_);
+    pending_center_.clear();
+    centerOnName(name);
+  }
+  minimap_->refresh();
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+  const double steps = event->angleDelta().y() / 120.0;
+  if (steps == 0) {
+    QGraphicsView::wheelEvent(event);
+    return;
+  }
+  scaleBy(std::pow(1.2, steps));
+  event->accept();
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+  QGraphicsView::mousePressEvent(event);
+  if (event->button() == Qt::LeftButton) {
+    std::string name = scene_->nodeNameAt(itemAt(event->pos()));
+    if (!name.empty()) emit nodeClicked(QString::fromStdString(name));
+  }
+}
+
+void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+  QGraphicsItem* item = itemAt(event->pos());
+  int group = scene_->groupAt(item);
+  if (group > 0) {
+    anchor_group_ = group;
+    anchor_view_pos_ = mapFromScene(item->sceneBoundingRect().topLeft() + QPointF(20, 14));
+    bool expand = !scene_->expansion()[group];
+    scene_->toggleGroup(group);
+    emit scopeToggled(QString::fromStdString(scene_->hierarchy()->group(group).path), expand);
+    event->accept();
+    return;
+  }
+  std::string name = scene_->nodeNameAt(item);
+  if (!name.empty()) emit nodeDoubleClicked(QString::fromStdString(name));
+  QGraphicsView::mouseDoubleClickEvent(event);
+}
+
+void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+  QGraphicsItem* item = itemAt(event->pos());
+  std::string name = scene_->nodeNameAt(item);
+  if (!name.empty() && !item->isSelected()) scene_->selectNodes({name});
+  emit contextMenuRequested(QString::fromStdString(name), event->globalPos());
+  event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  const bool shift = event->modifiers() & Qt::ShiftModifier;
+  switch (event->key()) {
+    case Qt::Key_F: fitAll(); return;
+    case Qt::Key_Z: zoomToSelection(); return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomIn(); return;
+    case Qt::Key_Minus: zoomOut(); return;
+    case Qt::Key_0: setZoom(1.0); return;
+    case Qt::Key_F3: shift ? findPrevious() : findNext(); return;
+    case Qt::Key_Escape:
+      scene_->clearSelection();
+      scene_->clearSearch();
+      match_index_ = -1;
+      return;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+      for (QGraphicsItem* item : scene_->selectedItems()) {
+        int g = scene_->groupAt(item);
+        if (g > 0) {
+          scene_->toggleGroup(g);
+          return;
+        }
+      }
+      break;
+    case Qt::Key_Backspace: {
+      const auto sel = scene_->selectedNodes();
+      if (!sel.empty()) {
+        int idx = scene_->graph()->find(sel.front());
+        int g = idx >= 0 ? scene_->hierarchy()->groupOf(idx) : 0;
+        if (g > 0) {
+          scene_->toggleGroup(g);
+          return;
+        }
+      }
+      break;
+    }
+    default: break;
+  }
+  QGraphicsView::keyPressEvent(event);
+}
+
+bool GraphView::viewportEvent(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    QString tip = scene_->toolTipFor(itemAt(help->pos()));
+    if (tip.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(help->globalPos(), tip, viewport());
+    return true;
+  }
+  return QGraphicsView::viewportEvent(event);
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  const QSize s(std::min(220, width() / 4), std::min(160, height() / 4));
+  minimap_->setGeometry(width() - s.width() - 24, height() - s.height() - 24, s.width(), s.height());
+  minimap_->refresh();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  minimap_->update();
+  if (scene_->hasOverlay()) viewport()->update();
+}
+
+void GraphView::drawForeground(QPainter* painter, const QRectF&) {
+  LegendInfo legend = scene_->legend();
+  if (legend.title.isEmpty() && legend.entries.empty()) return;
+  painter->save();
+  painter->resetTransform();
+  painter->setRenderHint(QPainter::Antialiasing);
+  const double w = 190, h = legend.gradient ? 58 : 26 + 18.0 * legend.entries.size();
+  QRectF box(12, 12, w, h);
+  painter->setPen(QPen(QColor(200, 200, 200), 1));
+  painter->setBrush(QColor(255, 255, 255, 235));
+  painter->drawRoundedRect(box, 6, 6);
+  painter->setPen(QColor(30, 30, 30));
+  painter->setFont(style::titleFont());
+  painter->drawText(box.adjusted(10, 4, -10, 0), Qt::AlignLeft | Qt::AlignTop, legend.title);
+  painter->setFont(style::nameFont());
+  if (legend.gradient) {
+    QRectF bar(box.left() + 10, box.top() + 24, w - 20, 10);
+    QLinearGradient grad(bar.topLeft(), bar.topRight());
+    for (int i = 0; i <= 8; ++i) grad.setColorAt(i / 8.0, heatColor(i / 8.0));
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(grad);
+    painter->drawRect(bar);
+    painter->setPen(QColor(60, 60, 60));
+    QString unit = legend.unit.isEmpty() ? QString() : QLatin1Char(' ') + legend.unit;
+    painter->drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), 14), Qt::AlignLeft,
+                      QString::number(legend.min, 'g', 3) + unit);
+    painter->drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), 14), Qt::AlignRight,
+                      QString::number(legend.max, 'g', 3) + unit);
+  } else {
+    double y = box.top() + 24;
+    for (const auto& [label, color] : legend.entries) {
+      painter->setPen(QPen(QColor(150, 150, 150), 0.8));
+      painter->setBrush(color);
+      painter->drawRoundedRect(QRectF(box.left() + 10, y + 2, 14, 11), 2, 2);
+      painter->setPen(QColor(40, 40, 40));
+      painter->drawText(QRectF(box.left() + 30, y, w - 40, 16), Qt::AlignLeft | Qt::AlignVCenter, label);
+      y += 18;
+    }
+  }
+  painter->restore();
+}
+
+// ----------------------------------------------------------------- Minimap
+
+Minimap::Minimap(GraphView* view) : QWidget(view->viewport()), view_(view) {
+  setParent(view);
+  setCursor(Qt::PointingHandCursor);
+  setAttribute(Qt::WA_OpaquePaintEvent, false);
+}
+
+void Minimap::refresh() {
+  GraphScene* scene = view_->graphScene();
+  source_ = scene->currentLayout().bounds;
+  if (source_.isEmpty() || width() < 10 || height() < 10) {
+    thumb_ = QImage();
+    update();
+    return;
+  }
+  QSizeF fit = source_.size().scaled(QSizeF(width() - 8, height() - 8), Qt::KeepAspectRatio);
+  thumb_ = QImage(std::max(1, static_cast<int>(fit.width())), std::max(1, static_cast<int>(fit.height())),
+                  QImage::Format_ARGB32_Premultiplied);
+  thumb_.fill(style::background());
+  QPainter p(&thumb_);
+  scene->render(&p, QRectF(QPointF(0, 0), fit), source_);
+  update();
+}
+
+QRectF Minimap::thumbRect() const {
+  return QRectF((width() - thumb_.width()) / 2.0, (height() - thumb_.height()) / 2.0, thumb_.width(), thumb_.height());
+}
+
+void Minimap::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(QPen(QColor(180, 180, 180), 1));
+  p.setBrush(QColor(255, 255, 255, 230));
+  p.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 5, 5);
+  if (thumb_.isNull()) return;
+  const QRectF t = thumbRect();
+  p.drawImage(t.topLeft(), thumb_);
+  // The visible area, in thumbnail coordinates.
+  QRectF visible = view_->mapToScene(view_->viewport()->rect()).boundingRect();
+  const double sx = t.width() / source_.width(), sy = t.height() / source_.height();
+  QRectF v(t.left() + (visible.left() - source_.left()) * sx, t.top() + (visible.top() - source_.top()) * sy,
+           visible.width() * sx, visible.height() * sy);
+  p.setPen(QPen(style::selection(), 1.5));
+  p.setBrush(QColor(255, 140, 0, 40));
+  p.drawRect(v.intersected(QRectF(rect())));
+}
+
+void Minimap::centerAt(const QPointF& pos) {
+  if (thumb_.isNull()) return;
+  const QRectF t = thumbRect();
+  QPointF scene_pos(source_.left() + (pos.x() - t.left()) / t.width() * source_.width(),
+                    source_.top() + (pos.y() - t.top()) / t.height() * source_.height());
+  view_->centerOn(scene_pos);
+  update();
+}
+
+void Minimap::mousePressEvent(QMouseEvent* event) { centerAt(event->position()); }
+void Minimap::mouseMoveEvent(QMouseEvent* event) {
+  if (event->buttons() & Qt::LeftButton) centerAt(event->position());
+}
+
+}  // namespace gds::graphview

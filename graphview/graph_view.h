@@ -1,0 +1,109 @@
+// The interactive view of a GraphScene: wheel zoom around the cursor, drag
+// to pan, fit, zoom to selection, a minimap, keyboard shortcuts, hover
+// tooltips, search with next/previous, a legend for overlays, and the
+// signals the ui/ layer connects to (node names, never item pointers).
+//
+// Shortcuts (active when the view has focus): F fit, Z zoom to selection,
+// + / - zoom, 0 actual size, F3 / Shift+F3 next / previous match, Enter
+// expand or collapse the selected scope, Backspace collapse the scope of the
+// selection, Esc clear selection and search.
+#pragma once
+
+#include <QGraphicsView>
+#include <QImage>
+#include <QPointer>
+
+#include <string>
+#include <vector>
+
+#include "graphview/graph_scene.h"
+
+namespace gds::graphview {
+
+class Minimap;
+
+class GraphView : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
+  GraphScene* graphScene() const { return scene_; }
+
+  double zoom() const;  // 1.0: one scene unit per pixel
+  void setZoom(double zoom);
+  void zoomIn();
+  void zoomOut();
+  void fitAll();
+  void zoomToSelection();
+  void setMinimapVisible(bool on);
+  bool minimapVisible() const;
+
+  // Reveals (expanding its scopes), selects and centres a node. False when
+  // the graph has no such node.
+  bool selectAndCenter(const std::string& name);
+
+  // Search: highlights the matches and returns their count; next/previous
+  // select and centre them in turn.
+  int find(const QString& query, const SearchOptions& options = {});
+  void findNext();
+  void findPrevious();
+  int currentMatch() const { return match_index_; }
+
+ signals:
+  void nodeClicked(const QString& name);
+  void nodeDoubleClicked(const QString& name);
+  // name is empty when the click is on the background or a scope.
+  void contextMenuRequested(const QString& name, const QPoint& globalPos);
+  void scopeToggled(const QString& path, bool expanded);
+  void zoomChanged(double zoom);
+  void searchPositionChanged(int index, int count);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  bool viewportEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
+
+ private:
+  void onLayoutApplied();
+  void scaleBy(double factor);
+  void centerOnName(const std::string& name);
+  void stepMatch(int delta);
+
+  GraphScene* scene_;
+  Minimap* minimap_;
+  bool first_layout_ = true;
+  std::string pending_center_;
+  // Keeps a toggled scope under the cursor across the re-layout.
+  int anchor_group_ = -1;
+  QPoint anchor_view_pos_;
+  int match_index_ = -1;
+};
+
+// The whole graph in a corner, with the visible area; click or drag to move there.
+class Minimap : public QWidget {
+  Q_OBJECT
+
+ public:
+  Minimap(GraphView* view);
+  void refresh();  // re-renders the scene thumbnail
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+
+ private:
+  QRectF thumbRect() const;
+  void centerAt(const QPointF& pos);
+  GraphView* view_;
+  QImage thumb_;
+  QRectF source_;
+};
+
+}  // namespace gds::graphview

@@ -1,0 +1,425 @@
+// Graph view: hierarchy, layout of every corpus graph, scene contents,
+// images, DOT export and the interactive state (selection, search,
+// collapse) - all offscreen.
+#include <gtest/gtest.h>
+
+#include <graphviz/cgraph.h>
+
+#include <QApplication>
+#include <QImage>
+#include <QSignalSpy>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "graphview/dot_export.h"
+#include "graphview/graph_items.h"
+#include "graphview/graph_scene.h"
+#include "graphview/graph_view.h"
+#include "graphview/hierarchy.h"
+#include "graphview/image_export.h"
+#include "graphview/layout.h"
+#include "model/io.h"
+#include "tests/test_util.h"
+
+namespace gds::graphview {
+namespace {
+namespace fs = std::filesystem;
+
+void ensureApp() {
+  static QApplication* app = [] {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "graphview_tests";
+    static char* argv[] = {name, nullptr};
+    return new QApplication(argc, argv);
+  }();
+  (void)app;
+}
+
+std::shared_ptr<const tensorflow::GraphDef> parseText(const std::string& text) {
+  auto def = model::parseGraphDef(text, "test graph");
+  EXPECT_TRUE(def.ok()) << def.error();
+  return std::make_shared<const tensorflow::GraphDef>(std::move(def).value());
+}
+
+std::shared_ptr<const tensorflow::GraphDef> loadModel(const std::string& relative) {
+  auto loaded = model::load(test::modelPath(relative));
+  EXPECT_TRUE(loaded.ok()) << loaded.error();
+  if (!loaded.ok()) return nullptr;
+  return std::make_shared<const tensorflow::GraphDef>(std::move(loaded->graph));
+}
+
+// A small scoped graph: input -> a/conv (weights folded) -> a/relu -> b/x, b/y -> out.
+const char* kScoped = R"(
+node { name: "input" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "a/w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } dim { size: 3 } dim { size: 1 } dim { size: 8 } } } } } }
+node { name: "a/conv" op: "Conv2D" input: "input" input: "a/w" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "padding" value { s: "SAME" } } attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } }
+node { name: "a/relu" op: "Relu" input: "a/conv" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "b/x" op: "Identity" input: "a/relu" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "b/y" op: "Identity" input: "a/relu" input: "^a/conv" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "AddV2" input: "b/x" input: "b/y:0" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+
+TEST(Hierarchy, ScopesFoldingAndBundles) {
+  auto def = parseText(kScoped);
+  auto graph = model::Graph::build(*def);
+  ASSERT_TRUE(graph.ok()) << graph.error();
+  auto g = std::make_shared<const model::Graph>(std::move(graph).value());
+  auto h = Hierarchy::build(g);
+  ASSERT_EQ(h->groupCount(), 3);
+  EXPECT_EQ(h->group(1).path, "a");
+  EXPECT_EQ(h->group(2).path, "b");
+  EXPECT_EQ(h->group(1).node_count, 2);  // a/w is folded into a/conv
+  EXPECT_TRUE(h->isFolded(g->find("a/w")));
+  EXPECT_EQ(h->foldedInto(g->find("a/w")), g->find("a/conv"));
+  EXPECT_EQ(h->weights(g->find("a/conv")), std::vector<int>{g->find("a/w")});
+  EXPECT_EQ(h->shownNodeCount(), 6);
+  // Root level: input -> a, a -> b (3 edges bundled: relu->x, relu->y, ^conv->y), b -> out.
+  const auto& root = h->bundles(0);
+  ASSERT_EQ(root.size(), 3u);
+  bool found_ab = false;
+  for (const auto& b : root)
+    if (b.from == ItemRef{ItemRef::Group, 1} && b.to == ItemRef{ItemRef::Group, 2}) {
+      found_ab = true;
+      EXPECT_EQ(b.data, 2);
+      EXPECT_EQ(b.control, 1);
+    }
+  EXPECT_TRUE(found_ab);
+  // Inside b: In -> x, In -> y, x -> Out, y -> Out.
+  EXPECT_EQ(h->bundles(2).size(), 4u);
+
+  HierarchyOptions no_fold;
+  no_fold.fold_constants = false;
+  auto flat = Hierarchy::build(g, no_fold);
+  EXPECT_EQ(flat->shownNodeCount(), 7);
+  EXPECT_EQ(flat->group(1).node_count, 3);
+}
+
+TEST(Hierarchy, DefaultExpansionKeepsLargeScopesCollapsed) {
+  GDS_REQUIRE_SHARED();
+  auto def = loadModel("tfnet_inception_v3_hub.meta");
+  ASSERT_TRUE(def);
+  auto graph = model::Graph::build(*def);
+  ASSERT_TRUE(graph.ok()) << graph.error();
+  auto h = Hierarchy::build(std::make_shared<const model::Graph>(std::move(graph).value()));
+  Expansion e = h->defaultExpansion();
+  int visible = 0;
+  for (int g = 0; g < h->groupCount(); ++g) {
+    if (!e[g]) continue;
+    bool shown = true;
+    for (int p = h->group(g).parent; p >= 0; p = h->group(p).parent) shown = shown && e[p];
+    if (shown) visible += static_cast<int>(h->group(g).groups.size() + h->group(g).nodes.size());
+  }
+  EXPECT_GT(h->shownNodeCount(), 5000);
+  EXPECT_LE(visible, 60 + static_cast<int>(h->group(0).groups.size() + h->group(0).nodes.size()));
+}
+
+TEST(GraphToDot, MatchesTensorFlowFormatLineForLine) {
+  auto def = parseText(R"(
+node { name: "x" op: "Placeholder" }
+node { name: "w" op: "Const" }
+node { name: "mm" op: "MatMul" input: "x" input: "w:0" }
+node { name: "split" op: "Split" input: "mm" }
+node { name: "sum" op: "Add" input: "split:1" input: "split:0" input: "^w" }
+)");
+  // What tensorflow/tools/quantization/graph_to_dot.py prints for this graph.
+  const std::string expected =
+      "digraph graphname {\n"
+      "  \"x\" [label=\"Placeholder\"];\n"
+      "  \"w\" [label=\"Const\"];\n"
+      "  \"mm\" [label=\"MatMul\"];\n"
+      "  \"x\" -> \"mm\";\n"
+      "  \"w\" -> \"mm\";\n"
+      "  \"split\" [label=\"Split\"];\n"
+      "  \"mm\" -> \"split\";\n"
+      "  \"sum\" [label=\"Add\"];\n"
+      "  \"split\" -> \"sum\";\n"
+      "  \"split\" -> \"sum\";\n"
+      "  \"w\" -> \"sum\";\n"
+      "}\n";
+  EXPECT_EQ(graphToDot(*def), expected);
+}
+
+int parseDot(const std::string& text, int* nodes, int* edges) {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  Agraph_t* g = agmemread(text.c_str());
+  if (!g) return 0;
+  *nodes = agnnodes(g);
+  *edges = agnedges(g);
+  agclose(g);
+  return 1;
+}
+
+TEST(DotExport, BothModesParseBackWithGraphviz) {
+  GDS_REQUIRE_SHARED();
+  auto def = loadModel("mobilenet_v1_0.25_128_frozen.pb");
+  ASSERT_TRUE(def);
+  auto graph = model::Graph::build(*def);
+  ASSERT_TRUE(graph.ok());
+  int inputs = 0;
+  for (const auto& n : def->node()) inputs += n.input_size();
+  int nodes = 0, edges = 0;
+  ASSERT_TRUE(parseDot(graphToDot(*def), &nodes, &edges));
+  EXPECT_EQ(nodes, def->node_size());
+  EXPECT_EQ(edges, inputs);
+  std::string rich = richDot(*graph);
+  ASSERT_TRUE(parseDot(rich, &nodes, &edges));
+  EXPECT_EQ(nodes, def->node_size());
+  EXPECT_EQ(edges, inputs);
+  EXPECT_NE(rich.find("subgraph cluster_"), std::string::npos);
+  EXPECT_NE(rich.find("label=\"MobilenetV1\""), std::string::npos);
+  EXPECT_NE(rich.find("label=\"float[1,64,64,8]\""), std::string::npos);
+}
+
+// Every graph of the corpus lays out through the hierarchy, default and fully expanded.
+TEST(Layout, EveryCorpusGraphLaysOut) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  int graphs = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(test::modelPath(""))) {
+    if (!entry.is_regular_file()) continue;
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".pb" && ext != ".pbtxt" && ext != ".meta") continue;
+    const std::string path = entry.path().string();
+    if (path.find("/variables/") != std::string::npos) continue;
+    auto loaded = model::load(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error();
+    auto def = std::make_shared<const tensorflow::GraphDef>(std::move(loaded->graph));
+    GraphScene scene;
+    scene.setSynchronous(true);
+    auto start = std::chrono::steady_clock::now();
+    Status st = scene.setGraph(def);
+    ASSERT_TRUE(st.ok()) << path << ": " << st.message();
+    EXPECT_GT(scene.nodeItemCount() + scene.groupItemCount(), 0) << path;
+    scene.expandAll();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(scene.nodeItemCount(), scene.hierarchy()->shownNodeCount()) << path;
+    EXPECT_LT(ms, 20000) << path;
+    EXPECT_FALSE(scene.currentLayout().bounds.isEmpty()) << path;
+    ++graphs;
+  }
+  EXPECT_GT(graphs, 100);
+}
+
+TEST(Scene, FullyExpandedSmallGraphHasOneItemPerNode) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  auto def = loadModel("mobilenet_v1_0.25_128_frozen.pb");
+  ASSERT_TRUE(def);
+  GraphScene scene;
+  scene.setSynchronous(true);
+  scene.setFoldConstants(false);
+  ASSERT_TRUE(scene.setGraph(def).ok());
+  scene.expandAll();
+  EXPECT_EQ(scene.nodeItemCount(), def->node_size());
+  int edges = 0;
+  for (const auto& n : def->node()) edges += n.input_size();
+  EXPECT_GT(scene.edgeItemCount(), 0);
+  // With folding, each single-use Const becomes a badge on its consumer.
+  scene.setFoldConstants(true);
+  scene.expandAll();
+  int folded = 0, badges = 0;
+  for (int i = 0; i < scene.graph()->size(); ++i) {
+    folded += scene.hierarchy()->isFolded(i);
+    badges += static_cast<int>(scene.hierarchy()->weights(i).size());
+  }
+  EXPECT_GT(badges, 100);
+  EXPECT_EQ(scene.nodeItemCount(), def->node_size() - folded);
+  EXPECT_EQ(scene.nodeItemCount(), scene.hierarchy()->shownNodeCount());
+}
+
+TEST(Scene, RenderedPngIsNotUniform) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  auto def = loadModel("mnist_softmax_android.pb");
+  ASSERT_TRUE(def);
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(def).ok());
+  const std::string png = test::tempDir() + "/g.png";
+  ASSERT_TRUE(exportImage(scene, QString::fromStdString(png)).ok());
+  QImage image(QString::fromStdString(png));
+  ASSERT_FALSE(image.isNull());
+  EXPECT_GT(image.width(), 50);
+  EXPECT_GT(image.height(), 50);
+  std::set<QRgb> colours;
+  for (int y = 0; y < image.height(); y += 3)
+    for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+  EXPECT_GT(colours.size(), 20u);
+  const std::string svg = test::tempDir() + "/g.svg";
+  ASSERT_TRUE(exportImage(scene, QString::fromStdString(svg)).ok());
+  EXPECT_GT(fs::file_size(svg), 1000u);
+  Status bad = exportImage(scene, QStringLiteral("/tmp/x.gif"));
+  EXPECT_EQ(bad.message(), "'/tmp/x.gif': unsupported image format '.gif' (expected .png or .svg)");
+}
+
+TEST(Scene, CollapseExpandKeepsSelectionAndSearch) {
+  ensureApp();
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(parseText(kScoped)).ok());
+  // Tiny graph: everything starts expanded.
+  EXPECT_TRUE(scene.isScopeExpanded("a"));
+  auto hits = scene.search(QStringLiteral("relu"));
+  EXPECT_EQ(hits, std::vector<std::string>{"a/relu"});
+  scene.selectNodes({"a/relu"});
+  ASSERT_EQ(scene.selectedNodes(), std::vector<std::string>{"a/relu"});
+  QGraphicsItem* item = scene.itemForNode("a/relu");
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->type(), NodeItem::Type);
+  EXPECT_TRUE(item->isSelected());
+
+  ASSERT_TRUE(scene.setScopeExpanded("a", false));
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"a/relu"});
+  item = scene.itemForNode("a/relu");
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->type(), GroupItem::Type);  // the meta-node hiding it
+  EXPECT_EQ(scene.groupHits(scene.hierarchy()->findGroup("a")), 1);
+  EXPECT_EQ(scene.search(QStringLiteral("^b/"), SearchOptions{true}), (std::vector<std::string>{"b/x", "b/y"}));
+
+  // Selecting a hidden node reveals it again.
+  scene.selectNodes({"a/conv"});
+  EXPECT_TRUE(scene.isScopeExpanded("a"));
+  item = scene.itemForNode("a/conv");
+  ASSERT_NE(item, nullptr);
+  EXPECT_EQ(item->type(), NodeItem::Type);
+  EXPECT_TRUE(item->isSelected());
+  // The folded weight resolves to its consumer's box, and search finds it by attr value.
+  EXPECT_EQ(scene.itemForNode("a/w"), item);
+  EXPECT_EQ(scene.search(QStringLiteral("SAME")), std::vector<std::string>{"a/conv"});
+  scene.search(QStringLiteral("("), SearchOptions{true});
+  EXPECT_TRUE(scene.searchError().startsWith(QStringLiteral("invalid regular expression '('")));
+}
+
+TEST(Scene, AsyncLayoutAppliesOnlyTheNewestRequest) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  auto def = loadModel("mobilenet_v1_1.0_224_eval.pbtxt");
+  ASSERT_TRUE(def);
+  GraphScene scene;
+  QSignalSpy applied(&scene, &GraphScene::layoutApplied);
+  ASSERT_TRUE(scene.setGraph(def).ok());
+  scene.expandAll();
+  scene.collapseAll();
+  EXPECT_TRUE(scene.layoutPending());
+  ASSERT_TRUE(scene.waitForLayout(60000));
+  EXPECT_EQ(applied.count(), 1);
+  // Collapsed: only the root level is shown.
+  const auto& root = scene.hierarchy()->group(0);
+  EXPECT_EQ(scene.nodeItemCount(), static_cast<int>(root.nodes.size()));
+  EXPECT_EQ(scene.groupItemCount(), static_cast<int>(root.groups.size()));
+}
+
+TEST(Scene, OverlaysAndMarks) {
+  ensureApp();
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(parseText(kScoped)).ok());
+  const model::Graph& g = *scene.graph();
+  Overlay ov;
+  ov.title = QStringLiteral("Latency");
+  ov.unit = QStringLiteral("ms");
+  ov.values = {{"a/conv", 4.0}, {"a/relu", 1.0}, {"out", 2.0}};
+  scene.setOverlay(ov);
+  EXPECT_EQ(scene.overlayFill(g.find("a/conv")), heatColor(1.0));
+  EXPECT_EQ(scene.overlayFill(g.find("a/relu")), heatColor(0.0));
+  EXPECT_FALSE(scene.overlayFill(g.find("input")).isValid());
+  EXPECT_EQ(scene.overlayBadge(g.find("a/conv")), QStringLiteral("4 ms"));
+  EXPECT_EQ(scene.groupOverlayBadge(scene.hierarchy()->findGroup("a")), QStringLiteral("\u03a3 5 ms"));
+  LegendInfo legend = scene.legend();
+  EXPECT_TRUE(legend.gradient);
+  EXPECT_EQ(legend.min, 1.0);
+  EXPECT_EQ(legend.max, 4.0);
+  scene.setDiffStatus({{"a/conv", DiffStatus::Changed}, {"out", DiffStatus::Added}});
+  EXPECT_EQ(scene.overlayFill(g.find("out")), diffColor(DiffStatus::Added));
+  EXPECT_EQ(scene.overlayBadge(g.find("a/conv")), QStringLiteral("changed"));
+  scene.clearOverlay();
+  EXPECT_FALSE(scene.overlayFill(g.find("out")).isValid());
+  scene.setInputMarks({"input"});
+  scene.setOutputMarks({"out"});
+  EXPECT_EQ(scene.markOf(g.find("input")), 1);
+  EXPECT_EQ(scene.markOf(g.find("out")), 2);
+  EXPECT_EQ(scene.markOf(g.find("a/relu")), 0);
+}
+
+TEST(View, SelectAndCenterRevealsAndSearchSteps) {
+  ensureApp();
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(parseText(kScoped)).ok());
+  GraphView view(&scene);
+  view.resize(800, 600);
+  scene.collapseAll();
+  EXPECT_FALSE(scene.isScopeExpanded("b"));
+  QSignalSpy positions(&view, &GraphView::searchPositionChanged);
+  EXPECT_EQ(view.find(QStringLiteral("Identity")), 2);
+  EXPECT_TRUE(scene.isScopeExpanded("b"));
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"b/x"});
+  view.findNext();
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"b/y"});
+  view.findNext();
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"b/x"});
+  view.findPrevious();
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"b/y"});
+  EXPECT_FALSE(view.selectAndCenter("missing"));
+  EXPECT_TRUE(view.selectAndCenter("out"));
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"out"});
+  EXPECT_GE(positions.count(), 5);
+}
+
+
+TEST(Layout, TimeBudgetFallsBackToLayeredLayoutAndLeftToRightTurnsTheGraph) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  auto def = loadModel("mobilenet_v1_0.25_128_frozen.pb");
+  ASSERT_TRUE(def);
+  GraphScene scene;
+  scene.setSynchronous(true);
+  scene.setTimeBudgetMs(0);  // spent before the first group: every level uses the fallback
+  ASSERT_TRUE(scene.setGraph(def).ok());
+  scene.expandAll();
+  const SceneLayout& fallback = scene.currentLayout();
+  EXPECT_EQ(fallback.dot_runs, 0);
+  EXPECT_GT(fallback.fallback_runs, 10);
+  EXPECT_TRUE(fallback.budget_exceeded);
+  EXPECT_EQ(scene.nodeItemCount(), scene.hierarchy()->shownNodeCount());
+  // No two node boxes overlap in the fallback either.
+  std::vector<QRectF> rects;
+  for (const auto& n : fallback.nodes) rects.push_back(n.rect);
+  for (size_t i = 0; i < rects.size(); ++i)
+    for (size_t j = i + 1; j < rects.size(); ++j) ASSERT_FALSE(rects[i].intersects(rects[j])) << i << " " << j;
+
+  scene.setTimeBudgetMs(1500);
+  scene.layoutCache()->clear();
+  scene.resetExpansion();
+  scene.expandAll();
+  const QRectF tall = scene.currentLayout().bounds;
+  EXPECT_GT(tall.height(), tall.width());
+  scene.setLeftToRight(true);
+  const QRectF wide = scene.currentLayout().bounds;
+  EXPECT_GT(wide.width(), wide.height());
+}
+
+TEST(Scene, EdgeLabelsShowInferredDtypeAndShape) {
+  ensureApp();
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(parseText(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 1 } dim { size: 4 } } } } }
+node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+)")).ok());
+  const auto& bundles = scene.hierarchy()->bundles(0);
+  ASSERT_EQ(bundles.size(), 1u);
+  EXPECT_EQ(scene.edgeLabel(0, 0), QStringLiteral("float[1,4]"));
+  scene.setShowEdgeLabels(true);
+  EXPECT_TRUE(scene.showEdgeLabels());
+  EXPECT_EQ(scene.edgeItemCount(), 1);
+}
+
+}  // namespace
+}  // namespace gds::graphview
