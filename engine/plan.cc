@@ -529,6 +529,17 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
     plan->infos_[i].frame = sf.name;
   }
 
+  // Ops without a kernel first: for a training graph that is the actionable
+  // error, more than an unfed label Placeholder.
+  for (size_t i = num_feeds; i < im.nodes.size(); ++i) {
+    const Node& n = im.nodes[i];
+    const std::string& op = n.def->op();
+    if (n.kind == Kind::Kernel && !registry.hasOp(op))
+      return Status::Error(label(*n.def) + ": no kernel for op '" + op +
+                           "' in the interpreter; if the node is not needed for inference, remove it "
+                           "(strip_unused_nodes with the right inputs/outputs, or remove_nodes(op=" + op + "))");
+  }
+
   // Kernels, output types and static shapes, in topological order.
   for (size_t i = num_feeds; i < im.nodes.size(); ++i) {
     Node& n = im.nodes[i];

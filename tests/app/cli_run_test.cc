@@ -1,0 +1,100 @@
+// gdstudio run: .npy and raw string inputs, .npy outputs named after the
+// tensors, one summary line per output, errors with exit code 1.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "model/npy.h"
+#include "tests/test_util.h"
+
+namespace gds {
+namespace {
+
+TEST(CliRun, WritesNpyOutputsAndSummaries) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::tempDir();
+  auto r = test::runGdstudio({"run", "--graph=" + test::modelPath("mnist_softmax_android.pb"),
+                              "--input=input/x_input=" + test::modelPath("reference/mnist_softmax_android.random.input_x_input.npy"),
+                              "--output=output,layer/final_result", "--out_dir=" + dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("output: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("layer/final_result: float[2,10] min="), std::string::npos) << r.out;
+  auto got = model::readNpy(dir + "/layer_final_result.npy");
+  ASSERT_TRUE(got.ok()) << got.error();
+  auto want = model::readNpy(test::modelPath("reference/mnist_softmax_android.random/layer_final_result.npy"));
+  ASSERT_TRUE(want.ok());
+  ASSERT_EQ(got->shape, want->shape);
+  for (std::int64_t i = 0; i < want->size(); ++i) EXPECT_NEAR(got->valueAt(i), want->valueAt(i), 1e-5);
+  auto arg = model::readNpy(dir + "/output.npy");
+  ASSERT_TRUE(arg.ok());
+  auto arg_want = model::readNpy(test::modelPath("reference/mnist_softmax_android.random/output.npy"));
+  ASSERT_TRUE(arg_want.ok());
+  for (std::int64_t i = 0; i < arg_want->size(); ++i) EXPECT_EQ(arg->valueAt(i), arg_want->valueAt(i));
+}
+
+TEST(CliRun, RawWavFileFeedsAStringPlaceholder) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::tempDir();
+  for (const char* threads : {"1", "2"}) {
+    auto r = test::runGdstudio({"run", "--graph=" + test::modelPath("kws_ds_cnn_s.pb"),
+                                "--input=wav_data=" + test::dataPath("speech/yes_en-us_140.wav"),
+                                "--output=labels_softmax", "--out_dir=" + dir, std::string("--num_threads=") + threads});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // kws_labels.txt: _silence_ _unknown_ yes ... -> "yes" is class 2.
+    EXPECT_NE(r.out.find("labels_softmax: float[1,12] "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("argmax=2"), std::string::npos) << r.out;
+  }
+  auto p = model::readNpy(dir + "/labels_softmax.npy");
+  ASSERT_TRUE(p.ok());
+  double sum = 0;
+  for (std::int64_t i = 0; i < p->size(); ++i) sum += p->valueAt(i);
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+}
+
+TEST(CliRun, ReferenceKernelsGiveTheSameAnswer) {
+  GDS_REQUIRE_SHARED();
+  const std::string a = test::tempDir(), b = test::tempDir();
+  const std::string input = "--input=input=" + test::modelPath("generated/tiny_cnn.input.npy");
+  auto fast = test::runGdstudio({"run", "--graph=" + test::modelPath("generated/tiny_cnn.pb"), input, "--output=prob",
+                                 "--out_dir=" + a});
+  auto ref = test::runGdstudio({"run", "--graph=" + test::modelPath("generated/tiny_cnn.pb"), input, "--output=prob",
+                                "--out_dir=" + b, "--reference"});
+  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  auto x = model::readNpy(a + "/prob.npy");
+  auto y = model::readNpy(b + "/prob.npy");
+  ASSERT_TRUE(x.ok() && y.ok());
+  for (std::int64_t i = 0; i < x->size(); ++i) EXPECT_NEAR(x->valueAt(i), y->valueAt(i), 1e-5);
+}
+
+TEST(CliRun, ErrorsExitWithCodeOne) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::tempDir();
+  auto missing = test::runGdstudio({"run", "--output=x", "--out_dir=" + dir});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "error: --graph is required\n");
+  // A float input given as a raw (non-.npy) file.
+  auto raw = test::runGdstudio({"run", "--graph=" + test::modelPath("mnist_softmax_android.pb"),
+                                "--input=input/x_input=" + test::dataPath("speech/labels.csv"), "--output=output",
+                                "--out_dir=" + dir});
+  EXPECT_EQ(raw.exit_code, 1);
+  EXPECT_NE(raw.err.find("is not a .npy file (raw files are only accepted for string inputs; this input is float)"),
+            std::string::npos)
+      << raw.err;
+  // An unfed Placeholder.
+  auto unfed = test::runGdstudio({"run", "--graph=" + test::modelPath("mnist_softmax_android.pb"), "--output=output",
+                                  "--out_dir=" + dir});
+  EXPECT_EQ(unfed.exit_code, 1);
+  EXPECT_NE(unfed.err.find("node 'input/x_input' (Placeholder): must be fed"), std::string::npos) << unfed.err;
+  // A training graph: the first op without a kernel is named with advice.
+  auto train = test::runGdstudio({"run", "--graph=" + test::modelPath("mlnet_cifar_checkpoint/model.ckpt.meta"),
+                                  "--output=Adam", "--input=Input=" + test::modelPath("reference/mlnet_cifar_frozen.random.Input.npy"),
+                                  "--out_dir=" + dir});
+  EXPECT_EQ(train.exit_code, 1);
+  EXPECT_NE(train.err.find("no kernel for op"), std::string::npos) << train.err;
+  EXPECT_NE(train.err.find("strip_unused_nodes"), std::string::npos) << train.err;
+}
+
+}  // namespace
+}  // namespace gds
