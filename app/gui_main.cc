@@ -1,0 +1,195 @@
+// The window entry point: `gdstudio [MODEL] [--screenshot=FILE.png]
+// [--apply='TRANSFORMS'] [--select=NODE]`. With --screenshot the window opens
+// (offscreen when there is no display), loads, applies the steps, selects the
+// node, waits for the layout, saves an image of the whole window and exits:
+// for documentation and for checking the window without a person.
+#include <QApplication>
+#include <QDir>
+#include <QIcon>
+#include <QImage>
+#include <QPixmap>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "graphview/graph_view.h"
+#include "model/summary.h"
+#include "ui/document.h"
+#include "ui/live_summary.h"
+#include "ui/main_window.h"
+#include "ui/transform_runner.h"
+
+namespace {
+
+struct GuiArgs {
+  QString model;
+  QString screenshot;
+  QString apply;
+  QString select;
+  QString inputs, outputs;
+  int width = 1600, height = 1000;
+  std::string error;
+};
+
+GuiArgs parseArgs(int argc, char** argv) {
+  GuiArgs a;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const std::string& flag, QString* out) {
+      if (arg.rfind(flag + "=", 0) == 0) {
+        *out = QString::fromStdString(arg.substr(flag.size() + 1));
+        return true;
+      }
+      if (arg == flag) {
+        if (i + 1 >= argc) {
+          a.error = flag + " needs a value";
+          return true;
+        }
+        *out = QString::fromLocal8Bit(argv[++i]);
+        return true;
+      }
+      return false;
+    };
+    QString size;
+    if (value("--screenshot", &a.screenshot) || value("--apply", &a.apply) || value("--select", &a.select) ||
+        value("--inputs", &a.inputs) || value("--outputs", &a.outputs))
+      continue;
+    if (value("--size", &size)) {
+      // --size=WIDTHxHEIGHT of the window in --screenshot mode.
+      auto parts = size.split('x');
+      bool ok1 = false, ok2 = false;
+      if (parts.size() == 2) {
+        a.width = parts[0].toInt(&ok1);
+        a.height = parts[1].toInt(&ok2);
+      }
+      if (!ok1 || !ok2 || a.width < 200 || a.height < 200) a.error = "--size expects WIDTHxHEIGHT, e.g. 1600x1000";
+      continue;
+    }
+    if (arg.rfind("-", 0) == 0) {
+      // Qt's own options (-platform, -style, ...) are handled by QApplication.
+      if (arg.rfind("--", 0) == 0) a.error = "unknown option '" + arg + "' (see gdstudio --help)";
+      continue;
+    }
+    if (!a.model.isEmpty()) {
+      a.error = "more than one model given: '" + a.model.toStdString() + "' and '" + arg + "'";
+      continue;
+    }
+    a.model = QString::fromLocal8Bit(argv[i]);
+  }
+  if (a.screenshot.isEmpty() && a.error.empty() &&
+      (!a.apply.isEmpty() || !a.select.isEmpty() || !a.inputs.isEmpty() || !a.outputs.isEmpty()))
+    a.error = "--apply, --select, --inputs and --outputs need --screenshot (in the window, use the docks)";
+  return a;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  return 1;
+}
+
+// The --screenshot sequence: every wait is bounded, every failure exits 1.
+int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
+  using gds::ui::MainWindow;
+  bool loaded = false, load_done = false;
+  QString load_error;
+  QObject::connect(&window, &MainWindow::loadFinished, [&](bool ok, const QString& message) {
+    load_done = true;
+    loaded = ok;
+    load_error = message;
+  });
+  if (args.model.isEmpty())
+    window.openSampleModel();
+  else
+    window.openFile(args.model);
+  if (!window.waitUntilIdle(300000) || !load_done) return fail("timed out loading the model");
+  if (!loaded) return fail(load_error.toStdString());
+
+  // --inputs/--outputs mark nodes as the Inputs & outputs dock does; with
+  // --apply and neither given, summarize's suggestions are marked (the
+  // transforms need --outputs).
+  gds::ui::Document* doc = window.document();
+  const auto* index = doc->index();
+  auto mark = [&](const QString& list, gds::ui::IoMark::Kind kind) -> std::string {
+    for (const QString& name : list.split(',', Qt::SkipEmptyParts)) {
+      if (!index || index->find(name.trimmed().toStdString()) < 0)
+        return "no node named '" + name.trimmed().toStdString() + "' in the graph";
+      doc->toggleMark(name.trimmed().toStdString(), kind);
+    }
+    return "";
+  };
+  std::string mark_error = mark(args.inputs, gds::ui::IoMark::Kind::Input);
+  if (!mark_error.empty()) return fail("--inputs: " + mark_error);
+  mark_error = mark(args.outputs, gds::ui::IoMark::Kind::Output);
+  if (!mark_error.empty()) return fail("--outputs: " + mark_error);
+  if (!args.apply.isEmpty() && args.inputs.isEmpty() && args.outputs.isEmpty()) {
+    auto summary = window.liveSummary()->current();
+    if (summary) {
+      QStringList in, out;
+      for (const auto& i : summary->inputs) in << QString::fromStdString(i.name);
+      for (const auto& o : summary->outputs) out << QString::fromStdString(o.first);
+      mark(in.join(','), gds::ui::IoMark::Kind::Input);
+      mark(out.join(','), gds::ui::IoMark::Kind::Output);
+      std::printf("Using the suggested inputs (%s) and outputs (%s)\n", in.join(',').toStdString().c_str(),
+                  out.join(',').toStdString().c_str());
+    }
+  }
+  if (!args.apply.isEmpty()) {
+    QString failure;
+    QObject::connect(window.transformRunner(), &gds::ui::TransformRunner::failed,
+                     [&](const QString& m) { failure = m; });
+    if (!window.transformRunner()->start(args.apply)) return fail("--apply: " + failure.toStdString());
+    if (!window.waitUntilIdle(600000)) return fail("timed out applying the transforms");
+    if (!failure.isEmpty()) return fail(failure.toStdString());
+    std::printf("Applied %zu step(s)\n", window.document()->appliedSteps().size());
+  }
+  if (!args.select.isEmpty()) {
+    if (!doc->index() || doc->index()->find(args.select.toStdString()) < 0)
+      return fail("--select: no node named '" + args.select.toStdString() + "' in the graph");
+    window.document()->select(args.select);
+  }
+  if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
+  if (args.select.isEmpty()) window.graphView()->fitAll();
+  window.waitUntilIdle(10000);
+  QImage image = window.grab().toImage();
+  if (image.isNull()) return fail("could not grab the window");
+  if (!image.save(args.screenshot)) return fail("cannot write " + args.screenshot.toStdString());
+  std::printf("Wrote %s (%dx%d)\n", args.screenshot.toStdString().c_str(), image.width(), image.height());
+  return 0;
+}
+
+}  // namespace
+
+int gdsRunGui(int argc, char** argv) {
+  GuiArgs args = parseArgs(argc, argv);
+  if (!args.error.empty()) return fail(args.error);
+  const bool screenshot = !args.screenshot.isEmpty();
+  // Without a display the screenshot is rendered offscreen.
+  if (screenshot && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("GraphDef Studio");
+  QApplication::setOrganizationName("GraphDefStudio");
+  QApplication::setApplicationVersion(GDS_VERSION);
+  QApplication::setWindowIcon(QIcon(":/icons/gdstudio.svg"));
+  if (screenshot) {
+    // Do not let documentation runs read or change the user's layout.
+    QApplication::setOrganizationName("GraphDefStudio-screenshot");
+  }
+
+  gds::ui::MainWindow window;
+  window.setInteractive(!screenshot);
+  if (screenshot) {
+    window.resize(args.width, args.height);
+    window.show();
+    return runScreenshot(window, args);
+  }
+  window.show();
+  if (args.model.isEmpty())
+    window.openSampleModel();
+  else
+    window.openFile(args.model);
+  return app.exec();
+}

@@ -1,0 +1,508 @@
+// The application as a user drives it, offscreen: open a real model, inspect
+// a node, pick inputs/outputs, apply transforms step by step with live
+// summaries, undo/redo exactly, save, reload, export, and survive a bad file.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QFile>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QTableWidget>
+#include <QtTest/QTest>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "graphview/graph_scene.h"
+#include "model/io.h"
+#include "model/npy.h"
+#include "model/summary.h"
+#include "tests/test_util.h"
+#include "ui/attr_format.h"
+#include "ui/command_line.h"
+#include "ui/document.h"
+#include "ui/io_panel.h"
+#include "ui/live_summary.h"
+#include "ui/main_window.h"
+#include "ui/properties_panel.h"
+#include "ui/summary_panel.h"
+#include "ui/tensor_stats.h"
+#include "ui/transform_form.h"
+#include "ui/transform_runner.h"
+#include "ui/transforms_panel.h"
+
+namespace gds::ui {
+namespace {
+
+void ensureApp() {
+  static QApplication* app = [] {
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    static int argc = 1;
+    static char name[] = "ui_tests";
+    static char* argv[] = {name, nullptr};
+    auto* a = new QApplication(argc, argv);
+    // Keep the tests away from the user's settings.
+    QApplication::setOrganizationName("GraphDefStudio-tests");
+    QApplication::setApplicationName("ui_tests");
+    QSettings().clear();
+    return a;
+  }();
+  (void)app;
+}
+
+const char* const kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
+const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// ---------------------------------------------------------------- pure helpers
+
+TEST(TensorStats, RangeMeanStdSparsityHistogram) {
+  model::HostTensor t = model::HostTensor::zeros(tensorflow::DT_FLOAT, {2, 3});
+  float* v = t.as<float>();
+  const float values[] = {0, 1, 2, 3, 0, -6};
+  std::copy(values, values + 6, v);
+  TensorStats s = computeTensorStats(t, 4);
+  EXPECT_EQ(s.count, 6);
+  EXPECT_EQ(s.zeros, 2);
+  EXPECT_DOUBLE_EQ(s.min, -6);
+  EXPECT_DOUBLE_EQ(s.max, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 0);
+  EXPECT_NEAR(s.stddev, std::sqrt((0 + 1 + 4 + 9 + 0 + 36) / 6.0), 1e-12);
+  EXPECT_NEAR(s.sparsity(), 2.0 / 6.0, 1e-12);
+  // Bins of width 2.25 from -6: [-6,-3.75) -6 | none | [-1.5,0.75) 0,0 | 1,2,3 (max in the last bin).
+  EXPECT_EQ(s.histogram, (std::vector<std::int64_t>{1, 0, 2, 3}));
+}
+
+TEST(TensorStats, NonFiniteValuesAreCountedApart) {
+  model::HostTensor t = model::HostTensor::zeros(tensorflow::DT_FLOAT, {3});
+  t.as<float>()[0] = 1;
+  t.as<float>()[1] = NAN;
+  t.as<float>()[2] = 3;
+  TensorStats s = computeTensorStats(t, 2);
+  EXPECT_EQ(s.non_finite, 1);
+  EXPECT_DOUBLE_EQ(s.mean, 2);
+  EXPECT_EQ(s.histogram, (std::vector<std::int64_t>{1, 1}));
+}
+
+TEST(AttrFormat, ByType) {
+  tensorflow::AttrValue padding;
+  padding.set_s("SAME");
+  EXPECT_EQ(formatAttr(padding), "SAME");
+  tensorflow::AttrValue strides;
+  for (int s : {1, 2, 2, 1}) strides.mutable_list()->add_i(s);
+  EXPECT_EQ(formatAttr(strides), "[1, 2, 2, 1]");
+  tensorflow::AttrValue dtype;
+  dtype.set_type(tensorflow::DT_FLOAT);
+  EXPECT_EQ(formatAttr(dtype), "float");
+  tensorflow::AttrValue shape;
+  model::shapeToProto({-1, 224, 224, 3}, shape.mutable_shape());
+  EXPECT_EQ(formatAttr(shape), "[?,224,224,3]");
+  tensorflow::AttrValue unknown;
+  unknown.mutable_shape()->set_unknown_rank(true);
+  EXPECT_EQ(formatAttr(unknown), "<unknown rank>");
+  tensorflow::AttrValue flag;
+  flag.set_b(true);
+  EXPECT_EQ(formatAttr(flag), "true");
+  tensorflow::AttrValue tensor;
+  tensor.mutable_tensor()->set_dtype(tensorflow::DT_INT32);
+  model::shapeToProto({4}, tensor.mutable_tensor()->mutable_tensor_shape());
+  EXPECT_EQ(formatAttr(tensor), "int32 [4]");
+}
+
+TEST(CommandLine, StripUnusedStepFromMarks) {
+  IoMark in;
+  in.name = "input";
+  in.dtype = tensorflow::DT_FLOAT;
+  in.shape = {1, 128, 128, 3};
+  in.shape_known = true;
+  IoMark out;
+  out.kind = IoMark::Kind::Output;
+  out.name = "softmax";
+  EXPECT_EQ(stripUnusedStep({in, out}), "strip_unused_nodes(type=float, shape=\"1,128,128,3\")");
+  IoMark in2 = in;
+  in2.name = "ids";
+  in2.dtype = tensorflow::DT_INT32;
+  in2.shape = {-1};
+  EXPECT_EQ(stripUnusedStep({in, in2}),
+            "strip_unused_nodes(name=input, type_for_name=float, shape_for_name=\"1,128,128,3\", name=ids, "
+            "type_for_name=int32, shape_for_name=\"-1\")");
+  EXPECT_EQ(stripUnusedStep({out}), "");
+  EXPECT_EQ(shellQuote("a/b.pb"), "a/b.pb");
+  EXPECT_EQ(shellQuote("my model.pb"), "'my model.pb'");
+  EXPECT_EQ(shellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(transformCommand(CommandTool::Gdstudio, "in.pb", "out.pb", {"input"}, {"softmax"},
+                             {"strip_unused_nodes(type=float, shape=\"1,128,128,3\")", "fold_constants(ignore_errors=true)"}),
+            "gdstudio transform \\\n  --in_graph=in.pb \\\n  --out_graph=out.pb \\\n  --inputs=input \\\n"
+            "  --outputs=softmax \\\n  --transforms='\n    strip_unused_nodes(type=float, shape=\"1,128,128,3\")\n"
+            "    fold_constants(ignore_errors=true)'");
+}
+
+// ---------------------------------------------------------------- document
+
+tensorflow::GraphDef smallGraph() {
+  tensorflow::GraphDef g;
+  auto* a = g.add_node();
+  a->set_name("x");
+  a->set_op("Placeholder");
+  (*a->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  model::shapeToProto({1, 4}, (*a->mutable_attr())["shape"].mutable_shape());
+  auto* b = g.add_node();
+  b->set_name("y");
+  b->set_op("Identity");
+  b->add_input("x");
+  (*b->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  return g;
+}
+
+TEST(Document, MarksAndStepsAreUndoable) {
+  ensureApp();
+  Document doc;
+  model::LoadedModel m;
+  m.path = "small.pb";
+  m.graph = smallGraph();
+  doc.reset(std::move(m));
+  GraphPtr original = doc.graph();
+  EXPECT_FALSE(doc.isModified());
+
+  doc.toggleMark("x", IoMark::Kind::Input);
+  ASSERT_EQ(doc.ioMarks().size(), 1u);
+  EXPECT_EQ(doc.ioMarks()[0].dtype, tensorflow::DT_FLOAT);
+  EXPECT_EQ(doc.ioMarks()[0].shape, (model::Shape{1, 4}));
+  EXPECT_TRUE(doc.ioMarks()[0].shape_known);
+  doc.setInputShape("x", {8, 4}, true);
+  EXPECT_EQ(doc.inputShapes().at("x"), (model::Shape{8, 4}));
+  EXPECT_FALSE(doc.isModified());  // marks do not change the graph
+
+  auto after = std::make_shared<tensorflow::GraphDef>(*original);
+  after->mutable_node()->RemoveLast();
+  StepInfo step;
+  step.name = "remove_nodes";
+  step.text = "remove_nodes(op=Identity)";
+  doc.pushTransformStep(after, step);
+  EXPECT_EQ(doc.graph(), after);
+  EXPECT_TRUE(doc.isModified());
+  ASSERT_NE(doc.lastStep(), nullptr);
+  EXPECT_EQ(doc.appliedSteps().size(), 1u);
+
+  doc.undoStack()->undo();
+  EXPECT_EQ(doc.graph(), original);
+  EXPECT_EQ(doc.lastStep(), nullptr);
+  EXPECT_FALSE(doc.isModified());
+  doc.undoStack()->undo();  // the shape edit
+  EXPECT_EQ(doc.ioMarks()[0].shape, (model::Shape{1, 4}));
+  doc.undoStack()->undo();  // the mark
+  EXPECT_TRUE(doc.ioMarks().empty());
+  doc.undoStack()->redo();
+  doc.undoStack()->redo();
+  doc.undoStack()->redo();
+  EXPECT_EQ(doc.graph(), after);
+  EXPECT_EQ(doc.ioMarks()[0].shape, (model::Shape{8, 4}));
+}
+
+TEST(TransformForm, BuildsStepFromTypedFields) {
+  ensureApp();
+  TransformForm form;
+  const auto* info = transforms::TransformRegistry::builtin().find("remove_nodes");
+  ASSERT_NE(info, nullptr);
+  form.setTransform(info);
+  transforms::TransformStep step;
+  step.name = "remove_nodes";
+  step.params["op"] = {"Identity", "CheckNumerics"};
+  step.params["ignore_errors"] = {"true"};
+  form.setStep(step);
+  transforms::TransformStep built = form.step();
+  EXPECT_EQ(built.name, "remove_nodes");
+  EXPECT_EQ(built.params.at("op"), (std::vector<std::string>{"Identity", "CheckNumerics"}));
+  EXPECT_EQ(built.params.at("ignore_errors"), (std::vector<std::string>{"true"}));
+  EXPECT_EQ(built.params.count("max_inputs"), 0u);
+}
+
+// ---------------------------------------------------------------- the window
+
+class WindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ensureApp(); }
+
+  // Opens a file and waits for the load, summary and layout.
+  static bool open(MainWindow& w, const std::string& path) {
+    bool done = false, ok = false;
+    auto c = QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) {
+      done = true;
+      ok = success;
+    });
+    w.openFile(QString::fromStdString(path));
+    bool idle = w.waitUntilIdle(120000);
+    QObject::disconnect(c);
+    return idle && done && ok;
+  }
+
+  static bool applyStep(MainWindow& w, const QString& text) {
+    QString failure;
+    auto c = QObject::connect(w.transformRunner(), &TransformRunner::failed, [&](const QString& m) { failure = m; });
+    bool started = w.transformRunner()->start(text);
+    bool idle = w.waitUntilIdle(120000);
+    QObject::disconnect(c);
+    EXPECT_TRUE(failure.isEmpty()) << failure.toStdString();
+    return started && idle && failure.isEmpty();
+  }
+};
+
+TEST_F(WindowTest, MobilenetInspectMarkTransformUndoRedoSaveExport) {
+  GDS_REQUIRE_SHARED();
+  MainWindow w;
+  w.setInteractive(false);
+  w.resize(1400, 900);
+  w.show();
+  const std::string path = test::modelPath(kMobilenet);
+  ASSERT_TRUE(open(w, path)) << w.lastError().toStdString();
+  Document* doc = w.document();
+  ASSERT_EQ(doc->graph()->node_size(), 555);
+  EXPECT_EQ(w.windowTitle(), "mobilenet_v1_0.25_128_frozen.pb[*] — GraphDef Studio");
+  EXPECT_FALSE(w.isWindowModified());
+  EXPECT_GT(w.graphScene()->nodeItemCount() + w.graphScene()->groupItemCount(), 0);
+
+  // Summary of the original graph.
+  auto s0 = w.liveSummary()->current();
+  ASSERT_NE(s0, nullptr);
+  EXPECT_EQ(s0->node_count, 555);
+  EXPECT_EQ(s0->file_bytes, 1998252);
+  ASSERT_EQ(s0->inputs.size(), 1u);
+  EXPECT_EQ(s0->inputs[0].name, "input");
+  EXPECT_TRUE(w.summaryPanel()->text().contains("Found 1 possible inputs: (name=input, type=float(1), shape=[1,128,128,3])"))
+      << w.summaryPanel()->text().toStdString();
+
+  // Select a node by name and read its properties.
+  doc->select("MobilenetV1/MobilenetV1/Conv2d_0/convolution");
+  const NodeProperties& p = w.propertiesPanel()->properties();
+  EXPECT_EQ(p.op, "Conv2D");
+  EXPECT_EQ(p.name, "MobilenetV1/MobilenetV1/Conv2d_0/convolution");
+  ASSERT_EQ(p.inputs.size(), 2u);
+  EXPECT_EQ(p.inputs[0].node, "input");
+  EXPECT_EQ(p.inputs[1].node, "MobilenetV1/Conv2d_0/weights/read");
+  ASSERT_FALSE(p.consumers.empty());
+  auto attr = [&p](const std::string& key) {
+    for (const auto& [k, v] : p.attrs)
+      if (k == key) return v;
+    return std::string("<missing>");
+  };
+  EXPECT_EQ(attr("padding"), "SAME");
+  EXPECT_EQ(attr("strides"), "[1, 2, 2, 1]");
+  EXPECT_EQ(attr("T"), "float");
+  EXPECT_EQ(attr("data_format"), "NHWC");
+  // The weights, read through their Identity.
+  ASSERT_EQ(p.tensors.size(), 1u);
+  EXPECT_EQ(p.tensors[0].node, "MobilenetV1/Conv2d_0/weights");
+  QTRY_VERIFY_WITH_TIMEOUT(w.propertiesPanel()->tensor() != nullptr, 10000);
+  const DecodedTensor* t = w.propertiesPanel()->tensor();
+  ASSERT_TRUE(t->tensor) << t->error;
+  EXPECT_EQ(t->tensor->shape, (model::Shape{3, 3, 3, 8}));
+  EXPECT_EQ(t->stats.count, 216);
+  EXPECT_LT(t->stats.min, 0);
+  EXPECT_GT(t->stats.max, 0);
+  const std::string npy = test::tempDir() + "/weights.npy";
+  EXPECT_EQ(w.propertiesPanel()->saveTensor(QString::fromStdString(npy)), "");
+  auto back = model::readNpy(npy);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->data, t->tensor->data);
+
+  // Clicking an input link selects that node.
+  doc->select(QString::fromStdString(p.inputs[1].node));
+  EXPECT_EQ(w.propertiesPanel()->properties().op, "Identity");
+
+  // Mark the input and the output.
+  doc->toggleMark("input", IoMark::Kind::Input);
+  doc->toggleMark(kOutput, IoMark::Kind::Output);
+  ASSERT_EQ(doc->ioMarks().size(), 2u);
+  EXPECT_EQ(doc->ioMarks()[0].shape, (model::Shape{1, 128, 128, 3}));
+  EXPECT_EQ(w.graphScene()->inputMarks(), (std::vector<std::string>{"input"}));
+  EXPECT_EQ(w.graphScene()->outputMarks(), (std::vector<std::string>{kOutput}));
+  EXPECT_EQ(w.ioPanel()->table()->rowCount(), 2);
+  EXPECT_EQ(w.ioPanel()->table()->item(0, 3)->text(), "1,128,128,3");
+  EXPECT_TRUE(w.ioPanel()->transformCommandText().contains(
+      "--inputs=input \\\n  --outputs=MobilenetV1/Predictions/Reshape_1 \\\n  --transforms='\n    "
+      "strip_unused_nodes(type=float, shape=\"1,128,128,3\")'"))
+      << w.ioPanel()->transformCommandText().toStdString();
+
+  // Three steps, each checked against its summary.
+  const std::string original_bytes = model::serialize(*doc->graph());
+  GraphPtr original = doc->graph();
+  ASSERT_TRUE(applyStep(w, "strip_unused_nodes(type=float, shape=\"1,128,128,3\")"));
+  ASSERT_NE(doc->lastStep(), nullptr);
+  ASSERT_TRUE(doc->lastStep()->diff);
+  EXPECT_EQ(doc->lastStep()->diff->nodes.before, 555);
+  EXPECT_EQ(doc->lastStep()->diff->nodes.after, doc->graph()->node_size());
+  EXPECT_EQ(w.liveSummary()->current()->node_count, doc->graph()->node_size());
+  EXPECT_EQ(w.liveSummary()->current()->const_parameters, s0->const_parameters);
+  GraphPtr after_strip = doc->graph();
+
+  ASSERT_TRUE(applyStep(w, "fold_constants(ignore_errors=true)"));
+  const model::SummaryDiff& fold = *doc->lastStep()->diff;
+  EXPECT_LT(fold.nodes.after, fold.nodes.before);
+  auto s2 = w.liveSummary()->current();
+  EXPECT_EQ(s2->node_count, doc->graph()->node_size());
+  // Identity(read) nodes and the Rsqrt/Sub arithmetic of the batch norms fold away.
+  for (const auto& [op, count] : s2->op_types) {
+    EXPECT_NE(op, "Identity");
+    EXPECT_NE(op, "Rsqrt");
+    EXPECT_NE(op, "Sub");
+  }
+  GraphPtr after_fold = doc->graph();
+
+  ASSERT_TRUE(applyStep(w, "fold_batch_norms"));
+  const model::SummaryDiff& bn = *doc->lastStep()->diff;
+  EXPECT_LT(bn.nodes.after, bn.nodes.before);
+  auto s3 = w.liveSummary()->current();
+  EXPECT_EQ(s3->node_count, bn.nodes.after);
+  // No more nodes than TensorFlow's quantized graph (180) plus its two
+  // quantize_weights extra nodes per large weight are absent here.
+  EXPECT_LE(s3->node_count, 180);
+  // FLOPs are unchanged by folding: the convolutions stay.
+  EXPECT_EQ(s3->flops, s0->flops);
+  EXPECT_TRUE(w.isWindowModified());
+  EXPECT_EQ(doc->appliedSteps().size(), 3u);
+  EXPECT_GT(w.transformsPanel()->diffTable()->rowCount(), 5);
+  EXPECT_EQ(w.transformsPanel()->diffTable()->item(0, 0)->text(), "Nodes");
+  EXPECT_TRUE(w.graphScene()->hasOverlay());
+  GraphPtr after_bn = doc->graph();
+
+  // The pipeline as a command line.
+  EXPECT_TRUE(w.pipelineCommandText().contains(
+      "--transforms='\n    strip_unused_nodes(type=float, shape=\"1,128,128,3\")\n    fold_constants(ignore_errors=true)\n"
+      "    fold_batch_norms'"))
+      << w.pipelineCommandText().toStdString();
+
+  // Undo three times: the original graph, byte for byte.
+  for (int i = 0; i < 3; ++i) doc->undoStack()->undo();
+  EXPECT_EQ(doc->graph(), original);
+  EXPECT_EQ(model::serialize(*doc->graph()), original_bytes);
+  auto reloaded = model::load(path);
+  ASSERT_TRUE(reloaded.ok());
+  EXPECT_EQ(model::serialize(reloaded->graph), original_bytes);
+  EXPECT_FALSE(w.isWindowModified());
+  EXPECT_FALSE(w.graphScene()->hasOverlay());
+  EXPECT_EQ(doc->ioMarks().size(), 2u);  // marks were made before the steps
+
+  // Redo: the same graphs again.
+  doc->undoStack()->redo();
+  EXPECT_EQ(doc->graph(), after_strip);
+  doc->undoStack()->redo();
+  EXPECT_EQ(doc->graph(), after_fold);
+  doc->undoStack()->redo();
+  EXPECT_EQ(doc->graph(), after_bn);
+  ASSERT_TRUE(w.waitUntilIdle());
+
+  // Save as .pb and reload.
+  const std::string dir = test::tempDir();
+  const std::string saved = dir + "/mobilenet_folded.pb";
+  QString error;
+  ASSERT_TRUE(w.saveTo(QString::fromStdString(saved), &error)) << error.toStdString();
+  EXPECT_FALSE(w.isWindowModified());
+  EXPECT_EQ(readAll(path).size(), 1998252u);  // the original file is untouched
+  const std::string saved_bytes = model::serialize(*doc->graph());
+  ASSERT_TRUE(open(w, saved)) << w.lastError().toStdString();
+  EXPECT_EQ(model::serialize(*w.document()->graph()), saved_bytes);
+  EXPECT_EQ(w.document()->graph()->node_size(), s3->node_count);
+  EXPECT_EQ(w.windowTitle(), "mobilenet_folded.pb[*] — GraphDef Studio");
+
+  // Export DOT in TensorFlow's graph_to_dot format and the rich one.
+  const std::string dot = dir + "/graph.dot";
+  ASSERT_TRUE(w.exportDot(QString::fromStdString(dot), false, &error)) << error.toStdString();
+  const std::string dot_text = readAll(dot);
+  EXPECT_EQ(dot_text.rfind("digraph graphname {\n", 0), 0u) << dot_text.substr(0, 200);
+  EXPECT_NE(dot_text.find("  \"input\" [label=\"Placeholder\"];\n"), std::string::npos);
+  const std::string rich = dir + "/rich.dot";
+  ASSERT_TRUE(w.exportDot(QString::fromStdString(rich), true, &error)) << error.toStdString();
+  EXPECT_NE(readAll(rich).find("subgraph"), std::string::npos);
+  const std::string pipeline = dir + "/pipeline.sh";
+  ASSERT_TRUE(w.exportPipeline(QString::fromStdString(pipeline), &error)) << error.toStdString();
+  EXPECT_NE(readAll(pipeline).find("gdstudio transform"), std::string::npos);
+}
+
+TEST_F(WindowTest, TransformErrorLeavesGraphAndShowsMessage) {
+  GDS_REQUIRE_SHARED();
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  ASSERT_TRUE(open(w, test::modelPath(kMobilenet)));
+  GraphPtr before = w.document()->graph();
+  // --outputs naming a missing node.
+  w.document()->toggleMark("no_such_node", IoMark::Kind::Output);
+  QString failure;
+  QObject::connect(w.transformRunner(), &TransformRunner::failed, [&](const QString& m) { failure = m; });
+  w.transformRunner()->start(QString("strip_unused_nodes"));
+  ASSERT_TRUE(w.waitUntilIdle());
+  EXPECT_FALSE(failure.isEmpty());
+  EXPECT_TRUE(failure.contains("no_such_node")) << failure.toStdString();
+  EXPECT_EQ(w.document()->graph(), before);
+  EXPECT_TRUE(w.transformsPanel()->messages().contains("no_such_node"));
+  // An unknown transform: the parser's error lists the valid names.
+  failure.clear();
+  EXPECT_FALSE(w.transformRunner()->start(QString("fold_everything")));
+  EXPECT_TRUE(failure.contains("fold_constants")) << failure.toStdString();
+  EXPECT_EQ(w.document()->graph(), before);
+}
+
+TEST_F(WindowTest, BadFileShowsErrorAndKeepsDocument) {
+  GDS_REQUIRE_SHARED();
+  MainWindow w;  // interactive: the error is a dialog
+  w.show();
+  ASSERT_TRUE(open(w, test::modelPath(kMobilenet)));
+  GraphPtr before = w.document()->graph();
+  const std::string bad = test::tempDir() + "/bad.pb";
+  {
+    std::ofstream out(bad, std::ios::binary);
+    out << "\x0a\xff\xff\xff\x0f garbage that is no GraphDef";
+  }
+  EXPECT_FALSE(open(w, bad));
+  EXPECT_TRUE(w.lastError().contains("bad.pb")) << w.lastError().toStdString();
+  ASSERT_NE(w.errorDialog(), nullptr);
+  EXPECT_TRUE(w.errorDialog()->isVisible());
+  EXPECT_EQ(w.errorDialog()->text(), w.lastError());
+  EXPECT_EQ(w.document()->graph(), before);
+  EXPECT_EQ(w.document()->filePath().toStdString(), test::modelPath(kMobilenet));
+  w.errorDialog()->close();
+  // A missing file, likewise.
+  EXPECT_FALSE(open(w, test::tempDir() + "/missing.pb"));
+  EXPECT_TRUE(w.lastError().endsWith("missing.pb: no such file")) << w.lastError().toStdString();
+  EXPECT_EQ(w.document()->graph(), before);
+}
+
+TEST_F(WindowTest, SampleModelOpensWithoutArguments) {
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  w.openSampleModel();
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+  EXPECT_GT(w.document()->graph()->node_size(), 10);
+  EXPECT_TRUE(w.document()->filePath().isEmpty());
+  EXPECT_TRUE(w.windowTitle().startsWith("sample_model.pb"));
+}
+
+TEST(Screenshot, WritesWindowImage) {
+  GDS_REQUIRE_SHARED();
+  if (!QFile::exists(QString::fromStdString(test::gdstudioPath())))
+    GTEST_SKIP() << "gdstudio is not built in this build folder";
+  const std::string png = test::tempDir() + "/shot.png";
+  auto r = test::runGdstudio({test::modelPath(kMobilenet), "--screenshot=" + png, "--apply=fold_constants(ignore_errors=true)",
+                              "--select=input", "--size=1200x800"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ensureApp();
+  QImage image(QString::fromStdString(png));
+  ASSERT_FALSE(image.isNull());
+  EXPECT_EQ(image.size(), QSize(1200, 800));
+  auto bad = test::runGdstudio({test::modelPath(kMobilenet), "--screenshot=" + png, "--select=no_such_node"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "error: --select: no node named 'no_such_node' in the graph\n");
+}
+
+}  // namespace
+}  // namespace gds::ui

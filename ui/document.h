@@ -1,0 +1,133 @@
+// The open model as the editor sees it: the current GraphDef (immutable, shared
+// between undo steps), what was loaded, the undo stack, the selection and the
+// inputs/outputs the user marked. Panels observe it through signals and change
+// it only through its edit methods, each of which pushes one undo command
+// (the Tiled MapDocument pattern).
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QUndoStack>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/graph.h"
+#include "model/io.h"
+#include "model/summary_diff.h"
+#include "model/tensor.h"
+
+namespace gds::ui {
+
+using GraphPtr = std::shared_ptr<const tensorflow::GraphDef>;
+
+// A node the user marked as a model input or output. For inputs, dtype and
+// shape are what strip_unused_nodes and the benchmark should use; the shape
+// is editable.
+struct IoMark {
+  enum class Kind { Input, Output };
+  Kind kind = Kind::Input;
+  std::string name;
+  tensorflow::DataType dtype = tensorflow::DT_FLOAT;
+  model::Shape shape;       // -1 for unknown dimensions
+  bool shape_known = false;  // false: unknown rank
+  bool operator==(const IoMark& o) const {
+    return kind == o.kind && name == o.name && dtype == o.dtype && shape == o.shape && shape_known == o.shape_known;
+  }
+};
+
+// One applied transform step, as recorded on the undo stack.
+struct StepInfo {
+  std::string name;           // transform name, e.g. "fold_constants"
+  std::string text;           // the step in --transforms syntax, e.g. fold_constants(ignore_errors=true)
+  double milliseconds = 0;    // how long the transform took
+  std::vector<std::string> inputs, outputs;  // the --inputs/--outputs it ran with
+  std::shared_ptr<const model::SummaryDiff> diff;  // before -> after
+};
+
+class Document : public QObject {
+  Q_OBJECT
+ public:
+  explicit Document(QObject* parent = nullptr);
+  ~Document() override;
+
+  // Replaces everything with a freshly loaded model; clears the undo history.
+  // `loaded.graph` is moved out into the shared graph.
+  void reset(model::LoadedModel loaded);
+  bool isEmpty() const { return !graph_; }
+
+  GraphPtr graph() const { return graph_; }
+  GraphPtr originalGraph() const { return original_; }
+  // Index over the current graph, or nullptr when the graph is not a valid
+  // DAG (duplicate names, missing inputs); then indexError() says why.
+  const model::Graph* index() const;
+  const std::string& indexError() const;
+
+  // What was loaded (kind, file size, tags, signatures); its graph is empty.
+  const model::LoadedModel& info() const { return info_; }
+  QString filePath() const { return file_path_; }
+  QString displayName() const;  // file name, or "untitled"
+  // After Save As: the document now lives in `path`; the current graph is
+  // the saved state.
+  void markSaved(const QString& path);
+  bool isModified() const { return graph_ != saved_graph_; }
+
+  QUndoStack* undoStack() { return &undo_stack_; }
+
+  QString selection() const { return selection_; }
+  void select(const QString& node_name);  // empty clears
+
+  const std::vector<IoMark>& ioMarks() const { return marks_; }
+  std::vector<std::string> inputNames() const;
+  std::vector<std::string> outputNames() const;
+  const IoMark* findMark(const std::string& name, IoMark::Kind kind) const;
+  // A mark for `node_name` filled from what the graph says (Placeholder dtype
+  // and shape attrs, _output_shapes, T/dtype attrs).
+  IoMark markFromGraph(const std::string& node_name, IoMark::Kind kind) const;
+  // The marked inputs' shapes, for shape inference and FLOPs.
+  model::ShapeOverrides inputShapes() const;
+
+  // Undoable edits.
+  void toggleMark(const std::string& node_name, IoMark::Kind kind);
+  void setMarks(std::vector<IoMark> marks, const QString& description);
+  void setInputShape(const std::string& node_name, const model::Shape& shape, bool known);
+  void pushTransformStep(GraphPtr after, StepInfo step);
+
+  // The steps applied so far (bottom of the undo stack up to its index).
+  std::vector<StepInfo> appliedSteps() const;
+  // The most recent step while its diff colours should show; null after any
+  // other action (undo, redo, mark, new step on another graph).
+  const StepInfo* lastStep() const { return has_last_step_ ? &last_step_ : nullptr; }
+  GraphPtr lastStepBefore() const { return last_step_before_; }
+  void clearLastStep();
+
+  // Used by the undo commands only.
+  void setGraphFromCommand(GraphPtr graph, const StepInfo* step, GraphPtr before);
+  void setMarksFromCommand(const std::vector<IoMark>& marks);
+
+ signals:
+  void documentReset();
+  void graphChanged();
+  void selectionChanged(const QString& node_name);
+  void ioMarksChanged();
+  void modifiedChanged(bool modified);
+  void lastStepChanged();
+
+ private:
+  void rebuildIndex();
+
+  model::LoadedModel info_;
+  GraphPtr graph_, original_, saved_graph_;
+  std::unique_ptr<model::Graph> index_;
+  std::string index_error_;
+  QString file_path_;
+  QUndoStack undo_stack_;
+  QString selection_;
+  std::vector<IoMark> marks_;
+  bool has_last_step_ = false;
+  StepInfo last_step_;
+  GraphPtr last_step_before_;
+};
+
+}  // namespace gds::ui

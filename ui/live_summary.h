@@ -1,0 +1,51 @@
+// The summarize_graph figures of the document's current graph, recomputed in
+// a worker thread whenever the graph or the marked input shapes change, so
+// the Summary and Inputs & outputs docks stay live without blocking the UI.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QObject>
+
+#include <memory>
+
+#include "model/summary.h"
+#include "ui/document.h"
+
+namespace gds::ui {
+
+class LiveSummary : public QObject {
+  Q_OBJECT
+ public:
+  explicit LiveSummary(Document* document, QObject* parent = nullptr);
+  ~LiveSummary() override;
+  // Null while the first computation runs or when the graph does not index.
+  std::shared_ptr<const model::Summary> current() const { return current_; }
+  GraphPtr currentGraph() const { return current_graph_; }
+  QString error() const { return error_; }
+  bool busy() const { return watcher_.isRunning() || restart_; }
+
+  // Summarizes `graph` (with the input shapes for FLOPs); what the workers run.
+  static Result<model::Summary> compute(const tensorflow::GraphDef& graph, const model::ShapeOverrides& shapes,
+                                        const std::string& path, std::int64_t file_bytes);
+
+ signals:
+  void summaryChanged();
+
+ private:
+  struct Outcome {
+    GraphPtr graph;
+    std::shared_ptr<const model::Summary> summary;
+    QString error;
+  };
+  void schedule();
+  void finished();
+
+  Document* document_;
+  QFutureWatcher<Outcome> watcher_;
+  bool restart_ = false;
+  std::shared_ptr<const model::Summary> current_;
+  GraphPtr current_graph_;
+  QString error_;
+};
+
+}  // namespace gds::ui

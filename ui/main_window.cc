@@ -1,0 +1,948 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScreen>
+#include <QSettings>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTextBrowser>
+#include <QThread>
+#include <QToolBar>
+#include <QUndoView>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "graphview/dot_export.h"
+#include "graphview/graph_scene.h"
+#include "graphview/graph_view.h"
+#include "graphview/image_export.h"
+#include "model/summary.h"
+#include "ui/command_line.h"
+#include "ui/io_panel.h"
+#include "ui/live_summary.h"
+#include "ui/properties_panel.h"
+#include "ui/summary_panel.h"
+#include "ui/task_indicator.h"
+#include "ui/transform_runner.h"
+#include "ui/transforms_panel.h"
+
+// The ui library is static: its resources must be registered explicitly.
+static void initUiResources() { Q_INIT_RESOURCE(resources); }
+
+namespace gds::ui {
+namespace {
+
+constexpr int kMaxRecent = 10;
+const char* const kModelFilter = "TensorFlow models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta);;All files (*)";
+
+QString humanBytes(std::int64_t bytes) {
+  if (bytes < 1024) return QObject::tr("%1 B").arg(bytes);
+  if (bytes < 1024 * 1024) return QObject::tr("%1 KB").arg(static_cast<double>(bytes) / 1024.0, 0, 'f', 1);
+  return QObject::tr("%1 MB").arg(static_cast<double>(bytes) / (1024.0 * 1024.0), 0, 'f', 1);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  initUiResources();
+  setObjectName("MainWindow");
+  setWindowIcon(QIcon(":/icons/gdstudio.svg"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  document_ = new Document(this);
+  live_summary_ = new LiveSummary(document_, this);
+  runner_ = new TransformRunner(document_, live_summary_, this);
+
+  // Centre: the graph view; a second view shows the graph before the last
+  // step when "side by side" is on.
+  scene_ = new graphview::GraphScene(this);
+  before_scene_ = new graphview::GraphScene(this);
+  centre_ = new QStackedWidget(this);
+  welcome_ = new QLabel(centre_);
+  welcome_->setAlignment(Qt::AlignCenter);
+  welcome_->setWordWrap(true);
+  welcome_->setTextFormat(Qt::RichText);
+  splitter_ = new QSplitter(Qt::Horizontal, centre_);
+  before_view_ = new graphview::GraphView(before_scene_, splitter_);
+  before_view_->setToolTip(tr("The graph before the last step (removed nodes in red)"));
+  view_ = new graphview::GraphView(scene_, splitter_);
+  splitter_->addWidget(before_view_);
+  splitter_->addWidget(view_);
+  before_view_->hide();
+  centre_->addWidget(welcome_);
+  centre_->addWidget(splitter_);
+  setCentralWidget(centre_);
+
+  createActions();
+  createDocks();
+  createMenus();
+  createStatusBar();
+
+  connect(document_, &Document::graphChanged, this, &MainWindow::onGraphChanged);
+  connect(document_, &Document::selectionChanged, this, &MainWindow::onSelectionChanged);
+  connect(document_, &Document::ioMarksChanged, this, &MainWindow::onMarksChanged);
+  connect(document_, &Document::lastStepChanged, this, &MainWindow::onLastStepChanged);
+  connect(document_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(document_, &Document::documentReset, this, &MainWindow::updateTitle);
+  connect(live_summary_, &LiveSummary::summaryChanged, this, &MainWindow::updateStatus);
+  connect(&load_watcher_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoadDone);
+
+  connect(view_, &graphview::GraphView::nodeClicked, document_, &Document::select);
+  connect(view_, &graphview::GraphView::contextMenuRequested, this, &MainWindow::showNodeMenu);
+  connect(view_, &graphview::GraphView::zoomChanged, this, &MainWindow::updateStatus);
+  connect(before_view_, &graphview::GraphView::nodeClicked, document_, &Document::select);
+  connect(scene_, &graphview::GraphScene::selectionNamesChanged, this, [this] {
+    auto names = scene_->selectedNodes();
+    if (!names.empty()) document_->select(QString::fromStdString(names.front()));
+  });
+  connect(scene_, &graphview::GraphScene::layoutStarted, this, [this] {
+    if (!task_->active()) task_->start(tr("Laying out the graph…"), 0, false);
+  });
+  connect(scene_, &graphview::GraphScene::layoutApplied, this, [this] {
+    if (!isLoading() && !runner_->isRunning()) task_->finish();
+  });
+
+  connect(runner_, &TransformRunner::started, this, [this](int n) { task_->start(tr("Applying transforms…"), n); });
+  connect(runner_, &TransformRunner::stepStarted, this, [this](int i, int n, const QString& text) {
+    task_->setProgress(i, tr("Step %1 of %2: %3").arg(i + 1).arg(n).arg(text.left(60)));
+  });
+  connect(runner_, &TransformRunner::finished, this, [this] { task_->finish(); });
+  connect(runner_, &TransformRunner::failed, this, [this](const QString& m) {
+    last_error_ = m;
+    statusBar()->showMessage(tr("Transform failed: %1").arg(m.left(200)), 10000);
+  });
+  connect(transforms_panel_, &TransformsPanel::sideBySideToggled, this, &MainWindow::updateSideBySide);
+  connect(io_panel_, &IoPanel::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+  connect(task_, &TaskIndicator::cancelRequested, this, [this] {
+    if (isLoading()) cancelLoading();
+    if (runner_->isRunning()) runner_->cancel();
+  });
+
+  readSettings();
+  updateTitle();
+  updateStatus();
+  onGraphChanged();
+}
+
+MainWindow::~MainWindow() { load_watcher_.waitForFinished(); }
+
+// ---------------------------------------------------------------- actions
+
+void MainWindow::createActions() {
+  open_ = new QAction(QIcon::fromTheme("document-open"), tr("&Open…"), this);
+  open_->setShortcut(QKeySequence::Open);
+  open_->setToolTip(tr("Open a model (.pb, .pbtxt, .meta, saved_model.pb) (Ctrl+O)"));
+  connect(open_, &QAction::triggered, this, &MainWindow::openDialog);
+  open_dir_ = new QAction(tr("Open &SavedModel Directory…"), this);
+  open_dir_->setToolTip(tr("Open a SavedModel directory"));
+  connect(open_dir_, &QAction::triggered, this, &MainWindow::openDirectoryDialog);
+  save_ = new QAction(QIcon::fromTheme("document-save"), tr("&Save"), this);
+  save_->setShortcut(QKeySequence::Save);
+  save_->setToolTip(tr("Save the current graph (Ctrl+S)"));
+  connect(save_, &QAction::triggered, this, &MainWindow::save);
+  save_as_ = new QAction(QIcon::fromTheme("document-save-as"), tr("Save &As…"), this);
+  save_as_->setShortcut(QKeySequence::SaveAs);
+  save_as_->setToolTip(tr("Save the current graph as .pb or .pbtxt"));
+  connect(save_as_, &QAction::triggered, this, &MainWindow::saveAs);
+  export_dot_tf_ = new QAction(tr("Export DOT (graph_to_dot format)…"), this);
+  connect(export_dot_tf_, &QAction::triggered, this, [this] { exportDotDialog(false); });
+  export_dot_rich_ = new QAction(tr("Export DOT (rich: names, shapes, colours, scopes)…"), this);
+  connect(export_dot_rich_, &QAction::triggered, this, [this] { exportDotDialog(true); });
+  export_image_ = new QAction(tr("Export &Image (SVG/PNG)…"), this);
+  connect(export_image_, &QAction::triggered, this, &MainWindow::exportImageDialog);
+  export_pipeline_ = new QAction(tr("Export &Pipeline as Command Line…"), this);
+  export_pipeline_->setToolTip(tr("Write the applied steps as gdstudio and TensorFlow transform_graph commands"));
+  connect(export_pipeline_, &QAction::triggered, this, &MainWindow::exportPipelineDialog);
+  quit_ = new QAction(tr("&Quit"), this);
+  quit_->setShortcut(QKeySequence::Quit);
+  connect(quit_, &QAction::triggered, this, &QWidget::close);
+
+  undo_ = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo_->setShortcut(QKeySequence::Undo);
+  undo_->setIcon(QIcon::fromTheme("edit-undo"));
+  undo_->setToolTip(tr("Undo the last step (Ctrl+Z)"));
+  redo_ = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo_->setShortcut(QKeySequence::Redo);
+  redo_->setIcon(QIcon::fromTheme("edit-redo"));
+  redo_->setToolTip(tr("Redo (Ctrl+Shift+Z)"));
+  find_ = new QAction(QIcon::fromTheme("edit-find"), tr("&Find…"), this);
+  find_->setShortcut(QKeySequence::Find);
+  find_->setToolTip(tr("Find nodes by name, op type or attribute value (Ctrl+F)"));
+  connect(find_, &QAction::triggered, this, [this] {
+    find_edit_->setFocus();
+    find_edit_->selectAll();
+  });
+  find_next_ = new QAction(tr("Find &Next"), this);
+  find_next_->setShortcut(QKeySequence::FindNext);
+  connect(find_next_, &QAction::triggered, view_, &graphview::GraphView::findNext);
+  find_prev_ = new QAction(tr("Find &Previous"), this);
+  find_prev_->setShortcut(QKeySequence::FindPrevious);
+  connect(find_prev_, &QAction::triggered, view_, &graphview::GraphView::findPrevious);
+  mark_input_ = new QAction(tr("Mark as &Input"), this);
+  mark_input_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+  mark_input_->setToolTip(tr("Mark the selected node as a model input (Ctrl+I)"));
+  connect(mark_input_, &QAction::triggered, this, [this] {
+    if (!document_->selection().isEmpty())
+      document_->toggleMark(document_->selection().toStdString(), IoMark::Kind::Input);
+  });
+  mark_output_ = new QAction(tr("Mark as &Output"), this);
+  mark_output_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  mark_output_->setToolTip(tr("Mark the selected node as a model output (Ctrl+Shift+O)"));
+  connect(mark_output_, &QAction::triggered, this, [this] {
+    if (!document_->selection().isEmpty())
+      document_->toggleMark(document_->selection().toStdString(), IoMark::Kind::Output);
+  });
+
+  fit_ = new QAction(QIcon::fromTheme("zoom-fit-best"), tr("&Fit to Window"), this);
+  fit_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  fit_->setToolTip(tr("Fit the whole graph in the window (Ctrl+0)"));
+  connect(fit_, &QAction::triggered, view_, &graphview::GraphView::fitAll);
+  zoom_in_ = new QAction(QIcon::fromTheme("zoom-in"), tr("Zoom &In"), this);
+  zoom_in_->setShortcut(QKeySequence::ZoomIn);
+  zoom_in_->setToolTip(tr("Zoom in (Ctrl++)"));
+  connect(zoom_in_, &QAction::triggered, view_, &graphview::GraphView::zoomIn);
+  zoom_out_ = new QAction(QIcon::fromTheme("zoom-out"), tr("Zoom &Out"), this);
+  zoom_out_->setShortcut(QKeySequence::ZoomOut);
+  zoom_out_->setToolTip(tr("Zoom out (Ctrl+-)"));
+  connect(zoom_out_, &QAction::triggered, view_, &graphview::GraphView::zoomOut);
+  zoom_sel_ = new QAction(tr("Zoom to &Selection"), this);
+  zoom_sel_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  connect(zoom_sel_, &QAction::triggered, view_, &graphview::GraphView::zoomToSelection);
+  expand_all_ = new QAction(tr("E&xpand All Scopes"), this);
+  connect(expand_all_, &QAction::triggered, scene_, &graphview::GraphScene::expandAll);
+  collapse_all_ = new QAction(tr("&Collapse All Scopes"), this);
+  connect(collapse_all_, &QAction::triggered, scene_, &graphview::GraphScene::collapseAll);
+
+  auto toggle = [this](const QString& text, const QString& tip) {
+    auto* a = new QAction(text, this);
+    a->setCheckable(true);
+    a->setToolTip(tip);
+    return a;
+  };
+  full_names_ = toggle(tr("Full Node &Names"), tr("Show full node names instead of the last path component"));
+  connect(full_names_, &QAction::toggled, this, [this](bool on) {
+    scene_->setShowFullNames(on);
+    before_scene_->setShowFullNames(on);
+  });
+  edge_labels_ = toggle(tr("&Shapes on Edges"), tr("Label edges with the dtype and shape of the tensor"));
+  connect(edge_labels_, &QAction::toggled, this, [this](bool on) {
+    scene_->setShowEdgeLabels(on);
+    before_scene_->setShowEdgeLabels(on);
+  });
+  fold_consts_ = toggle(tr("Fold &Weights into Nodes"), tr("Show small constant inputs as badges on their consumer"));
+  fold_consts_->setChecked(true);
+  connect(fold_consts_, &QAction::toggled, this, [this](bool on) {
+    scene_->setFoldConstants(on);
+    before_scene_->setFoldConstants(on);
+  });
+  left_right_ = toggle(tr("&Left to Right"), tr("Lay the graph out from left to right instead of top to bottom"));
+  connect(left_right_, &QAction::toggled, this, [this](bool on) {
+    scene_->setLeftToRight(on);
+    before_scene_->setLeftToRight(on);
+  });
+  minimap_ = toggle(tr("&Minimap"), tr("Show an overview of the whole graph in a corner"));
+  minimap_->setChecked(true);
+  connect(minimap_, &QAction::toggled, view_, &graphview::GraphView::setMinimapVisible);
+}
+
+void MainWindow::createMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(open_);
+  file->addAction(open_dir_);
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  connect(recent_menu_, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
+  QAction* sample = file->addAction(tr("Open &Sample Model"));
+  connect(sample, &QAction::triggered, this, [this] {
+    if (maybeSave()) openSampleModel();
+  });
+  file->addSeparator();
+  file->addAction(save_);
+  file->addAction(save_as_);
+  file->addSeparator();
+  QMenu* exp = file->addMenu(tr("&Export"));
+  exp->addAction(export_dot_tf_);
+  exp->addAction(export_dot_rich_);
+  exp->addAction(export_image_);
+  exp->addSeparator();
+  exp->addAction(export_pipeline_);
+  file->addSeparator();
+  file->addAction(quit_);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(undo_);
+  edit->addAction(redo_);
+  edit->addSeparator();
+  edit->addAction(find_);
+  edit->addAction(find_next_);
+  edit->addAction(find_prev_);
+  edit->addSeparator();
+  edit->addAction(mark_input_);
+  edit->addAction(mark_output_);
+
+  view_menu_ = menuBar()->addMenu(tr("&View"));
+  view_menu_->addAction(fit_);
+  view_menu_->addAction(zoom_in_);
+  view_menu_->addAction(zoom_out_);
+  view_menu_->addAction(zoom_sel_);
+  view_menu_->addSeparator();
+  view_menu_->addAction(expand_all_);
+  view_menu_->addAction(collapse_all_);
+  view_menu_->addSeparator();
+  view_menu_->addAction(full_names_);
+  view_menu_->addAction(edge_labels_);
+  view_menu_->addAction(fold_consts_);
+  view_menu_->addAction(left_right_);
+  view_menu_->addAction(minimap_);
+  view_menu_->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view_menu_->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard Shortcuts"));
+  keys->setShortcut(QKeySequence::HelpContents);
+  connect(keys, &QAction::triggered, this, &MainWindow::showShortcuts);
+  QAction* about = help->addAction(tr("&About GraphDef Studio"));
+  connect(about, &QAction::triggered, this, &MainWindow::showAbout);
+
+  QToolBar* tools = addToolBar(tr("Main toolbar"));
+  tools->setObjectName("MainToolBar");
+  tools->addAction(open_);
+  tools->addAction(save_);
+  tools->addSeparator();
+  tools->addAction(undo_);
+  tools->addAction(redo_);
+  tools->addSeparator();
+  tools->addAction(mark_input_);
+  tools->addAction(mark_output_);
+  tools->addSeparator();
+  tools->addAction(fit_);
+  tools->addAction(zoom_in_);
+  tools->addAction(zoom_out_);
+  tools->addSeparator();
+  find_edit_ = new QLineEdit(tools);
+  find_edit_->setPlaceholderText(tr("Find node, op or attribute (Ctrl+F)"));
+  find_edit_->setToolTip(tr("Find by name, op type or attribute value; Enter for the next match, /regex/ for a regular expression"));
+  find_edit_->setClearButtonEnabled(true);
+  find_edit_->setMaximumWidth(320);
+  tools->addWidget(find_edit_);
+  connect(find_edit_, &QLineEdit::returnPressed, this, &MainWindow::find);
+  view_menu_->addAction(tools->toggleViewAction());
+}
+
+void MainWindow::createDocks() {
+  auto dock = [this](const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(widget);
+    addDockWidget(area, d);
+    return d;
+  };
+  properties_ = new PropertiesPanel(document_, this);
+  summary_panel_ = new SummaryPanel(live_summary_, this);
+  io_panel_ = new IoPanel(document_, live_summary_, this);
+  transforms_panel_ = new TransformsPanel(document_, runner_, this);
+  auto* history = new QUndoView(document_->undoStack(), this);
+  history->setEmptyLabel(tr("<opened model>"));
+  QDockWidget* props = dock(tr("Node properties"), "PropertiesDock", properties_, Qt::LeftDockWidgetArea);
+  QDockWidget* io = dock(tr("Inputs && outputs"), "IoDock", io_panel_, Qt::LeftDockWidgetArea);
+  QDockWidget* tr_dock = dock(tr("Transforms"), "TransformsDock", transforms_panel_, Qt::RightDockWidgetArea);
+  QDockWidget* sum = dock(tr("Summary"), "SummaryDock", summary_panel_, Qt::RightDockWidgetArea);
+  QDockWidget* hist = dock(tr("History"), "HistoryDock", history, Qt::RightDockWidgetArea);
+  tabifyDockWidget(props, io);
+  props->raise();
+  tabifyDockWidget(sum, hist);
+  splitDockWidget(tr_dock, sum, Qt::Vertical);
+  tr_dock->raise();
+  resizeDocks({props, tr_dock}, {380, 420}, Qt::Horizontal);
+  resizeDocks({tr_dock, sum}, {650, 250}, Qt::Vertical);
+}
+
+void MainWindow::createStatusBar() {
+  task_ = new TaskIndicator(this);
+  status_nodes_ = new QLabel(this);
+  status_params_ = new QLabel(this);
+  status_size_ = new QLabel(this);
+  status_zoom_ = new QLabel(this);
+  status_nodes_->setToolTip(tr("Nodes in the current graph"));
+  status_params_->setToolTip(tr("Parameters (constant and variable elements) in the current graph"));
+  status_size_->setToolTip(tr("Size of the file on disk"));
+  status_zoom_->setToolTip(tr("Zoom of the graph view"));
+  statusBar()->addWidget(task_);
+  for (QLabel* l : {status_nodes_, status_params_, status_size_, status_zoom_}) statusBar()->addPermanentWidget(l);
+}
+
+// ---------------------------------------------------------------- settings
+
+void MainWindow::readSettings() {
+  QSettings s;
+  if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
+    QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+    resize(std::min(1600, avail.width()), std::min(1000, avail.height()));
+  }
+  restoreState(s.value("window/state").toByteArray());
+  full_names_->setChecked(s.value("view/fullNames", false).toBool());
+  edge_labels_->setChecked(s.value("view/edgeLabels", false).toBool());
+  fold_consts_->setChecked(s.value("view/foldConstants", true).toBool());
+  left_right_->setChecked(s.value("view/leftToRight", false).toBool());
+  minimap_->setChecked(s.value("view/minimap", true).toBool());
+  view_->setMinimapVisible(minimap_->isChecked());
+}
+
+void MainWindow::writeSettings() {
+  QSettings s;
+  s.setValue("window/geometry", saveGeometry());
+  s.setValue("window/state", saveState());
+  s.setValue("view/fullNames", full_names_->isChecked());
+  s.setValue("view/edgeLabels", edge_labels_->isChecked());
+  s.setValue("view/foldConstants", fold_consts_->isChecked());
+  s.setValue("view/leftToRight", left_right_->isChecked());
+  s.setValue("view/minimap", minimap_->isChecked());
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  QSettings s;
+  QStringList files = s.value("recentFiles").toStringList();
+  QString abs = QFileInfo(path).absoluteFilePath();
+  files.removeAll(abs);
+  files.prepend(abs);
+  while (files.size() > kMaxRecent) files.removeLast();
+  s.setValue("recentFiles", files);
+}
+
+void MainWindow::updateRecentMenu() {
+  recent_menu_->clear();
+  QStringList files = QSettings().value("recentFiles").toStringList();
+  for (const QString& f : files) {
+    QAction* a = recent_menu_->addAction(QFileInfo(f).fileName().isEmpty() ? f : QFileInfo(f).fileName());
+    a->setToolTip(f);
+    a->setEnabled(QFileInfo::exists(f));
+    connect(a, &QAction::triggered, this, [this, f] {
+      if (maybeSave()) openFile(f);
+    });
+  }
+  if (files.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
+  recent_menu_->addSeparator();
+  QAction* clear = recent_menu_->addAction(tr("Clear Menu"));
+  connect(clear, &QAction::triggered, this, [] { QSettings().remove("recentFiles"); });
+}
+
+// ---------------------------------------------------------------- loading
+
+void MainWindow::openFile(const QString& path) {
+  std::string p = path.toStdString();
+  startLoad(tr("Loading %1…").arg(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName()),
+            [p, path]() {
+              LoadOutcome out;
+              out.path = path;
+              auto m = model::load(p);
+              if (m.ok())
+                out.model = std::move(m).value();
+              else
+                out.error = QString::fromStdString(m.error());
+              return out;
+            });
+}
+
+void MainWindow::openSampleModel() {
+  QFile f(":/sample_model.pb");
+  QByteArray bytes;
+  if (f.open(QIODevice::ReadOnly)) bytes = f.readAll();
+  startLoad(tr("Loading the sample model…"), [bytes]() {
+    LoadOutcome out;
+    auto g = model::parseGraphDef(bytes.toStdString(), "sample_model.pb");
+    if (!g.ok()) {
+      out.error = QString::fromStdString(g.error());
+      return out;
+    }
+    model::LoadedModel m;
+    // No path: Save goes to Save As, the sample is never overwritten.
+    m.file = "sample_model.pb";
+    m.file_bytes = bytes.size();
+    m.graph = std::move(g).value();
+    out.model = std::move(m);
+    return out;
+  });
+}
+
+void MainWindow::startLoad(const QString& label, std::function<LoadOutcome()> work) {
+  load_cancelled_ = false;
+  task_->start(label, 0, true);
+  if (document_->isEmpty()) welcome_->setText("<h3>" + label.toHtmlEscaped() + "</h3>");
+  // A newer load replaces the watched future; the older result is dropped.
+  load_watcher_.setFuture(QtConcurrent::run(std::move(work)));
+}
+
+bool MainWindow::isLoading() const { return load_watcher_.isRunning() && !load_cancelled_; }
+
+void MainWindow::cancelLoading() {
+  // The worker cannot be interrupted; its result is dropped when it ends.
+  if (!isLoading()) return;
+  load_cancelled_ = true;
+  task_->finish();
+  statusBar()->showMessage(tr("Loading cancelled"), 5000);
+  if (document_->isEmpty())
+    welcome_->setText(tr("<h3>No model open</h3><p>Open a model with File ▸ Open or drop a file here.</p>"));
+  emit loadFinished(false, tr("cancelled"));
+}
+
+void MainWindow::onLoadDone() {
+  if (load_cancelled_) return;
+  LoadOutcome out = load_watcher_.result();
+  task_->finish();
+  if (!out.model) {
+    last_error_ = out.error;
+    if (document_->isEmpty())
+      welcome_->setText(tr("<h3>No model open</h3><p>Open a model with File ▸ Open or drop a file here.</p>"));
+    showError(tr("Cannot open model"), out.error);
+    emit loadFinished(false, out.error);
+    return;
+  }
+  const bool from_file = !out.path.isEmpty();
+  out.model->path = out.path.toStdString();
+  for (const auto& w : out.model->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
+  document_->reset(std::move(*out.model));
+  if (from_file) addRecentFile(out.path);
+  last_error_.clear();
+  emit loadFinished(true, QString());
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  statusBar()->showMessage(title + ": " + message.left(200), 15000);
+  if (!interactive_) return;
+  // Non-blocking, so the window stays responsive and tests can inspect it.
+  if (error_box_) error_box_->close();
+  error_box_ = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  error_box_->setAttribute(Qt::WA_DeleteOnClose);
+  error_box_->open();
+}
+
+// ---------------------------------------------------------------- saving
+
+bool MainWindow::saveTo(const QString& path, QString* error) {
+  if (!document_->graph()) {
+    if (error) *error = tr("No model open");
+    return false;
+  }
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  Status st = model::saveGraph(*document_->graph(), path.toStdString());
+  QApplication::restoreOverrideCursor();
+  if (!st.ok()) {
+    if (error) *error = QString::fromStdString(st.message());
+    return false;
+  }
+  document_->markSaved(path);
+  addRecentFile(path);
+  return true;
+}
+
+bool MainWindow::save() {
+  const QString path = document_->filePath();
+  // MetaGraphs and SavedModels are written as a new GraphDef file, and the
+  // bundled sample has no file: both go through Save As.
+  if (path.isEmpty() || document_->info().kind != model::ModelKind::GraphDef || QFileInfo(path).isDir())
+    return saveAs();
+  if (interactive_ && document_->graph() != document_->originalGraph() &&
+      QFileInfo(path).absoluteFilePath() == QFileInfo(QString::fromStdString(document_->info().path)).absoluteFilePath()) {
+    auto answer = QMessageBox::question(
+        this, tr("Overwrite the original model?"),
+        tr("%1 is the model you opened. Overwrite it with the transformed graph?\n\nChoose Save As to keep the "
+           "original.").arg(QFileInfo(path).fileName()),
+        QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, QMessageBox::No);
+    if (answer == QMessageBox::No) return saveAs();
+    if (answer != QMessageBox::Yes) return false;
+  }
+  QString err;
+  if (!saveTo(path, &err)) {
+    showError(tr("Cannot save"), err);
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::saveAs() {
+  if (!document_->graph()) return false;
+  QString suggested = document_->filePath();
+  if (suggested.isEmpty() || QFileInfo(suggested).isDir() || document_->info().kind != model::ModelKind::GraphDef ||
+      suggested.startsWith(':'))
+    suggested = QFileInfo(suggested).completeBaseName().isEmpty() ? "graph.pb"
+                                                                   : QFileInfo(suggested).completeBaseName() + ".pb";
+  else if (document_->isModified())
+    suggested = QFileInfo(suggested).path() + "/" + QFileInfo(suggested).completeBaseName() + "_optimized." +
+                QFileInfo(suggested).suffix();
+  QString path = QFileDialog::getSaveFileName(this, tr("Save graph as"), suggested,
+                                              tr("Binary GraphDef (*.pb);;Text GraphDef (*.pbtxt)"));
+  if (path.isEmpty()) return false;
+  QString err;
+  if (!saveTo(path, &err)) {
+    showError(tr("Cannot save"), err);
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!interactive_ || !document_->isModified()) return true;
+  auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                     tr("The graph of %1 has been transformed. Save the changes?").arg(document_->displayName()),
+                                     QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  if (runner_->isRunning()) runner_->cancel();
+  writeSettings();
+  event->accept();
+}
+
+void MainWindow::openDialog() {
+  if (!maybeSave()) return;
+  QString dir = QFileInfo(document_->filePath()).path();
+  QString path = QFileDialog::getOpenFileName(this, tr("Open model"), dir, tr(kModelFilter));
+  if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::openDirectoryDialog() {
+  if (!maybeSave()) return;
+  QString path = QFileDialog::getExistingDirectory(this, tr("Open SavedModel directory"));
+  if (!path.isEmpty()) openFile(path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) {
+    for (const QUrl& url : event->mimeData()->urls())
+      if (url.isLocalFile()) {
+        event->acceptProposedAction();
+        return;
+      }
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (!url.isLocalFile()) continue;
+    event->acceptProposedAction();
+    if (maybeSave()) openFile(url.toLocalFile());
+    return;
+  }
+}
+
+// ---------------------------------------------------------------- export
+
+bool MainWindow::exportDot(const QString& path, bool rich, QString* error) {
+  if (!document_->graph()) {
+    if (error) *error = tr("No model open");
+    return false;
+  }
+  std::string text;
+  if (rich) {
+    if (!document_->index()) {
+      if (error) *error = QString::fromStdString(document_->indexError());
+      return false;
+    }
+    text = graphview::richDot(*document_->index(), left_right_->isChecked());
+  } else {
+    text = graphview::graphToDot(*document_->graph());
+  }
+  Status st = model::writeFileAtomic(path.toStdString(), text);
+  if (!st.ok() && error) *error = QString::fromStdString(st.message());
+  return st.ok();
+}
+
+bool MainWindow::exportImage(const QString& path, QString* error) {
+  Status st = graphview::exportImage(*scene_, path);
+  if (!st.ok() && error) *error = QString::fromStdString(st.message());
+  return st.ok();
+}
+
+QString MainWindow::pipelineCommandText() const {
+  std::vector<std::string> steps;
+  for (const auto& s : document_->appliedSteps()) steps.push_back(s.text);
+  const std::string in = document_->info().path.empty() ? "MODEL.pb" : document_->info().path;
+  std::string out = "optimized.pb";
+  QFileInfo fi(QString::fromStdString(in));
+  if (!document_->info().path.empty()) out = (fi.path() + "/" + fi.completeBaseName() + "_optimized.pb").toStdString();
+  const auto inputs = document_->inputNames(), outputs = document_->outputNames();
+  QString text = "#!/bin/sh\n# Transform steps applied in GraphDef Studio on " +
+                 QDateTime::currentDateTime().toString(Qt::ISODate) + "\n\n";
+  text += QString::fromStdString(transformCommand(CommandTool::Gdstudio, in, out, inputs, outputs, steps)) + "\n\n";
+  text += "# The same with TensorFlow's Graph Transform Tool:\n# ";
+  text += QString::fromStdString(transformCommand(CommandTool::TransformGraph, in, out, inputs, outputs, steps))
+              .replace("\n", "\n# ");
+  return text + "\n";
+}
+
+bool MainWindow::exportPipeline(const QString& path, QString* error) {
+  Status st = model::writeFileAtomic(path.toStdString(), pipelineCommandText().toStdString());
+  if (!st.ok() && error) *error = QString::fromStdString(st.message());
+  return st.ok();
+}
+
+void MainWindow::exportDotDialog(bool rich) {
+  QString base = QFileInfo(document_->displayName()).completeBaseName();
+  QString path = QFileDialog::getSaveFileName(this, rich ? tr("Export rich DOT") : tr("Export DOT (graph_to_dot)"),
+                                              base + ".dot", tr("Graphviz DOT (*.dot *.gv)"));
+  if (path.isEmpty()) return;
+  QString err;
+  if (!exportDot(path, rich, &err)) showError(tr("Cannot export DOT"), err);
+  else statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+}
+
+void MainWindow::exportImageDialog() {
+  QString base = QFileInfo(document_->displayName()).completeBaseName();
+  QString path = QFileDialog::getSaveFileName(this, tr("Export image"), base + ".svg",
+                                              tr("SVG image (*.svg);;PNG image (*.png)"));
+  if (path.isEmpty()) return;
+  QString err;
+  if (!exportImage(path, &err)) showError(tr("Cannot export image"), err);
+  else statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+}
+
+void MainWindow::exportPipelineDialog() {
+  QString base = QFileInfo(document_->displayName()).completeBaseName();
+  QString path = QFileDialog::getSaveFileName(this, tr("Export pipeline"), base + "_transform.sh",
+                                              tr("Shell script (*.sh);;Text (*.txt)"));
+  if (path.isEmpty()) return;
+  QString err;
+  if (!exportPipeline(path, &err)) showError(tr("Cannot export the pipeline"), err);
+  else statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+}
+
+// ---------------------------------------------------------------- document changes
+
+void MainWindow::onGraphChanged() {
+  const bool has = !document_->isEmpty();
+  for (QAction* a : {save_, save_as_, export_dot_tf_, export_dot_rich_, export_image_, export_pipeline_, fit_,
+                     zoom_in_, zoom_out_, zoom_sel_, expand_all_, collapse_all_})
+    a->setEnabled(has);
+  if (!has) {
+    scene_->clearGraph();
+    if (!isLoading())
+      welcome_->setText(tr("<h3>No model open</h3><p>Open a model with File ▸ Open or drop a file here.</p>"));
+    centre_->setCurrentWidget(welcome_);
+    updateStatus();
+    return;
+  }
+  Status st = scene_->setGraph(document_->graph());
+  if (!st.ok()) {
+    welcome_->setText(tr("<h3>The graph cannot be drawn</h3><p>%1</p>").arg(QString::fromStdString(st.message()).toHtmlEscaped()));
+    centre_->setCurrentWidget(welcome_);
+  } else {
+    centre_->setCurrentWidget(splitter_);
+  }
+  onMarksChanged();
+  onLastStepChanged();
+  if (!document_->selection().isEmpty()) view_->selectAndCenter(document_->selection().toStdString());
+  updateStatus();
+}
+
+void MainWindow::onSelectionChanged(const QString& name) {
+  mark_input_->setEnabled(!name.isEmpty());
+  mark_output_->setEnabled(!name.isEmpty());
+  if (name.isEmpty()) return;
+  auto selected = scene_->selectedNodes();
+  if (selected.size() == 1 && selected.front() == name.toStdString()) return;
+  view_->selectAndCenter(name.toStdString());
+}
+
+void MainWindow::onMarksChanged() {
+  scene_->setInputMarks(document_->inputNames());
+  scene_->setOutputMarks(document_->outputNames());
+  before_scene_->setInputMarks(document_->inputNames());
+  before_scene_->setOutputMarks(document_->outputNames());
+}
+
+void MainWindow::onLastStepChanged() {
+  const StepInfo* step = document_->lastStep();
+  if (!step || !step->diff) {
+    scene_->clearOverlay();
+    updateSideBySide();
+    return;
+  }
+  std::unordered_map<std::string, graphview::DiffStatus> status;
+  for (const auto& [name, op] : step->diff->added) status[name] = graphview::DiffStatus::Added;
+  for (const auto& c : step->diff->changed) status[c.name] = graphview::DiffStatus::Changed;
+  scene_->setDiffStatus(status);
+  updateSideBySide();
+}
+
+void MainWindow::updateSideBySide() {
+  const StepInfo* step = document_->lastStep();
+  const bool show = transforms_panel_->sideBySide() && step && document_->lastStepBefore();
+  if (!show) {
+    before_view_->hide();
+    before_scene_->clearGraph();
+    return;
+  }
+  if (!before_scene_->hasGraph() || before_scene_->graph() == nullptr ||
+      &before_scene_->graph()->def() != document_->lastStepBefore().get()) {
+    if (!before_scene_->setGraph(document_->lastStepBefore()).ok()) {
+      before_view_->hide();
+      return;
+    }
+  }
+  std::unordered_map<std::string, graphview::DiffStatus> status;
+  if (step->diff) {
+    for (const auto& [name, op] : step->diff->removed) status[name] = graphview::DiffStatus::Removed;
+    for (const auto& c : step->diff->changed) status[c.name] = graphview::DiffStatus::Changed;
+  }
+  before_scene_->setDiffStatus(status);
+  before_view_->show();
+  splitter_->setSizes({splitter_->width() / 2, splitter_->width() / 2});
+}
+
+void MainWindow::updateTitle() {
+  setWindowModified(document_->isModified());
+  QString name = document_->isEmpty() ? tr("No model") : document_->displayName();
+  if (!document_->isEmpty() && document_->filePath().isEmpty()) name = tr("sample_model.pb (bundled sample)");
+  setWindowTitle(name + "[*] — GraphDef Studio");
+}
+
+void MainWindow::updateStatus() {
+  auto s = live_summary_->current();
+  if (document_->isEmpty()) {
+    status_nodes_->setText(tr("No model"));
+    status_params_->clear();
+    status_size_->clear();
+  } else {
+    status_nodes_->setText(tr("%1 nodes").arg(document_->graph()->node_size()));
+    status_params_->setText(s ? tr("%1 parameters").arg(QString::fromStdString(
+                                    model::humanReadableNum(s->const_parameters + s->variable_parameters)))
+                              : QString());
+    status_size_->setText(humanBytes(document_->info().file_bytes));
+  }
+  status_zoom_->setText(tr("Zoom %1%").arg(qRound(view_->zoom() * 100)));
+}
+
+void MainWindow::showNodeMenu(const QString& name, const QPoint& global_pos) {
+  QMenu menu(this);
+  if (!name.isEmpty()) {
+    document_->select(name);
+    const std::string n = name.toStdString();
+    QAction* in = menu.addAction(tr("Mark as Model &Input"));
+    in->setCheckable(true);
+    in->setChecked(document_->findMark(n, IoMark::Kind::Input) != nullptr);
+    connect(in, &QAction::triggered, this, [this, n] { document_->toggleMark(n, IoMark::Kind::Input); });
+    QAction* out = menu.addAction(tr("Mark as Model &Output"));
+    out->setCheckable(true);
+    out->setChecked(document_->findMark(n, IoMark::Kind::Output) != nullptr);
+    connect(out, &QAction::triggered, this, [this, n] { document_->toggleMark(n, IoMark::Kind::Output); });
+    menu.addSeparator();
+    QAction* copy = menu.addAction(tr("&Copy Name"));
+    connect(copy, &QAction::triggered, this, [name] { QApplication::clipboard()->setText(name); });
+    menu.addAction(zoom_sel_);
+    menu.addSeparator();
+  }
+  menu.addAction(fit_);
+  menu.addAction(expand_all_);
+  menu.addAction(collapse_all_);
+  menu.exec(global_pos);
+}
+
+void MainWindow::find() {
+  QString q = find_edit_->text();
+  if (q.isEmpty()) {
+    scene_->clearSearch();
+    return;
+  }
+  graphview::SearchOptions opts;
+  if (q.size() > 2 && q.startsWith('/') && q.endsWith('/')) {
+    opts.regex = true;
+    q = q.mid(1, q.size() - 2);
+  }
+  // Enter on an unchanged query moves to the next match.
+  if (q == last_query_ && !scene_->searchMatches().empty()) {
+    view_->findNext();
+    return;
+  }
+  last_query_ = q;
+  int n = view_->find(q, opts);
+  if (!scene_->searchError().isEmpty())
+    statusBar()->showMessage(tr("Invalid regular expression: %1").arg(scene_->searchError()), 5000);
+  else
+    statusBar()->showMessage(tr("%n match(es) for \"%1\"", nullptr, n).arg(q), 5000);
+}
+
+void MainWindow::showShortcuts() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Keyboard shortcuts"));
+  auto* layout = new QVBoxLayout(&dialog);
+  auto* text = new QTextBrowser(&dialog);
+  QString html = "<table cellspacing='4'>";
+  auto row = [&html](const QString& keys, const QString& what) {
+    html += "<tr><td><b>" + keys.toHtmlEscaped() + "</b></td><td>" + what.toHtmlEscaped() + "</td></tr>";
+  };
+  for (QAction* a : {open_, save_, save_as_, quit_, undo_, redo_, find_, find_next_, find_prev_, mark_input_,
+                     mark_output_, fit_, zoom_in_, zoom_out_, zoom_sel_})
+    row(a->shortcut().toString(QKeySequence::NativeText), a->text().remove('&'));
+  html += "<tr><td colspan='2'><br><b>" + tr("In the graph view") + "</b></td></tr>";
+  row("F", tr("Fit the graph"));
+  row("Z", tr("Zoom to the selection"));
+  row("+ / -", tr("Zoom in / out"));
+  row("0", tr("Actual size"));
+  row("F3 / Shift+F3", tr("Next / previous search match"));
+  row("Enter", tr("Expand or collapse the selected scope"));
+  row("Backspace", tr("Collapse the scope of the selection"));
+  row("Esc", tr("Clear selection and search"));
+  row(tr("Double-click"), tr("Expand or collapse a name scope"));
+  row(tr("Right-click"), tr("Mark a node as model input or output"));
+  row(tr("Wheel / drag"), tr("Zoom around the cursor / pan"));
+  html += "</table>";
+  text->setHtml(html);
+  layout->addWidget(text);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  layout->addWidget(buttons);
+  dialog.resize(520, 560);
+  dialog.exec();
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About GraphDef Studio"),
+                     tr("<h3>GraphDef Studio %1</h3><p>Inspect, optimize, benchmark and quantize TensorFlow graphs.</p>"
+                        "<p>Qt %2</p>")
+                         .arg(QApplication::applicationVersion(), qVersion()));
+}
+
+// ---------------------------------------------------------------- idle
+
+bool MainWindow::waitUntilIdle(int timeout_ms) {
+  QElapsedTimer timer;
+  timer.start();
+  while (timer.elapsed() < timeout_ms) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    const bool busy = load_watcher_.isRunning() || runner_->isRunning() || live_summary_->busy() ||
+                      scene_->layoutPending() || (before_view_->isVisible() && before_scene_->layoutPending());
+    if (!busy) {
+      QApplication::processEvents();
+      return true;
+    }
+    QThread::msleep(5);
+  }
+  return false;
+}
+
+}  // namespace gds::ui

@@ -1,0 +1,157 @@
+// The application window: the graph view in the centre, docks for node
+// properties, summary, inputs & outputs, transforms and history, menus for
+// files, editing, view options and export. It owns the Document and wires the
+// panels to it; the panels never talk to each other directly.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+
+#include <optional>
+
+#include "model/io.h"
+#include "ui/document.h"
+
+class QAction;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QSplitter;
+class QStackedWidget;
+
+namespace gds::graphview {
+class GraphScene;
+class GraphView;
+}  // namespace gds::graphview
+
+namespace gds::ui {
+
+class IoPanel;
+class LiveSummary;
+class PropertiesPanel;
+class SummaryPanel;
+class TaskIndicator;
+class TransformRunner;
+class TransformsPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Interactive (the default): errors and questions use dialogs. Off for the
+  // --screenshot mode and tests: errors only go to lastError() and the
+  // status bar, and closing never asks.
+  void setInteractive(bool on) { interactive_ = on; }
+
+  // Starts loading in a worker thread; loadFinished() reports the outcome.
+  // A failed load keeps the current document.
+  void openFile(const QString& path);
+  void openSampleModel();  // the bundled resources/sample_model.pb
+  bool isLoading() const;
+  void cancelLoading();
+
+  // Synchronous save (atomic; .pbtxt/.pbtxt/.txt as text, else binary).
+  bool saveTo(const QString& path, QString* error = nullptr);
+  bool exportDot(const QString& path, bool rich, QString* error = nullptr);
+  bool exportImage(const QString& path, QString* error = nullptr);
+  bool exportPipeline(const QString& path, QString* error = nullptr);
+  QString pipelineCommandText() const;
+
+  // Processes events until nothing runs in the background (load, transforms,
+  // summary, layout) or the timeout passes; true when idle.
+  bool waitUntilIdle(int timeout_ms = 120000);
+
+  Document* document() const { return document_; }
+  LiveSummary* liveSummary() const { return live_summary_; }
+  TransformRunner* transformRunner() const { return runner_; }
+  PropertiesPanel* propertiesPanel() const { return properties_; }
+  SummaryPanel* summaryPanel() const { return summary_panel_; }
+  IoPanel* ioPanel() const { return io_panel_; }
+  TransformsPanel* transformsPanel() const { return transforms_panel_; }
+  graphview::GraphView* graphView() const { return view_; }
+  graphview::GraphScene* graphScene() const { return scene_; }
+  QString lastError() const { return last_error_; }
+  // The error dialog currently shown (interactive mode), if any.
+  QMessageBox* errorDialog() const { return error_box_; }
+
+ signals:
+  void loadFinished(bool ok, const QString& message);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  struct LoadOutcome {
+    std::optional<model::LoadedModel> model;
+    QString error;
+    QString path;
+  };
+  void createActions();
+  void createMenus();
+  void createDocks();
+  void createStatusBar();
+  void readSettings();
+  void writeSettings();
+  void startLoad(const QString& label, std::function<LoadOutcome()> work);
+  void onLoadDone();
+  void showError(const QString& title, const QString& message);
+  bool maybeSave();
+  bool save();
+  bool saveAs();
+  void openDialog();
+  void openDirectoryDialog();
+  void exportDotDialog(bool rich);
+  void exportImageDialog();
+  void exportPipelineDialog();
+  void addRecentFile(const QString& path);
+  void updateRecentMenu();
+  void updateTitle();
+  void updateStatus();
+  void onGraphChanged();
+  void onSelectionChanged(const QString& name);
+  void onMarksChanged();
+  void onLastStepChanged();
+  void updateSideBySide();
+  void showNodeMenu(const QString& name, const QPoint& global_pos);
+  void showShortcuts();
+  void showAbout();
+  void find();
+
+  Document* document_;
+  LiveSummary* live_summary_;
+  TransformRunner* runner_;
+  graphview::GraphScene* scene_;
+  graphview::GraphView* view_;
+  graphview::GraphScene* before_scene_;
+  graphview::GraphView* before_view_;
+  QSplitter* splitter_;
+  QStackedWidget* centre_;
+  QLabel* welcome_;
+  PropertiesPanel* properties_;
+  SummaryPanel* summary_panel_;
+  IoPanel* io_panel_;
+  TransformsPanel* transforms_panel_;
+  TaskIndicator* task_;
+  QLabel *status_nodes_, *status_params_, *status_size_, *status_zoom_;
+  QLineEdit* find_edit_;
+  QMenu* recent_menu_;
+  QMenu* view_menu_;
+  QAction *open_, *open_dir_, *save_, *save_as_, *export_dot_tf_, *export_dot_rich_, *export_image_,
+      *export_pipeline_, *quit_, *undo_, *redo_, *find_, *find_next_, *find_prev_, *mark_input_, *mark_output_,
+      *fit_, *zoom_in_, *zoom_out_, *zoom_sel_, *expand_all_, *collapse_all_, *full_names_, *edge_labels_,
+      *fold_consts_, *left_right_, *minimap_;
+  QFutureWatcher<LoadOutcome> load_watcher_;
+  bool load_cancelled_ = false;
+  QString last_query_;
+  bool interactive_ = true;
+  QString last_error_;
+  QPointer<QMessageBox> error_box_;
+};
+
+}  // namespace gds::ui

@@ -1,0 +1,126 @@
+#include "ui/transform_runner.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "ui/live_summary.h"
+
+namespace gds::ui {
+
+TransformRunner::TransformRunner(Document* document, LiveSummary* summary, QObject* parent)
+    : QObject(parent), document_(document), summary_(summary) {
+  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &TransformRunner::onStepDone);
+}
+
+TransformRunner::~TransformRunner() { watcher_.waitForFinished(); }
+
+bool TransformRunner::start(const QString& transforms) {
+  QString text = transforms.trimmed();
+  // Accept a pasted flag as well: --transforms='...'.
+  if (text.startsWith("--transforms=")) text = text.mid(13).trimmed();
+  if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') && text.back() == text.front())
+    text = text.mid(1, text.size() - 2);
+  if (text.trimmed().isEmpty()) {
+    emit failed(tr("No transform given"));
+    return false;
+  }
+  auto steps = transforms::parseTransforms(text.toStdString());
+  if (!steps.ok()) {
+    emit failed(QString::fromStdString(steps.error()));
+    return false;
+  }
+  return start(std::move(steps).value());
+}
+
+bool TransformRunner::start(std::vector<transforms::TransformStep> steps) {
+  if (running_) {
+    emit failed(tr("A transform is already running"));
+    return false;
+  }
+  if (!document_->graph()) {
+    emit failed(tr("No model open"));
+    return false;
+  }
+  if (steps.empty()) {
+    emit failed(tr("No transform given"));
+    return false;
+  }
+  steps_ = std::move(steps);
+  next_ = 0;
+  running_ = true;
+  cancelled_ = false;
+  emit started(static_cast<int>(steps_.size()));
+  runNext();
+  return true;
+}
+
+void TransformRunner::cancel() {
+  if (!running_) return;
+  // The step in flight cannot be interrupted; its result is dropped.
+  cancelled_ = true;
+  stop(false);
+}
+
+void TransformRunner::runNext() {
+  if (next_ >= steps_.size()) {
+    stop(true);
+    return;
+  }
+  const transforms::TransformStep step = steps_[next_];
+  emit stepStarted(static_cast<int>(next_), static_cast<int>(steps_.size()), QString::fromStdString(step.text()));
+  GraphPtr graph = document_->graph();
+  running_on_ = graph;
+  std::shared_ptr<const model::Summary> before;
+  // Reuse the live summary when it describes this graph (FLOPs with the marked shapes).
+  if (summary_ && summary_->currentGraph() == graph) before = summary_->current();
+  std::vector<std::string> inputs = document_->inputNames(), outputs = document_->outputNames();
+  watcher_.setFuture(QtConcurrent::run([graph, step, inputs, outputs, before]() {
+    Outcome out;
+    auto r = transforms::applyStep(*graph, step, inputs, outputs, {}, before.get());
+    if (r.ok())
+      out.result = std::move(r).value();
+    else
+      out.error = r.error();
+    return out;
+  }));
+}
+
+void TransformRunner::onStepDone() {
+  Outcome out = watcher_.result();
+  if (cancelled_ || !running_) return;
+  if (document_->graph() != running_on_) {
+    // The document changed underneath (a new file was opened): stop.
+    emit failed(tr("The model changed while the transform ran; its result was discarded"));
+    stop(false);
+    return;
+  }
+  if (!out.result) {
+    emit failed(QString::fromStdString(out.error));
+    stop(false);
+    return;
+  }
+  transforms::StepResult& r = *out.result;
+  if (r.record.ignored_error) {
+    emit stepIgnored(QString::fromStdString(r.record.message));
+  } else {
+    StepInfo info;
+    info.name = r.record.name;
+    info.text = r.record.text;
+    info.milliseconds = r.record.seconds * 1000.0;
+    info.inputs = document_->inputNames();
+    info.outputs = document_->outputNames();
+    if (r.record.diff) info.diff = std::make_shared<model::SummaryDiff>(std::move(*r.record.diff));
+    document_->pushTransformStep(std::make_shared<tensorflow::GraphDef>(std::move(r.graph)), info);
+    emit stepApplied(info);
+  }
+  ++next_;
+  runNext();
+}
+
+void TransformRunner::stop(bool completed) {
+  running_ = false;
+  running_on_.reset();
+  steps_.clear();
+  emit finished(completed);
+}
+
+}  // namespace gds::ui

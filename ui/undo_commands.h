@@ -1,0 +1,42 @@
+// One QUndoCommand per kind of document edit. Graphs are immutable and shared,
+// so undo and redo switch pointers: exact (byte for byte) and instant.
+#pragma once
+
+#include <QUndoCommand>
+
+#include <vector>
+
+#include "ui/document.h"
+
+namespace gds::ui {
+
+// One transform step: the graph before and after, and what ran.
+class ApplyTransformCommand : public QUndoCommand {
+ public:
+  ApplyTransformCommand(Document* document, GraphPtr before, GraphPtr after, StepInfo step);
+  void undo() override;
+  void redo() override;
+  const StepInfo& step() const { return step_; }
+  const GraphPtr& before() const { return before_; }
+  const GraphPtr& after() const { return after_; }
+
+ private:
+  Document* document_;
+  GraphPtr before_, after_;
+  StepInfo step_;
+};
+
+// Marking or unmarking inputs/outputs and editing an input's shape.
+class MarkInputOutputCommand : public QUndoCommand {
+ public:
+  MarkInputOutputCommand(Document* document, std::vector<IoMark> before, std::vector<IoMark> after,
+                         const QString& text);
+  void undo() override;
+  void redo() override;
+
+ private:
+  Document* document_;
+  std::vector<IoMark> before_, after_;
+};
+
+}  // namespace gds::ui
