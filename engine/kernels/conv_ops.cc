@@ -185,8 +185,31 @@ void depthwiseConv2dReference(const Conv2DShape& s, const float* input, const fl
 
 namespace {
 
-// Channel block accumulated in registers across all filter taps.
-constexpr std::int64_t kDepthwiseBlock = 32;
+// One output pixel's valid filter taps (multiplier 1).
+struct DepthwiseTaps {
+  const float* in_base;  // input at the window's top-left corner (may point outside; only valid taps are read)
+  const float* filter;
+  std::int64_t c_in, in_w, filter_w, dilation_h, dilation_w;
+  std::int64_t ky_lo, ky_hi, kx_lo, kx_hi;
+};
+
+// Channels [c0, c0 + count) (count <= B) accumulated in registers across
+// all taps, then stored once.
+template <int B>
+inline void depthwiseBlock(const DepthwiseTaps& t, std::int64_t c0, std::int64_t count, float* __restrict__ out) {
+  float acc[B] = {};
+  for (std::int64_t ky = t.ky_lo; ky < t.ky_hi; ++ky)
+    for (std::int64_t kx = t.kx_lo; kx < t.kx_hi; ++kx) {
+      const float* __restrict__ in = t.in_base + (ky * t.dilation_h * t.in_w + kx * t.dilation_w) * t.c_in + c0;
+      const float* __restrict__ w = t.filter + (ky * t.filter_w + kx) * t.c_in + c0;
+      if (count == B) {
+        for (int j = 0; j < B; ++j) acc[j] += in[j] * w[j];
+      } else {
+        for (std::int64_t j = 0; j < count; ++j) acc[j] += in[j] * w[j];
+      }
+    }
+  for (std::int64_t j = 0; j < count; ++j) out[c0 + j] = acc[j];
+}
 
 void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const float* __restrict__ filter,
                    float* __restrict__ output, std::int64_t row_begin, std::int64_t row_end) {
@@ -208,26 +231,19 @@ void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const 
       const float* in_base = input + (n * s.in_h + oy * s.stride_h - s.pad_top) * s.in_w * c_in +
                              (ox * s.stride_w - s.pad_left) * c_in;
       if (mult == 1) {
+        const DepthwiseTaps taps{in_base, filter, c_in, s.in_w, s.filter_w, s.dilation_h, s.dilation_w,
+                                 ky_lo, ky_hi, kx_lo, kx_hi};
         std::int64_t c0 = 0;
-        for (; c0 + kDepthwiseBlock <= c_in; c0 += kDepthwiseBlock) {
-          float acc[kDepthwiseBlock] = {};
-          for (std::int64_t ky = ky_lo; ky < ky_hi; ++ky)
-            for (std::int64_t kx = kx_lo; kx < kx_hi; ++kx) {
-              const float* __restrict__ in = in_base + (ky * s.dilation_h * s.in_w + kx * s.dilation_w) * c_in + c0;
-              const float* __restrict__ w = filter + (ky * s.filter_w + kx) * c_in + c0;
-              for (std::int64_t j = 0; j < kDepthwiseBlock; ++j) acc[j] += in[j] * w[j];
-            }
-          for (std::int64_t j = 0; j < kDepthwiseBlock; ++j) out[c0 + j] = acc[j];
+        for (; c0 + 32 <= c_in; c0 += 32) depthwiseBlock<32>(taps, c0, 32, out);
+        if (c0 + 16 <= c_in) {
+          depthwiseBlock<16>(taps, c0, 16, out);
+          c0 += 16;
         }
-        if (c0 < c_in) {
-          for (std::int64_t c = c0; c < c_in; ++c) out[c] = 0.0f;
-          for (std::int64_t ky = ky_lo; ky < ky_hi; ++ky)
-            for (std::int64_t kx = kx_lo; kx < kx_hi; ++kx) {
-              const float* __restrict__ in = in_base + (ky * s.dilation_h * s.in_w + kx * s.dilation_w) * c_in;
-              const float* __restrict__ w = filter + (ky * s.filter_w + kx) * c_in;
-              for (std::int64_t c = c0; c < c_in; ++c) out[c] += in[c] * w[c];
-            }
+        if (c0 + 8 <= c_in) {
+          depthwiseBlock<8>(taps, c0, 8, out);
+          c0 += 8;
         }
+        if (c0 < c_in) depthwiseBlock<8>(taps, c0, c_in - c0, out);
         continue;
       }
       for (std::int64_t j = 0; j < oc_total; ++j) out[j] = 0.0f;
