@@ -49,7 +49,11 @@ void requantizationRange(const std::int32_t* data, std::int64_t count, float inp
   minMaxInt32(data, count, &lo, &hi);
   // An empty tensor leaves TensorFlow's scan at (highest, lowest).
   *output_min = std::min(0.0f, quantizedToFloat<std::int32_t>(lo, input_min, input_max));
-  *output_max = quantizedToFloat<std::int32_t>(hi, input_min, input_max);
+  // TensorFlow leaves the maximum negative when every value is, and its
+  // Requantize then rejects the range (requested_output_max must be >= 0);
+  // keeping zero in the range makes such layers (a final MatMul with only
+  // negative logits, e.g. kws_ds_cnn_s) run, with identical results otherwise.
+  *output_max = std::max(0.0f, quantizedToFloat<std::int32_t>(hi, input_min, input_max));
 }
 
 }  // namespace gds::engine::quantized

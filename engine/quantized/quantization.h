@@ -183,7 +183,8 @@ struct Requantize32To8 {
 void minMaxInt32(const std::int32_t* data, std::int64_t count, std::int32_t* min_value, std::int32_t* max_value);
 
 // RequantizationRange: the float range actually used by an int32 tensor, with
-// the minimum never above zero.
+// the minimum never above zero and (unlike TensorFlow) the maximum never
+// below zero, so Requantize accepts it.
 void requantizationRange(const std::int32_t* data, std::int64_t count, float input_min, float input_max,
                          float* output_min, float* output_max);
 

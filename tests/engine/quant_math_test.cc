@@ -156,6 +156,10 @@ TEST(QuantMath, RequantizationRangeTakesTheUsedRangeAndKeepsZero) {
   requantizationRange(neg, 2, -128.0f, 128.0f, &lo, &hi);
   EXPECT_NEAR(-2.0f, lo, 1e-6);
   EXPECT_NEAR(1.0f, hi, 1e-6);
+  const std::int32_t all_negative[] = {-(2 << 24), -(1 << 24)};
+  requantizationRange(all_negative, 2, -128.0f, 128.0f, &lo, &hi);
+  EXPECT_NEAR(-2.0f, lo, 1e-6);
+  EXPECT_EQ(0.0f, hi);
 }
 
 }  // namespace
