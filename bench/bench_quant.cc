@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compare.h"
 #include "engine/ops/gemm.h"
 #include "engine/plan.h"
 #include "engine/quantized/gemm.h"
@@ -130,7 +131,9 @@ void graphTable(int argc, char** argv, int reps) {
     const double tf = bestSeconds(reps, [&] { (void)(*fplan)->run({in}); });
     for (auto b : backends) {
       quantized::setDefaultGemmBackend(b);
-      auto qplan = engine::Plan::compile(std::make_shared<tensorflow::GraphDef>(qg->graph), {input}, {output}, options);
+      auto qplan = engine::Plan::compile(
+          std::make_shared<tensorflow::GraphDef>(engine::withoutControlInputsFromFeeds(qg->graph, {input})), {input},
+          {output}, options);
       if (!qplan.ok()) {
         std::fprintf(stderr, "%s\n", qplan.error().c_str());
         return;
