@@ -998,8 +998,8 @@ class Executor {
         if (!o.dead) bytes += static_cast<std::int64_t>(o.tensor.bytes());
       ns.output_bytes = bytes;
       if (n.kind != Kind::Kernel) {
-        ns.output_shapes.clear();
-        for (const auto& o : outputs) ns.output_shapes.push_back(o.tensor.shape());
+        ns.output_shapes.resize(outputs.size());
+        for (size_t i = 0; i < outputs.size(); ++i) ns.output_shapes[i] = outputs[i].tensor.shape();
       }
     }
     // A Switch is dead only when its inputs are; its untaken output is dead
@@ -1011,10 +1011,10 @@ class Executor {
 
   void recordShapes(int node, const ContextImpl& ctx) {
     NodeRunStats& ns = profile_->nodes[static_cast<size_t>(node)];
-    ns.input_shapes.clear();
-    for (const Tensor* t : ctx.inputs) ns.input_shapes.push_back(t->shape());
-    ns.output_shapes.clear();
-    for (const Tensor& t : ctx.outputs) ns.output_shapes.push_back(t.shape());
+    ns.input_shapes.resize(ctx.inputs.size());
+    for (size_t i = 0; i < ctx.inputs.size(); ++i) ns.input_shapes[i] = ctx.inputs[i]->shape();
+    ns.output_shapes.resize(ctx.outputs.size());
+    for (size_t i = 0; i < ctx.outputs.size(); ++i) ns.output_shapes[i] = ctx.outputs[i].shape();
     ns.flops += im_.nodes[static_cast<size_t>(node)].kernel->flops(ns.input_shapes, ns.output_shapes);
   }
 
@@ -1053,8 +1053,16 @@ Result<std::vector<Tensor>> Plan::run(const std::vector<Tensor>& feeds, RunProfi
   }
   ++step_;
   if (profile) {
-    *profile = RunProfile();
-    profile->nodes.assign(im.nodes.size(), NodeRunStats());
+    // Reset in place so a profile reused across runs keeps its capacity
+    // (profiling stays cheap: no allocation per node).
+    profile->total_ns = profile->peak_bytes = profile->allocated_bytes = 0;
+    if (profile->nodes.size() != im.nodes.size()) profile->nodes.assign(im.nodes.size(), NodeRunStats());
+    for (auto& ns : profile->nodes) {
+      ns.calls = 0;
+      ns.start_ns = -1;
+      ns.duration_ns = ns.output_bytes = 0;
+      ns.flops = 0;
+    }
   }
   im.buffers->resetWindow();
   auto t0 = Clock::now();
