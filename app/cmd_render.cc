@@ -22,12 +22,14 @@ double msSince(std::chrono::steady_clock::time_point t) {
 
 int runRender(int argc, char** argv) {
   Flags flags("render",
-              "Usage: gdstudio render --graph=FILE --output=OUT.png|OUT.svg [--expand_all] [--rankdir=TB|LR]\n\n"
+              "Usage: gdstudio render --graph=FILE --output=OUT.png|OUT.svg [--expand_all | --expand=SCOPES]\n"
+              "                       [--rankdir=TB|LR]\n\n"
               "Lays out the graph like the graph view (large name scopes collapsed unless --expand_all)\n"
               "and renders it offscreen to a PNG or SVG file. Prints the layout time.",
               {{"graph", FlagSpec::Type::String, "", "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel"},
                {"output", FlagSpec::Type::String, "", "image to write: .png or .svg"},
                {"expand_all", FlagSpec::Type::Bool, "false", "expand every name scope"},
+               {"expand", FlagSpec::Type::String, "", "comma-separated name scopes to expand (e.g. module,module/InceptionV3)"},
                {"rankdir", FlagSpec::Type::String, "TB", "TB (top to bottom) or LR (left to right)"},
                {"full_names", FlagSpec::Type::Bool, "false", "show full node names instead of the last component"},
                {"edge_labels", FlagSpec::Type::Bool, "false", "label edges with dtype and shape"},
@@ -79,6 +81,8 @@ int runRender(int argc, char** argv) {
   Status set = scene.setGraph(def);
   if (!set.ok()) return fail(path + ": " + set.message());
   if (flags.boolean("expand_all")) scene.expandAll();
+  for (const auto& scope : flags.list("expand"))
+    if (!scene.setScopeExpanded(scope, true)) return fail("--expand: no name scope '" + scope + "' in " + path);
   const double total_ms = msSince(t_layout);
   const auto& layout = scene.currentLayout();
 
