@@ -310,6 +310,14 @@ template <typename Op>
 class ArithKernel : public BinaryKernelBase {
  public:
   explicit ArithKernel(bool int_div_check = false) : int_div_check_(int_div_check) {}
+  Status init(const KernelInit& init) override {
+    GDS_RETURN_IF_ERROR(BinaryKernelBase::init(init));
+    DataType t = init.inputType(0);
+    if (t != tensorflow::DT_INVALID && !isArithType(t))
+      return init.error("unsupported dtype " + model::dtypeName(t) +
+                        " (float, double, int32, int64); convert the graph's inputs or remove the node");
+    return Status::Ok();
+  }
   Status compute(KernelContext& ctx) override {
     BroadcastPlan p;
     GDS_RETURN_IF_ERROR(prepare(ctx, &p));
@@ -494,6 +502,13 @@ class UnaryKernel : public OpKernel {
     reference_ = init.referenceKernels();
     if (init.numInputs() != 1) return init.error("expects 1 input, has " + std::to_string(init.numInputs()));
     if (op_ == Unary::LeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
+    const DataType t = init.inputType(0);
+    const bool is_float = t == tensorflow::DT_FLOAT || t == tensorflow::DT_DOUBLE;
+    if (t != tensorflow::DT_INVALID && !is_float &&
+        (float_only_ || (t != tensorflow::DT_INT32 && t != tensorflow::DT_INT64)))
+      return init.error("unsupported dtype " + model::dtypeName(t) +
+                        (float_only_ ? " (float, double)" : " (float, double, int32, int64)") +
+                        "; convert the graph's inputs or remove the node");
     known_ = init.inputShape(0, &shape_);
     return Status::Ok();
   }

@@ -138,8 +138,9 @@ void kwsAccuracy(const std::string& model_file, int min_correct_percent) {
   EXPECT_GE(100 * correct, min_correct_percent * total) << model_file << ": " << correct << "/" << total << " correct";
 }
 
-TEST(CoreReferenceModels, KwsLstmOnSpeechClips) { kwsAccuracy("kws_lstm_s.pb", 50); }
-TEST(CoreReferenceModels, KwsCrnnOnSpeechClips) { kwsAccuracy("kws_crnn_s.pb", 50); }
+// Measured: LSTM 80/100, CRNN 87/100 clips classified as labelled.
+TEST(CoreReferenceModels, KwsLstmOnSpeechClips) { kwsAccuracy("kws_lstm_s.pb", 75); }
+TEST(CoreReferenceModels, KwsCrnnOnSpeechClips) { kwsAccuracy("kws_crnn_s.pb", 80); }
 
 }  // namespace
 }  // namespace gds::engine

@@ -34,6 +34,16 @@ TEST(OpsElementwise, IncompatibleShapesNameTheNode) {
   EXPECT_EQ(r.status.message(), "node 'op' (Add): incompatible shapes for broadcasting: [2,3] and [4]");
 }
 
+TEST(OpsElementwise, UnsupportedDtypeIsACompileErrorNamingTheNode) {
+  OpRun r = runOp("Sqrt", {I({2}, {4, 9})});
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_EQ(r.status.message(),
+            "node 'op' (Sqrt): unsupported dtype int32 (float, double); convert the graph's inputs or remove the node");
+  OpRun b = runOp("Add", {B({1}, {true}), B({1}, {false})});
+  EXPECT_EQ(b.status.message(), "node 'op' (Add): unsupported dtype bool (float, double, int32, int64); convert the "
+                                "graph's inputs or remove the node");
+}
+
 TEST(OpsElementwise, IntegerDivisionAndModuloFollowTensorFlow) {
   Tensor a = I({4}, {7, -7, 7, -7}), b = I({4}, {2, 2, -2, -2});
   EXPECT_EQ(values<std::int32_t>(runBoth("FloorDiv", {a, b})), (std::vector<std::int32_t>{3, -4, -4, 3}));
