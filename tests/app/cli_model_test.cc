@@ -119,7 +119,9 @@ TEST(CliSummarize, TruncatedModelsNeverCrash) {
     std::string p = write("t.pb", bytes.substr(0, n));
     auto r = test::runGdstudio({"summarize", "--in_graph=" + p});
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code;
-    if (r.exit_code == 1) EXPECT_EQ(r.err.rfind("error: " + p + ": ", 0), 0u) << r.err;
+    if (r.exit_code == 1) {
+      EXPECT_EQ(r.err.rfind("error: " + p + ": ", 0), 0u) << r.err;
+    }
   }
 }
 
