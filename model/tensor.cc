@@ -284,19 +284,20 @@ Result<HostTensor> decodeTensor(const tensorflow::TensorProto& proto) {
       GDS_RETURN_IF_ERROR((fillFrom<std::uint16_t>(proto.half_val(), n, &t, "half_val"))); break;
     case tensorflow::DT_UINT32: GDS_RETURN_IF_ERROR((fillFrom<std::uint32_t>(proto.uint32_val(), n, &t, "uint32_val"))); break;
     case tensorflow::DT_UINT64: GDS_RETURN_IF_ERROR((fillFrom<std::uint64_t>(proto.uint64_val(), n, &t, "uint64_val"))); break;
-    case tensorflow::DT_COMPLEX64: {
-      // scomplex_val holds (real, imag) pairs.
-      HostTensor pairs = t;
-      pairs.shape = {2 * n};
-      GDS_RETURN_IF_ERROR((fillFrom<float>(proto.scomplex_val(), 2 * n, &pairs, "scomplex_val")));
-      t.data = std::move(pairs.data);
-      break;
-    }
+    case tensorflow::DT_COMPLEX64:
     case tensorflow::DT_COMPLEX128: {
-      HostTensor pairs = t;
-      pairs.shape = {2 * n};
-      GDS_RETURN_IF_ERROR((fillFrom<double>(proto.dcomplex_val(), 2 * n, &pairs, "dcomplex_val")));
-      t.data = std::move(pairs.data);
+      // scomplex_val/dcomplex_val hold (real, imag) pairs; the fill rule
+      // repeats the last pair (TensorFlow's ProtoHelper<complex>).
+      bool single = t.dtype == tensorflow::DT_COMPLEX64;
+      std::int64_t pairs = std::min<std::int64_t>((single ? proto.scomplex_val_size() : proto.dcomplex_val_size()) / 2, n);
+      for (std::int64_t i = 0; i < n && pairs > 0; ++i) {
+        std::int64_t src = std::min(i, pairs - 1);
+        for (int part = 0; part < 2; ++part) {
+          int k = static_cast<int>(2 * src + part);
+          if (single) t.as<float>()[2 * i + part] = proto.scomplex_val(k);
+          else t.as<double>()[2 * i + part] = proto.dcomplex_val(k);
+        }
+      }
       break;
     }
     default: return Status::Error("cannot decode tensors of type " + dtypeName(t.dtype));

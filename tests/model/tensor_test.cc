@@ -113,3 +113,20 @@ TEST(Tensor, DtypeNames) {
 
 }  // namespace
 }  // namespace gds::model
+
+namespace gds::model {
+namespace {
+
+TEST(Tensor, ComplexFillRepeatsTheLastPair) {
+  tensorflow::TensorProto p;
+  p.set_dtype(tensorflow::DT_COMPLEX64);
+  shapeToProto({3}, p.mutable_tensor_shape());
+  for (float v : {1.f, 2.f, 3.f, 4.f}) p.add_scomplex_val(v);
+  auto t = decodeTensor(p);
+  ASSERT_TRUE(t.ok()) << t.error();
+  const float* f = t->as<float>();
+  EXPECT_EQ(std::vector<float>(f, f + 6), (std::vector<float>{1, 2, 3, 4, 3, 4}));
+}
+
+}  // namespace
+}  // namespace gds::model
