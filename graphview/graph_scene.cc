@@ -220,7 +220,11 @@ void GraphScene::computeSizes() {
     QStringList lines = metaLines(gi);
     double w = title.horizontalAdvance(QStringLiteral("+  ") + lines.value(0));
     for (int k = 1; k < lines.size(); ++k) w = std::max(w, name.horizontalAdvance(lines[k]));
-    sizes->meta[gi] = QSizeF(std::max(90.0, std::ceil(w) + 28), 12 + 16.0 * lines.size());
+    // Also wide enough for the expanded frame's header: "−  label" ... "N nodes".
+    double header = title.horizontalAdvance(QStringLiteral("\u2212  ") + lines.value(0)) +
+                    small.horizontalAdvance(lines.value(1)) + 36;
+    w = std::max(w + 28, header);
+    sizes->meta[gi] = QSizeF(std::max(90.0, std::ceil(w)), 12 + 16.0 * lines.size());
   }
   sizes->signature = (full_names_ ? 1 : 0) | (fold_constants_ ? 2 : 0);
   sizes_ = sizes;

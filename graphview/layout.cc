@@ -183,7 +183,7 @@ std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, co
   const QPointF offset(pad, top);
   out->size = QSizeF(placed.size.width() + 2 * pad, placed.size.height() + top + pad);
   // Header text needs room even over a narrow content.
-  if (!root) out->size.setWidth(std::max(out->size.width(), sizes.meta[group].width() + 2 * pad));
+  if (!root) out->size.setWidth(std::max(out->size.width(), sizes.meta[group].width()));
   const double extra_x = (out->size.width() - placed.size.width() - 2 * pad) / 2;
   const QPointF shift = offset + QPointF(extra_x, 0);
   for (int i = 0; i < real_items; ++i) {
