@@ -534,6 +534,11 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
   for (size_t i = num_feeds; i < im.nodes.size(); ++i) {
     const Node& n = im.nodes[i];
     const std::string& op = n.def->op();
+    if (n.kind == Kind::Kernel && !registry.hasOp(op) &&
+        isOneOf(op, {"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp", "VarIsInitializedOp"}))
+      return Status::Error(label(*n.def) + ": no kernel for op '" + op +
+                           "': the graph reads variables; freeze it first (gdstudio freeze, with its checkpoint) "
+                           "so the weights become Consts");
     if (n.kind == Kind::Kernel && !registry.hasOp(op))
       return Status::Error(label(*n.def) + ": no kernel for op '" + op +
                            "' in the interpreter; if the node is not needed for inference, remove it "

@@ -95,6 +95,14 @@ TEST(CorePlan, UnknownOpErrorNamesNodeAndSuggestsStripping) {
             "remove_nodes(op=ApplyAdam))");
 }
 
+TEST(CorePlan, VariablesAskForFreezing) {
+  auto g = parseGraph("node { name: 'w' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } }\n");
+  auto plan = Plan::compile(g, {}, {"w"});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error(), "node 'w' (VariableV2): no kernel for op 'VariableV2': the graph reads variables; freeze it "
+                          "first (gdstudio freeze, with its checkpoint) so the weights become Consts");
+}
+
 TEST(CorePlan, MissingFeedIsACompileError) {
   auto g = parseGraph(chain(1));
   auto plan = Plan::compile(g, {}, {"n0"});
