@@ -25,7 +25,7 @@ Result<model::Summary> LiveSummary::compute(const tensorflow::GraphDef& graph, c
 }
 
 void LiveSummary::schedule() {
-  if (watcher_.isRunning()) {
+  if (running_) {
     // One computation at a time; the newest state is summarized next.
     restart_ = true;
     return;
@@ -43,6 +43,7 @@ void LiveSummary::schedule() {
   std::string path = document_->filePath().toStdString();
   // The file size only describes the graph as loaded or saved; other versions
   // report their serialized size.
+  running_ = true;
   const bool original = graph == document_->originalGraph();
   const std::int64_t file_bytes = document_->info().file_bytes;
   watcher_.setFuture(QtConcurrent::run([graph, shapes, path, original, file_bytes]() {
@@ -60,6 +61,7 @@ void LiveSummary::schedule() {
 
 void LiveSummary::finished() {
   Outcome out = watcher_.result();
+  running_ = false;
   if (restart_ || out.graph != document_->graph()) {
     schedule();
     return;

@@ -22,7 +22,8 @@ class LiveSummary : public QObject {
   std::shared_ptr<const model::Summary> current() const { return current_; }
   GraphPtr currentGraph() const { return current_graph_; }
   QString error() const { return error_; }
-  bool busy() const { return watcher_.isRunning() || restart_; }
+  // From the request until its result is handled.
+  bool busy() const { return running_ || restart_; }
 
   // Summarizes `graph` (with the input shapes for FLOPs); what the workers run.
   static Result<model::Summary> compute(const tensorflow::GraphDef& graph, const model::ShapeOverrides& shapes,
@@ -43,6 +44,7 @@ class LiveSummary : public QObject {
   Document* document_;
   QFutureWatcher<Outcome> watcher_;
   bool restart_ = false;
+  bool running_ = false;
   std::shared_ptr<const model::Summary> current_;
   GraphPtr current_graph_;
   QString error_;

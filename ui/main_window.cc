@@ -483,18 +483,22 @@ void MainWindow::openSampleModel() {
 
 void MainWindow::startLoad(const QString& label, std::function<LoadOutcome()> work) {
   load_cancelled_ = false;
+  loading_ = true;
   task_->start(label, 0, true);
   if (document_->isEmpty()) welcome_->setText("<h3>" + label.toHtmlEscaped() + "</h3>");
   // A newer load replaces the watched future; the older result is dropped.
   load_watcher_.setFuture(QtConcurrent::run(std::move(work)));
 }
 
-bool MainWindow::isLoading() const { return load_watcher_.isRunning() && !load_cancelled_; }
+// Busy from the request until its result is handled (the future alone
+// reports "not running" while it waits for a thread and once it has ended).
+bool MainWindow::isLoading() const { return loading_; }
 
 void MainWindow::cancelLoading() {
   // The worker cannot be interrupted; its result is dropped when it ends.
   if (!isLoading()) return;
   load_cancelled_ = true;
+  loading_ = false;
   task_->finish();
   statusBar()->showMessage(tr("Loading cancelled"), 5000);
   if (document_->isEmpty())
@@ -504,6 +508,7 @@ void MainWindow::cancelLoading() {
 
 void MainWindow::onLoadDone() {
   if (load_cancelled_) return;
+  loading_ = false;
   LoadOutcome out = load_watcher_.result();
   task_->finish();
   if (!out.model) {
@@ -934,7 +939,7 @@ bool MainWindow::waitUntilIdle(int timeout_ms) {
   timer.start();
   while (timer.elapsed() < timeout_ms) {
     QApplication::processEvents(QEventLoop::AllEvents, 20);
-    const bool busy = load_watcher_.isRunning() || runner_->isRunning() || live_summary_->busy() ||
+    const bool busy = loading_ || runner_->isRunning() || live_summary_->busy() ||
                       scene_->layoutPending() || (before_view_->isVisible() && before_scene_->layoutPending());
     if (!busy) {
       QApplication::processEvents();

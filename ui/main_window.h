@@ -148,6 +148,7 @@ class MainWindow : public QMainWindow {
       *fold_consts_, *left_right_, *minimap_;
   QFutureWatcher<LoadOutcome> load_watcher_;
   bool load_cancelled_ = false;
+  bool loading_ = false;
   QString last_query_;
   bool interactive_ = true;
   QString last_error_;
