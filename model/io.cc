@@ -18,6 +18,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include "model/memmapped.h"
+
 namespace gds::model {
 namespace fs = std::filesystem;
 namespace pb = google::protobuf;
@@ -358,6 +360,15 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
         return model;
       }
     }
+  }
+  if (isMemmappedFile(model.file)) {
+    auto mapped = MemmappedFile::open(model.file);
+    if (!mapped.ok()) return mapped.status();
+    model.kind = ModelKind::GraphDef;
+    model.graph = (*mapped)->graph();
+    model.memmapped = true;
+    model.mapping = std::move(mapped).value();
+    return model;
   }
   return Status::Error(model.file + ": not a valid " + std::string(modelKindName(order[0])) +
                        " (corrupt or truncated protobuf, " + std::to_string(data.size()) + " bytes)");

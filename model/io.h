@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,10 @@ struct LoadedModel {
   std::vector<std::vector<std::string>> tag_sets;  // tags of every meta graph
   std::vector<Signature> signatures;
   std::vector<std::string> warnings;
+  // A memory-mapped package (convert_graphdef_memmapped_format): `graph` holds
+  // ImmutableConst nodes whose weights stay mapped while this is alive.
+  bool memmapped = false;
+  std::shared_ptr<const void> mapping;
 };
 
 struct LoadOptions {
