@@ -53,7 +53,7 @@ DecodedTensor decode(GraphPtr graph, std::string node_name) {
 
 QString valueText(const model::HostTensor& t, std::int64_t i) {
   if (t.dtype == tensorflow::DT_STRING) return QString::fromStdString(t.strings[static_cast<std::size_t>(i)]);
-  return QString::number(t.valueAt(i), 'g', 6);
+  return QString::number(t.valueAt(i), 'g', 5);
 }
 
 }  // namespace
@@ -76,7 +76,7 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   histogram_ = new HistogramWidget(tensor_box_);
   values_ = new QTableWidget(tensor_box_);
   values_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  values_->horizontalHeader()->setDefaultSectionSize(70);
+  values_->horizontalHeader()->setDefaultSectionSize(86);
   values_->verticalHeader()->setDefaultSectionSize(values_->fontMetrics().height() + 4);
   save_npy_ = new QPushButton(tr("Save as .npy…"), tensor_box_);
   save_npy_->setToolTip(tr("Write the whole tensor as a NumPy .npy file"));
@@ -208,6 +208,9 @@ void PropertiesPanel::onTensorDecoded() {
   const int shown_rows = static_cast<int>(std::min<std::int64_t>(rows, kMaxRows));
   values_->setRowCount(shown_rows);
   values_->setColumnCount(shown_cols);
+  QStringList column_labels;  // indices along the last dimension, from 0
+  for (int c = 0; c < shown_cols; ++c) column_labels << QString::number(c);
+  values_->setHorizontalHeaderLabels(column_labels);
   for (int r = 0; r < shown_rows; ++r) {
     // Row header: the index over the leading dimensions.
     QStringList idx;

@@ -78,6 +78,7 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   row->addStretch();
   row->addWidget(apply_);
   tl->addWidget(filter_);
+  catalogue_->setMinimumHeight(110);
   tl->addWidget(catalogue_, 2);
   tl->addWidget(form_scroll, 3);
   tl->addLayout(row);
@@ -111,6 +112,7 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   diff_table_ = new QTableWidget(0, 4, bottom);
   diff_table_->setHorizontalHeaderLabels({tr(""), tr("Before"), tr("After"), tr("Change")});
   diff_table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  for (int c = 1; c < 4; ++c) diff_table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
   diff_table_->verticalHeader()->hide();
   diff_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   diff_table_->verticalHeader()->setDefaultSectionSize(diff_table_->fontMetrics().height() + 4);
@@ -130,6 +132,7 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
   splitter->setStretchFactor(2, 3);
+  splitter->setSizes({330, 110, 330});
 
   connect(filter_, &QLineEdit::textChanged, this, &TransformsPanel::filterCatalogue);
   connect(catalogue_, &QListWidget::currentRowChanged, this, &TransformsPanel::onTransformSelected);
@@ -263,7 +266,6 @@ void TransformsPanel::showLastStep() {
          d.const_parameters.after + d.variable_parameters.after, true);
   addRow(tr("Parameter bytes"), d.const_bytes.before, d.const_bytes.after, true);
   addRow(tr("FLOPs"), d.flops.before, d.flops.after, true);
-  addRow(tr("Serialized bytes"), d.file_bytes.before, d.file_bytes.after, true);
   addRow(tr("Control edges"), d.control_edges.before, d.control_edges.after, true);
   for (const auto& op : d.op_types) addRow("  " + QString::fromStdString(op.op), op.before, op.after, false);
   node_changes_->setText(tr("<span style='color:%4'>■</span> %1 added &nbsp; <span style='color:%5'>■</span> %2 removed "
