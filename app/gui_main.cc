@@ -150,7 +150,6 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
     window.document()->select(args.select);
   }
   if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
-  if (args.select.isEmpty()) window.graphView()->fitAll();
   window.waitUntilIdle(10000);
   QImage image = window.grab().toImage();
   if (image.isNull()) return fail("could not grab the window");
