@@ -331,6 +331,16 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
       return Status::Error("feed '" + feeds[i] + "' is given twice");
   }
 
+  // Control edges out of a fed Placeholder come from its feed instead, as in
+  // TensorFlow's FeedInputs rewrite (quantize_nodes adds "^input" to Consts).
+  auto fedControl = [&](const model::Graph::Input& in) -> int {
+    if (!in.control) return -1;
+    const std::string& op = g.op(in.node);
+    if (op != "Placeholder" && op != "PlaceholderV2") return -1;
+    auto fit = fed.find({in.node, 0});
+    return fit == fed.end() ? -1 : fit->second;
+  };
+
   // Prune: walk back from the fetches; edges from fed tensors stop the walk.
   std::vector<char> needed(static_cast<size_t>(g.size()), 0);
   std::vector<int> stack;
@@ -356,6 +366,7 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
     stack.pop_back();
     for (const auto& in : g.inputs(n)) {
       if (!in.control && fed.count({in.node, in.port})) continue;
+      if (fedControl(in) >= 0) continue;
       if (!needed[static_cast<size_t>(in.node)]) {
         needed[static_cast<size_t>(in.node)] = 1;
         stack.push_back(in.node);
@@ -374,6 +385,7 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
       if (!needed[static_cast<size_t>(n)]) continue;
       for (const auto& in : g.inputs(n)) {
         if (!in.control && fed.count({in.node, in.port})) continue;
+        if (fedControl(in) >= 0) continue;
         if (kindOf(g.op(in.node)) == Kind::NextIteration) continue;
         ++indeg[static_cast<size_t>(n)];
         succ[static_cast<size_t>(in.node)].push_back(n);
@@ -434,6 +446,10 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
           data.push_back({fit->second, 0, false});
           continue;
         }
+      }
+      if (int feed = fedControl(in); feed >= 0) {
+        control.push_back({feed, -1, false});
+        continue;
       }
       int src = graph_to_plan[static_cast<size_t>(in.node)];
       bool back = kindOf(g.op(in.node)) == Kind::NextIteration;
