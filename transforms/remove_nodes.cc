@@ -1,10 +1,16 @@
 // remove_nodes(op=..., max_inputs=1): deletes nodes of the given op types
-// that have up to max_inputs data inputs, rewiring their consumers to the
-// first input ("x:1" keeps its port; "^n" becomes "^x"). Nodes named in
-// --inputs/--outputs are kept. Repeats until nothing changes, as
-// TensorFlow's remove_nodes does (chains of Identity vanish one per pass).
+// that have 1..max_inputs data inputs, rewiring their consumers to the first
+// input ("x:1" keeps its port; "^n" becomes "^x"). Nodes named in
+// --inputs/--outputs are kept. The result is the fixpoint TensorFlow's
+// remove_nodes reaches by repeating ReplaceMatchingOpTypes (chains of removed
+// nodes resolve to the first kept one), computed in one pass: TensorFlow's
+// loop removes only one of the nodes that share an input per pass, which is
+// quadratic on graphs where hundreds of Identity nodes read one tensor.
+// Unlike TensorFlow, the kept nodes stay in their original order, and the
+// other inputs of a removed node are never dropped from the graph.
+#include <unordered_map>
+
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {
@@ -14,52 +20,73 @@ Result<GraphDef> removeNodes(const GraphDef& in, const TransformContext& ctx) {
   if (!ctx.has("op")) return ctx.error("expects at least one 'op' parameter, e.g. remove_nodes(op=Identity)");
   auto max_inputs = ctx.getOneInt("max_inputs", 1);
   if (!max_inputs.ok()) return max_inputs.status();
-  if (*max_inputs < 1 || *max_inputs > 1024)
-    return ctx.error("parameter 'max_inputs' must be between 1 and 1024, got " + std::to_string(*max_inputs));
+  if (*max_inputs < 1) return ctx.error("parameter 'max_inputs' must be at least 1, got " + std::to_string(*max_inputs));
   std::unordered_set<std::string> required = nodeNames(ctx.inputs);
   for (const auto& n : nodeNames(ctx.outputs)) required.insert(n);
+  const auto& ops_list = ctx.list("op");
+  const std::unordered_set<std::string> ops(ops_list.begin(), ops_list.end());
 
-  GraphDef current = in;
-  for (const std::string& op : ctx.list("op")) {
-    for (int num_inputs = 1; num_inputs <= *max_inputs; ++num_inputs) {
-      OpTypePattern pattern{op, std::vector<OpTypePattern>(static_cast<size_t>(num_inputs), OpTypePattern{"*", {}})};
-      bool removed;
-      do {
-        removed = false;
-        std::map<std::string, std::string> renames;
-        GraphDef replaced;
-        GDS_RETURN_IF_ERROR(replaceMatchingOpTypes(
-            current, pattern,
-            [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>&,
-                std::vector<NodeDef>* new_nodes) {
-              const NodeDef& node = match.def();
-              if (required.count(node.name())) {
-                copyOriginalMatch(match, new_nodes);
-                return Status::Ok();
-              }
-              const NodeDef& input_node = match.inputs[0].def();
-              std::string target = input_node.name();
-              for (const auto& input : node.input())
-                if (!input.empty() && input[0] != '^') {
-                  target = input;  // the first data input, with its port
-                  break;
-                }
-              renames[node.name()] = target;
-              renames["^" + node.name()] = "^" + input_node.name();
-              // TensorFlow keeps only the first input node; keeping all of
-              // them avoids dropping a node another part of the graph uses.
-              std::set<std::string> pushed;
-              for (const auto& in : match.inputs)
-                if (pushed.insert(in.def().name()).second) new_nodes->push_back(in.def());
-              removed = true;
-              return Status::Ok();
-            },
-            {true}, &replaced));
-        GDS_RETURN_IF_ERROR(renameNodeInputs(replaced, renames, {}, &current));
-      } while (removed);
+  std::unordered_set<std::string> names;
+  names.reserve(static_cast<size_t>(in.node_size()) * 2);
+  for (const auto& node : in.node()) names.insert(node.name());
+  // Removed node -> its first data input, as written.
+  std::unordered_map<std::string, std::string> target;
+  for (const auto& node : in.node()) {
+    if (!ops.count(node.op()) || required.count(node.name())) continue;
+    int data = 0;
+    std::string first;
+    bool inputs_exist = true;
+    for (const auto& input : node.input()) {
+      if (!input.empty() && input[0] == '^') continue;
+      if (data++ == 0) first = input;
+      inputs_exist = inputs_exist && names.count(nodeNameFromInput(input));
+    }
+    if (data >= 1 && data <= *max_inputs && inputs_exist) target.emplace(node.name(), first);
+  }
+  if (target.empty()) return in;
+
+  // Follows chains of removed nodes; "R" and "R:0" resolve, other ports of a
+  // removed node are left as they are (TensorFlow renames only output 0).
+  std::unordered_map<std::string, std::string> resolved;
+  std::function<Result<std::string>(const std::string&, int)> resolve =
+      [&](const std::string& node, int depth) -> Result<std::string> {
+    if (depth > static_cast<int>(target.size())) return ctx.error("removed nodes form a cycle through '" + node + "'");
+    auto done = resolved.find(node);
+    if (done != resolved.end()) return done->second;
+    std::string t = target.at(node);
+    InputParts p = inputParts(t);
+    if (target.count(p.node) && (p.suffix.empty() || p.suffix == ":0")) {
+      auto r = resolve(p.node, depth + 1);
+      if (!r.ok()) return r;
+      t = *r;
+    }
+    resolved[node] = t;
+    return t;
+  };
+
+  GraphDef out;
+  out.mutable_node()->Reserve(in.node_size() - static_cast<int>(target.size()));
+  for (const auto& node : in.node()) {
+    if (target.count(node.name())) continue;
+    NodeDef* n = out.add_node();
+    *n = node;
+    for (std::string& input : *n->mutable_input()) {
+      InputParts p = inputParts(input);
+      if (!target.count(p.node)) continue;
+      if (p.prefix == "^") {
+        auto r = resolve(p.node, 0);
+        if (!r.ok()) return r.status();
+        input = "^" + nodeNameFromInput(*r);
+      } else if (p.suffix.empty() || p.suffix == ":0") {
+        auto r = resolve(p.node, 0);
+        if (!r.ok()) return r.status();
+        input = *r;
+      }
     }
   }
-  return current;
+  *out.mutable_library() = in.library();
+  if (in.has_versions()) *out.mutable_versions() = in.versions();
+  return out;
 }
 
 }  // namespace
