@@ -478,10 +478,9 @@ Result<std::unique_ptr<Plan>> Plan::compile(const tensorflow::GraphDef& def, std
       auto it = fd.attr().find("shape");
       if (it != fd.attr().end() && it->second.value_case() == tensorflow::AttrValue::kShape) {
         shape = model::shapeFromProto(it->second.shape(), &known);
-        // Graphs written before TF 1.0 use an empty shape for "unknown".
-        if (known && shape.empty() && fd.op() == "Placeholder" && g.node(g.find(r.node)).attr().count("_output_shapes") == 0 &&
-            def.versions().producer() < 21)
-          known = false;
+        // TensorFlow's Placeholder shape function: graphs up to version 21
+        // cannot tell a scalar shape attr from "unknown", so it is unknown.
+        if (known && shape.empty() && fd.op() == "Placeholder" && def.versions().producer() <= 21) known = false;
       }
     }
     im.feed_types.push_back(t);
