@@ -131,9 +131,7 @@ void graphTable(int argc, char** argv, int reps) {
     const double tf = bestSeconds(reps, [&] { (void)(*fplan)->run({in}); });
     for (auto b : backends) {
       quantized::setDefaultGemmBackend(b);
-      auto qplan = engine::Plan::compile(
-          std::make_shared<tensorflow::GraphDef>(engine::withoutControlInputsFromFeeds(qg->graph, {input})), {input},
-          {output}, options);
+      auto qplan = engine::Plan::compile(qg->graph, {input}, {output}, options);
       if (!qplan.ok()) {
         std::fprintf(stderr, "%s\n", qplan.error().c_str());
         return;

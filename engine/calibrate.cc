@@ -112,8 +112,7 @@ Result<RangeSamples> collectRequantizationRanges(const tensorflow::GraphDef& gra
     return Status::Error("the graph has no RequantizationRange nodes to calibrate (run quantize_nodes without "
                          "fallback_min/fallback_max first)");
   if (inputs.empty()) return Status::Error("calibration needs at least one input");
-  auto plan = Plan::compile(std::make_shared<const tensorflow::GraphDef>(withoutControlInputsFromFeeds(graph, feed_names)),
-                            feed_names, fetches, options);
+  auto plan = Plan::compile(graph, feed_names, fetches, options);
   if (!plan.ok()) return plan.status();
   RangeSamples samples;
   for (std::size_t i = 0; i < inputs.size(); ++i) {

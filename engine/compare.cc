@@ -64,21 +64,6 @@ const tensorflow::NodeDef* findNode(const tensorflow::GraphDef& g, const std::st
 
 }  // namespace
 
-tensorflow::GraphDef withoutControlInputsFromFeeds(const tensorflow::GraphDef& graph,
-                                                  const std::vector<std::string>& feed_names) {
-  std::set<std::string> fed;
-  for (const auto& f : feed_names) fed.insert(f.substr(0, f.rfind(':') == std::string::npos ? f.size() : f.rfind(':')));
-  tensorflow::GraphDef out = graph;
-  for (auto& node : *out.mutable_node()) {
-    auto* inputs = node.mutable_input();
-    for (int i = inputs->size() - 1; i >= 0; --i) {
-      const std::string& in = inputs->Get(i);
-      if (!in.empty() && in[0] == '^' && fed.count(in.substr(1))) inputs->DeleteSubrange(i, 1);
-    }
-  }
-  return out;
-}
-
 Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
                               const std::vector<std::string>& feed_names, const std::vector<Tensor>& feeds,
                               const std::vector<std::string>& outputs, const CompareOptions& options) {
@@ -114,11 +99,10 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
       other_fetches.push_back(layer_ranges[i].second);
     }
   }
-  auto ref_graph = std::make_shared<const tensorflow::GraphDef>(withoutControlInputsFromFeeds(reference, feed_names));
-  auto other_graph = std::make_shared<const tensorflow::GraphDef>(withoutControlInputsFromFeeds(other, feed_names));
-  auto ref_plan = Plan::compile(ref_graph, feed_names, ref_fetches, options.plan);
+  // Both graphs outlive their plans (local to this call): no copies.
+  auto ref_plan = Plan::compile(reference, feed_names, ref_fetches, options.plan);
   if (!ref_plan.ok()) return ref_plan.status().withContext("float graph");
-  auto other_plan = Plan::compile(other_graph, feed_names, other_fetches, options.plan);
+  auto other_plan = Plan::compile(other, feed_names, other_fetches, options.plan);
   if (!other_plan.ok()) return other_plan.status().withContext("8-bit graph");
   auto ra = (*ref_plan)->run(feeds);
   if (!ra.ok()) return ra.status().withContext("float graph");

@@ -52,12 +52,6 @@ struct CompareResult {
   std::vector<ErrorStats> layers;  // worst (lowest SQNR) first
 };
 
-// A copy of `graph` without control inputs on fed nodes: TensorFlow moves a
-// fed Placeholder's control edges to the feed, so they never require running
-// it (quantize_nodes puts "^input" on its Consts).
-tensorflow::GraphDef withoutControlInputsFromFeeds(const tensorflow::GraphDef& graph,
-                                                  const std::vector<std::string>& feed_names);
-
 // Runs `reference` and `other` with the same feeds and compares `outputs`.
 Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
                               const std::vector<std::string>& feed_names, const std::vector<Tensor>& feeds,
