@@ -79,50 +79,6 @@ Status renameNodeInputs(const GraphDef& in, const std::map<std::string, std::str
   return Status::Ok();
 }
 
-Result<std::vector<int>> executionOrder(const GraphDef& graph) {
-  const int n = graph.node_size();
-  std::unordered_map<std::string, int> index;
-  index.reserve(static_cast<size_t>(n) * 2);
-  for (int i = 0; i < n; ++i) index.emplace(graph.node(i).name(), i);
-  std::vector<int> pending(n, 0);
-  std::vector<std::vector<int>> outputs(n);
-  std::vector<int> ready;
-  for (int i = 0; i < n; ++i) {
-    const NodeDef& node = graph.node(i);
-    const bool merge = node.op() == "Merge" || node.op() == "RefMerge" || node.op() == "_XlaMerge";
-    if (merge) {
-      // A Merge runs as soon as one data input is ready.
-      int controls = 0;
-      for (const auto& in : node.input())
-        if (!in.empty() && in[0] == '^') ++controls;
-      pending[i] = controls + 1;
-    } else {
-      pending[i] = node.input_size();
-    }
-    if (node.input_size() == 0) {
-      ready.push_back(i);
-      continue;
-    }
-    for (const auto& in : node.input()) {
-      auto it = index.find(nodeNameFromInput(in));
-      if (it == index.end())
-        return Status::Error("node '" + node.name() + "': input '" + in + "' names a node that does not exist");
-      outputs[it->second].push_back(i);
-    }
-  }
-  std::vector<int> order;
-  order.reserve(n);
-  while (!ready.empty()) {
-    int o = ready.back();
-    ready.pop_back();
-    order.push_back(o);
-    for (int c : outputs[o])
-      if (--pending[c] == 0) ready.push_back(c);
-  }
-  if (static_cast<int>(order.size()) < n)
-    return Status::Error(std::to_string(n - static_cast<int>(order.size())) + " nodes in a cycle");
-  return order;
-}
 
 Status checkInputsExist(const GraphDef& graph) {
   std::unordered_set<std::string> names;

@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "model/graph.h"
 #include "model/proto.h"
 #include "model/status.h"
 #include "model/tensor.h"
@@ -37,7 +38,7 @@ Status renameNodeInputs(const GraphDef& in, const std::map<std::string, std::str
 // Nodes in execution order: Kahn's algorithm with a LIFO ready list, Merge
 // nodes waiting for one data input (TensorFlow's SortByExecutionOrder).
 // Errors: an input naming a missing node, "<N> nodes in a cycle".
-Result<std::vector<int>> executionOrder(const GraphDef& graph);
+using model::executionOrder;
 
 // The first input that names a missing node, as an error; OK otherwise.
 Status checkInputsExist(const GraphDef& graph);

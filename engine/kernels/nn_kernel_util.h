@@ -6,23 +6,13 @@
 #include <vector>
 
 #include "engine/kernel.h"
+#include "engine/kernels/kernel_util.h"
 #include "engine/ops/conv.h"
 
 namespace gds::engine::nn {
 
-// Values of an int32/int64 tensor; false for other dtypes.
-inline bool intValues(const Tensor& t, std::vector<std::int64_t>* out) {
-  out->clear();
-  const std::int64_t n = t.numElements();
-  if (t.dtype() == tensorflow::DT_INT32) {
-    for (std::int64_t i = 0; i < n; ++i) out->push_back(t.data<std::int32_t>()[i]);
-  } else if (t.dtype() == tensorflow::DT_INT64) {
-    for (std::int64_t i = 0; i < n; ++i) out->push_back(t.data<std::int64_t>()[i]);
-  } else {
-    return false;
-  }
-  return true;
-}
+// Values of an int32/int64 tensor; false for other dtypes (shared with the core kernels).
+using kern::intValues;
 
 inline std::string listString(const std::vector<std::int64_t>& v) {
   std::string s = "[";
