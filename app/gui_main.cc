@@ -1,8 +1,10 @@
 // The window entry point: `gdstudio [MODEL] [--screenshot=FILE.png]
-// [--apply='TRANSFORMS'] [--select=NODE]`. With --screenshot the window opens
-// (offscreen when there is no display), loads, applies the steps, selects the
-// node, waits for the layout, saves an image of the whole window and exits:
-// for documentation and for checking the window without a person.
+// [--apply='TRANSFORMS'] [--select=NODE]`. Without MODEL the window shows its
+// welcome page. With --screenshot the window opens (offscreen when there is no
+// display), loads MODEL (the bundled sample when none is given), applies the
+// steps, selects the node, waits for the layout, saves an image of the whole
+// window and exits: for documentation and for checking the window without a
+// person. `--screenshot --welcome` takes the welcome page instead.
 #include <QApplication>
 #include <QDir>
 #include <QIcon>
@@ -30,6 +32,7 @@ struct GuiArgs {
   QString select;
   QString inputs, outputs;
   int width = 1600, height = 1000;
+  bool welcome = false;
   std::string error;
 };
 
@@ -53,6 +56,10 @@ GuiArgs parseArgs(int argc, char** argv) {
       return false;
     };
     QString size;
+    if (arg == "--welcome") {
+      a.welcome = true;
+      continue;
+    }
     if (value("--screenshot", &a.screenshot) || value("--apply", &a.apply) || value("--select", &a.select) ||
         value("--inputs", &a.inputs) || value("--outputs", &a.outputs))
       continue;
@@ -81,6 +88,11 @@ GuiArgs parseArgs(int argc, char** argv) {
   if (a.screenshot.isEmpty() && a.error.empty() &&
       (!a.apply.isEmpty() || !a.select.isEmpty() || !a.inputs.isEmpty() || !a.outputs.isEmpty()))
     a.error = "--apply, --select, --inputs and --outputs need --screenshot (in the window, use the docks)";
+  if (a.error.empty() && a.welcome && a.screenshot.isEmpty())
+    a.error = "--welcome needs --screenshot (without a model the window starts on the welcome page)";
+  if (a.error.empty() && a.welcome &&
+      (!a.model.isEmpty() || !a.apply.isEmpty() || !a.select.isEmpty() || !a.inputs.isEmpty() || !a.outputs.isEmpty()))
+    a.error = "--welcome takes the welcome page: it cannot be combined with a model, --apply, --select, --inputs or --outputs";
   return a;
 }
 
@@ -89,9 +101,19 @@ int fail(const std::string& message) {
   return 1;
 }
 
+int grabWindow(gds::ui::MainWindow& window, const QString& path) {
+  window.waitUntilIdle(10000);
+  QImage image = window.grab().toImage();
+  if (image.isNull()) return fail("could not grab the window");
+  if (!image.save(path)) return fail("cannot write " + path.toStdString());
+  std::printf("Wrote %s (%dx%d)\n", path.toStdString().c_str(), image.width(), image.height());
+  return 0;
+}
+
 // The --screenshot sequence: every wait is bounded, every failure exits 1.
 int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
   using gds::ui::MainWindow;
+  if (args.welcome) return grabWindow(window, args.screenshot);
   bool loaded = false, load_done = false;
   QString load_error;
   QObject::connect(&window, &MainWindow::loadFinished, [&](bool ok, const QString& message) {
@@ -150,12 +172,7 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
     window.document()->select(args.select);
   }
   if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
-  window.waitUntilIdle(10000);
-  QImage image = window.grab().toImage();
-  if (image.isNull()) return fail("could not grab the window");
-  if (!image.save(args.screenshot)) return fail("cannot write " + args.screenshot.toStdString());
-  std::printf("Wrote %s (%dx%d)\n", args.screenshot.toStdString().c_str(), image.width(), image.height());
-  return 0;
+  return grabWindow(window, args.screenshot);
 }
 
 }  // namespace
@@ -186,9 +203,6 @@ int gdsRunGui(int argc, char** argv) {
     return runScreenshot(window, args);
   }
   window.show();
-  if (args.model.isEmpty())
-    window.openSampleModel();
-  else
-    window.openFile(args.model);
+  if (!args.model.isEmpty()) window.openFile(args.model);
   return app.exec();
 }

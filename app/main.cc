@@ -18,7 +18,7 @@ namespace {
 void printUsage() {
   std::printf("GraphDef Studio %s: inspect, optimize, benchmark and quantize TensorFlow graphs.\n\n", GDS_VERSION);
   std::printf("Usage:\n  gdstudio [MODEL] [--screenshot=FILE.png] [--apply=TRANSFORMS] [--select=NODE]\n"
-              "                           open the window (the bundled sample model when no MODEL)\n"
+              "                           open the window (a welcome page when no MODEL)\n"
               "  gdstudio COMMAND [FLAGS]  run a command\n\nCommands:\n");
   for (const auto& c : gds::app::commands()) std::printf("  %-12s %s\n", c.name, c.summary);
   std::printf("\n  gdstudio COMMAND --help   describes a command's flags.\n"

@@ -6,18 +6,22 @@
 #include <QCloseEvent>
 #include <QDateTime>
 #include <QDialog>
+#include <QDir>
 #include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
@@ -27,6 +31,7 @@
 #include <QThread>
 #include <QToolBar>
 #include <QUndoView>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -76,10 +81,55 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   scene_ = new graphview::GraphScene(this);
   before_scene_ = new graphview::GraphScene(this);
   centre_ = new QStackedWidget(this);
-  welcome_ = new QLabel(centre_);
-  welcome_->setAlignment(Qt::AlignCenter);
-  welcome_->setWordWrap(true);
-  welcome_->setTextFormat(Qt::RichText);
+  welcome_page_ = new QWidget(centre_);
+  welcome_page_->setObjectName("WelcomePage");
+  {
+    auto* box = new QWidget(welcome_page_);
+    box->setMaximumWidth(640);
+    auto* col = new QVBoxLayout(box);
+    welcome_ = new QLabel(box);
+    welcome_->setWordWrap(true);
+    welcome_->setTextFormat(Qt::RichText);
+    welcome_sample_ = new QPushButton(tr("Open the Sample Model"), box);
+    welcome_sample_->setToolTip(tr("A small bundled image classifier (176 nodes) to try the views and transforms"));
+    welcome_open_ = new QPushButton(tr("Open a Model…"), box);
+    welcome_open_->setToolTip(tr("Open a .pb, .pbtxt, .meta or saved_model.pb file (%1)")
+                                  .arg(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)));
+    connect(welcome_sample_, &QPushButton::clicked, this, [this] {
+      if (maybeSave()) openSampleModel();
+    });
+    connect(welcome_open_, &QPushButton::clicked, this, &MainWindow::openDialog);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(welcome_sample_);
+    buttons->addWidget(welcome_open_);
+    buttons->addStretch();
+    welcome_recent_ = new QLabel(box);
+    welcome_recent_->setObjectName("WelcomeRecentFiles");
+    welcome_recent_->setTextFormat(Qt::RichText);
+    welcome_recent_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    welcome_recent_->setOpenExternalLinks(false);
+    connect(welcome_recent_, &QLabel::linkActivated, this, [this](const QString& link) {
+      if (maybeSave()) openFile(QUrl(link).toLocalFile());
+    });
+    auto* drop = new QLabel(tr("You can also drop a model file or a SavedModel directory anywhere on this window."), box);
+    drop->setWordWrap(true);
+    drop->setEnabled(false);  // drawn as secondary text
+    col->addWidget(welcome_);
+    col->addLayout(buttons);
+    col->addSpacing(16);
+    col->addWidget(welcome_recent_);
+    col->addSpacing(16);
+    col->addWidget(drop);
+    // Stretches rather than alignment, so the wrapped labels get their height.
+    auto* row = new QHBoxLayout;
+    row->addStretch(1);
+    row->addWidget(box, 4);
+    row->addStretch(1);
+    auto* outer = new QVBoxLayout(welcome_page_);
+    outer->addStretch();
+    outer->addLayout(row);
+    outer->addStretch(2);
+  }
   splitter_ = new QSplitter(Qt::Horizontal, centre_);
   before_view_ = new graphview::GraphView(before_scene_, splitter_);
   before_view_->setToolTip(tr("The graph before the last step (removed nodes in red)"));
@@ -87,7 +137,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   splitter_->addWidget(before_view_);
   splitter_->addWidget(view_);
   before_view_->hide();
-  centre_->addWidget(welcome_);
+  centre_->addWidget(welcome_page_);
   centre_->addWidget(splitter_);
   setCentralWidget(centre_);
 
@@ -117,7 +167,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (!task_->active()) task_->start(tr("Laying out the graph…"), 0, false);
   });
   connect(scene_, &graphview::GraphScene::layoutApplied, this, [this] {
-    if (!isLoading() && !runner_->isRunning()) task_->finish();
+    if (!isLoading() && !saving_ && !runner_->isRunning()) task_->finish();
   });
 
   connect(runner_, &TransformRunner::started, this, [this](int n) { task_->start(tr("Applying transforms…"), n); });
@@ -149,14 +199,14 @@ MainWindow::~MainWindow() { load_watcher_.waitForFinished(); }
 void MainWindow::createActions() {
   open_ = new QAction(QIcon::fromTheme("document-open"), tr("&Open…"), this);
   open_->setShortcut(QKeySequence::Open);
-  open_->setToolTip(tr("Open a model (.pb, .pbtxt, .meta, saved_model.pb) (Ctrl+O)"));
+  open_->setToolTip(tr("Open a model (.pb, .pbtxt, .meta, saved_model.pb)"));
   connect(open_, &QAction::triggered, this, &MainWindow::openDialog);
   open_dir_ = new QAction(tr("Open &SavedModel Directory…"), this);
   open_dir_->setToolTip(tr("Open a SavedModel directory"));
   connect(open_dir_, &QAction::triggered, this, &MainWindow::openDirectoryDialog);
   save_ = new QAction(QIcon::fromTheme("document-save"), tr("&Save"), this);
   save_->setShortcut(QKeySequence::Save);
-  save_->setToolTip(tr("Save the current graph (Ctrl+S)"));
+  save_->setToolTip(tr("Save the current graph"));
   connect(save_, &QAction::triggered, this, &MainWindow::save);
   save_as_ = new QAction(QIcon::fromTheme("document-save-as"), tr("Save &As…"), this);
   save_as_->setShortcut(QKeySequence::SaveAs);
@@ -178,14 +228,14 @@ void MainWindow::createActions() {
   undo_ = document_->undoStack()->createUndoAction(this, tr("&Undo"));
   undo_->setShortcut(QKeySequence::Undo);
   undo_->setIcon(QIcon::fromTheme("edit-undo"));
-  undo_->setToolTip(tr("Undo the last step (Ctrl+Z)"));
+  undo_->setToolTip(tr("Undo the last step"));
   redo_ = document_->undoStack()->createRedoAction(this, tr("&Redo"));
   redo_->setShortcut(QKeySequence::Redo);
   redo_->setIcon(QIcon::fromTheme("edit-redo"));
-  redo_->setToolTip(tr("Redo (Ctrl+Shift+Z)"));
+  redo_->setToolTip(tr("Redo the step undone last"));
   find_ = new QAction(QIcon::fromTheme("edit-find"), tr("&Find…"), this);
   find_->setShortcut(QKeySequence::Find);
-  find_->setToolTip(tr("Find nodes by name, op type or attribute value (Ctrl+F)"));
+  find_->setToolTip(tr("Find nodes by name, op type or attribute value"));
   connect(find_, &QAction::triggered, this, [this] {
     find_edit_->setFocus();
     find_edit_->selectAll();
@@ -198,14 +248,14 @@ void MainWindow::createActions() {
   connect(find_prev_, &QAction::triggered, view_, &graphview::GraphView::findPrevious);
   mark_input_ = new QAction(tr("Mark as &Input"), this);
   mark_input_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-  mark_input_->setToolTip(tr("Mark the selected node as a model input (Ctrl+I)"));
+  mark_input_->setToolTip(tr("Mark the selected node as a model input"));
   connect(mark_input_, &QAction::triggered, this, [this] {
     if (!document_->selection().isEmpty())
       document_->toggleMark(document_->selection().toStdString(), IoMark::Kind::Input);
   });
   mark_output_ = new QAction(tr("Mark as &Output"), this);
   mark_output_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-  mark_output_->setToolTip(tr("Mark the selected node as a model output (Ctrl+Shift+O)"));
+  mark_output_->setToolTip(tr("Mark the selected node as a model output"));
   connect(mark_output_, &QAction::triggered, this, [this] {
     if (!document_->selection().isEmpty())
       document_->toggleMark(document_->selection().toStdString(), IoMark::Kind::Output);
@@ -213,15 +263,15 @@ void MainWindow::createActions() {
 
   fit_ = new QAction(QIcon::fromTheme("zoom-fit-best"), tr("&Fit to Window"), this);
   fit_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-  fit_->setToolTip(tr("Fit the whole graph in the window (Ctrl+0)"));
+  fit_->setToolTip(tr("Fit the whole graph in the window"));
   connect(fit_, &QAction::triggered, view_, &graphview::GraphView::fitAll);
   zoom_in_ = new QAction(QIcon::fromTheme("zoom-in"), tr("Zoom &In"), this);
   zoom_in_->setShortcut(QKeySequence::ZoomIn);
-  zoom_in_->setToolTip(tr("Zoom in (Ctrl++)"));
+  zoom_in_->setToolTip(tr("Zoom in"));
   connect(zoom_in_, &QAction::triggered, view_, &graphview::GraphView::zoomIn);
   zoom_out_ = new QAction(QIcon::fromTheme("zoom-out"), tr("Zoom &Out"), this);
   zoom_out_->setShortcut(QKeySequence::ZoomOut);
-  zoom_out_->setToolTip(tr("Zoom out (Ctrl+-)"));
+  zoom_out_->setToolTip(tr("Zoom out"));
   connect(zoom_out_, &QAction::triggered, view_, &graphview::GraphView::zoomOut);
   zoom_sel_ = new QAction(tr("Zoom to &Selection"), this);
   zoom_sel_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -322,6 +372,7 @@ void MainWindow::createMenus() {
   connect(about, &QAction::triggered, this, &MainWindow::showAbout);
 
   QToolBar* tools = addToolBar(tr("Main toolbar"));
+  toolbar_ = tools;
   tools->setObjectName("MainToolBar");
   tools->addAction(open_);
   tools->addAction(save_);
@@ -344,6 +395,14 @@ void MainWindow::createMenus() {
   tools->addWidget(find_edit_);
   connect(find_edit_, &QLineEdit::returnPressed, this, &MainWindow::find);
   view_menu_->addAction(tools->toggleViewAction());
+  // Every toolbar button says what it does and its key (computed, so it
+  // matches the platform's key bindings and Help ▸ Keyboard Shortcuts).
+  for (QAction* a : tools->actions()) {
+    if (a->isSeparator() || a->shortcut().isEmpty()) continue;
+    QString tip = a->toolTip();
+    if (tip.isEmpty()) tip = a->text().remove('&');
+    a->setToolTip(tip + " (" + a->shortcut().toString(QKeySequence::NativeText) + ")");
+  }
 }
 
 void MainWindow::createDocks() {
@@ -440,8 +499,42 @@ void MainWindow::updateRecentMenu() {
   if (files.isEmpty()) recent_menu_->addAction(tr("(none)"))->setEnabled(false);
   recent_menu_->addSeparator();
   QAction* clear = recent_menu_->addAction(tr("Clear Menu"));
-  connect(clear, &QAction::triggered, this, [] { QSettings().remove("recentFiles"); });
+  connect(clear, &QAction::triggered, this, [this] {
+    QSettings().remove("recentFiles");
+    updateWelcomeRecent();
+  });
 }
+
+void MainWindow::updateWelcomeRecent() {
+  QStringList files = QSettings().value("recentFiles").toStringList();
+  if (files.isEmpty()) {
+    welcome_recent_->clear();
+    welcome_recent_->hide();
+    return;
+  }
+  QString html = "<b>" + tr("Recent files").toHtmlEscaped() + "</b><br>";
+  for (const QString& f : files) {
+    QFileInfo fi(f);
+    const QString name = (fi.fileName().isEmpty() ? f : fi.fileName()).toHtmlEscaped();
+    const QString dir = QDir::toNativeSeparators(fi.path()).toHtmlEscaped();
+    if (fi.exists())
+      html += "<a href=\"" + QUrl::fromLocalFile(fi.absoluteFilePath()).toString(QUrl::FullyEncoded).toHtmlEscaped() +
+              "\">" + name + "</a> &nbsp;<span style='color:gray'>" + dir + "</span><br>";
+    else
+      html += "<span style='color:gray'>" + name + " &nbsp;" + dir + " " + tr("(missing)").toHtmlEscaped() + "</span><br>";
+  }
+  welcome_recent_->setText(html);
+  welcome_recent_->show();
+}
+
+void MainWindow::setWelcomeMessage(const QString& html) {
+  welcome_->setText(html.isEmpty() ? tr("<h2>Welcome to GraphDef Studio</h2><p>Inspect, optimize, benchmark and "
+                                        "quantize TensorFlow graphs. Open a model to start.</p>")
+                                   : html);
+  updateWelcomeRecent();
+}
+
+bool MainWindow::welcomeShown() const { return centre_->currentWidget() == welcome_page_ && welcome_page_->isVisible(); }
 
 // ---------------------------------------------------------------- loading
 
@@ -485,7 +578,7 @@ void MainWindow::startLoad(const QString& label, std::function<LoadOutcome()> wo
   load_cancelled_ = false;
   loading_ = true;
   task_->start(label, 0, true);
-  if (document_->isEmpty()) welcome_->setText("<h3>" + label.toHtmlEscaped() + "</h3>");
+  if (document_->isEmpty()) setWelcomeMessage("<h3>" + label.toHtmlEscaped() + "</h3>");
   // A newer load replaces the watched future; the older result is dropped.
   load_watcher_.setFuture(QtConcurrent::run(std::move(work)));
 }
@@ -502,7 +595,7 @@ void MainWindow::cancelLoading() {
   task_->finish();
   statusBar()->showMessage(tr("Loading cancelled"), 5000);
   if (document_->isEmpty())
-    welcome_->setText(tr("<h3>No model open</h3><p>Open a model with File ▸ Open or drop a file here.</p>"));
+    setWelcomeMessage(QString());
   emit loadFinished(false, tr("cancelled"));
 }
 
@@ -514,7 +607,7 @@ void MainWindow::onLoadDone() {
   if (!out.model) {
     last_error_ = out.error;
     if (document_->isEmpty())
-      welcome_->setText(tr("<h3>No model open</h3><p>Open a model with File ▸ Open or drop a file here.</p>"));
+      setWelcomeMessage(QString());
     showError(tr("Cannot open model"), out.error);
     emit loadFinished(false, out.error);
     return;
@@ -545,14 +638,36 @@ bool MainWindow::saveTo(const QString& path, QString* error) {
     if (error) *error = tr("No model open");
     return false;
   }
+  if (saving_) {
+    if (error) *error = tr("A save is already running");
+    return false;
+  }
+  // Serializing a large graph takes seconds: it runs in a worker on the
+  // immutable graph while a local event loop keeps the window painting.
+  // User input is held back until the file is written, so nothing can start
+  // a second save or close the window meanwhile.
+  const GraphPtr graph = document_->graph();
+  const std::string file = path.toStdString();
+  saving_ = true;
+  task_->start(tr("Saving %1…").arg(QFileInfo(path).fileName()), 0, false);
   QApplication::setOverrideCursor(Qt::WaitCursor);
-  Status st = model::saveGraph(*document_->graph(), path.toStdString());
+  QFutureWatcher<Status> watcher;
+  QEventLoop loop;
+  connect(&watcher, &QFutureWatcher<Status>::finished, &loop, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run([graph, file] { return model::saveGraph(*graph, file); }));
+  if (!watcher.isFinished()) loop.exec(QEventLoop::ExcludeUserInputEvents);
+  const Status st = watcher.result();
   QApplication::restoreOverrideCursor();
+  saving_ = false;
+  if (!isLoading() && !runner_->isRunning()) task_->finish();
   if (!st.ok()) {
     if (error) *error = QString::fromStdString(st.message());
     return false;
   }
-  document_->markSaved(path);
+  // A transform that was already running may have replaced the graph while
+  // it was written: the file holds the older graph, so the document stays
+  // modified.
+  if (document_->graph() == graph) document_->markSaved(path);
   addRecentFile(path);
   return true;
 }
@@ -746,15 +861,15 @@ void MainWindow::onGraphChanged() {
   if (!has) {
     scene_->clearGraph();
     if (!isLoading())
-      welcome_->setText(tr("<h3>No model open</h3><p>Open a model with File ▸ Open or drop a file here.</p>"));
-    centre_->setCurrentWidget(welcome_);
+      setWelcomeMessage(QString());
+    centre_->setCurrentWidget(welcome_page_);
     updateStatus();
     return;
   }
   Status st = scene_->setGraph(document_->graph());
   if (!st.ok()) {
-    welcome_->setText(tr("<h3>The graph cannot be drawn</h3><p>%1</p>").arg(QString::fromStdString(st.message()).toHtmlEscaped()));
-    centre_->setCurrentWidget(welcome_);
+    setWelcomeMessage(tr("<h3>The graph cannot be drawn</h3><p>%1</p>").arg(QString::fromStdString(st.message()).toHtmlEscaped()));
+    centre_->setCurrentWidget(welcome_page_);
   } else {
     centre_->setCurrentWidget(splitter_);
   }
@@ -891,11 +1006,7 @@ void MainWindow::find() {
     statusBar()->showMessage(tr("%n match(es) for \"%1\"", nullptr, n).arg(q), 5000);
 }
 
-void MainWindow::showShortcuts() {
-  QDialog dialog(this);
-  dialog.setWindowTitle(tr("Keyboard shortcuts"));
-  auto* layout = new QVBoxLayout(&dialog);
-  auto* text = new QTextBrowser(&dialog);
+QString MainWindow::shortcutsHtml() const {
   QString html = "<table cellspacing='4'>";
   auto row = [&html](const QString& keys, const QString& what) {
     html += "<tr><td><b>" + keys.toHtmlEscaped() + "</b></td><td>" + what.toHtmlEscaped() + "</td></tr>";
@@ -916,7 +1027,15 @@ void MainWindow::showShortcuts() {
   row(tr("Right-click"), tr("Mark a node as model input or output"));
   row(tr("Wheel / drag"), tr("Zoom around the cursor / pan"));
   html += "</table>";
-  text->setHtml(html);
+  return html;
+}
+
+void MainWindow::showShortcuts() {
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Keyboard shortcuts"));
+  auto* layout = new QVBoxLayout(&dialog);
+  auto* text = new QTextBrowser(&dialog);
+  text->setHtml(shortcutsHtml());
   layout->addWidget(text);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
@@ -939,7 +1058,7 @@ bool MainWindow::waitUntilIdle(int timeout_ms) {
   timer.start();
   while (timer.elapsed() < timeout_ms) {
     QApplication::processEvents(QEventLoop::AllEvents, 20);
-    const bool busy = loading_ || runner_->isRunning() || live_summary_->busy() ||
+    const bool busy = loading_ || saving_ || runner_->isRunning() || live_summary_->busy() ||
                       scene_->layoutPending() || (before_view_->isVisible() && before_scene_->layoutPending());
     if (!busy) {
       QApplication::processEvents();

@@ -18,8 +18,10 @@ class QAction;
 class QLabel;
 class QLineEdit;
 class QMenu;
+class QPushButton;
 class QSplitter;
 class QStackedWidget;
+class QToolBar;
 
 namespace gds::graphview {
 class GraphScene;
@@ -54,8 +56,11 @@ class MainWindow : public QMainWindow {
   bool isLoading() const;
   void cancelLoading();
 
-  // Synchronous save (atomic; .pbtxt/.pbtxt/.txt as text, else binary).
+  // Saves (atomic; .pbtxt/.pbtxt/.txt as text, else binary) in a worker
+  // thread and returns when the file is written. Meanwhile the window keeps
+  // painting and shows the task in the status bar; user input waits.
   bool saveTo(const QString& path, QString* error = nullptr);
+  bool isSaving() const { return saving_; }
   bool exportDot(const QString& path, bool rich, QString* error = nullptr);
   bool exportImage(const QString& path, QString* error = nullptr);
   bool exportPipeline(const QString& path, QString* error = nullptr);
@@ -74,6 +79,14 @@ class MainWindow : public QMainWindow {
   TransformsPanel* transformsPanel() const { return transforms_panel_; }
   graphview::GraphView* graphView() const { return view_; }
   graphview::GraphScene* graphScene() const { return scene_; }
+  // The welcome page in the centre while no model is shown: recent files,
+  // the bundled sample and "open a model", each one click.
+  QWidget* welcomePage() const { return welcome_page_; }
+  bool welcomeShown() const;
+  QPushButton* welcomeSampleButton() const { return welcome_sample_; }
+  QToolBar* mainToolBar() const { return toolbar_; }
+  // The Help ▸ Keyboard shortcuts text (HTML).
+  QString shortcutsHtml() const;
   QString lastError() const { return last_error_; }
   // The error dialog currently shown (interactive mode), if any.
   QMessageBox* errorDialog() const { return error_box_; }
@@ -111,6 +124,8 @@ class MainWindow : public QMainWindow {
   void exportPipelineDialog();
   void addRecentFile(const QString& path);
   void updateRecentMenu();
+  void updateWelcomeRecent();
+  void setWelcomeMessage(const QString& html);
   void updateTitle();
   void updateStatus();
   void onGraphChanged();
@@ -132,7 +147,12 @@ class MainWindow : public QMainWindow {
   graphview::GraphView* before_view_;
   QSplitter* splitter_;
   QStackedWidget* centre_;
-  QLabel* welcome_;
+  QWidget* welcome_page_;
+  QLabel* welcome_;         // title / state line ("Loading…", errors)
+  QLabel* welcome_recent_;  // recent files as links
+  QPushButton* welcome_sample_;
+  QPushButton* welcome_open_;
+  QToolBar* toolbar_;
   PropertiesPanel* properties_;
   SummaryPanel* summary_panel_;
   IoPanel* io_panel_;
@@ -149,6 +169,7 @@ class MainWindow : public QMainWindow {
   QFutureWatcher<LoadOutcome> load_watcher_;
   bool load_cancelled_ = false;
   bool loading_ = false;
+  bool saving_ = false;
   QString last_query_;
   bool interactive_ = true;
   QString last_error_;

@@ -6,9 +6,14 @@
 #include <QApplication>
 #include <QFile>
 #include <QMessageBox>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
+#include <QWidgetAction>
 #include <QTableWidget>
+#include <QToolBar>
+#include <QUrl>
 #include <QtTest/QTest>
 
 #include <cmath>
@@ -494,6 +499,77 @@ TEST_F(WindowTest, SampleModelOpensWithoutArguments) {
   EXPECT_TRUE(w.windowTitle().startsWith("sample_model.pb"));
 }
 
+TEST_F(WindowTest, WelcomePageOnPlainStartOpensSampleInOneClick) {
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  QApplication::processEvents();
+  EXPECT_TRUE(w.welcomeShown());
+  EXPECT_TRUE(w.document()->isEmpty());
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  w.welcomeSampleButton()->click();
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+  EXPECT_EQ(w.document()->graph()->node_size(), 176);
+  EXPECT_FALSE(w.welcomeShown());
+  EXPECT_TRUE(w.windowTitle().startsWith("sample_model.pb"));
+}
+
+TEST_F(WindowTest, WelcomePageListsRecentFilesAsLinks) {
+  MainWindow probe;  // registers the resources holding the sample
+  QFile sample(":/sample_model.pb");
+  ASSERT_TRUE(sample.open(QIODevice::ReadOnly));
+  const QString present = QString::fromStdString(test::tempDir()) + "/recent_sample.pb";
+  const QString missing = QString::fromStdString(test::tempDir()) + "/gone_model.pb";
+  {
+    QFile out(present);
+    ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+    out.write(sample.readAll());
+  }
+  QFile::remove(missing);
+  QSettings().setValue("recentFiles", QStringList{present, missing});
+
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  QApplication::processEvents();
+  ASSERT_TRUE(w.welcomeShown());
+  auto* recent = w.welcomePage()->findChild<QLabel*>("WelcomeRecentFiles");
+  ASSERT_NE(recent, nullptr);
+  EXPECT_TRUE(recent->isVisible());
+  const QString link = QUrl::fromLocalFile(present).toString(QUrl::FullyEncoded);
+  EXPECT_TRUE(recent->text().contains("<a href=\"" + link + "\">recent_sample.pb</a>")) << recent->text().toStdString();
+  // A file that no longer exists is listed, but not as a link.
+  EXPECT_TRUE(recent->text().contains("gone_model.pb")) << recent->text().toStdString();
+  EXPECT_FALSE(recent->text().contains(QUrl::fromLocalFile(missing).toString(QUrl::FullyEncoded)));
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  emit recent->linkActivated(link);
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+  EXPECT_EQ(w.document()->filePath(), present);
+  EXPECT_EQ(w.document()->graph()->node_size(), 176);
+  EXPECT_FALSE(w.welcomeShown());
+  QSettings().remove("recentFiles");
+}
+
+TEST_F(WindowTest, ToolbarActionsHaveTooltipsWithShortcutsListedInHelp) {
+  MainWindow w;
+  const QString help = w.shortcutsHtml();
+  int checked = 0;
+  for (QAction* a : w.mainToolBar()->actions()) {
+    if (a->isSeparator() || qobject_cast<QWidgetAction*>(a)) continue;
+    ++checked;
+    EXPECT_FALSE(a->toolTip().isEmpty()) << a->text().toStdString();
+    ASSERT_FALSE(a->shortcut().isEmpty()) << a->text().toStdString();
+    const QString keys = a->shortcut().toString(QKeySequence::NativeText);
+    EXPECT_TRUE(a->toolTip().endsWith(" (" + keys + ")")) << a->toolTip().toStdString();
+    EXPECT_TRUE(help.contains("<b>" + keys.toHtmlEscaped() + "</b>")) << keys.toStdString();
+  }
+  EXPECT_EQ(checked, 9);
+}
+
 TEST(Screenshot, WritesWindowImage) {
   GDS_REQUIRE_SHARED();
   if (!QFile::exists(QString::fromStdString(test::gdstudioPath())))
@@ -511,6 +587,15 @@ TEST(Screenshot, WritesWindowImage) {
   auto bad = test::runGdstudio({test::modelPath(kMobilenet), "--screenshot=" + png, "--select=no_such_node"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("error: --select: no node named 'no_such_node' in the graph\n"), std::string::npos) << bad.err;
+  // --welcome takes the page a plain start shows.
+  const std::string welcome = test::tempDir() + "/welcome.png";
+  auto w = test::runGdstudio({"--screenshot=" + welcome, "--welcome", "--size=1000x700"});
+  ASSERT_EQ(w.exit_code, 0) << w.err;
+  EXPECT_FALSE(QImage(QString::fromStdString(welcome)).isNull());
+  auto mixed = test::runGdstudio({test::modelPath(kMobilenet), "--screenshot=" + welcome, "--welcome"});
+  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_NE(mixed.err.find("error: --welcome takes the welcome page: it cannot be combined with a model"),
+            std::string::npos) << mixed.err;
 }
 
 }  // namespace
