@@ -497,6 +497,20 @@ TEST_F(WindowTest, SampleModelOpensWithoutArguments) {
   EXPECT_GT(w.document()->graph()->node_size(), 10);
   EXPECT_TRUE(w.document()->filePath().isEmpty());
   EXPECT_TRUE(w.windowTitle().startsWith("sample_model.pb"));
+  // Saving runs in a worker; saveTo returns once the file is written.
+  const QString text = QString::fromStdString(test::tempDir()) + "/sample_saved.pbtxt";
+  QString error;
+  ASSERT_TRUE(w.saveTo(text, &error)) << error.toStdString();
+  EXPECT_FALSE(w.isSaving());
+  EXPECT_EQ(w.document()->filePath(), text);
+  auto reloaded = model::load(text.toStdString());
+  ASSERT_TRUE(reloaded.ok()) << reloaded.error();
+  EXPECT_EQ(model::serialize(reloaded.value().graph), model::serialize(*w.document()->graph()));
+  const QString bad = QString::fromStdString(test::tempDir()) + "/no_such_dir/sample.pb";
+  EXPECT_FALSE(w.saveTo(bad, &error));
+  EXPECT_FALSE(w.isSaving());
+  EXPECT_TRUE(error.contains("no_such_dir/sample.pb")) << error.toStdString();
+  EXPECT_EQ(w.document()->filePath(), text);
 }
 
 TEST_F(WindowTest, WelcomePageOnPlainStartOpensSampleInOneClick) {
