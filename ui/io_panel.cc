@@ -197,7 +197,8 @@ void IoPanel::onCellChanged(int row, int column) {
 
 QString IoPanel::transformCommandText() const {
   std::vector<std::string> steps;
-  for (const auto& s : document_->appliedSteps()) steps.push_back(s.text);
+  for (const auto& s : document_->appliedSteps())
+    if (s.name != "freeze") steps.push_back(s.text);  // freeze_graph's job, not transform_graph's
   if (steps.empty()) {
     std::string strip = stripUnusedStep(document_->ioMarks());
     if (!strip.empty()) steps.push_back(strip);

@@ -39,7 +39,9 @@
 #include "graphview/graph_scene.h"
 #include "graphview/graph_view.h"
 #include "graphview/image_export.h"
+#include "model/freeze.h"
 #include "model/summary.h"
+#include "model/summary_diff.h"
 #include "ui/command_line.h"
 #include "ui/io_panel.h"
 #include "ui/live_summary.h"
@@ -221,6 +223,10 @@ void MainWindow::createActions() {
   export_pipeline_ = new QAction(tr("Export &Pipeline as Command Line…"), this);
   export_pipeline_->setToolTip(tr("Write the applied steps as gdstudio and TensorFlow transform_graph commands"));
   connect(export_pipeline_, &QAction::triggered, this, &MainWindow::exportPipelineDialog);
+  freeze_ = new QAction(tr("&Freeze…"), this);
+  freeze_->setToolTip(tr("Replace the variables by Consts holding their checkpoint values (freeze_graph)"));
+  freeze_->setEnabled(false);
+  connect(freeze_, &QAction::triggered, this, &MainWindow::freezeDialog);
   quit_ = new QAction(tr("&Quit"), this);
   quit_->setShortcut(QKeySequence::Quit);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
@@ -326,6 +332,8 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(save_);
   file->addAction(save_as_);
+  file->addSeparator();
+  file->addAction(freeze_);
   file->addSeparator();
   QMenu* exp = file->addMenu(tr("&Export"));
   exp->addAction(export_dot_tf_);
@@ -618,6 +626,8 @@ void MainWindow::onLoadDone() {
   document_->reset(std::move(*out.model));
   if (from_file) addRecentFile(out.path);
   last_error_.clear();
+  if (hasVariables())
+    statusBar()->showMessage(tr("This model has variables: File ▸ Freeze… makes them constants"), 15000);
   emit loadFinished(true, QString());
 }
 
@@ -800,7 +810,9 @@ bool MainWindow::exportImage(const QString& path, QString* error) {
 
 QString MainWindow::pipelineCommandText() const {
   std::vector<std::string> steps;
-  for (const auto& s : document_->appliedSteps()) steps.push_back(s.text);
+  // Freezing has no transform_graph equivalent (it is freeze_graph's job).
+  for (const auto& s : document_->appliedSteps())
+    if (s.name != "freeze") steps.push_back(s.text);
   const std::string in = document_->info().path.empty() ? "MODEL.pb" : document_->info().path;
   std::string out = "optimized.pb";
   QFileInfo fi(QString::fromStdString(in));
@@ -858,6 +870,7 @@ void MainWindow::onGraphChanged() {
   for (QAction* a : {save_, save_as_, export_dot_tf_, export_dot_rich_, export_image_, export_pipeline_, fit_,
                      zoom_in_, zoom_out_, zoom_sel_, expand_all_, collapse_all_})
     a->setEnabled(has);
+  freeze_->setEnabled(has && canFreeze() && !freezing_);
   if (!has) {
     scene_->clearGraph();
     if (!isLoading())
@@ -1058,7 +1071,7 @@ bool MainWindow::waitUntilIdle(int timeout_ms) {
   timer.start();
   while (timer.elapsed() < timeout_ms) {
     QApplication::processEvents(QEventLoop::AllEvents, 20);
-    const bool busy = loading_ || saving_ || runner_->isRunning() || live_summary_->busy() ||
+    const bool busy = loading_ || saving_ || freezing_ || runner_->isRunning() || live_summary_->busy() ||
                       scene_->layoutPending() || (before_view_->isVisible() && before_scene_->layoutPending());
     if (!busy) {
       QApplication::processEvents();
@@ -1067,6 +1080,172 @@ bool MainWindow::waitUntilIdle(int timeout_ms) {
     QThread::msleep(5);
   }
   return false;
+}
+
+}  // namespace gds::ui
+
+// ---------------------------------------------------------------- freezing
+
+namespace gds::ui {
+
+bool MainWindow::hasVariables() const {
+  if (document_->isEmpty()) return false;
+  for (const auto& n : document_->graph()->node())
+    if (n.op() == "Variable" || n.op() == "VariableV2" || n.op() == "VarHandleOp") return true;
+  return false;
+}
+
+bool MainWindow::canFreeze() const {
+  if (document_->isEmpty()) return false;
+  const model::ModelKind kind = document_->info().kind;
+  return kind == model::ModelKind::SavedModel || kind == model::ModelKind::MetaGraph || hasVariables();
+}
+
+QString MainWindow::defaultCheckpointPrefix() const {
+  const model::LoadedModel& info = document_->info();
+  const QString path = QString::fromStdString(info.path);
+  if (path.isEmpty()) return QString();
+  if (info.kind == model::ModelKind::SavedModel) {
+    const QFileInfo fi(path);
+    const QString dir = fi.isDir() ? fi.absoluteFilePath() : fi.absolutePath();
+    return QDir(dir).filePath("variables/variables");
+  }
+  // freeze_graph.py's convention: model.ckpt.meta sits next to model.ckpt.*.
+  if (path.endsWith(".meta")) return path.left(path.size() - 5);
+  return QString();
+}
+
+QStringList MainWindow::defaultFreezeOutputs() const {
+  QStringList out;
+  for (const auto& name : document_->outputNames()) out << QString::fromStdString(name);
+  if (!out.isEmpty()) return out;
+  const auto& sigs = document_->info().signatures;
+  const model::Signature* sig = nullptr;
+  for (const auto& s : sigs)
+    if (s.key == "serving_default") sig = &s;
+  if (!sig && sigs.size() == 1) sig = &sigs.front();
+  if (sig)
+    for (const auto& [alias, tensor] : sig->outputs) {
+      const QString node = QString::fromStdString(std::string(model::nodeNameOf(tensor)));
+      if (!out.contains(node)) out << node;
+    }
+  return out;
+}
+
+bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList& outputs, QString* error) {
+  auto fail = [&](const QString& message) {
+    last_error_ = message;
+    if (error) *error = message;
+    return false;
+  };
+  if (document_->isEmpty()) return fail(tr("No model open"));
+  if (freezing_) return fail(tr("A freeze is already running"));
+  const GraphPtr before = document_->graph();
+  model::LoadedModel loaded = document_->info();
+  loaded.graph = *before;
+  model::FreezeOptions options;
+  options.checkpoint = checkpoint_prefix.trimmed().toStdString();
+  for (const QString& o : outputs)
+    if (!o.trimmed().isEmpty()) options.output_nodes.push_back(o.trimmed().toStdString());
+
+  struct Outcome {
+    std::optional<model::FreezeResult> result;
+    std::shared_ptr<const model::SummaryDiff> diff;
+    std::string error;
+    double milliseconds = 0;
+  };
+  // Reading a large checkpoint takes a while: it runs in a worker while a
+  // local event loop keeps the window painting (as saveTo does).
+  freezing_ = true;
+  freeze_->setEnabled(false);
+  task_->start(tr("Freezing %1…").arg(document_->displayName()), 0, false);
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  QFutureWatcher<Outcome> watcher;
+  QEventLoop loop;
+  connect(&watcher, &QFutureWatcher<Outcome>::finished, &loop, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run([loaded = std::move(loaded), options, before] {
+    Outcome out;
+    QElapsedTimer timer;
+    timer.start();
+    auto frozen = model::freeze(loaded, options);
+    out.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    if (!frozen.ok()) {
+      out.error = frozen.error();
+      return out;
+    }
+    auto diff = model::diffGraphs(*before, frozen.value().graph);
+    if (diff.ok()) out.diff = std::make_shared<model::SummaryDiff>(std::move(diff.value()));
+    out.result = std::move(frozen.value());
+    return out;
+  }));
+  if (!watcher.isFinished()) loop.exec(QEventLoop::ExcludeUserInputEvents);
+  Outcome out = watcher.result();
+  QApplication::restoreOverrideCursor();
+  freezing_ = false;
+  freeze_->setEnabled(canFreeze());
+  if (!isLoading() && !runner_->isRunning()) task_->finish();
+  const QString ckpt = checkpoint_prefix.trimmed().isEmpty() ? defaultCheckpointPrefix() : checkpoint_prefix.trimmed();
+  if (!out.result) {
+    QString message = QString::fromStdString(out.error);
+    if (!ckpt.isEmpty() && !message.contains(ckpt))
+      message = tr("Cannot freeze with checkpoint %1: %2").arg(ckpt, message);
+    return fail(message);
+  }
+  if (document_->graph() != before)
+    return fail(tr("The graph changed while freezing; nothing was applied"));
+  StepInfo step;
+  step.name = "freeze";
+  step.text = "freeze";
+  step.milliseconds = out.milliseconds;
+  step.inputs = out.result->inputs;
+  step.outputs = out.result->outputs;
+  step.diff = out.diff;
+  for (const auto& w : out.result->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
+  const int converted = static_cast<int>(out.result->converted.size());
+  document_->pushTransformStep(std::make_shared<const tensorflow::GraphDef>(std::move(out.result->graph)),
+                               std::move(step));
+  statusBar()->showMessage(tr("Froze %n variable(s) from %1", nullptr, converted)
+                               .arg(QString::fromStdString(out.result->checkpoint_prefix)),
+                           10000);
+  last_error_.clear();
+  return true;
+}
+
+void MainWindow::freezeDialog() {
+  if (!canFreeze()) return;
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Freeze"));
+  auto* layout = new QVBoxLayout(&dialog);
+  layout->addWidget(new QLabel(tr("Checkpoint prefix (e.g. model.ckpt, or a folder with a checkpoint file):"), &dialog));
+  auto* row = new QHBoxLayout;
+  auto* prefix = new QLineEdit(defaultCheckpointPrefix(), &dialog);
+  auto* browse = new QPushButton(tr("Browse…"), &dialog);
+  row->addWidget(prefix);
+  row->addWidget(browse);
+  layout->addLayout(row);
+  layout->addWidget(new QLabel(tr("Output node names (comma separated):"), &dialog));
+  auto* outputs = new QLineEdit(defaultFreezeOutputs().join(","), &dialog);
+  layout->addWidget(outputs);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Freeze"));
+  layout->addWidget(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  connect(browse, &QPushButton::clicked, &dialog, [&] {
+    const QString file = QFileDialog::getOpenFileName(&dialog, tr("Checkpoint index"), QFileInfo(prefix->text()).absolutePath(),
+                                                      tr("Checkpoint index (*.index);;All files (*)"));
+    if (file.isEmpty()) return;
+    prefix->setText(file.endsWith(".index") ? file.left(file.size() - 6) : file);
+  });
+  dialog.resize(560, dialog.sizeHint().height());
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QStringList names = outputs->text().split(',', Qt::SkipEmptyParts);
+  if (names.isEmpty() && document_->info().signatures.empty()) {
+    showError(tr("Cannot freeze"), tr("Give the output node names to keep"));
+    return;
+  }
+  QString err;
+  if (!freezeModel(prefix->text(), names, &err)) showError(tr("Cannot freeze"), err);
 }
 
 }  // namespace gds::ui

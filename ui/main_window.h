@@ -66,6 +66,22 @@ class MainWindow : public QMainWindow {
   bool exportPipeline(const QString& path, QString* error = nullptr);
   QString pipelineCommandText() const;
 
+  // Freezing (issue 9): a SavedModel, a MetaGraph, or any graph with
+  // Variable/VariableV2/VarHandleOp nodes can be frozen with a checkpoint.
+  bool canFreeze() const;
+  bool hasVariables() const;
+  // For a SavedModel <dir>/variables/variables, for x.meta the prefix x.
+  QString defaultCheckpointPrefix() const;
+  // The marked outputs, else the signature's output nodes.
+  QStringList defaultFreezeOutputs() const;
+  // Freezes the current graph in a worker (the window keeps painting) and
+  // pushes the frozen graph as one undoable "freeze" step. Empty `outputs`:
+  // the signature's. On failure the graph is unchanged and `error` (also
+  // lastError()) names the checkpoint.
+  bool freezeModel(const QString& checkpoint_prefix, const QStringList& outputs, QString* error = nullptr);
+  bool isFreezing() const { return freezing_; }
+  QAction* freezeAction() const { return freeze_; }
+
   // Processes events until nothing runs in the background (load, transforms,
   // summary, layout) or the timeout passes; true when idle.
   bool waitUntilIdle(int timeout_ms = 120000);
@@ -122,6 +138,7 @@ class MainWindow : public QMainWindow {
   void exportDotDialog(bool rich);
   void exportImageDialog();
   void exportPipelineDialog();
+  void freezeDialog();
   void addRecentFile(const QString& path);
   void updateRecentMenu();
   void updateWelcomeRecent();
@@ -165,11 +182,12 @@ class MainWindow : public QMainWindow {
   QAction *open_, *open_dir_, *save_, *save_as_, *export_dot_tf_, *export_dot_rich_, *export_image_,
       *export_pipeline_, *quit_, *undo_, *redo_, *find_, *find_next_, *find_prev_, *mark_input_, *mark_output_,
       *fit_, *zoom_in_, *zoom_out_, *zoom_sel_, *expand_all_, *collapse_all_, *full_names_, *edge_labels_,
-      *fold_consts_, *left_right_, *minimap_;
+      *fold_consts_, *left_right_, *minimap_, *freeze_;
   QFutureWatcher<LoadOutcome> load_watcher_;
   bool load_cancelled_ = false;
   bool loading_ = false;
   bool saving_ = false;
+  bool freezing_ = false;
   QString last_query_;
   bool interactive_ = true;
   QString last_error_;

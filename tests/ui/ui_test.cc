@@ -3,7 +3,9 @@
 // summaries, undo/redo exactly, save, reload, export, and survive a bad file.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFile>
 #include <QMessageBox>
 #include <QLabel>
@@ -483,6 +485,97 @@ TEST_F(WindowTest, BadFileShowsErrorAndKeepsDocument) {
   EXPECT_FALSE(open(w, test::tempDir() + "/missing.pb"));
   EXPECT_TRUE(w.lastError().endsWith("missing.pb: no such file")) << w.lastError().toStdString();
   EXPECT_EQ(w.document()->graph(), before);
+}
+
+TEST_F(WindowTest, FreezeSavedModelIsOneUndoableStep) {
+  GDS_REQUIRE_SHARED();
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  const QString dir = QString::fromStdString(test::modelPath("tfserving_half_plus_two_savedmodel"));
+  w.openFile(dir);
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+  Document* doc = w.document();
+  EXPECT_TRUE(w.canFreeze());
+  EXPECT_TRUE(w.hasVariables());
+  EXPECT_TRUE(w.freezeAction()->isEnabled());
+  EXPECT_EQ(w.defaultCheckpointPrefix(), QDir(dir).absoluteFilePath("variables/variables"));
+  EXPECT_EQ(w.defaultFreezeOutputs(), QStringList({"y"}));  // the serving_default signature
+  const GraphPtr original = doc->graph();
+  const std::string original_bytes = model::serialize(*original);
+  auto count_op = [](const tensorflow::GraphDef& g, const std::string& op) {
+    int n = 0;
+    for (const auto& node : g.node()) n += node.op() == op;
+    return n;
+  };
+  EXPECT_EQ(count_op(*original, "VariableV2"), 6);
+
+  // A bad checkpoint names the prefix and leaves the graph alone.
+  const QString bad = QString::fromStdString(test::tempDir()) + "/no_such_checkpoint";
+  QString error;
+  EXPECT_FALSE(w.freezeModel(bad, {"y", "y2", "y3"}, &error));
+  EXPECT_FALSE(w.isFreezing());
+  EXPECT_TRUE(error.contains(bad)) << error.toStdString();
+  EXPECT_EQ(w.lastError(), error);
+  EXPECT_EQ(doc->graph(), original);
+  EXPECT_EQ(doc->undoStack()->count(), 0);
+
+  ASSERT_TRUE(w.freezeModel(w.defaultCheckpointPrefix(), {"y", "y2", "y3"}, &error)) << error.toStdString();
+  ASSERT_TRUE(w.waitUntilIdle());
+  const GraphPtr frozen = doc->graph();
+  ASSERT_NE(frozen, original);
+  EXPECT_EQ(count_op(*frozen, "VariableV2"), 0);
+  EXPECT_EQ(count_op(*frozen, "Assign"), 0);
+  for (const char* name : {"a", "b", "c", "a2", "c2"}) {
+    const tensorflow::NodeDef* found = nullptr;
+    for (const auto& node : frozen->node())
+      if (node.name() == name) found = &node;
+    ASSERT_NE(found, nullptr) << name;
+    EXPECT_EQ(found->op(), "Const") << name;
+  }
+  ASSERT_EQ(doc->undoStack()->count(), 1);
+  const auto steps = doc->appliedSteps();
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].name, "freeze");
+  EXPECT_EQ(steps[0].outputs, (std::vector<std::string>{"y", "y2", "y3"}));
+  ASSERT_TRUE(steps[0].diff);
+  // Freezing is freeze_graph's job: the exported transform_graph pipeline has no step for it.
+  EXPECT_FALSE(w.pipelineCommandText().contains("freeze"));
+
+  doc->undoStack()->undo();
+  ASSERT_TRUE(w.waitUntilIdle());
+  EXPECT_EQ(model::serialize(*doc->graph()), original_bytes);
+  doc->undoStack()->redo();
+  ASSERT_TRUE(w.waitUntilIdle());
+  EXPECT_EQ(doc->graph(), frozen);
+  EXPECT_EQ(count_op(*doc->graph(), "VariableV2"), 0);
+}
+
+TEST_F(WindowTest, FreezeMetaGraphWithItsCheckpoint) {
+  GDS_REQUIRE_SHARED();
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  const QString meta = QString::fromStdString(test::modelPath("mlnet_cifar_checkpoint/model.ckpt.meta"));
+  w.openFile(meta);
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+  EXPECT_TRUE(w.canFreeze());
+  // freeze_graph's convention: model.ckpt.meta sits next to the model.ckpt checkpoint.
+  EXPECT_EQ(w.defaultCheckpointPrefix(), meta.left(meta.size() - 5));
+  QString error;
+  ASSERT_TRUE(w.freezeModel(w.defaultCheckpointPrefix(), {"Output"}, &error)) << error.toStdString();
+  ASSERT_TRUE(w.waitUntilIdle());
+  for (const auto& node : w.document()->graph()->node()) {
+    EXPECT_NE(node.op(), "VariableV2") << node.name();
+    EXPECT_NE(node.op(), "Assign") << node.name();
+  }
+  EXPECT_EQ(w.document()->undoStack()->count(), 1);
 }
 
 TEST_F(WindowTest, SampleModelOpensWithoutArguments) {
