@@ -21,14 +21,7 @@ constexpr DataType kQI8 = tensorflow::DT_QINT8;
 constexpr DataType kQI32 = tensorflow::DT_QINT32;
 constexpr DataType kFloat = tensorflow::DT_FLOAT;
 
-class ThreeOutputKernel : public OpKernel {
- public:
-  int numOutputs(const KernelInit&) const override { return 3; }
-  std::vector<DataType> outputTypes(const KernelInit&) const override { return {out_type_, kFloat, kFloat}; }
-
- protected:
-  DataType out_type_ = kQU8;
-};
+using qkern::ThreeOutputKernel;
 
 // -------------------------------------------------------- QuantizeV2
 class QuantizeV2Kernel : public ThreeOutputKernel {

@@ -27,15 +27,7 @@ KernelFactory factory() {
   return [] { return std::unique_ptr<OpKernel>(new K()); };
 }
 
-// Kernels with the usual (tensor, min, max) outputs.
-class QuantizedKernel : public OpKernel {
- public:
-  int numOutputs(const KernelInit&) const override { return 3; }
-  std::vector<DataType> outputTypes(const KernelInit&) const override { return {out_type_, kFloat, kFloat}; }
-
- protected:
-  DataType out_type_ = kQU8;
-};
+using QuantizedKernel = qkern::ThreeOutputKernel;
 
 // ------------------------------------------------------------ Conv2D
 class QuantizedConv2DKernel : public QuantizedKernel {

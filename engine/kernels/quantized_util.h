@@ -11,6 +11,18 @@
 
 namespace gds::engine::qkern {
 
+// Kernels with TensorFlow's (tensor, min, max) outputs.
+class ThreeOutputKernel : public OpKernel {
+ public:
+  int numOutputs(const KernelInit&) const override { return 3; }
+  std::vector<DataType> outputTypes(const KernelInit&) const override {
+    return {out_type_, tensorflow::DT_FLOAT, tensorflow::DT_FLOAT};
+  }
+
+ protected:
+  DataType out_type_ = tensorflow::DT_QUINT8;
+};
+
 // Scalar float range input i ("min_input" ...); errors name the input.
 inline Status rangeInput(const KernelContext& ctx, int i, const char* what, float* value) {
   const Tensor& t = ctx.input(i);
