@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/flags.h"
+#include "engine/feeds.h"
 #include "engine/plan.h"
 #include "model/io.h"
 #include "model/npy.h"
@@ -100,19 +101,9 @@ int runRun(int argc, char** argv) {
 
   std::vector<engine::Tensor> feeds;
   for (size_t i = 0; i < feed_names.size(); ++i) {
-    auto bytes = model::readFile(feed_files[i]);
-    if (!bytes.ok()) return fail("--input " + feed_names[i] + ": " + bytes.error());
-    const engine::DataType want = (*plan)->feedType(static_cast<int>(i));
-    if (bytes->rfind("\x93NUMPY", 0) == 0) {
-      auto host = model::parseNpy(*bytes, feed_files[i]);
-      if (!host.ok()) return fail("--input " + feed_names[i] + ": " + host.error());
-      feeds.push_back(engine::Tensor::fromHost(*host));
-    } else if (want == tensorflow::DT_STRING) {
-      feeds.push_back(engine::Tensor::stringScalar(std::move(*bytes)));
-    } else {
-      return fail("--input " + feed_names[i] + ": " + feed_files[i] + " is not a .npy file (raw files are only "
-                  "accepted for string inputs; this input is " + model::dtypeName(want) + ")");
-    }
+    auto t = engine::tensorFromFile(feed_files[i], (*plan)->feedType(static_cast<int>(i)), "--input " + feed_names[i]);
+    if (!t.ok()) return fail(t.error());
+    feeds.push_back(std::move(t).value());
   }
 
   auto result = (*plan)->run(feeds);

@@ -96,7 +96,11 @@ Result<Tensor> randomTensor(DataType dtype, const Shape& shape, std::uint64_t se
 Result<Tensor> tensorFromFile(const std::string& path, DataType dtype, const std::string& what) {
   auto bytes = model::readFile(path);
   if (!bytes.ok()) return bytes.status().withContext(what);
-  if (dtype == tensorflow::DT_STRING) return Tensor::stringScalar(std::move(bytes.value()));
+  if (bytes->rfind("\x93NUMPY", 0) != 0) {
+    if (dtype == tensorflow::DT_STRING) return Tensor::stringScalar(std::move(bytes.value()));
+    return Status::Error(what + ": " + path + " is not a .npy file (raw files are only accepted for string inputs; "
+                         "this input is " + model::dtypeName(dtype) + ")");
+  }
   auto host = model::parseNpy(bytes.value(), path);
   if (!host.ok()) return host.status().withContext(what);
   if (dtype != tensorflow::DT_INVALID && model::baseDtype(dtype) != host->dtype) {

@@ -17,8 +17,9 @@ Result<Tensor> tensorFromValues(DataType dtype, const Shape& shape, const std::s
 // Uniform values: floats in [0, 1), integers in [0, 256), bools 0/1; the same
 // seed gives the same tensor.
 Result<Tensor> randomTensor(DataType dtype, const Shape& shape, std::uint64_t seed, const std::string& what);
-// A .npy file (its dtype must match `dtype` unless `dtype` is DT_INVALID), or
-// for DT_STRING inputs the whole file as one string scalar.
+// A .npy file (its dtype must match `dtype` unless `dtype` is DT_INVALID;
+// quantized inputs take their storage type), or for DT_STRING inputs any other
+// file (a WAV clip, a JPEG) as one string scalar.
 Result<Tensor> tensorFromFile(const std::string& path, DataType dtype, const std::string& what);
 
 }  // namespace gds::engine
