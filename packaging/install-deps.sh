@@ -8,7 +8,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libgraphviz-dev
-  libeigen3-dev libgemmlowp-dev libdnnl-dev
+  libeigen3-dev libgemmlowp-dev libdnnl-dev ocl-icd-opencl-dev
   libjpeg-dev libpng-dev
   nlohmann-json3-dev
   libgtest-dev libgmock-dev
