@@ -5,11 +5,10 @@
 #include "engine/dnnl_float.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
-#ifdef GDS_HAVE_DNNL
-#include <oneapi/dnnl/dnnl.hpp>
-extern "C" void omp_set_num_threads(int);
-#endif
+#include "engine/dnnl_common.h"
 
 namespace gds::engine::dnnl_float {
 
@@ -20,14 +19,15 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using Dt = memory::data_type;
 
-dnnl::engine& cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
+using dnnl_common::baseAttr;
+using dnnl_common::cpuEngine;
+using dnnl_common::isReference;
+using dnnl_common::roundUp64;
+using dnnl_common::singleThreaded;
+using dnnl_common::threadScratch;
 
-// Post-ops in TensorFlow's order: (sum with the output's contents,) then the activation.
 dnnl::primitive_attr activationAttr(ops::Activation activation, bool sum = false) {
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = baseAttr();
   if (activation == ops::Activation::kNone && !sum) return attr;
   dnnl::post_ops post;
   if (sum) post.append_sum(1.0f);
@@ -36,9 +36,6 @@ dnnl::primitive_attr activationAttr(ops::Activation activation, bool sum = false
   attr.set_post_ops(post);
   return attr;
 }
-
-// oneDNN's reference kernels are far slower than Eigen's: not worth taking.
-bool isReference(const std::string& impl) { return impl.find("ref") != std::string::npos; }
 
 // The bias as a oneDNN memory (zeros when there is none).
 memory biasMemory(std::int64_t channels, const float* bias) {
@@ -58,9 +55,6 @@ memory reorderWeights(const memory::desc& user_desc, const float* data, const me
   return out;
 }
 
-// Runs on the calling thread only (see the header).
-void singleThreaded() { omp_set_num_threads(1); }
-
 // A primitive with its weights and bias. The source and destination
 // memories are made once and pointed at each run's buffers (a primitive runs
 // on one thread at a time); one stream per thread, as several primitives run
@@ -68,15 +62,39 @@ void singleThreaded() { omp_set_num_threads(1); }
 struct Prepared {
   dnnl::primitive primitive;
   memory src, dst, weights, bias;
+  memory scratchpad;  // its bytes: the running thread's scratch
   std::string implementation;
+  // A primitive in oneDNN's own layout (Winograd): the NHWC input is
+  // reordered into `inner_src` and `inner_dst` back into the NHWC output,
+  // both in the thread's scratch after the scratchpad.
+  bool reordered = false;
+  memory inner_src, inner_dst;
+  dnnl::reorder to_inner, from_inner;
+
+  void setScratchpad(const memory::desc& desc) { scratchpad = memory(desc, cpuEngine(), nullptr); }
 
   void run(const float* in, float* out) {
-    thread_local dnnl::stream stream(cpuEngine());
+    dnnl::stream& stream = dnnl_common::threadStream();
     singleThreaded();
     src.set_data_handle(const_cast<float*>(in));
     dst.set_data_handle(out);
-    primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, bias},
-                               {DNNL_ARG_DST, dst}});
+    const std::size_t pad_bytes = roundUp64(scratchpad.get_desc().get_size());
+    std::size_t bytes = pad_bytes;
+    if (reordered) bytes += roundUp64(inner_src.get_desc().get_size()) + inner_dst.get_desc().get_size();
+    char* base = threadScratch(bytes);
+    scratchpad.set_data_handle(base);
+    if (!reordered) {
+      primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, bias},
+                                 {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}});
+      stream.wait();
+      return;
+    }
+    inner_src.set_data_handle(base + pad_bytes);
+    inner_dst.set_data_handle(base + pad_bytes + roundUp64(inner_src.get_desc().get_size()));
+    to_inner.execute(stream, src, inner_src);
+    primitive.execute(stream, {{DNNL_ARG_SRC, inner_src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_BIAS, bias},
+                               {DNNL_ARG_DST, inner_dst}, {DNNL_ARG_SCRATCHPAD, scratchpad}});
+    from_inner.execute(stream, inner_dst, dst);
     stream.wait();
   }
 };
@@ -85,12 +103,103 @@ struct Prepared {
 
 struct Convolution::Impl : Prepared {};
 
+namespace {
+
+// TensorFlow's padding: the pads before come from the shape; the pads after
+// are what makes the output size come out (never negative: VALID drops the
+// rows that do not fit a window).
+void padsAfter(const ops::Conv2DShape& s, std::int64_t* bottom, std::int64_t* right) {
+  const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1, eff_w = (s.filter_w - 1) * s.dilation_w + 1;
+  *bottom = std::max<std::int64_t>(0, (s.out_h - 1) * s.stride_h + eff_h - s.in_h - s.pad_top);
+  *right = std::max<std::int64_t>(0, (s.out_w - 1) * s.stride_w + eff_w - s.in_w - s.pad_left);
+}
+
+// HWIO filter (rows of ld values) described by strides as oneDNN's [out,
+// in, h, w].
+memory::desc hwioDesc(const ops::Conv2DShape& s, std::int64_t ld) {
+  return memory::desc({s.out_c, s.in_c, s.filter_h, s.filter_w}, Dt::f32,
+                      memory::dims{1, ld, s.filter_w * s.in_c * ld, s.in_c * ld});
+}
+
+}  // namespace
+
+std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape& s, const float* filter,
+                                                         const float* bias, ops::Activation activation,
+                                                         const Options& options) {
+  const Convolution* share = options.share;
+  try {
+    singleThreaded();
+    std::int64_t pad_bottom, pad_right;
+    padsAfter(s, &pad_bottom, &pad_right);
+    const memory::dims src_dims = {s.batch, s.in_c, s.in_h, s.in_w};
+    const memory::dims dst_dims = {s.batch, s.out_c, s.out_h, s.out_w};
+    memory::desc any_src(src_dims, Dt::f32, Tag::any), any_dst(dst_dims, Dt::f32, Tag::any);
+    memory::desc any_w({s.out_c, s.in_c, s.filter_h, s.filter_w}, Dt::f32, Tag::any), bias_md({s.out_c}, Dt::f32, Tag::x);
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_winograd,
+                                         any_src, any_w, bias_md, any_dst, {1, 1}, {0, 0}, {s.pad_top, s.pad_left},
+                                         {pad_bottom, pad_right});
+    dnnl::convolution_forward::primitive_desc pd(desc, activationAttr(activation), cpuEngine());
+    // F(2x2, 3x3) only: oneDNN's F(4x4, 3x3), which it prefers for some
+    // bands of rows, is slower here and less accurate.
+    while (std::string(pd.impl_info_str()).find("wino_2x3") == std::string::npos)
+      if (!pd.next_impl()) return nullptr;
+    auto impl = std::make_unique<Impl>();
+    impl->implementation = pd.impl_info_str();
+    impl->primitive = dnnl::convolution_forward(pd);
+    impl->setScratchpad(pd.scratchpad_desc());
+    if (share && share->impl_->weights.get_desc() == pd.weights_desc()) {
+      impl->weights = share->impl_->weights;
+      impl->bias = share->impl_->bias;
+    } else {
+      // Winograd's weight layout has no reorder from strided HWIO: go
+      // through a plain OIHW copy.
+      dnnl::stream stream(cpuEngine());
+      memory plain({{s.out_c, s.in_c, s.filter_h, s.filter_w}, Dt::f32, Tag::oihw}, cpuEngine());
+      memory user(hwioDesc(s, options.filter_ld > 0 ? options.filter_ld : s.out_c), cpuEngine(),
+                  const_cast<float*>(filter));
+      dnnl::reorder(user, plain).execute(stream, user, plain);
+      impl->weights = memory(pd.weights_desc(), cpuEngine());
+      dnnl::reorder(plain, impl->weights).execute(stream, plain, impl->weights);
+      stream.wait();
+      impl->bias = biasMemory(s.out_c, bias);
+    }
+    impl->src = memory(memory::desc(src_dims, Dt::f32, Tag::nhwc), cpuEngine(), nullptr);
+    impl->dst = memory(memory::desc(dst_dims, Dt::f32, Tag::nhwc), cpuEngine(), nullptr);
+    impl->reordered = true;
+    impl->inner_src = memory(pd.src_desc(), cpuEngine(), nullptr);
+    impl->inner_dst = memory(pd.dst_desc(), cpuEngine(), nullptr);
+    // Reorders made to need no scratchpad, so they too can run at once on
+    // several threads.
+    const dnnl::reorder::primitive_desc in_pd(cpuEngine(), impl->src.get_desc(), cpuEngine(), pd.src_desc(),
+                                              baseAttr());
+    const dnnl::reorder::primitive_desc out_pd(cpuEngine(), pd.dst_desc(), cpuEngine(), impl->dst.get_desc(),
+                                               baseAttr());
+    if (in_pd.scratchpad_desc().get_size() != 0 || out_pd.scratchpad_desc().get_size() != 0) return nullptr;
+    impl->to_inner = dnnl::reorder(in_pd);
+    impl->from_inner = dnnl::reorder(out_pd);
+    return std::unique_ptr<Convolution>(new Convolution(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
 Convolution::Convolution(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Convolution::~Convolution() = default;
 
+bool Convolution::winogradPays(const ops::Conv2DShape& s, bool depthwise) {
+  return !depthwise && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 && s.stride_w == 1 &&
+         s.dilation_h == 1 && s.dilation_w == 1 && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 196;
+}
+
 std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool depthwise, const float* filter,
                                                  const float* bias, ops::Activation activation,
-                                                 bool add_to_output, const Convolution* share) {
+                                                 const Options& options) {
+  const bool add_to_output = options.add_to_output;
+  const Convolution* share = options.share;
+  if (options.winograd && !depthwise && !add_to_output && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 &&
+      s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1) {
+    if (auto w = createWinograd(s, filter, bias, activation, options)) return w;
+  }
   try {
     singleThreaded();
     const std::int64_t out_c = depthwise ? s.in_c * s.out_c : s.out_c;
@@ -104,15 +213,12 @@ std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool
       w_dims = {s.in_c, m, 1, s.filter_h, s.filter_w};
       w_strides = {m, 1, s.in_c * m, s.filter_w * s.in_c * m, s.in_c * m};
     } else {
+      const std::int64_t ld = options.filter_ld > 0 ? options.filter_ld : s.out_c;
       w_dims = {s.out_c, s.in_c, s.filter_h, s.filter_w};
-      w_strides = {1, s.out_c, s.filter_w * s.in_c * s.out_c, s.in_c * s.out_c};
+      w_strides = {1, ld, s.filter_w * s.in_c * ld, s.in_c * ld};
     }
-    // TensorFlow's padding: the pads before come from the shape; the pads
-    // after are what makes the output size come out (never negative: VALID
-    // drops the rows that do not fit a window).
-    const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1, eff_w = (s.filter_w - 1) * s.dilation_w + 1;
-    const std::int64_t pad_bottom = std::max<std::int64_t>(0, (s.out_h - 1) * s.stride_h + eff_h - s.in_h - s.pad_top);
-    const std::int64_t pad_right = std::max<std::int64_t>(0, (s.out_w - 1) * s.stride_w + eff_w - s.in_w - s.pad_left);
+    std::int64_t pad_bottom, pad_right;
+    padsAfter(s, &pad_bottom, &pad_right);
     memory::desc src_md(src_dims, Dt::f32, Tag::nhwc), dst_md(dst_dims, Dt::f32, Tag::nhwc);
     memory::desc any_w(w_dims, Dt::f32, Tag::any), bias_md({out_c}, Dt::f32, Tag::x);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -124,6 +230,7 @@ std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool
     impl->implementation = pd.impl_info_str();
     if (isReference(impl->implementation)) return nullptr;
     impl->primitive = dnnl::convolution_forward(pd);
+    impl->setScratchpad(pd.scratchpad_desc());
     if (share && share->impl_->weights.get_desc() == pd.weights_desc()) {
       impl->weights = share->impl_->weights;  // the same buffer (oneDNN memories are shared handles)
       impl->bias = share->impl_->bias;
@@ -162,6 +269,7 @@ std::unique_ptr<InnerProduct> InnerProduct::create(std::int64_t m, std::int64_t 
     impl->implementation = pd.impl_info_str();
     if (isReference(impl->implementation)) return nullptr;
     impl->primitive = dnnl::inner_product_forward(pd);
+    impl->setScratchpad(pd.scratchpad_desc());
     // b is [k, ldb] ("io": output channel stride 1) or [n, ldb = k] when transposed.
     const memory::dims w_strides = transpose_b ? memory::dims{ldb, 1} : memory::dims{1, ldb};
     dnnl::stream stream(cpuEngine());
@@ -189,9 +297,14 @@ struct Convolution::Impl {
 Convolution::Convolution(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Convolution::~Convolution() = default;
 std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape&, bool, const float*, const float*,
-                                                 ops::Activation, bool, const Convolution*) {
+                                                 ops::Activation, const Options&) {
   return nullptr;
 }
+std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape&, const float*, const float*,
+                                                         ops::Activation, const Options&) {
+  return nullptr;
+}
+bool Convolution::winogradPays(const ops::Conv2DShape&, bool) { return false; }
 void Convolution::run(const float*, float*) const {}
 const std::string& Convolution::implementation() const { return impl_->implementation; }
 

@@ -88,7 +88,7 @@ class Rewriter {
       stats->folded = folded;
       stats->fused = fused;
     }
-    return folded > 0 || fused > 0;
+    return folded > 0 || fused > 0 || absorbed_pads_ > 0;
   }
 
   // The nodes the fetches still need (in the original order), new constants
@@ -295,14 +295,19 @@ class Rewriter {
     return new_consts_.back()->name();
   }
 
-  // Conv2D/DepthwiseConv2dNative with VALID padding reading a Pad of its
-  // spatial dimensions only: the convolution pads instead (EXPLICIT padding,
-  // TensorFlow's explicit_paddings [0, 0, top, bottom, left, right, 0, 0]).
+  // A VALID window op (Conv2D, DepthwiseConv2dNative, MaxPool) reading a Pad
+  // of its spatial dimensions only, with constant paddings: the op pads
+  // instead (EXPLICIT padding, TensorFlow's explicit_paddings [0, 0, top,
+  // bottom, left, right, 0, 0]) and the padded copy is never made. A
+  // convolution's padding cells are zeros, as Pad's; a max pool's padding
+  // cells normally take no part, so the pool is told Pad's value
+  // (_padding_value), which its padding cells then hold.
   void absorbPad(int h) {
-    const tensorflow::NodeDef& conv = slots_[static_cast<size_t>(h)].def();
-    auto padding = conv.attr().find("padding");
-    if (padding == conv.attr().end() || padding->second.s() != "VALID" || !isNhwc(conv)) return;
-    model::TensorRef r = model::parseTensorName(conv.input(0));
+    const tensorflow::NodeDef& op = slots_[static_cast<size_t>(h)].def();
+    const bool pool = op.op() == "MaxPool";
+    auto padding = op.attr().find("padding");
+    if (padding == op.attr().end() || padding->second.s() != "VALID" || !isNhwc(op) || !isFloatNode(op)) return;
+    model::TensorRef r = model::parseTensorName(op.input(0));
     auto it = by_name_.find(r.node);
     if (it == by_name_.end() || r.port != 0) return;
     const int p = it->second;
@@ -321,21 +326,23 @@ class Rewriter {
     std::vector<std::int64_t> pads;
     for (std::int64_t i = 0; i < 8; ++i) pads.push_back(static_cast<std::int64_t>(t->valueAt(i)));
     if (pads[0] || pads[1] || pads[6] || pads[7] || *std::min_element(pads.begin(), pads.end()) < 0) return;
-    auto replaced = std::make_unique<tensorflow::NodeDef>(conv);
+    auto replaced = std::make_unique<tensorflow::NodeDef>(op);
     replaced->set_input(0, pad.input(0));
     (*replaced->mutable_attr())["padding"].set_s("EXPLICIT");
     auto* list = (*replaced->mutable_attr())["explicit_paddings"].mutable_list();
     list->clear_i();
     for (std::int64_t v : pads) list->add_i(v);
+    if (pool) (*replaced->mutable_attr())["_padding_value"].set_f(0.0f);
     slots_[static_cast<size_t>(h)].replacement = std::move(replaced);
     slots_[static_cast<size_t>(p)].removed = true;
     fused_[static_cast<size_t>(p)] = 1;
+    ++absorbed_pads_;
   }
 
   // Tries to fuse the chain starting at contraction node h; true when done.
   bool fuseFrom(int h) {
     const std::string& head_op = slots_[static_cast<size_t>(h)].def().op();
-    if (head_op == "Conv2D" || head_op == "DepthwiseConv2dNative") absorbPad(h);
+    if (head_op == "Conv2D" || head_op == "DepthwiseConv2dNative" || head_op == "MaxPool") absorbPad(h);
     const tensorflow::NodeDef& head = slots_[static_cast<size_t>(h)].def();
     const std::string& op = head.op();
     const bool depthwise = op == "DepthwiseConv2dNative";
@@ -509,6 +516,7 @@ class Rewriter {
   std::vector<std::vector<std::pair<int, int>>> consumers_;  // (consumer slot, port read)
   std::vector<int> control_consumers_;
   std::vector<char> fused_;  // slots taken into a fused node
+  int absorbed_pads_ = 0;
   std::unique_ptr<model::InferredShapes> shapes_;  // computed on first use
 };
 

@@ -31,6 +31,8 @@ class KernelInit {
   virtual const Tensor* constantInput(int i) const = 0;
   // Use the reference (plain loop) implementations instead of optimized ones.
   virtual bool referenceKernels() const = 0;
+  // PlanOptions::winograd.
+  virtual bool winogradAllowed() const { return true; }
 
   // Attr helpers; errors name the node and the attr.
   const tensorflow::AttrValue* attr(const std::string& name) const;
@@ -74,6 +76,15 @@ class KernelContext {
   virtual Tensor* allocateOutput(int i, DataType dtype, const Shape& shape) = 0;
   // Sets output i to an existing tensor (forwarding an input, a reshaped view, ...).
   virtual void setOutput(int i, Tensor tensor) = 0;
+  // Output `output` in input `input`'s buffer when nothing else can read that
+  // buffer any more (this node is its last reader; it is not fetched, fed or
+  // a constant) and dtype and size match, else a new allocation, as
+  // TensorFlow's forward_input_or_allocate_output. A kernel that calls this
+  // must be correct when the output and the input share their bytes.
+  virtual Tensor* forwardInputOrAllocateOutput(int input, int output, DataType dtype, const Shape& shape) {
+    (void)input;
+    return allocateOutput(output, dtype, shape);
+  }
   virtual const ThreadPool& pool() const = 0;
   // Per-run state shared by stateful kernels (TensorArray, random generators).
   virtual std::int64_t step() const = 0;

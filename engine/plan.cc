@@ -223,8 +223,9 @@ struct Ready {
 
 class InitImpl : public KernelInit {
  public:
-  InitImpl(const Node& n, const std::vector<Node>& nodes, const std::vector<PlanNodeInfo>& infos, bool reference)
-      : n_(n), nodes_(nodes), infos_(infos), reference_(reference) {}
+  InitImpl(const Node& n, const std::vector<Node>& nodes, const std::vector<PlanNodeInfo>& infos, bool reference,
+           bool winograd)
+      : n_(n), nodes_(nodes), infos_(infos), reference_(reference), winograd_(winograd) {}
   const tensorflow::NodeDef& node() const override { return *n_.def; }
   int numInputs() const override { return n_.num_data; }
   DataType inputType(int i) const override {
@@ -249,6 +250,7 @@ class InitImpl : public KernelInit {
     return src.kind == Kind::Const && src.value.valid() ? &src.value : nullptr;
   }
   bool referenceKernels() const override { return reference_; }
+  bool winogradAllowed() const override { return winograd_; }
 
  private:
   const InEdge* edge(int i) const {
@@ -261,6 +263,7 @@ class InitImpl : public KernelInit {
   const std::vector<Node>& nodes_;
   const std::vector<PlanNodeInfo>& infos_;
   bool reference_;
+  bool winograd_;
 };
 
 }  // namespace
@@ -584,7 +587,7 @@ Result<std::unique_ptr<Plan>> Plan::compileImpl(const tensorflow::GraphDef& def,
     Node& n = im.nodes[i];
     PlanNodeInfo& info = plan->infos_[i];
     const std::string& op = n.def->op();
-    InitImpl init(n, im.nodes, plan->infos_, options.reference_kernels);
+    InitImpl init(n, im.nodes, plan->infos_, options.reference_kernels, options.winograd);
     if (n.kind == Kind::Const) {
       auto value = constTensor(*n.def, im.owned_graph);
       if (!value.ok()) return value.status();
@@ -731,11 +734,23 @@ class ContextImpl : public KernelContext {
     return &out;
   }
   void setOutput(int i, Tensor tensor) override { outputs[static_cast<size_t>(i)] = std::move(tensor); }
+  // Each consumer's input slot holds its own reference, as do fetched
+  // results, feeds and constants: a slot that is the buffer's sole owner is
+  // this node's to reuse.
+  Tensor* forwardInputOrAllocateOutput(int input, int output, DataType dtype, const Shape& shape) override {
+    Tensor* in = inputs[static_cast<size_t>(input)];
+    if (in->dtype() == dtype && in->soleOwner() && in->numElements() == model::numElements(shape)) {
+      Tensor& out = outputs[static_cast<size_t>(output)];
+      out = in->reshaped(shape);
+      return &out;
+    }
+    return allocateOutput(output, dtype, shape);
+  }
   const ThreadPool& pool() const override { return pool_; }
   std::int64_t step() const override { return step_; }
   bool referenceKernels() const override { return reference_; }
 
-  std::vector<const Tensor*> inputs;
+  std::vector<Tensor*> inputs;
   std::vector<Tensor> outputs;
 
  private:

@@ -71,6 +71,8 @@ class Tensor {
   // (numeric dtypes; strings are copied).
   Tensor view(std::int64_t offset, Shape shape) const;
   bool sharesBufferWith(const Tensor& other) const;
+  // True when this tensor is the only one holding its (owned) buffer.
+  bool soleOwner() const { return storage_ && !strings_ && !resource_ && storage_.use_count() == 1; }
   // True when the bytes are borrowed with no owner keeping them alive (a
   // Const's tensor_content in a graph that belongs to someone else).
   bool borrowedWithoutOwner() const { return data_ && !strings_ && !resource_ && storage_.use_count() == 0; }

@@ -63,6 +63,7 @@ class ConvBase : public OpKernel {
   Status initConv(const KernelInit& init, int filter_input, bool has_dilations, bool depthwise = false,
                   int bias_input = -1) {
     reference_ = init.referenceKernels();
+    winograd_ = init.winogradAllowed();
     depthwise_ = depthwise;
     for (int i = 0; i < init.numInputs(); ++i)
       if (i == 0 || i == filter_input || i == bias_input) GDS_RETURN_IF_ERROR(nn::requireFloatInput(init, i));
@@ -101,7 +102,11 @@ class ConvBase : public OpKernel {
       return ctx.error("the fused Add's input is " + model::shapeString(addend->shape()) +
                        " but the convolution's output is " + model::shapeString(out_nhwc) + " (shapes must be equal)");
     if (!attrs_.nchw) {
-      Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, out_nhwc);
+      // oneDNN adds the residual to what the output holds: where the addend
+      // dies here, the output takes its buffer and nothing is copied.
+      Tensor* out = addend && useOneDnn(reference_, weights_constant_)
+                        ? ctx.forwardInputOrAllocateOutput(3, 0, tensorflow::DT_FLOAT, out_nhwc)
+                        : ctx.allocateOutput(0, tensorflow::DT_FLOAT, out_nhwc);
       run(ctx, s, input, filter.data<float>(), bias_data, out->data<float>(), addend ? addend->data<float>() : nullptr);
     } else {
       std::vector<float> tmp(static_cast<size_t>(model::numElements(out_nhwc)));
@@ -138,17 +143,39 @@ class ConvBase : public OpKernel {
       if (!parts.empty()) {
         const std::int64_t out_size = s.batch * s.out_h * s.out_w * (depthwise_ ? s.in_c * s.out_c : s.out_c);
         // oneDNN's sum post-op adds what the output holds.
-        if (addend) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(out_size));
+        if (addend && addend != out) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(out_size));
+        const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
         auto runParts = [&](std::int64_t b, std::int64_t e) {
           for (std::int64_t p = b; p < e; ++p) {
             const Part& part = parts[static_cast<size_t>(p)];
-            part.primitive->run(in + part.in_offset, out + part.out_offset);
+            if (part.ch_end == 0) {
+              part.primitive->run(in + part.in_offset, out + part.out_offset);
+              continue;
+            }
+            // A slice of the output channels: computed densely, then copied
+            // into its columns (with a residual, the columns' sums first
+            // copied out).
+            const std::int64_t rows = s.batch * s.out_h * s.out_w, width = part.ch_end - part.ch_begin;
+            thread_local std::vector<float> slice;
+            slice.resize(static_cast<size_t>(rows * width));
+            if (add_)
+              for (std::int64_t r = 0; r < rows; ++r)
+                std::memcpy(slice.data() + r * width, out + r * channels + part.ch_begin, sizeof(float) * width);
+            part.primitive->run(in, slice.data());
+            for (std::int64_t r = 0; r < rows; ++r)
+              std::memcpy(out + r * channels + part.ch_begin, slice.data() + r * width, sizeof(float) * width);
           }
         };
         if (parts.size() == 1) runParts(0, 1);
         else ctx.pool().parallelFor(static_cast<std::int64_t>(parts.size()), 1e9, runParts);
         return;
       }
+    }
+    std::vector<float> addend_copy;
+    if (addend && addend == out) {  // the output took the addend's buffer (see convolve)
+      const std::int64_t out_size = s.batch * s.out_h * s.out_w * (depthwise_ ? s.in_c * s.out_c : s.out_c);
+      addend_copy.assign(addend, addend + out_size);
+      addend = addend_copy.data();
     }
     if (depthwise_) {
       if (reference_) ops::depthwiseConv2dReference(s, in, filter, out);
@@ -162,23 +189,50 @@ class ConvBase : public OpKernel {
   }
 
   // One oneDNN primitive per slice of the output, one slice per pool thread:
-  // bands of output rows for one image (each reading the input rows its
-  // windows cover, with its own top/bottom padding), else groups of images.
+  // groups of images; for one image, bands of output rows (each reading the
+  // input rows its windows cover, with its own top/bottom padding), or, when
+  // the filter is larger than the input (late layers, where reading the
+  // weights is the cost), groups of output channels, so that each thread
+  // reads its share of the weights only.
   struct Part {
     std::unique_ptr<dnnl_float::Convolution> primitive;
     std::int64_t in_offset = 0, out_offset = 0;  // floats
+    std::int64_t ch_begin = 0, ch_end = 0;       // output channels; 0, 0: all of them
   };
   std::vector<Part> makeParts(const ops::Conv2DShape& s, const float* filter, const float* bias, int threads) const {
     const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
     const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
-    // Below ~4 MFLOP (some 50 us) per thread, waking another thread costs
-    // about what the split saves.
+    // Below ~1 MFLOP (some 10 us) per thread, handing work to the pool's
+    // spinning worker costs about what the split saves.
     const double flops = 2.0 * static_cast<double>(s.batch * s.out_h * s.out_w * channels) *
                          static_cast<double>(s.filter_h * s.filter_w * (depthwise_ ? 1 : s.in_c));
     const std::int64_t count = std::max<std::int64_t>(
-        1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(flops / 4e6)}));
+        1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(flops / 1e6)}));
     std::vector<Part> parts;
     const dnnl_float::Convolution* first = nullptr;
+    const bool winograd = winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_);
+    // 16-channel (one AVX-512 vector) groups, at least 2 per part.
+    const std::int64_t filter_size = s.filter_h * s.filter_w * s.in_c * s.out_c;
+    if (count > 1 && s.batch == 1 && !depthwise_ && filter_size > s.in_h * s.in_w * s.in_c &&
+        s.out_c >= 32 * count) {
+      const std::int64_t groups = s.out_c / 16;
+      for (std::int64_t i = 0; i < count; ++i) {
+        Part part;
+        part.ch_begin = 16 * (groups * i / count);
+        part.ch_end = i + 1 == count ? s.out_c : 16 * (groups * (i + 1) / count);
+        ops::Conv2DShape p = s;
+        p.out_c = part.ch_end - part.ch_begin;
+        dnnl_float::Convolution::Options o;
+        o.add_to_output = add_;
+        o.winograd = winograd;
+        o.filter_ld = s.out_c;
+        part.primitive = dnnl_float::Convolution::create(p, false, filter + part.ch_begin,
+                                                         bias ? bias + part.ch_begin : nullptr, activation_, o);
+        if (!part.primitive) return {};
+        parts.push_back(std::move(part));
+      }
+      return parts;
+    }
     for (std::int64_t i = 0; i < count; ++i) {
       const std::int64_t u0 = units * i / count, u1 = units * (i + 1) / count;
       ops::Conv2DShape p = s;
@@ -199,7 +253,11 @@ class ConvBase : public OpKernel {
         part.in_offset = in0 * s.in_w * s.in_c;
         part.out_offset = u0 * s.out_w * channels;
       }
-      part.primitive = dnnl_float::Convolution::create(p, depthwise_, filter, bias, activation_, add_, first);
+      dnnl_float::Convolution::Options o;
+      o.add_to_output = add_;
+      o.share = first;
+      o.winograd = winograd;
+      part.primitive = dnnl_float::Convolution::create(p, depthwise_, filter, bias, activation_, o);
       if (!part.primitive) return {};
       if (!first) first = part.primitive.get();
       parts.push_back(std::move(part));
@@ -218,6 +276,7 @@ class ConvBase : public OpKernel {
 
   nn::WindowAttrs attrs_;
   bool reference_ = false;
+  bool winograd_ = true;  // PlanOptions::winograd
   bool depthwise_ = false;
   bool weights_constant_ = false;
   ops::Activation activation_ = ops::Activation::kNone;

@@ -14,6 +14,13 @@ class PoolKernel : public OpKernel {
     GDS_RETURN_IF_ERROR(nn::readWindowAttrs(init, false, true, &attrs_));
     if (attrs_.padding == ops::Padding::kExplicit && !max_)
       return init.error("padding EXPLICIT is not supported for AvgPool");
+    // Set by the plan's rewrite when it absorbs a Pad (engine/fusion.cc).
+    if (const tensorflow::AttrValue* v = init.attr("_padding_value")) {
+      if (!max_ || attrs_.padding != ops::Padding::kExplicit)
+        return init.error("_padding_value needs MaxPool with padding EXPLICIT");
+      pad_takes_part_ = true;
+      pad_value_ = v->f();
+    }
     return Status::Ok();
   }
   Status compute(KernelContext& ctx) override {
@@ -43,6 +50,8 @@ class PoolKernel : public OpKernel {
     s.out_w = w.out;
     s.pad_top = h.pad_before;
     s.pad_left = w.pad_before;
+    s.pad_takes_part = pad_takes_part_;
+    s.pad_value = pad_value_;
     std::vector<float> in_storage, out_storage;
     const float* in = x.data<float>();
     if (attrs_.nchw) {
@@ -69,6 +78,8 @@ class PoolKernel : public OpKernel {
  private:
   bool max_;
   nn::WindowAttrs attrs_;
+  bool pad_takes_part_ = false;
+  float pad_value_ = 0.0f;
 };
 
 // LRN over the depth (last) dimension of a 4-D NHWC tensor (TF's LRN).

@@ -15,10 +15,14 @@ namespace ops {
 
 // ---- Pooling (NHWC). Padding cells never take part: MaxPool takes the max of
 // the valid cells, AvgPool divides by the number of valid cells (TF's rule).
+// With pad_takes_part, MaxPool's padding cells hold pad_value instead (a Pad
+// absorbed into the pool by the plan's rewrite).
 struct Pool2DShape {
   std::int64_t batch = 1, in_h = 0, in_w = 0, channels = 0;
   std::int64_t window_h = 1, window_w = 1, stride_h = 1, stride_w = 1;
   std::int64_t pad_top = 0, pad_left = 0, out_h = 0, out_w = 0;
+  bool pad_takes_part = false;
+  float pad_value = 0.0f;
 };
 void maxPool(const Pool2DShape& s, const float* input, float* output, const ThreadPool* pool);
 void avgPool(const Pool2DShape& s, const float* input, float* output, const ThreadPool* pool);

@@ -231,6 +231,137 @@ TEST_F(FusionTest, PadBeforeAValidConvolutionBecomesItsExplicitPadding) {
   EXPECT_EQ(countOp(nodes, "Pad"), 0);
 }
 
+// ResNet's pool: Pad(1) of a Relu's output, then a VALID 3x3 stride-2 max
+// pool. The pool takes the padding over, with Pad's zeros taking part: here
+// the inputs are all negative, so a window reaching into the padding is 0
+// exactly, where a pool that skipped padding cells would give the largest
+// negative input.
+TEST_F(FusionTest, PadBeforeAValidMaxPoolBecomesItsPaddingOfZeros) {
+  GraphBuilder b;
+  const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, {1, 9, 8, 5});
+  auto* pad = b.add("Pad", "pad", {x, b.constantInt32("pads", {4, 2}, {0, 0, 1, 1, 1, 2, 0, 0})});
+  model::setAttrType(pad, "T", tensorflow::DT_FLOAT);
+  const std::string pool = b.pool("MaxPool", "pool", "pad", {1, 3, 3, 1}, {1, 2, 2, 1}, "VALID");
+  const Tensor input = floatTensor({1, 9, 8, 5}, wave(9 * 8 * 5, 0.19f, -1.5f));
+  for (std::int64_t i = 0; i < input.numElements(); ++i) ASSERT_LT(input.data<float>()[i], 0.0f);
+  const auto nodes = expectAllAgree(b.graph(), input, pool);
+  EXPECT_TRUE(hasNode(nodes, "pool", "MaxPool"));
+  EXPECT_EQ(countOp(nodes, "Pad"), 0);
+  const RunResult r = run(b.graph(), {"input"}, {input}, {pool}, {true, false, ops::gemmBackend(), 1});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  // Output [1, 5, 5, 5]: row 0 and column 0 windows reach into the padding.
+  ASSERT_EQ(r.outputs[0].shape(), (Shape{1, 5, 5, 5}));
+  EXPECT_EQ(r.outputs[0].data<float>()[0], 0.0f);
+  // Window (1, 1) covers input rows 1-3 and columns 1-3 only.
+  float expected = -1e30f;
+  for (int y = 1; y <= 3; ++y)
+    for (int xx = 1; xx <= 3; ++xx) expected = std::max(expected, input.data<float>()[(y * 8 + xx) * 5 + 2]);
+  EXPECT_EQ(r.outputs[0].data<float>()[(1 * 5 + 1) * 5 + 2], expected);
+}
+
+// A pool whose Pad is fetched keeps it.
+TEST_F(FusionTest, AFetchedPadStaysBeforeTheMaxPool) {
+  GraphBuilder b;
+  const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, {1, 6, 6, 2});
+  auto* pad = b.add("Pad", "pad", {x, b.constantInt32("pads", {4, 2}, {0, 0, 1, 1, 1, 1, 0, 0})});
+  model::setAttrType(pad, "T", tensorflow::DT_FLOAT);
+  const std::string pool = b.pool("MaxPool", "pool", "pad", {1, 3, 3, 1}, {1, 2, 2, 1}, "VALID");
+  const Tensor input = floatTensor({1, 6, 6, 2}, wave(72, 0.3f));
+  const RunResult r = run(b.graph(), {"input"}, {input}, {"pad", pool}, {true, false, ops::gemmBackend(), 1});
+  EXPECT_TRUE(hasNode(r.nodes, "pad", "Pad"));
+  ASSERT_EQ(r.outputs.size(), 2u);
+  EXPECT_EQ(r.outputs[0].shape(), (Shape{1, 8, 8, 2}));
+}
+
+// Winograd F(2x2, 3x3) on a 3x3 stride-1 convolution with 64 channels and
+// 30x28 outputs (winogradPays), on one thread and split between two, against
+// the direct convolution and the reference loops.
+TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
+  const Shape in_shape = {1, 30, 28, 64};
+  GraphBuilder b;
+  const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, in_shape);
+  const std::string w = b.constantFloat("w", {3, 3, 64, 64}, wave(3 * 3 * 64 * 64, 0.53f, 0.0f));
+  const std::string conv = b.conv2d("conv", x, w, {1, 1, 1, 1}, "SAME");
+  b.relu("relu", b.biasAdd("bias", conv, b.constantFloat("b", {64}, wave(64, 1.3f))));
+  const Tensor input = floatTensor(in_shape, wave(model::numElements(in_shape), 0.07f));
+  ops::Conv2DShape s;
+  s.in_h = 30, s.in_w = 28, s.in_c = 64, s.filter_h = s.filter_w = 3, s.out_c = 64, s.out_h = 30, s.out_w = 28;
+  s.pad_top = s.pad_left = 1;
+  EXPECT_TRUE(dnnl_float::Convolution::winogradPays(s, false));
+  if (dnnl_float::available()) {
+    const std::vector<float> filter = wave(3 * 3 * 64 * 64, 0.53f);
+    dnnl_float::Convolution::Options o;
+    o.winograd = true;
+    auto wino = dnnl_float::Convolution::create(s, false, filter.data(), nullptr, ops::Activation::kNone, o);
+    ASSERT_NE(wino, nullptr);
+    EXPECT_NE(wino->implementation().find("wino_2x3"), std::string::npos) << wino->implementation();
+  }
+  const RunResult ref = run(b.graph(), {"input"}, {input}, {"relu"}, {false, true, ops::GemmBackend::kEigen, 1});
+  ASSERT_EQ(ref.outputs.size(), 1u);
+  for (bool winograd : {true, false})
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(winograd ? "winograd" : "direct") + " x" + std::to_string(threads));
+      PlanOptions options;
+      options.num_threads = threads;
+      options.winograd = winograd;
+      auto plan = Plan::compile(b.graph(), {"input"}, {"relu"}, options);
+      ASSERT_TRUE(plan.ok()) << plan.status().message();
+      auto out = (*plan)->run({input});
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      EXPECT_LE(maxAbsDiff((*out)[0], ref.outputs[0]), 1e-4f);
+    }
+  EXPECT_FALSE(dnnl_float::Convolution::winogradPays(s, true));  // never depthwise
+  s.stride_h = 2;
+  EXPECT_FALSE(dnnl_float::Convolution::winogradPays(s, false));
+}
+
+// A filter larger than its input (ResNet's last stage): two threads split
+// the output channels instead of the rows, each reading half the weights;
+// with a residual Add and with a bias and Relu only.
+TEST_F(FusionTest, ChannelSlicesOfAWeightHeavyConvolutionAgree) {
+  for (bool residual : {false, true}) {
+    SCOPED_TRACE(residual ? "residual" : "bias and relu");
+    GraphBuilder b;
+    const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, {1, 5, 4, 64});
+    const std::string w = b.constantFloat("w", {3, 3, 64, 96}, wave(3 * 3 * 64 * 96, 0.41f));
+    const std::string bias = b.biasAdd("bias", b.conv2d("conv", x, w, {1, 1, 1, 1}, "SAME"),
+                                       b.constantFloat("b", {96}, wave(96, 1.1f)));
+    std::string last = bias;
+    if (residual) {
+      const std::string w2 = b.constantFloat("w2", {1, 1, 64, 96}, wave(64 * 96, 0.29f));
+      last = b.binary("AddV2", "add", bias, b.conv2d("shortcut", x, w2, {1, 1, 1, 1}, "SAME"));
+    }
+    b.relu("relu", last);
+    const Tensor input = floatTensor({1, 5, 4, 64}, wave(5 * 4 * 64, 0.13f));
+    const auto nodes = expectAllAgree(b.graph(), input, "relu");
+    EXPECT_TRUE(hasNode(nodes, "relu", "_FusedConv2D"));
+  }
+}
+
+// The residual's own buffer becomes the fused convolution's output when
+// nothing else reads it (here a Sigmoid's result); fetching the Sigmoid as
+// well keeps its buffer intact.
+TEST_F(FusionTest, AResidualReadByNoOneElseIsAddedInPlace) {
+  GraphBuilder b;
+  const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, {1, 7, 6, 16});
+  const std::string w = b.constantFloat("w", {3, 3, 16, 16}, wave(3 * 3 * 16 * 16, 0.31f));
+  const std::string bias = b.biasAdd("bias", b.conv2d("conv", x, w, {1, 1, 1, 1}, "SAME"),
+                                     b.constantFloat("b", {16}, wave(16, 1.1f)));
+  const std::string sig = b.unary("Sigmoid", "sig", x);
+  b.relu("relu", b.binary("AddV2", "add", bias, sig));
+  const Tensor input = floatTensor({1, 7, 6, 16}, wave(7 * 6 * 16, 0.17f));
+  const auto nodes = expectAllAgree(b.graph(), input, "relu");
+  EXPECT_TRUE(hasNode(nodes, "relu", "_FusedConv2D"));
+  const RunResult ref = run(b.graph(), {"input"}, {input}, {"sig", "relu"}, {false, true, ops::GemmBackend::kEigen, 1});
+  for (int threads : {1, 2}) {
+    const RunResult r = run(b.graph(), {"input"}, {input}, {"sig", "relu"}, {true, false, ops::gemmBackend(), threads});
+    ASSERT_EQ(r.outputs.size(), 2u);
+    ASSERT_EQ(ref.outputs.size(), 2u);
+    EXPECT_LE(maxAbsDiff(r.outputs[0], ref.outputs[0]), 1e-6f) << "the fetched Sigmoid was overwritten";
+    EXPECT_LE(maxAbsDiff(r.outputs[1], ref.outputs[1]), 1e-4f);
+  }
+}
+
 // An Add that broadcasts (here a [1, 1, 1, C] tensor computed at run time)
 // is not the residual form: it stays a separate node.
 TEST_F(FusionTest, BroadcastingAddIsNotFusedAsResidual) {
