@@ -1,9 +1,11 @@
 #include "engine/quantized_fusion.h"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "model/graph.h"
+#include "model/shape_inference.h"
 #include "model/tensor.h"
 
 namespace gds::engine {
@@ -34,6 +36,11 @@ class ChainFinder {
     std::vector<std::string> stages;
     std::vector<std::string> extra_inputs;
     std::string dequantize_mode;
+    // A residual sum (findAdd): the Add's op, its operands' Dequantize modes
+    // and the QuantizeV2 whose attrs the fused node takes.
+    std::string add_op;
+    std::vector<std::string> add_modes;
+    int quantize = -1;
   };
 
   // quantize_nodes' input quantization: Reshape(x, [-1]) -> Min/Max over
@@ -41,38 +48,64 @@ class ChainFinder {
   // after a GEMM (a float op's output, e.g. a DepthwiseConv2dNative's, going
   // into QuantizedBiasAdd -> Requantize -> QuantizedRelu6).
   bool findQuantize(int q, Chain* chain) {
-    const NodeDef& node = g_.node(q);
-    if (node.op() != "QuantizeV2" || used_[static_cast<std::size_t>(q)] || fed_.count(q)) return false;
-    if (typeAttrOr(node, "T", tensorflow::DT_INVALID) != tensorflow::DT_QUINT8) return false;
-    if (auto axis = node.attr().find("axis"); axis != node.attr().end() && axis->second.i() != -1) return false;
-    const auto in = dataInputs(q);
-    if (in.size() != 3 || in[1].port != 0 || in[2].port != 0) return false;
-    const int min_node = in[1].node, max_node = in[2].node;
-    if (g_.op(min_node) != "Min" || g_.op(max_node) != "Max") return false;
-    int reshape = -1;
-    for (int r : {min_node, max_node}) {
-      if (fed_.count(r) || fetched_.count(r) || used_[static_cast<std::size_t>(r)]) return false;
-      if (soleConsumer(r) != q || g_.consumers(r).size() != 1) return false;
-      const auto rin = dataInputs(r);
-      if (rin.size() != 2 || !intConstIs(rin[1].node, 0) || rin[0].port != 0) return false;
-      if (auto keep = g_.node(r).attr().find("keep_dims"); keep != g_.node(r).attr().end() && keep->second.b())
-        return false;
-      if (reshape >= 0 && reshape != rin[0].node) return false;
-      reshape = rin[0].node;
-    }
-    if (g_.op(reshape) != "Reshape" || fed_.count(reshape) || fetched_.count(reshape) ||
-        used_[static_cast<std::size_t>(reshape)])
-      return false;
-    for (const auto& c : g_.consumers(reshape))
-      if (c.node != min_node && c.node != max_node) return false;
-    const auto reshape_in = dataInputs(reshape);
-    if (reshape_in.size() != 2 || reshape_in[0].node != in[0].node || reshape_in[0].port != in[0].port ||
-        !intConstIs(reshape_in[1].node, -1))
-      return false;
-    if (typeAttrOr(g_.node(reshape), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT) return false;
+    std::vector<int> range_nodes;
+    if (!ownRangeQuantize(q, &range_nodes)) return false;
     Chain c;
     c.head = q;
-    c.members = {reshape, min_node, max_node, q};
+    c.members = range_nodes;
+    c.members.push_back(q);
+    const int tail = extend(&c, q, false);
+    return accept(std::move(c), tail, chain);
+  }
+
+  // The same quantization of a residual sum of two 8-bit tensors, as
+  // quantize_nodes leaves a float Add/AddV2 (ResNet's shortcuts):
+  //   x = Add(Dequantize(a, a_min, a_max), Dequantize(b, b_min, b_max))
+  // with a and b of the same fully known shape, each Dequantize read by the
+  // Add only, and x only by the quantization.
+  bool findAdd(int q, Chain* chain) {
+    std::vector<int> range_nodes;
+    if (!ownRangeQuantize(q, &range_nodes)) return false;
+    const int add = dataInputs(q)[0].node;
+    const std::string& op = g_.op(add);
+    if ((op != "Add" && op != "AddV2") || fed_.count(add) || fetched_.count(add) || used_[static_cast<std::size_t>(add)] ||
+        typeAttrOr(g_.node(add), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT)
+      return false;
+    // quantize_nodes hangs the Reshape's and reductions' constant operands
+    // on the Add by control edges: those Consts go with the chain.
+    const std::set<int> range_set(range_nodes.begin(), range_nodes.end());
+    std::vector<int> anchored;
+    for (const auto& consumer : g_.consumers(add)) {
+      if (consumer.node == q || consumer.node == range_nodes[0]) continue;
+      if (consumer.port != -1 || g_.op(consumer.node) != "Const" || fetched_.count(consumer.node) ||
+          used_[static_cast<std::size_t>(consumer.node)])
+        return false;
+      for (const auto& reader : g_.consumers(consumer.node))
+        if (!range_set.count(reader.node)) return false;
+      anchored.push_back(consumer.node);
+    }
+    const auto in = dataInputs(add);
+    if (in.size() != 2 || in[0].node == in[1].node) return false;
+    Chain c;
+    c.head = add;
+    for (const auto& d : in) {
+      if (d.port != 0 || !isPlainDequantize(d.node) || fed_.count(d.node) || fetched_.count(d.node) ||
+          used_[static_cast<std::size_t>(d.node)] || soleConsumer(d.node) != add)
+        return false;
+      const NodeDef& deq = g_.node(d.node);
+      for (int i = 0; i < 3; ++i) c.extra_inputs.push_back(deq.input(i));
+      c.add_modes.push_back(stringAttrOr(deq, "mode", "MIN_COMBINED"));
+      c.members.push_back(d.node);
+    }
+    const model::TensorInfo& a = shapes().at(dataInputs(in[0].node)[0].node, dataInputs(in[0].node)[0].port);
+    const model::TensorInfo& b = shapes().at(dataInputs(in[1].node)[0].node, dataInputs(in[1].node)[0].port);
+    if (!a.fullyKnown() || !b.fullyKnown() || a.shape != b.shape) return false;
+    c.add_op = op;
+    c.quantize = q;
+    c.members.insert(c.members.end(), anchored.begin(), anchored.end());
+    c.members.push_back(add);
+    c.members.insert(c.members.end(), range_nodes.begin(), range_nodes.end());
+    c.members.push_back(q);
     const int tail = extend(&c, q, false);
     return accept(std::move(c), tail, chain);
   }
@@ -135,6 +168,43 @@ class ChainFinder {
       }
     }
     return cur;
+  }
+
+  // QuantizeV2(x, Min(Reshape(x, [-1]), 0), Max(Reshape(x, [-1]), 0)) to
+  // quint8 with no axis; range_nodes: the Reshape, Min and Max, read by
+  // nothing else.
+  bool ownRangeQuantize(int q, std::vector<int>* range_nodes) {
+    const NodeDef& node = g_.node(q);
+    if (node.op() != "QuantizeV2" || used_[static_cast<std::size_t>(q)] || fed_.count(q)) return false;
+    if (typeAttrOr(node, "T", tensorflow::DT_INVALID) != tensorflow::DT_QUINT8) return false;
+    if (auto axis = node.attr().find("axis"); axis != node.attr().end() && axis->second.i() != -1) return false;
+    const auto in = dataInputs(q);
+    if (in.size() != 3 || in[1].port != 0 || in[2].port != 0) return false;
+    const int min_node = in[1].node, max_node = in[2].node;
+    if (g_.op(min_node) != "Min" || g_.op(max_node) != "Max") return false;
+    int reshape = -1;
+    for (int r : {min_node, max_node}) {
+      if (fed_.count(r) || fetched_.count(r) || used_[static_cast<std::size_t>(r)]) return false;
+      if (soleConsumer(r) != q || g_.consumers(r).size() != 1) return false;
+      const auto rin = dataInputs(r);
+      if (rin.size() != 2 || !intConstIs(rin[1].node, 0) || rin[0].port != 0) return false;
+      if (auto keep = g_.node(r).attr().find("keep_dims"); keep != g_.node(r).attr().end() && keep->second.b())
+        return false;
+      if (reshape >= 0 && reshape != rin[0].node) return false;
+      reshape = rin[0].node;
+    }
+    if (g_.op(reshape) != "Reshape" || fed_.count(reshape) || fetched_.count(reshape) ||
+        used_[static_cast<std::size_t>(reshape)])
+      return false;
+    for (const auto& c : g_.consumers(reshape))
+      if (c.node != min_node && c.node != max_node) return false;
+    const auto reshape_in = dataInputs(reshape);
+    if (reshape_in.size() != 2 || reshape_in[0].node != in[0].node || reshape_in[0].port != in[0].port ||
+        !intConstIs(reshape_in[1].node, -1))
+      return false;
+    if (typeAttrOr(g_.node(reshape), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT) return false;
+    *range_nodes = {reshape, min_node, max_node};
+    return true;
   }
 
   bool find(int head, Chain* chain) {
@@ -265,10 +335,21 @@ class ChainFinder {
     return true;
   }
 
+  // Static shapes of the graph (computed on first use), with the plan's
+  // input shapes.
+  const model::InferredShapes& shapes() {
+    if (!shapes_) shapes_ = std::make_unique<model::InferredShapes>(model::inferShapes(g_, input_shapes_));
+    return *shapes_;
+  }
+
   const model::Graph& g_;
   const std::set<int>& fed_;
   const std::set<int>& fetched_;
   std::vector<bool> used_;
+ public:
+  model::ShapeOverrides input_shapes_;
+ private:
+  std::unique_ptr<model::InferredShapes> shapes_;
 };
 
 }  // namespace
@@ -276,7 +357,8 @@ class ChainFinder {
 std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::GraphDef& graph,
                                                           const std::vector<std::string>& feeds,
                                                           const std::vector<std::string>& fetches,
-                                                          QuantizedFusionStats* stats) {
+                                                          QuantizedFusionStats* stats,
+                                                          const std::map<std::string, model::Shape>& input_shapes) {
   if (stats) *stats = {};
   // Cheap exit for graphs without 8-bit layers (every float graph).
   bool any = false;
@@ -296,6 +378,7 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
     if (int i = g.find(model::parseTensorName(f).node); i >= 0) fetched.insert(i);
 
   ChainFinder finder(g, fed, fetched);
+  finder.input_shapes_ = input_shapes;
   std::vector<ChainFinder::Chain> chains;
   for (int n = 0; n < g.size(); ++n) {
     ChainFinder::Chain c;
@@ -303,7 +386,7 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
   }
   for (int n = 0; n < g.size(); ++n) {
     ChainFinder::Chain c;
-    if (finder.findQuantize(n, &c)) chains.push_back(std::move(c));
+    if (finder.findAdd(n, &c) || finder.findQuantize(n, &c)) chains.push_back(std::move(c));
   }
   if (chains.empty()) return nullptr;
 
@@ -332,7 +415,9 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
     NodeDef* fused = out->add_node();
     fused->set_name(g.name(c.tail));
     fused->set_device(head.device());
-    if (head.op() == "QuantizeV2") {
+    if (!c.add_op.empty()) {
+      fused->set_op("_QuantizedAddOwnRange");  // inputs: the two Dequantizes' (extra_inputs)
+    } else if (head.op() == "QuantizeV2") {
       fused->set_op("_QuantizeV2OwnRange");
       fused->add_input(head.input(0));
     } else {
@@ -346,7 +431,13 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
       for (const auto& in : g.inputs(m))
         if (in.control && !members.count(in.node)) controls.insert("^" + g.name(in.node));
     for (const std::string& ctl : controls) fused->add_input(ctl);
-    *fused->mutable_attr() = head.attr();
+    *fused->mutable_attr() = c.add_op.empty() ? head.attr() : g.node(c.quantize).attr();
+    if (!c.add_op.empty()) {
+      auto& attrs = *fused->mutable_attr();
+      attrs["add_op"].set_s(c.add_op);
+      attrs["mode_a"].set_s(c.add_modes[0]);
+      attrs["mode_b"].set_s(c.add_modes[1]);
+    }
     auto* list = (*fused->mutable_attr())["fused_ops"].mutable_list();
     for (const std::string& s : c.stages) list->add_s(s);
     if (!c.dequantize_mode.empty()) (*fused->mutable_attr())["dequantize_mode"].set_s(c.dequantize_mode);

@@ -29,11 +29,13 @@
 // intermediate tensor keeps it.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "model/proto.h"
+#include "model/tensor.h"
 
 namespace gds::engine {
 
@@ -43,10 +45,11 @@ struct QuantizedFusionStats {
 };
 
 // The rewritten graph, or nullptr when nothing fuses (the caller keeps using
-// its own graph). feeds / fetches as given to Plan::compile.
+// its own graph). feeds / fetches / input_shapes as given to Plan::compile.
 std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::GraphDef& graph,
                                                           const std::vector<std::string>& feeds,
                                                           const std::vector<std::string>& fetches,
-                                                          QuantizedFusionStats* stats = nullptr);
+                                                          QuantizedFusionStats* stats = nullptr,
+                                                          const std::map<std::string, model::Shape>& input_shapes = {});
 
 }  // namespace gds::engine

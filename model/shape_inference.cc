@@ -346,19 +346,33 @@ void Inferer::inferNode(int i) {
     set(i, 2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
     return;
   }
+  if (op == "QuantizedFusedConv2D" || op == "QuantizedFusedDepthwiseConv2dNative") {
+    conv(i, n, op == "QuantizedFusedDepthwiseConv2dNative", typeAttr(n, "out_type", tensorflow::DT_QUINT8));
+    set(i, 1, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    set(i, 2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    return;
+  }
   if (op == "MaxPool" || op == "AvgPool") {
     pool(i, n, T);
     return;
   }
-  if (op == "MatMul" || op == "QuantizedMatMul") {
+  if (op == "QuantizedMaxPool" || op == "QuantizedAvgPool") {
+    pool(i, n, typeAttr(n, "T", tensorflow::DT_QUINT8));
+    set(i, 1, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    set(i, 2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    return;
+  }
+  if (op == "MatMul" || op == "QuantizedMatMul" || op == "QuantizedFusedMatMul") {
     const TensorInfo& a = in(i, 0);
     const TensorInfo& b = in(i, 1);
-    DataType dt = op == "MatMul" ? T : typeAttr(n, "Toutput", tensorflow::DT_QINT32);
+    DataType dt = op == "MatMul"            ? T
+                  : op == "QuantizedMatMul" ? typeAttr(n, "Toutput", tensorflow::DT_QINT32)
+                                            : typeAttr(n, "out_type", tensorflow::DT_QUINT8);
     Shape out = {-1, -1};
     if (a.known_rank && a.shape.size() == 2) out[0] = a.shape[boolAttr(n, "transpose_a", false) ? 1 : 0];
     if (b.known_rank && b.shape.size() == 2) out[1] = b.shape[boolAttr(n, "transpose_b", false) ? 0 : 1];
     set(i, 0, TensorInfo::ranked(dt, out));
-    if (op == "QuantizedMatMul") {
+    if (op != "MatMul") {
       set(i, 1, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
       set(i, 2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
     }
@@ -820,7 +834,8 @@ int outputCount(const Graph& graph, int node) {
   else if (op == "Unpack") known = static_cast<int>(intAttr(n, "num", 1));
   else if (isOneOf(op, {"QuantizeV2", "QuantizedConv2D", "QuantizedRelu", "QuantizedRelu6", "QuantizedReshape",
                         "Requantize", "QuantizedMatMul", "QuantizedBiasAdd", "QuantizedAdd", "QuantizedMul",
-                        "QuantizedMaxPool", "QuantizedAvgPool", "QuantizedConcat"}))
+                        "QuantizedMaxPool", "QuantizedAvgPool", "QuantizedConcat", "QuantizedFusedConv2D",
+                        "QuantizedFusedDepthwiseConv2dNative", "QuantizedFusedMatMul"}))
     known = 3;
   else if (isOneOf(op, {"FusedBatchNorm", "FusedBatchNormV2"})) known = 5;
   else if (op == "FusedBatchNormV3") known = 6;

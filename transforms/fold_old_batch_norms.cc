@@ -13,9 +13,13 @@
 //
 // Beyond TensorFlow: FusedBatchNormV2/V3 as well as FusedBatchNorm and
 // BatchNormWithGlobalNormalization; DepthwiseConv2dNative and MatMul as
-// well as Conv2D. Batch norms in training mode, or whose extra outputs
-// (batch mean/variance) are used, and convolutions or weights used
-// elsewhere are left alone instead of being folded wrongly.
+// well as Conv2D; a BiasAdd between the convolution and the batch norm
+// (Keras's Conv2D with use_bias and BatchNormalization, as in Keras's
+// ResNet-50), whose bias b is folded too: offset = b * scale + offset, the
+// BiasAdd keeping the batch norm's name. Batch norms in training mode, or
+// whose extra outputs (batch mean/variance) are used, and convolutions,
+// biases or weights used elsewhere are left alone instead of being folded
+// wrongly.
 #include <cmath>
 
 #include "transforms/builtin.h"
@@ -177,6 +181,25 @@ Result<GraphDef> foldOldBatchNorms(const GraphDef& in, const TransformContext&) 
         if (!so.ok()) return so.status();
         if (!*so) return false;
         return fuseIntoConv((*so)->scale, (*so)->offset, match.inputs[0], match.def().name(), new_nodes);
+      }));
+  // BiasAdd(convolution or MatMul) under the batch norm.
+  GDS_RETURN_IF_ERROR(foldToFixpoint(
+      &graph, bnOver({"BiasAdd", {{"Conv2D|DepthwiseConv2dNative|MatMul", {{"*"}, {"Const"}}}, {"Const"}}}),
+      [](const NodeMatch& match, const std::set<std::string>& output_nodes, std::vector<NodeDef>* new_nodes) -> Result<bool> {
+        const NodeMatch& biasadd = match.inputs[0];
+        const NodeMatch& conv = biasadd.inputs[0];
+        if (output_nodes.count(biasadd.def().name()) || output_nodes.count(biasadd.inputs[1].def().name()) ||
+            output_nodes.count(conv.def().name()) || output_nodes.count(conv.inputs[1].def().name()))
+          return false;
+        auto so = scaleAndOffset(match);
+        if (!so.ok()) return so.status();
+        if (!*so) return false;
+        auto bias = floatTensorAttr(biasadd.inputs[1].def());
+        if (!bias.ok() || bias->shape.size() != 1 || bias->shape[0] != static_cast<std::int64_t>((*so)->scale.size()))
+          return false;
+        std::vector<float> offset = (*so)->offset;
+        for (size_t c = 0; c < offset.size(); ++c) offset[c] += bias->as<float>()[c] * (*so)->scale[c];
+        return fuseIntoConv((*so)->scale, offset, conv, match.def().name(), new_nodes);
       }));
   // BatchToSpaceND(Conv2D) under the batch norm (atrous convolutions).
   GDS_RETURN_IF_ERROR(foldToFixpoint(

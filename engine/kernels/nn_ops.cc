@@ -34,8 +34,12 @@ void poolRows(const Pool2DShape& s, const float* __restrict__ input, float* __re
       const std::int64_t xlo = std::max<std::int64_t>(0, x0);
       const std::int64_t xhi = std::min(s.in_w, x0 + s.window_w);
       float* __restrict__ out = output + (row * s.out_w + ox) * c;
-      for (std::int64_t ch = 0; ch < c; ++ch)
-        out[ch] = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+      // A window reaching into the padding starts from the padding's value
+      // when padding cells take part.
+      const bool padded = yhi - ylo < s.window_h || xhi - xlo < s.window_w;
+      const float init = kMax ? (s.pad_takes_part && padded ? s.pad_value : -std::numeric_limits<float>::infinity())
+                              : 0.0f;
+      for (std::int64_t ch = 0; ch < c; ++ch) out[ch] = init;
       for (std::int64_t y = ylo; y < yhi; ++y)
         for (std::int64_t x = xlo; x < xhi; ++x) {
           const float* __restrict__ in = input + ((n * s.in_h + y) * s.in_w + x) * c;
@@ -339,6 +343,20 @@ namespace {
 template <typename T, typename F>
 void applySlice(const T* in, std::int64_t pre, std::int64_t slices, std::int64_t post, std::int64_t s, float* out,
                 F f) {
+  if constexpr (sizeof(T) == 1) {
+    // 8-bit values: f of each of the 256 levels once (the same bits), then a
+    // table lookup per element.
+    if (pre * post > 1024) {
+      float table[256];
+      for (int v = 0; v < 256; ++v) table[v] = f(static_cast<T>(static_cast<std::uint8_t>(v)));
+      for (std::int64_t p = 0; p < pre; ++p) {
+        const std::uint8_t* src = reinterpret_cast<const std::uint8_t*>(in + (p * slices + s) * post);
+        float* dst = out + (p * slices + s) * post;
+        for (std::int64_t i = 0; i < post; ++i) dst[i] = table[src[i]];
+      }
+      return;
+    }
+  }
   for (std::int64_t p = 0; p < pre; ++p) {
     const T* src = in + (p * slices + s) * post;
     float* dst = out + (p * slices + s) * post;

@@ -156,29 +156,57 @@ class QuantizedFusedGemmKernel : public OpKernel {
 // fused_ops on the quint8 values (QuantizedBiasAdd, Requantize, Relu,
 // Dequantize, as after a GEMM). Attrs: QuantizeV2's, fused_ops,
 // dequantize_mode. Outputs (quint8 or qint32, min, max), or one float.
+//
+// _QuantizedAddOwnRange: the same with x = Add(Dequantize(a), Dequantize(b))
+// (a residual sum of two 8-bit tensors of one shape, which quantize_nodes
+// leaves in float): inputs a, a_min, a_max, b, b_min, b_max, then the
+// stages'; attrs add_op, mode_a, mode_b (the Dequantizes' modes). The float
+// sums are those of the unfused ops: each operand's 256 levels dequantized
+// by the Dequantize kernel's own function, added in float.
 class QuantizeV2OwnRangeKernel : public OpKernel {
  public:
+  explicit QuantizeV2OwnRangeKernel(bool residual) : residual_(residual) {}
+
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(qkern::readQuantizeV2Options(init, &options_));
-    return stages_.init(init, 1, FusedValueType::kUInt8);
+    if (residual_) {
+      std::string add_op;
+      GDS_RETURN_IF_ERROR(init.getAttr("add_op", &add_op));
+      if (add_op != "Add" && add_op != "AddV2") return init.error("add_op must be Add or AddV2, is '" + add_op + "'");
+      for (const char* name : {"mode_a", "mode_b"}) {
+        std::string mode;
+        GDS_RETURN_IF_ERROR(init.getAttr(name, &mode));
+        if (mode != "MIN_FIRST" && mode != "MIN_COMBINED")
+          return init.error(std::string(name) + " must be MIN_FIRST or MIN_COMBINED, is '" + mode + "'");
+        operand_modes_.push_back(mode == "MIN_FIRST" ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined);
+      }
+    }
+    return stages_.init(init, residual_ ? 6 : 1, FusedValueType::kUInt8);
   }
   int numOutputs(const KernelInit&) const override { return stages_.numOutputs(); }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return stages_.outputTypes(); }
 
   Status compute(KernelContext& ctx) override {
-    const Tensor& x = ctx.input(0);
-    if (x.dtype() != tensorflow::DT_FLOAT) return ctx.error("input must be float, got " + model::dtypeName(x.dtype()));
-    GDS_RETURN_IF_ERROR(stages_.read(ctx, x.dims()));
-    const std::int64_t count = x.numElements();
-    const float* in = x.data<float>();
-    const ThreadPool& pool = ctx.pool();
     // Min and Max of the whole tensor, as the Reshape/Min/Max nodes computed
     // them (an empty tensor gives the reductions' initial values).
     constexpr std::int64_t kChunk = 16384;
     // Fewer values than this are not worth waking another thread for.
     constexpr std::int64_t kParallelValues = 65536;
+    const ThreadPool& pool = ctx.pool();
+    const Tensor& x = ctx.input(0);
+    const Shape& shape = x.shape();
+    const std::int64_t count = x.numElements();
     const std::int64_t chunks = (count + kChunk - 1) / kChunk;
     std::vector<float> part_lo(static_cast<std::size_t>(chunks)), part_hi(static_cast<std::size_t>(chunks));
+    const float* in = nullptr;
+    if (residual_) {
+      GDS_RETURN_IF_ERROR(residualSums(ctx, kChunk, kParallelValues, &part_lo, &part_hi, &in));
+    } else if (x.dtype() != tensorflow::DT_FLOAT) {
+      return ctx.error("input must be float, got " + model::dtypeName(x.dtype()));
+    } else {
+      in = x.data<float>();
+    }
+    GDS_RETURN_IF_ERROR(stages_.read(ctx, static_cast<int>(shape.size())));
     auto reduce = [&](std::int64_t c0, std::int64_t c1) {
       for (std::int64_t c = c0; c < c1; ++c) {
         const std::int64_t b = c * kChunk;
@@ -186,10 +214,13 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
                                &part_hi[static_cast<std::size_t>(c)]);
       }
     };
-    if (pool.numThreads() > 1 && count >= kParallelValues)
+    if (residual_) {
+      // found with the sums
+    } else if (pool.numThreads() > 1 && count >= kParallelValues) {
       pool.parallelFor(chunks, kChunk * 1.0, reduce);
-    else
+    } else {
       reduce(0, chunks);
+    }
     float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
     for (std::int64_t c = 0; c < chunks; ++c) {
       lo = std::min(lo, part_lo[static_cast<std::size_t>(c)]);
@@ -199,9 +230,9 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     if (!quantized::quantizeV2<std::uint8_t>(nullptr, 0, 1, lo, hi, options_, nullptr, &q_min, &q_max))
       return ctx.error("input_max_range must be larger than input_min_range.");
     // Rows for the stages: the last dimension (the channels of a bias add).
-    const std::int64_t n = x.dims() > 0 ? x.dim(x.dims() - 1) : 1;
+    const std::int64_t n = !shape.empty() ? shape.back() : 1;
     const std::int64_t m = n > 0 ? count / n : 0;
-    Tensor* out = ctx.allocateOutput(0, stages_.outputDtype(), x.shape());
+    Tensor* out = ctx.allocateOutput(0, stages_.outputDtype(), shape);
     const bool plain = stages_.stages().empty();
     std::uint8_t* q = plain ? out->data<std::uint8_t>() : u8Scratch(count);
     // QuantizeV2 by chunks: its constants depend only on the range.
@@ -243,11 +274,60 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
   }
 
  private:
+  // The residual's float sums into thread scratch (*sums), with each
+  // chunk's min and max.
+  Status residualSums(KernelContext& ctx, std::int64_t chunk, std::int64_t parallel_values, std::vector<float>* lo,
+                      std::vector<float>* hi, const float** sums) {
+    const Tensor& a = ctx.input(0);
+    const Tensor& b = ctx.input(3);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, tensorflow::DT_QUINT8, "a"));
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 3, tensorflow::DT_QUINT8, "b"));
+    if (a.shape() != b.shape())
+      return ctx.error("the residual's operands must have one shape, got " + model::shapeString(a.shape()) + " and " +
+                       model::shapeString(b.shape()));
+    float range[4];
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 1, "a_min", &range[0]));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "a_max", &range[1]));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "b_min", &range[2]));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 5, "b_max", &range[3]));
+    std::uint8_t levels[256];
+    for (int v = 0; v < 256; ++v) levels[v] = static_cast<std::uint8_t>(v);
+    float ta[256], tb[256];
+    ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256, operand_modes_[0], &range[0], &range[1], false, ta);
+    ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256, operand_modes_[1], &range[2], &range[3], false, tb);
+    const std::int64_t count = a.numElements();
+    float* s = floatScratch(count);
+    const std::uint8_t* pa = a.data<std::uint8_t>();
+    const std::uint8_t* pb = b.data<std::uint8_t>();
+    auto sum = [&](std::int64_t c0, std::int64_t c1) {
+      for (std::int64_t c = c0; c < c1; ++c) {
+        const std::int64_t begin = c * chunk, end = std::min(count, begin + chunk);
+        for (std::int64_t i = begin; i < end; ++i) s[i] = ta[pa[i]] + tb[pb[i]];
+        quantized::minMaxFloat(s + begin, end - begin, &(*lo)[static_cast<std::size_t>(c)],
+                               &(*hi)[static_cast<std::size_t>(c)]);
+      }
+    };
+    const std::int64_t chunks = static_cast<std::int64_t>(lo->size());
+    if (ctx.pool().numThreads() > 1 && count >= parallel_values)
+      ctx.pool().parallelFor(chunks, static_cast<double>(chunk) * 4.0, sum);
+    else
+      sum(0, chunks);
+    *sums = s;
+    return Status::Ok();
+  }
+
+  static float* floatScratch(std::int64_t count) {
+    thread_local std::vector<float> scratch;
+    if (static_cast<std::int64_t>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
+    return scratch.data();
+  }
   static std::uint8_t* u8Scratch(std::int64_t count) {
     thread_local std::vector<std::uint8_t> scratch;
     if (static_cast<std::int64_t>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
     return scratch.data();
   }
+  bool residual_;
+  std::vector<ops::QuantizeMode> operand_modes_;  // of a and b (residual)
   quantized::QuantizeV2Options options_;
   FusedStages stages_;
 };
@@ -255,7 +335,8 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
 }  // namespace
 
 void registerQuantizedFusedKernels(KernelRegistry& registry) {
-  registry.add("_QuantizeV2OwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel()); });
+  registry.add("_QuantizeV2OwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(false)); });
+  registry.add("_QuantizedAddOwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(true)); });
   registry.add("_FusedQuantizedConv2D", [] {
     return std::unique_ptr<OpKernel>(new QuantizedFusedGemmKernel(qkern::QuantizedGemmLayer::kConv2D));
   });

@@ -95,7 +95,8 @@ Status QuantizedGemmLayer::prepare(KernelContext& ctx) {
 
 void QuantizedGemmLayer::run(KernelContext& ctx, std::int32_t* out, const quantized::GemmEpilogue& epilogue) {
   if (kind_ == kConv2D) {
-    quantized::conv2D(backend_, conv_, a_data_, a_zero_, *rhs_, out, &ctx.pool(), &scratch_, epilogue);
+    conv_state_.weights_constant = weights_constant_;
+    quantized::conv2D(backend_, conv_, a_data_, a_zero_, *rhs_, out, &ctx.pool(), &conv_state_, epilogue);
   } else {
     quantized::gemm(backend_, quantized::GemmLhs{a_data_, m_, k_, k_, a_zero_}, *rhs_, out, n_, &ctx.pool(), epilogue);
   }

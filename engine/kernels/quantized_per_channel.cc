@@ -36,6 +36,7 @@
 #include "engine/kernels/nn_kernel_util.h"
 #include "engine/kernels/quantized_per_channel_loops.h"
 #include "engine/kernels/quantized_util.h"
+#include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/ops.h"
 #include "engine/thread_pool.h"
 
@@ -243,6 +244,19 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
   void computeAccumulators(KernelContext& ctx, const ops::Conv2DShape& s, const Tensor& input, const Tensor& filter,
                            std::int32_t input_zero, std::int64_t channels, const quantized::GemmEpilogue* epilogue) {
     std::int32_t* acc = acc_.data();
+    if (kind_ == Kind::kDepthwise && !reference_ && backend_ == quantized::GemmBackend::kDnnl && filter_constant_) {
+      // oneDNN's int8 depthwise kernel, made once per input shape.
+      const std::vector<std::int64_t> key = {s.batch, s.in_h, s.in_w, s.in_c, ctx.pool().numThreads()};
+      if (key != dnnl_key_) {
+        dnnl_ = quantized::DnnlConv2D::create(s, filter.data<std::int8_t>(), 0, true, ctx.pool().numThreads());
+        dnnl_key_ = key;
+      }
+      if (dnnl_) {
+        dnnl_->run(input.data<std::uint8_t>(), input_zero, acc, &ctx.pool(),
+                   epilogue ? *epilogue : quantized::GemmEpilogue());
+        return;
+      }
+    }
     if (kind_ == Kind::kDepthwise) {
       const std::uint8_t* x = input.data<std::uint8_t>();
       const std::int8_t* w = filter.data<std::int8_t>();
@@ -279,7 +293,8 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
       lhs.zero_point = input_zero;
       quantized::gemm(backend_, lhs, rhs, acc, channels, &ctx.pool(), after);
     } else {
-      quantized::conv2D(backend_, s, input.data<std::uint8_t>(), input_zero, rhs, acc, &ctx.pool(), &scratch_, after);
+      conv_state_.weights_constant = filter_constant_;
+      quantized::conv2D(backend_, s, input.data<std::uint8_t>(), input_zero, rhs, acc, &ctx.pool(), &conv_state_, after);
     }
   }
 
@@ -402,7 +417,9 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
   qkern::RhsCache rhs_;
   std::vector<std::uint8_t> shifted_;
   const std::int8_t* shifted_source_ = nullptr;
-  std::vector<std::uint8_t> scratch_;
+  quantized::Conv2DState conv_state_;
+  std::unique_ptr<quantized::DnnlConv2D> dnnl_;  // depthwise, for dnnl_key_
+  std::vector<std::int64_t> dnnl_key_;
   std::vector<std::int32_t> acc_;
   std::vector<std::int32_t> extremes_;  // per-channel min and max accumulators
   std::vector<float> multipliers_;

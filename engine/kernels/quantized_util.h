@@ -161,7 +161,8 @@ class QuantizedGemmLayer {
   std::int32_t a_zero_ = 0;
   float min_out_ = 0, max_out_ = 0;
   RhsCache rhs_cache_;
-  std::vector<std::uint8_t> scratch_;  // im2col patches or the transposed a
+  std::vector<std::uint8_t> scratch_;  // the transposed a
+  quantized::Conv2DState conv_state_;
 };
 
 }  // namespace gds::engine::qkern

@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/vector_loops.h"
 #include "engine/thread_pool.h"
 
@@ -69,8 +70,11 @@ void im2col(const ops::Conv2DShape& s, const std::uint8_t* input, std::uint8_t p
 
 }  // namespace
 
+Conv2DState::Conv2DState() = default;
+Conv2DState::~Conv2DState() = default;
+
 void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-            const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, std::vector<std::uint8_t>* scratch,
+            const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, Conv2DState* state,
             const GemmEpilogue& epilogue) {
   const std::int64_t m = s.batch * s.out_h * s.out_w;
   const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
@@ -80,6 +84,22 @@ void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* 
     if (epilogue) epilogue(0, m);
     return;
   }
+  if (backend == GemmBackend::kDnnl && state->weights_constant && dnnlConvCompiled()) {
+    const int threads = pool ? pool->numThreads() : 1;
+    const std::vector<std::int64_t> key = {s.batch,    s.in_h,     s.in_w,       s.in_c,       s.out_h,
+                                           s.out_w,    s.out_c,    s.filter_h,   s.filter_w,   s.stride_h,
+                                           s.stride_w, s.pad_top,  s.pad_left,   s.dilation_h, s.dilation_w,
+                                           threads,    rhs.zeroPoint(), reinterpret_cast<std::int64_t>(rhs.u8())};
+    if (state->key != key) {
+      state->dnnl = DnnlConv2D::create(s, rhs, threads);
+      state->key = key;
+    }
+    if (state->dnnl) {
+      state->dnnl->run(input, input_zero, output, pool, epilogue);
+      return;
+    }
+  }
+  std::vector<std::uint8_t>* scratch = &state->patches;
   const bool pointwise = s.filter_h == 1 && s.filter_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
                          s.pad_top == 0 && s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
   const std::uint8_t* a = input;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/ops/conv.h"
@@ -22,12 +23,27 @@ namespace gds::engine::quantized {
 // int32 output; positions outside the input contribute zero (the zero point).
 void conv2DReference(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
                      const std::uint8_t* filter, std::int32_t filter_zero, std::int32_t* output);
-// im2col (skipped for 1x1 stride-1 convolutions) + the 8-bit GEMM. `rhs` is
-// the filter as a (fh*fw*c) x oc operand; `scratch` keeps the patch matrix
-// between calls. Input zero points outside [0, 255] cannot pad the patches
-// and take the reference loop, as in TensorFlow.
+class DnnlConv2D;
+// What conv2D keeps between the runs of one kernel.
+struct Conv2DState {
+  Conv2DState();
+  ~Conv2DState();
+  // Set by the kernel: oneDNN's convolution (the dnnl backend) copies the
+  // weights once, so it is used for constant weights only.
+  bool weights_constant = false;
+  std::vector<std::uint8_t> patches;  // im2col
+  // oneDNN's convolution for the shape, weights and thread count of `key`
+  // (null when it could not be made for them).
+  std::unique_ptr<DnnlConv2D> dnnl;
+  std::vector<std::int64_t> key;
+};
+// The 8-bit convolution. On the dnnl backend with constant weights, oneDNN's
+// int8 direct convolution (conv_dnnl.h); otherwise im2col (skipped for 1x1
+// stride-1 convolutions) + the 8-bit GEMM. `rhs` is the filter as a
+// (fh*fw*c) x oc operand. Input zero points outside [0, 255] cannot pad the
+// patches and take the reference loop, as in TensorFlow.
 void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-            const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, std::vector<std::uint8_t>* scratch,
+            const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, Conv2DState* state,
             const GemmEpilogue& epilogue = nullptr);
 
 // ---- QuantizedBiasAdd (TensorFlow's QuantizedAddUsingEigen): both operands

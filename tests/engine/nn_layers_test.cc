@@ -192,5 +192,32 @@ TEST(NnLayersTest, DequantizeModes) {
   EXPECT_EQ(ax, (std::vector<float>{1, -1, 2, -2}));
 }
 
+// Large 8-bit tensors go through a table of the 256 levels: the same bits as
+// the element-by-element formula of a small tensor, in every mode and for
+// per-axis slices.
+TEST(NnLayersTest, DequantizeOfLarge8BitTensorsEqualsTheSmallTensorPath) {
+  std::vector<std::uint8_t> levels(256);
+  for (int v = 0; v < 256; ++v) levels[static_cast<size_t>(v)] = static_cast<std::uint8_t>(v);
+  std::vector<std::uint8_t> big(3 * 4096);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint8_t>((i * 37 + i / 7) % 256);
+  const float los[] = {-0.731f, -3.0f, 0.0f}, his[] = {5.29f, 0.5f, 2.0f};
+  for (QuantizeMode mode : {QuantizeMode::kMinCombined, QuantizeMode::kMinFirst, QuantizeMode::kScaled})
+    for (QuantizedType type : {QuantizedType::kQUInt8, QuantizedType::kQInt8}) {
+      const bool per_axis = mode != QuantizeMode::kMinFirst;
+      const std::int64_t slices = per_axis ? 3 : 1;
+      std::vector<float> got(big.size());
+      dequantize(big.data(), type, 1, slices, static_cast<std::int64_t>(big.size()) / slices, mode, los, his, false,
+                 got.data());
+      for (std::int64_t s = 0; s < slices; ++s) {
+        float table[256];
+        dequantize(levels.data(), type, 1, 1, 256, mode, los + s, his + s, false, table);
+        const std::int64_t post = static_cast<std::int64_t>(big.size()) / slices;
+        for (std::int64_t i = 0; i < post; ++i)
+          ASSERT_EQ(got[static_cast<size_t>(s * post + i)], table[big[static_cast<size_t>(s * post + i)]])
+              << "mode " << static_cast<int>(mode) << " type " << static_cast<int>(type) << " element " << i;
+      }
+    }
+}
+
 }  // namespace
 }  // namespace gds::engine::ops

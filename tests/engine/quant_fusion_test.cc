@@ -419,6 +419,104 @@ TEST(QuantFusion, QuantizationOfAFloatTensorWithItsOwnRangeIsOneBitIdenticalNode
   EXPECT_EQ(1, count(kept.ops, "QuantizeV2"));
 }
 
+// quantize_nodes around a float residual Add (ResNet's shortcuts): two 8-bit
+// tensors dequantized, added in float, quantized over their own range, then
+// QuantizedRelu and a Dequantize. `b_shape` lets the Add broadcast;
+// `known_shape` false leaves the input's shape unknown.
+GraphDef residualGraph(const Shape& shape, const Shape& b_shape, bool known_shape = true) {
+  GraphDef g;
+  NodeDef* in = addNode(&g, "input", "Placeholder", {});
+  setType(in, "dtype", tensorflow::DT_FLOAT);
+  if (known_shape) {
+    auto* dims = (*in->mutable_attr())["shape"].mutable_shape();
+    for (std::int64_t d : shape) dims->add_dim()->set_size(d);
+  }
+  addScalar(&g, "a/min", -2.5f);
+  addScalar(&g, "a/max", 7.0f);
+  NodeDef* qa = addNode(&g, "a", "QuantizeV2", {"input", "a/min", "a/max"});
+  setType(qa, "T", tensorflow::DT_QUINT8);
+  (*qa->mutable_attr())["mode"].set_s("MIN_FIRST");
+  std::string b_source = "input";
+  if (b_shape != shape) {
+    std::vector<float> values(static_cast<std::size_t>(model::numElements(b_shape)));
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = 0.1f * static_cast<float>(i) - 0.3f;
+    addConst<float>(&g, "b/source", tensorflow::DT_FLOAT, b_shape, values);
+    b_source = "b/source";
+  }
+  addScalar(&g, "b/min", -1.0f);
+  addScalar(&g, "b/max", 1.5f);
+  NodeDef* qb = addNode(&g, "b", "QuantizeV2", {b_source, "b/min", "b/max"});
+  setType(qb, "T", tensorflow::DT_QUINT8);
+  (*qb->mutable_attr())["mode"].set_s("MIN_COMBINED");
+  for (const char* x : {"a", "b"}) {
+    const std::string name = std::string(x) + "/dequantize";
+    NodeDef* dq = addNode(&g, name, "Dequantize", {x, std::string(x) + ":1", std::string(x) + ":2"});
+    setType(dq, "T", tensorflow::DT_QUINT8);
+    (*dq->mutable_attr())["mode"].set_s(x[0] == 'a' ? "MIN_FIRST" : "MIN_COMBINED");
+  }
+  setType(addNode(&g, "add", "AddV2", {"a/dequantize", "b/dequantize"}), "T", tensorflow::DT_FLOAT);
+  // quantize_nodes anchors the reshape's and reductions' constants on the
+  // Add by control edges.
+  addConst<std::int32_t>(&g, "q/reshape_dims", tensorflow::DT_INT32, {1}, {-1});
+  g.mutable_node(g.node_size() - 1)->add_input("^add");
+  addConst<std::int32_t>(&g, "q/reduction_dims", tensorflow::DT_INT32, {1}, {0});
+  g.mutable_node(g.node_size() - 1)->add_input("^add");
+  setType(addNode(&g, "q/reshape", "Reshape", {"add", "q/reshape_dims"}), "T", tensorflow::DT_FLOAT);
+  setType(addNode(&g, "q/min", "Min", {"q/reshape", "q/reduction_dims"}), "T", tensorflow::DT_FLOAT);
+  setType(addNode(&g, "q/max", "Max", {"q/reshape", "q/reduction_dims"}), "T", tensorflow::DT_FLOAT);
+  NodeDef* q = addNode(&g, "q/quantize", "QuantizeV2", {"add", "q/min", "q/max"});
+  setType(q, "T", tensorflow::DT_QUINT8);
+  (*q->mutable_attr())["mode"].set_s("MIN_FIRST");
+  NodeDef* relu = addNode(&g, "relu/eightbit", "QuantizedRelu", {"q/quantize", "q/quantize:1", "q/quantize:2"});
+  setType(relu, "Tinput", tensorflow::DT_QUINT8);
+  setType(relu, "out_type", tensorflow::DT_QUINT8);
+  NodeDef* dq = addNode(&g, "out", "Dequantize", {"relu/eightbit", "relu/eightbit:1", "relu/eightbit:2"});
+  setType(dq, "T", tensorflow::DT_QUINT8);
+  (*dq->mutable_attr())["mode"].set_s("MIN_FIRST");
+  return g;
+}
+
+TEST(QuantFusion, AResidualSumOfTwo8BitTensorsIsOneBitIdenticalNode) {
+  const Shape shape = {1, 64, 64, 32};  // large enough for the two-thread path
+  Tensor input(tensorflow::DT_FLOAT, shape);
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> d(-3.0f, 8.0f);
+  for (std::int64_t i = 0; i < input.numElements(); ++i) input.data<float>()[i] = d(rng);
+  const GraphDef g = residualGraph(shape, shape);
+  QuantizedFusionStats stats;
+  auto fused = fuseQuantizedLayers(g, {"input"}, {"out"}, &stats);
+  ASSERT_NE(nullptr, fused);
+  EXPECT_EQ(1, stats.layers);
+  // 2 dequantizes, the add, 2 anchored constants, reshape, min, max, quantize, relu
+  EXPECT_EQ(10, stats.nodes_removed);
+  const RunResult expected = runGraph(g, {"out"}, input, false);
+  for (int threads : {1, 2}) {
+    const RunResult got = runGraph(g, {"out"}, input, true, threads);
+    ASSERT_EQ(got.outputs.size(), 1u);
+    EXPECT_TRUE(sameBytes(expected.outputs[0], got.outputs[0])) << "threads " << threads;
+    EXPECT_EQ(1, count(got.ops, "_QuantizedAddOwnRange"));
+    EXPECT_EQ(0, count(got.ops, "AddV2"));
+    EXPECT_EQ(0, count(got.ops, "Dequantize"));
+    EXPECT_EQ(0, count(got.ops, "QuantizedRelu"));
+  }
+  // The sum fetched, a broadcasting Add, or shapes not known when the plan
+  // is made: left as they are.
+  const RunResult kept = runGraph(g, {"out", "add"}, input, true);
+  EXPECT_EQ(0, count(kept.ops, "_QuantizedAddOwnRange"));
+  EXPECT_EQ(1, count(kept.ops, "AddV2"));
+  // (The quantization after the Add still fuses as _QuantizeV2OwnRange.)
+  for (const bool broadcast : {true, false}) {
+    auto other = fuseQuantizedLayers(residualGraph(shape, broadcast ? Shape{32} : shape, broadcast), {"input"}, {"out"});
+    ASSERT_NE(nullptr, other);
+    for (const NodeDef& n : other->node()) EXPECT_NE(n.op(), "_QuantizedAddOwnRange") << n.name();
+  }
+  // ... unless the plan is told the input's shape.
+  QuantizedFusionStats told;
+  ASSERT_NE(nullptr, fuseQuantizedLayers(residualGraph(shape, shape, false), {"input"}, {"out"}, &told,
+                                         {{"input", shape}}));
+  EXPECT_EQ(10, told.nodes_removed);
+}
+
 TEST(QuantFusion, StagesAppliedToABufferMatchTheStandaloneKernelsOnEmptyAndWideRanges) {
   // No rows: the ranges still come out as RequantizationRange reports them
   // for an empty tensor.

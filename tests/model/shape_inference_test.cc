@@ -155,6 +155,47 @@ TEST(ShapeInference, BuiltGraphs) {
   EXPECT_EQ(fixed->at("mm"), "float[8,5]");
 }
 
+// The per-channel fused 8-bit layers of quantize_nodes(per_channel=true) and
+// the 8-bit pools: quint8 outputs shaped like their float ops', float
+// scalar ranges.
+TEST(ShapeInference, PerChannelFused8BitLayersAndPools) {
+  GraphBuilder b;
+  auto* x = b.add("Placeholder", "x");
+  setAttrType(x, "dtype", tensorflow::DT_QUINT8);
+  setAttrShape(x, "shape", {1, 10, 9, 4});
+  auto* w = b.add("Placeholder", "w");
+  setAttrType(w, "dtype", tensorflow::DT_QINT8);
+  setAttrShape(w, "shape", {3, 3, 4, 6});
+  auto* dw_w = b.add("Placeholder", "dw_w");
+  setAttrType(dw_w, "dtype", tensorflow::DT_QINT8);
+  setAttrShape(dw_w, "shape", {3, 3, 4, 2});
+  auto window = [](tensorflow::NodeDef* n, const std::string& padding, std::int64_t stride) {
+    setAttrString(n, "padding", padding);
+    setAttrInts(n, "strides", {1, stride, stride, 1});
+  };
+  window(b.add("QuantizedFusedConv2D", "conv", {"x", "w"}), "SAME", 2);
+  window(b.add("QuantizedFusedDepthwiseConv2dNative", "dw", {"x", "dw_w"}), "VALID", 1);
+  auto* pool = b.add("QuantizedMaxPool", "pool", {"conv", "conv:1", "conv:2"});
+  window(pool, "VALID", 2);
+  setAttrInts(pool, "ksize", {1, 2, 2, 1});
+  setAttrType(pool, "T", tensorflow::DT_QUINT8);
+  auto* flat = b.add("Placeholder", "flat");
+  setAttrType(flat, "dtype", tensorflow::DT_QUINT8);
+  setAttrShape(flat, "shape", {3, 16});
+  auto* fc_w = b.add("Placeholder", "fc_w");
+  setAttrType(fc_w, "dtype", tensorflow::DT_QINT8);
+  setAttrShape(fc_w, "shape", {16, 10});
+  b.add("QuantizedFusedMatMul", "fc", {"flat", "fc_w"});
+  auto l = infer(b.graph());
+  EXPECT_EQ(l->at("conv"), "quint8[1,5,5,6]");
+  EXPECT_EQ(l->at("conv:1"), "float[]");
+  EXPECT_EQ(l->at("conv:2"), "float[]");
+  EXPECT_EQ(l->at("dw"), "quint8[1,8,7,8]");
+  EXPECT_EQ(l->at("pool"), "quint8[1,2,2,6]");
+  EXPECT_EQ(l->at("pool:2"), "float[]");
+  EXPECT_EQ(l->at("fc"), "quint8[3,10]");
+}
+
 TEST(ShapeInference, ParseShape) {
   EXPECT_EQ(parseShape("1,224,224,3").value(), (Shape{1, 224, 224, 3}));
   EXPECT_EQ(parseShape("?,3").value(), (Shape{-1, 3}));

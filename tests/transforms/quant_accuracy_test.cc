@@ -278,17 +278,19 @@ KwsFigures kws(const std::string& model, bool per_channel) {
 TEST(QuantAccuracy, KeywordSpottingFloatVs8Bit) {
   GDS_REQUIRE_SHARED();
   // CNN: TensorFlow's recipe already agrees; per-channel is on par (the
-  // clips that flip are near ties in both). DS-CNN: batch norms folded into
-  // depthwise/pointwise weights; per-tensor ranges lose 28 points of
-  // accuracy, per-channel none. Agreement counts near-ties, so it moves with
-  // the float kernels' rounding (oneDNN's direct convolutions here).
+  // clips that flip are near ties in both). DS-CNN: its batch norms follow
+  // a BiasAdd, which fold_old_batch_norms folds too (TensorFlow's does not,
+  // and left them in float between a Dequantize and a QuantizeV2, where
+  // per-tensor ranges lost 28 points of accuracy); per-tensor ranges now
+  // lose 11 points, per-channel 1. Agreement counts near-ties, so it moves
+  // with the float kernels' rounding (oneDNN's direct convolutions here).
   struct Row {
     const char* model;
     bool per_channel;
     KwsFigures expected;
   };
   for (const Row& row : {Row{"kws_cnn_s.pb", false, {94, 80, 85}}, Row{"kws_cnn_s.pb", true, {92, 80, 84}},
-                         Row{"kws_ds_cnn_s.pb", false, {60, 82, 54}}, Row{"kws_ds_cnn_s.pb", true, {93, 82, 82}}}) {
+                         Row{"kws_ds_cnn_s.pb", false, {79, 82, 71}}, Row{"kws_ds_cnn_s.pb", true, {93, 82, 81}}}) {
     const KwsFigures got = kws(row.model, row.per_channel);
     const std::string what = std::string(row.model) + (row.per_channel ? " per_channel" : "");
     // Agreement counts near-tie clips, which flip with the float kernels'

@@ -177,6 +177,31 @@ TEST(FoldOldBatchNorms, DepthwiseAndGlobalNormalizationWithoutScale) {
   EXPECT_EQ(floatValues(*out, "conv_bn_offset"), (Floats{4.5f, 4.75f}));
 }
 
+// Keras's Conv2D(use_bias=True) then BatchNormalization: the bias b joins
+// the offset, b * scale + beta - mean * scale.
+TEST(FoldOldBatchNorms, BatchNormAfterBiasAdd) {
+  const std::string text =
+      kPlaceholder + floatConst("w", {1, 1, 1, 2}, {1, 2}) + "node { name: \"conv\" op: \"Conv2D\" input: \"x\" input: \"w\" " +
+      kConvAttrs + " }\n" + floatConst("b", {2}, {0.5f, -1}) +
+      R"(node { name: "bias" op: "BiasAdd" input: "conv" input: "b" attr { key: "T" value { type: DT_FLOAT } } })" + "\n" +
+      floatConst("gamma", {2}, {2, 8}) + floatConst("beta", {2}, {5, 5}) + floatConst("mean", {2}, {1, 1}) +
+      floatConst("var", {2}, {3, 15}) + "node { name: \"bn\" op: \"FusedBatchNormV3\" input: \"bias\" " + kFusedInputs +
+      " " + kFusedAttrs + " }\n" + R"(node { name: "out" op: "Relu" input: "bn" })";
+  auto out = run("fold_old_batch_norms", parseGraph(text));
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(sorted(nodeNames(*out)), sorted(Names{"w", "x", "conv", "conv_bn_offset", "bn", "out"}));
+  EXPECT_EQ(floatValues(*out, "w"), (Floats{1, 4}));  // scale 2/sqrt(4) = 1, 8/sqrt(16) = 2
+  // offset 5 - 1 * 1 = 4, 5 - 1 * 2 = 3; plus the bias times the scale.
+  EXPECT_EQ(floatValues(*out, "conv_bn_offset"), (Floats{4.5f, 1}));
+  EXPECT_EQ(findNode(*out, "bn")->op(), "BiasAdd");
+  EXPECT_EQ(inputsOf(*out, "bn"), (Names{"conv", "conv_bn_offset"}));
+  // A BiasAdd read elsewhere stays, and so does the batch norm.
+  auto kept = run("fold_old_batch_norms", parseGraph(text + R"(node { name: "other" op: "Relu" input: "bias" })"));
+  ASSERT_TRUE(kept.ok()) << kept.error();
+  EXPECT_EQ(findNode(*kept, "bn")->op(), "FusedBatchNormV3");
+  EXPECT_EQ(findNode(*kept, "bias")->op(), "BiasAdd");
+}
+
 TEST(FoldOldBatchNorms, TrainingModeIsLeftAlone) {
   auto g = parseGraph(convAndBn("FusedBatchNormV3", "Conv2D", kFusedInputs,
                                 R"(attr { key: "epsilon" value { f: 1 } } attr { key: "is_training" value { b: true } })"));

@@ -1,0 +1,334 @@
+// oneDNN's int8 convolution for the 8-bit layers (see conv_dnnl.h). oneDNN's
+// C++ API reports failures with exceptions; they stay in this file: a
+// convolution that cannot be made is a null result and conv2D keeps its
+// im2col + GEMM path.
+#include "engine/quantized/conv_dnnl.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "engine/dnnl_common.h"
+#include "engine/thread_pool.h"
+
+namespace gds::engine::quantized {
+
+#ifdef GDS_HAVE_DNNL
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Dt = memory::data_type;
+using dnnl_common::cpuEngine;
+
+// (w_zero - 128) * sum over the window of (x - x_zero), subtracted from
+// every channel of output rows [row_begin, row_end) (wrapping, as the int32
+// accumulators do).
+void subtractWindowSums(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
+                        std::int32_t weight_offset, std::int64_t row_begin, std::int64_t row_end,
+                        std::int32_t* output) {
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / (s.out_h * s.out_w);
+    const std::int64_t oy = (row / s.out_w) % s.out_h;
+    const std::int64_t ox = row % s.out_w;
+    std::uint32_t sum = 0;
+    std::int64_t cells = 0;
+    for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+      if (iy < 0 || iy >= s.in_h) continue;
+      for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+        if (ix < 0 || ix >= s.in_w) continue;
+        const std::uint8_t* x = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
+        std::uint32_t channel_sum = 0;
+        for (std::int64_t c = 0; c < s.in_c; ++c) channel_sum += x[c];
+        sum += channel_sum;
+        cells += s.in_c;
+      }
+    }
+    const std::uint32_t window = sum - static_cast<std::uint32_t>(cells) * static_cast<std::uint32_t>(input_zero);
+    const std::uint32_t correction = static_cast<std::uint32_t>(weight_offset) * window;
+    std::int32_t* o = output + row * s.out_c;
+    for (std::int64_t c = 0; c < s.out_c; ++c)
+      o[c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(o[c]) - correction);
+  }
+}
+
+
+// u8 x s8 products summed in int32 without saturation.
+bool exactKernel(const std::string& impl) {
+  return !dnnl_common::isReference(impl) &&
+         (impl.find("vnni") != std::string::npos || impl.find("amx") != std::string::npos);
+}
+
+// Accumulators per band: some 1 MB, still in the core's L2 cache for the
+// epilogue (smaller bands cost the convolution more than they save).
+constexpr std::int64_t kBandValues = 256 * 1024;
+// Below ~8 MOP (some 10 us with VNNI) per part, another thread costs about
+// what it saves.
+constexpr double kOpsPerPart = 8e6;
+
+}  // namespace
+
+struct DnnlConv2D::Impl {
+  struct Part {
+    dnnl::convolution_forward primitive;
+    memory src, dst, weights, zero, scratchpad;
+    std::int64_t in_offset = 0;               // input bytes before the part's first row
+    std::int64_t row_begin = 0, row_end = 0;  // output rows (pixels) it computes
+    std::int64_t ch_begin = 0, ch_end = 0;    // output channels; 0, 0: all
+  };
+  ops::Conv2DShape s;
+  bool depthwise = false;
+  std::int64_t channels = 0;  // of the output
+  std::vector<Part> parts;
+  bool channel_slices = false;
+  std::int32_t weight_offset = 0;  // the int8 weights' zero point
+  std::string implementation;
+
+  // One part's primitive for shape p, weights from `weights` (HWIO rows of
+  // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
+  static bool make(const ops::Conv2DShape& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
+                   const Part* share, Part* part, std::string* impl) {
+    const std::int64_t out_c = depthwise ? p.in_c * p.out_c : p.out_c;
+    const memory::dims src_dims = {p.batch, p.in_c, p.in_h, p.in_w};
+    const memory::dims dst_dims = {p.batch, out_c, p.out_h, p.out_w};
+    const std::int64_t eff_h = (p.filter_h - 1) * p.dilation_h + 1, eff_w = (p.filter_w - 1) * p.dilation_w + 1;
+    const std::int64_t pad_bottom = std::max<std::int64_t>(0, (p.out_h - 1) * p.stride_h + eff_h - p.in_h - p.pad_top);
+    const std::int64_t pad_right = std::max<std::int64_t>(0, (p.out_w - 1) * p.stride_w + eff_w - p.in_w - p.pad_left);
+    // TensorFlow's layouts described by strides: HWIO, or [fh, fw, C, M]
+    // as groups C of M outputs and 1 input each.
+    memory::dims w_dims, w_strides;
+    if (depthwise) {
+      const std::int64_t m = p.out_c;
+      w_dims = {p.in_c, m, 1, p.filter_h, p.filter_w};
+      w_strides = {m, 1, p.in_c * m, p.filter_w * p.in_c * m, p.in_c * m};
+    } else {
+      w_dims = {p.out_c, p.in_c, p.filter_h, p.filter_w};
+      w_strides = {1, ld, p.filter_w * p.in_c * ld, p.in_c * ld};
+    }
+    memory::desc src_md(src_dims, Dt::u8, Tag::nhwc), dst_md(dst_dims, Dt::s32, Tag::nhwc);
+    memory::desc any_w(w_dims, Dt::s8, Tag::any);
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         src_md, any_w, dst_md, {p.stride_h, p.stride_w},
+                                         {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
+                                         {pad_bottom, pad_right});
+    dnnl::primitive_attr attr = dnnl_common::baseAttr();
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
+    // queries that trap under virtualization), which only products with
+    // long sums earn back (measured: 4x faster than VNNI for 3x3x64 and
+    // 1x1x512 sums, slower for 1x1x256 and below). Otherwise oneDNN's first
+    // exact kernel.
+    const bool want_amx = !depthwise && p.filter_h * p.filter_w * p.in_c >= 512;
+    auto isAmx = [](const std::string& name) { return name.find("amx") != std::string::npos; };
+    int chosen = -1;
+    {
+      dnnl::convolution_forward::primitive_desc walk(desc, attr, cpuEngine());
+      for (int k = 0;; ++k) {
+        const std::string name = walk.impl_info_str();
+        if (exactKernel(name)) {
+          if (isAmx(name) == want_amx) {
+            chosen = k;
+            break;
+          }
+          if (chosen < 0) chosen = k;
+        }
+        if (!walk.next_impl()) break;
+      }
+    }
+    if (chosen < 0) return false;
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+    for (int k = 0; k < chosen; ++k) pd.next_impl();
+    *impl = pd.impl_info_str();
+    part->primitive = dnnl::convolution_forward(pd);
+    if (share && share->weights.get_desc() == pd.weights_desc()) {
+      part->weights = share->weights;
+    } else {
+      memory user(memory::desc(w_dims, Dt::s8, w_strides), cpuEngine(), const_cast<std::int8_t*>(weights));
+      part->weights = memory(pd.weights_desc(), cpuEngine());
+      dnnl::stream stream(cpuEngine());
+      dnnl::reorder(user, part->weights).execute(stream, user, part->weights);
+      stream.wait();
+    }
+    part->src = memory(src_md, cpuEngine(), nullptr);
+    part->dst = memory(dst_md, cpuEngine(), nullptr);
+    part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
+    part->scratchpad = memory(pd.scratchpad_desc(), cpuEngine(), nullptr);
+    return true;
+  }
+
+  // Runs one part; a channel slice into the thread's scratch, then copied
+  // into its columns.
+  void runPart(const Part& part, const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output) const {
+    dnnl::stream& stream = dnnl_common::threadStream();
+    dnnl_common::singleThreaded();
+    const std::size_t pad_bytes = dnnl_common::roundUp64(part.scratchpad.get_desc().get_size());
+    const std::int64_t rows = part.row_end - part.row_begin;
+    const std::int64_t width = part.ch_end - part.ch_begin;
+    const std::size_t slice_bytes = channel_slices ? static_cast<std::size_t>(rows * width) * 4 : 0;
+    char* scratch = dnnl_common::threadScratch(pad_bytes + slice_bytes);
+    // The zero point is read when the part runs, on this thread.
+    *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
+    memory src = part.src, dst = part.dst, scratchpad = part.scratchpad;
+    src.set_data_handle(const_cast<std::uint8_t*>(input + part.in_offset));
+    std::int32_t* slice = reinterpret_cast<std::int32_t*>(scratch + pad_bytes);
+    dst.set_data_handle(channel_slices ? slice : output + part.row_begin * channels);
+    scratchpad.set_data_handle(scratch);
+    part.primitive.execute(stream, {{DNNL_ARG_SRC, src},
+                                    {DNNL_ARG_WEIGHTS, part.weights},
+                                    {DNNL_ARG_DST, dst},
+                                    {DNNL_ARG_SCRATCHPAD, scratchpad},
+                                    {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero}});
+    stream.wait();
+    if (channel_slices)
+      for (std::int64_t r = 0; r < rows; ++r)
+        std::memcpy(output + (part.row_begin + r) * s.out_c + part.ch_begin, slice + r * width,
+                    static_cast<std::size_t>(width) * 4);
+  }
+};
+
+DnnlConv2D::DnnlConv2D(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DnnlConv2D::~DnnlConv2D() = default;
+
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const GemmRhs& rhs, int threads) {
+  if (!rhs.s8() || rhs.k() != s.filter_h * s.filter_w * s.in_c || rhs.n() != s.out_c) return nullptr;
+  return create(s, rhs.s8(), rhs.zeroPoint() - 128, false, threads);
+}
+
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const std::int8_t* weights,
+                                               std::int32_t weight_zero, bool depthwise, int threads) {
+  if (!weights || s.batch <= 0 || s.out_h <= 0 || s.out_w <= 0 || s.out_c <= 0 || (depthwise && weight_zero != 0))
+    return nullptr;
+  try {
+    dnnl_common::singleThreaded();
+    auto impl = std::make_unique<Impl>();
+    impl->s = s;
+    impl->depthwise = depthwise;
+    impl->channels = depthwise ? s.in_c * s.out_c : s.out_c;
+    impl->weight_offset = weight_zero;
+    const std::int64_t m = s.batch * s.out_h * s.out_w;
+    const double ops = 2.0 * static_cast<double>(m * impl->channels) *
+                       static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
+    const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
+    const std::int64_t count =
+        std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(ops / kOpsPerPart)}));
+    const std::int64_t filter_bytes = s.filter_h * s.filter_w * s.in_c * s.out_c, input_bytes = s.in_h * s.in_w * s.in_c;
+    std::string first_impl;
+    if (!depthwise && count > 1 && s.batch == 1 && filter_bytes > input_bytes && s.out_c >= 32 * count) {
+      // Groups of 16 output channels (one vector of int32).
+      impl->channel_slices = true;
+      const std::int64_t groups = s.out_c / 16;
+      for (std::int64_t i = 0; i < count; ++i) {
+        Impl::Part part;
+        part.row_begin = 0;
+        part.row_end = m;
+        part.ch_begin = 16 * (groups * i / count);
+        part.ch_end = i + 1 == count ? s.out_c : 16 * (groups * (i + 1) / count);
+        ops::Conv2DShape p = s;
+        p.out_c = part.ch_end - part.ch_begin;
+        std::string name;
+        if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name)) return nullptr;
+        if (first_impl.empty()) first_impl = name;
+        impl->parts.push_back(std::move(part));
+      }
+    } else {
+      // Groups of images, or bands of rows of one image: at least one per
+      // thread, a multiple of the thread count, each small enough for cache.
+      std::int64_t bands = count;
+      if (s.batch == 1) {
+        const std::int64_t cache_bands = (s.out_h * s.out_w * impl->channels + kBandValues - 1) / kBandValues;
+        bands = std::min(units, (std::max(count, cache_bands) + count - 1) / count * count);
+      }
+      for (std::int64_t i = 0; i < bands; ++i) {
+        const std::int64_t u0 = units * i / bands, u1 = units * (i + 1) / bands;
+        ops::Conv2DShape p = s;
+        Impl::Part part;
+        if (s.batch > 1) {
+          p.batch = u1 - u0;
+          part.in_offset = u0 * s.in_h * s.in_w * s.in_c;
+          part.row_begin = u0 * s.out_h * s.out_w;
+          part.row_end = u1 * s.out_h * s.out_w;
+        } else {
+          const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1;
+          const std::int64_t top = u0 * s.stride_h - s.pad_top, bottom = (u1 - 1) * s.stride_h - s.pad_top + eff_h;
+          const std::int64_t in0 = std::max<std::int64_t>(0, top), in1 = std::min(s.in_h, bottom);
+          p.in_h = in1 - in0;
+          p.pad_top = in0 - top;
+          p.out_h = u1 - u0;
+          part.in_offset = in0 * s.in_w * s.in_c;
+          part.row_begin = u0 * s.out_w;
+          part.row_end = u1 * s.out_w;
+        }
+        std::string name;
+        if (!Impl::make(p, depthwise, weights, s.out_c, impl->parts.empty() ? nullptr : &impl->parts.front(), &part,
+                        &name))
+          return nullptr;
+        if (first_impl.empty()) first_impl = name;
+        impl->parts.push_back(std::move(part));
+      }
+    }
+    impl->implementation = first_impl;
+    return std::unique_ptr<DnnlConv2D>(new DnnlConv2D(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output,
+                     const ThreadPool* pool, const GemmEpilogue& epilogue) const {
+  const Impl& im = *impl_;
+  const ops::Conv2DShape& s = im.s;
+  auto finish = [&](std::int64_t r0, std::int64_t r1) {
+    if (im.weight_offset != 0) subtractWindowSums(s, input, input_zero, im.weight_offset, r0, r1, output);
+    if (epilogue) epilogue(r0, r1);
+  };
+  const std::int64_t n = static_cast<std::int64_t>(im.parts.size());
+  auto runParts = [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) {
+      const Impl::Part& part = im.parts[static_cast<std::size_t>(i)];
+      im.runPart(part, input, input_zero, output);
+      if (!im.channel_slices) finish(part.row_begin, part.row_end);
+    }
+  };
+  if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
+  else runParts(0, n);
+  if (im.channel_slices) {
+    // Every row needs all slices: the epilogue after the last, in blocks.
+    const std::int64_t m = s.batch * s.out_h * s.out_w;
+    const std::int64_t block = std::max<std::int64_t>(1, kBandValues / std::max<std::int64_t>(1, im.channels));
+    const std::int64_t blocks = (m + block - 1) / block;
+    auto finishBlocks = [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) finish(i * block, std::min(m, (i + 1) * block));
+    };
+    if (pool && pool->numThreads() > 1) pool->parallelFor(blocks, static_cast<double>(block * im.channels), finishBlocks);
+    else finishBlocks(0, blocks);
+  }
+}
+
+const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }
+int DnnlConv2D::parts() const { return static_cast<int>(impl_->parts.size()); }
+
+bool dnnlConvCompiled() { return true; }
+
+#else  // oneDNN not built in: nothing to create.
+
+struct DnnlConv2D::Impl {
+  std::string implementation;
+};
+DnnlConv2D::DnnlConv2D(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DnnlConv2D::~DnnlConv2D() = default;
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape&, const GemmRhs&, int) { return nullptr; }
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape&, const std::int8_t*, std::int32_t, bool, int) {
+  return nullptr;
+}
+void DnnlConv2D::run(const std::uint8_t*, std::int32_t, std::int32_t*, const ThreadPool*,
+                     const GemmEpilogue&) const {}
+const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }
+int DnnlConv2D::parts() const { return 0; }
+bool dnnlConvCompiled() { return false; }
+
+#endif
+
+}  // namespace gds::engine::quantized
