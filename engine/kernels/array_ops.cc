@@ -32,7 +32,22 @@ void gatherByDimMaps(const T* in, const Shape& in_shape, T* out, const Shape& ou
   }
   const auto in_st = stridesOf(in_shape);
   const auto out_st = stridesOf(out_shape);
+  // Trailing dimensions taken whole (the channels of a spatial Pad or Slice)
+  // are one contiguous block in both tensors: copied at once.
+  size_t whole = r;
+  while (whole > 0 && out_shape[whole - 1] == in_shape[whole - 1]) {
+    const auto& m = maps[whole - 1];
+    bool identity = true;
+    for (int64_t o = 0; o < out_shape[whole - 1] && identity; ++o) identity = m[static_cast<size_t>(o)] == o;
+    if (!identity) break;
+    --whole;
+  }
+  const int64_t block = whole < r ? out_st[whole] * out_shape[whole] : 1;
   std::function<void(size_t, int64_t, int64_t)> rec = [&](size_t d, int64_t io, int64_t oo) {
+    if (d == whole) {
+      std::copy(in + io, in + io + block, out + oo);
+      return;
+    }
     const auto& m = maps[d];
     const int64_t n = out_shape[d];
     if (d + 1 == r) {

@@ -19,6 +19,7 @@
 #include "engine/ops/nn.h"
 #include "engine/quantized/fused_chain.h"
 #include "engine/quantized/ops.h"
+#include "engine/quantized/vector_loops.h"
 
 namespace gds::engine {
 
@@ -233,15 +234,27 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     const std::int64_t n = !shape.empty() ? shape.back() : 1;
     const std::int64_t m = n > 0 ? count / n : 0;
     Tensor* out = ctx.allocateOutput(0, stages_.outputDtype(), shape);
-    const bool plain = stages_.stages().empty();
+    // A lone QuantizedRelu/Relu6 (ResNet's block outputs) clamps the
+    // quantized values in place; its range passes through.
+    const auto& stages = stages_.stages();
+    const bool lone_relu = stages.size() == 1 && (stages[0].kind == quantized::FusedStageKind::kRelu ||
+                                                  stages[0].kind == quantized::FusedStageKind::kRelu6);
+    const bool plain = stages.empty() || lone_relu;
+    std::uint8_t relu_low = 0, relu_high = 255;
+    if (lone_relu) {
+      relu_low = quantized::floatToQuantized<std::uint8_t>(0.0f, q_min, q_max);
+      if (stages[0].kind == quantized::FusedStageKind::kRelu6)
+        relu_high = quantized::floatToQuantized<std::uint8_t>(6.0f, q_min, q_max);
+    }
     std::uint8_t* q = plain ? out->data<std::uint8_t>() : u8Scratch(count);
     // QuantizeV2 by chunks: its constants depend only on the range.
     auto quantize = [&](std::int64_t c0, std::int64_t c1) {
       for (std::int64_t c = c0; c < c1; ++c) {
         const std::int64_t b = c * kChunk;
         float unused_min, unused_max;
-        quantized::quantizeV2<std::uint8_t>(in + b, std::min(count, b + kChunk) - b, 1, lo, hi, options_, q + b,
-                                            &unused_min, &unused_max);
+        const std::int64_t n_values = std::min(count, b + kChunk) - b;
+        quantized::quantizeV2<std::uint8_t>(in + b, n_values, 1, lo, hi, options_, q + b, &unused_min, &unused_max);
+        if (lone_relu) quantized::clampU8(q + b, n_values, relu_low, relu_high);
       }
     };
     if (pool.numThreads() > 1 && count >= kParallelValues)
@@ -302,7 +315,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     auto sum = [&](std::int64_t c0, std::int64_t c1) {
       for (std::int64_t c = c0; c < c1; ++c) {
         const std::int64_t begin = c * chunk, end = std::min(count, begin + chunk);
-        for (std::int64_t i = begin; i < end; ++i) s[i] = ta[pa[i]] + tb[pb[i]];
+        quantized::lookupSumRow(pa + begin, ta, pb + begin, tb, end - begin, s + begin);
         quantized::minMaxFloat(s + begin, end - begin, &(*lo)[static_cast<std::size_t>(c)],
                                &(*hi)[static_cast<std::size_t>(c)]);
       }

@@ -62,6 +62,18 @@ __attribute__((target("avx512f,avx512bw"))) std::int64_t quantizeAvx512(const fl
   return i;
 }
 
+__attribute__((target("avx512f"))) std::int64_t lookupSumAvx512(const std::uint8_t* a, const float* ta,
+                                                                 const std::uint8_t* b, const float* tb, std::int64_t n,
+                                                                 float* out) {
+  std::int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const __m512i ia = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j)));
+    const __m512i ib = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + j)));
+    _mm512_storeu_ps(out + j, _mm512_add_ps(_mm512_i32gather_ps(ia, ta, 4), _mm512_i32gather_ps(ib, tb, 4)));
+  }
+  return j;
+}
+
 __attribute__((target("avx512f,avx512bw"))) std::int64_t affineBiasAddAvx512(const AffineBiasAdd& f,
                                                                              const std::uint8_t* in,
                                                                              const std::uint32_t* bias, std::int64_t n,
@@ -292,6 +304,22 @@ void minMaxFloat(const float* data, std::int64_t count, float* min_value, float*
   }
   *min_value = lo;
   *max_value = hi;
+}
+
+GDS_VECTOR_CLONES void clampU8(std::uint8_t* data, std::int64_t n, std::uint8_t low, std::uint8_t high) {
+  for (std::int64_t j = 0; j < n; ++j) {
+    const std::uint8_t v = data[j] < low ? low : data[j];
+    data[j] = v > high ? high : v;
+  }
+}
+
+void lookupSumRow(const std::uint8_t* a, const float* ta, const std::uint8_t* b, const float* tb, std::int64_t n,
+                  float* out) {
+  std::int64_t j = 0;
+#ifdef GDS_HAVE_AVX2_PATH
+  if (haveAvx512()) j = lookupSumAvx512(a, ta, b, tb, n, out);
+#endif
+  for (; j < n; ++j) out[j] = ta[a[j]] + tb[b[j]];
 }
 
 void quantizeMinFirstU8(const float* input, std::int64_t count, float scale, float offset, std::uint8_t* output) {

@@ -19,6 +19,14 @@ void biasAddRow(const std::uint8_t* in, const std::int32_t* table, const std::ui
 // out[j] = table[in[j]]: Dequantize of quint8 through its 256 values.
 void lookupRow(const std::uint8_t* in, const float* table, std::int64_t n, float* out);
 
+// data[j] = min(max(data[j], low), high): QuantizedRelu / Relu6 in place.
+void clampU8(std::uint8_t* data, std::int64_t n, std::uint8_t low, std::uint8_t high);
+
+// out[j] = ta[a[j]] + tb[b[j]] (float add): two dequantized quint8 tensors
+// added, through each one's 256 values (gathers on AVX-512).
+void lookupSumRow(const std::uint8_t* a, const float* ta, const std::uint8_t* b, const float* tb, std::int64_t n,
+                  float* out);
+
 // Arithmetic forms of the two tables above, vectorized (AVX2) where the CPU
 // allows; usable only when they reproduce the table for all 256 levels,
 // which the *Matches functions check once per range.
