@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/dnnl_common.h"
@@ -21,6 +22,21 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using Dt = memory::data_type;
 using dnnl_common::cpuEngine;
+
+// x_zero * column_sums[c] subtracted from channel c of rows [row_begin,
+// row_end) (wrapping).
+void subtractColumnSums(const std::int32_t* column_sums, std::int32_t input_zero, std::int64_t row_begin,
+                        std::int64_t row_end, std::int64_t channels, std::int32_t* output) {
+  std::vector<std::uint32_t> correction(static_cast<std::size_t>(channels));
+  for (std::int64_t c = 0; c < channels; ++c)
+    correction[static_cast<std::size_t>(c)] =
+        static_cast<std::uint32_t>(input_zero) * static_cast<std::uint32_t>(column_sums[c]);
+  const std::uint32_t* __restrict corr = correction.data();
+  for (std::int64_t r = row_begin; r < row_end; ++r) {
+    std::uint32_t* __restrict o = reinterpret_cast<std::uint32_t*>(output + r * channels);
+    for (std::int64_t c = 0; c < channels; ++c) o[c] -= corr[c];
+  }
+}
 
 // (w_zero - 128) * sum over the window of (x - x_zero), subtracted from
 // every channel of output rows [row_begin, row_end) (wrapping, as the int32
@@ -85,12 +101,18 @@ struct DnnlConv2D::Impl {
   std::vector<Part> parts;
   bool channel_slices = false;
   std::int32_t weight_offset = 0;  // the int8 weights' zero point
+  // A 1x1 convolution without padding takes the input as it is (oneDNN's
+  // AMX 1x1 kernels have no source zero point) and x_zero * sum of the
+  // channel's weights is subtracted afterwards: every output sums the same
+  // weights, no padding cell ever enters.
+  bool zero_after = false;
+  std::vector<std::int32_t> column_sums;  // per output channel (zero_after)
   std::string implementation;
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
   // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
-  static bool make(const ops::Conv2DShape& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
-                   const Part* share, Part* part, std::string* impl) {
+  static bool make(const ops::Conv2DShape& p, bool depthwise, bool source_zero, const std::int8_t* weights,
+                   std::int64_t ld, const Part* share, Part* part, std::string* impl) {
     const std::int64_t out_c = depthwise ? p.in_c * p.out_c : p.out_c;
     const memory::dims src_dims = {p.batch, p.in_c, p.in_h, p.in_w};
     const memory::dims dst_dims = {p.batch, out_c, p.out_h, p.out_w};
@@ -115,13 +137,15 @@ struct DnnlConv2D::Impl {
                                          {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
                                          {pad_bottom, pad_right});
     dnnl::primitive_attr attr = dnnl_common::baseAttr();
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (source_zero) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
     // queries that trap under virtualization), which only products with
-    // long sums earn back (measured: 4x faster than VNNI for 3x3x64 and
-    // 1x1x512 sums, slower for 1x1x256 and below). Otherwise oneDNN's first
-    // exact kernel.
-    const bool want_amx = !depthwise && p.filter_h * p.filter_w * p.in_c >= 512;
+    // long enough sums earn back. Measured against VNNI: with a source zero
+    // point, 4x faster for 3x3x64 and 1x1x512 sums, slower for 1x1x256 and
+    // below; without one (oneDNN's brgemm 1x1 kernels), 1.7-2.8x faster from
+    // 1x1x128 sums up. Otherwise oneDNN's first exact kernel.
+    const std::int64_t sum_length = p.filter_h * p.filter_w * p.in_c;
+    const bool want_amx = !depthwise && sum_length >= (source_zero ? 512 : 128);
     auto isAmx = [](const std::string& name) { return name.find("amx") != std::string::npos; };
     int chosen = -1;
     {
@@ -154,7 +178,7 @@ struct DnnlConv2D::Impl {
     }
     part->src = memory(src_md, cpuEngine(), nullptr);
     part->dst = memory(dst_md, cpuEngine(), nullptr);
-    part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
+    if (source_zero) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
     part->scratchpad = memory(pd.scratchpad_desc(), cpuEngine(), nullptr);
     return true;
   }
@@ -169,18 +193,21 @@ struct DnnlConv2D::Impl {
     const std::int64_t width = part.ch_end - part.ch_begin;
     const std::size_t slice_bytes = channel_slices ? static_cast<std::size_t>(rows * width) * 4 : 0;
     char* scratch = dnnl_common::threadScratch(pad_bytes + slice_bytes);
-    // The zero point is read when the part runs, on this thread.
-    *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
     memory src = part.src, dst = part.dst, scratchpad = part.scratchpad;
     src.set_data_handle(const_cast<std::uint8_t*>(input + part.in_offset));
     std::int32_t* slice = reinterpret_cast<std::int32_t*>(scratch + pad_bytes);
     dst.set_data_handle(channel_slices ? slice : output + part.row_begin * channels);
     scratchpad.set_data_handle(scratch);
-    part.primitive.execute(stream, {{DNNL_ARG_SRC, src},
-                                    {DNNL_ARG_WEIGHTS, part.weights},
-                                    {DNNL_ARG_DST, dst},
-                                    {DNNL_ARG_SCRATCHPAD, scratchpad},
-                                    {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero}});
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                            {DNNL_ARG_WEIGHTS, part.weights},
+                                            {DNNL_ARG_DST, dst},
+                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
+    if (!zero_after) {
+      // The zero point is read when the part runs, on this thread.
+      *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
+      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero);
+    }
+    part.primitive.execute(stream, args);
     stream.wait();
     if (channel_slices)
       for (std::int64_t r = 0; r < rows; ++r)
@@ -208,6 +235,13 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
     impl->depthwise = depthwise;
     impl->channels = depthwise ? s.in_c * s.out_c : s.out_c;
     impl->weight_offset = weight_zero;
+    impl->zero_after = !depthwise && s.filter_h == 1 && s.filter_w == 1 && s.pad_top == 0 && s.pad_left == 0 &&
+                       (s.out_h - 1) * s.stride_h < s.in_h && (s.out_w - 1) * s.stride_w < s.in_w;
+    if (impl->zero_after) {
+      impl->column_sums.assign(static_cast<std::size_t>(s.out_c), 0);
+      for (std::int64_t k = 0; k < s.in_c; ++k)
+        for (std::int64_t c = 0; c < s.out_c; ++c) impl->column_sums[static_cast<std::size_t>(c)] += weights[k * s.out_c + c];
+    }
     const std::int64_t m = s.batch * s.out_h * s.out_w;
     const double ops = 2.0 * static_cast<double>(m * impl->channels) *
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
@@ -229,7 +263,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
         ops::Conv2DShape p = s;
         p.out_c = part.ch_end - part.ch_begin;
         std::string name;
-        if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name)) return nullptr;
+        if (!Impl::make(p, false, !impl->zero_after, weights + part.ch_begin, s.out_c, nullptr, &part, &name))
+          return nullptr;
         if (first_impl.empty()) first_impl = name;
         impl->parts.push_back(std::move(part));
       }
@@ -262,8 +297,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
           part.row_end = u1 * s.out_w;
         }
         std::string name;
-        if (!Impl::make(p, depthwise, weights, s.out_c, impl->parts.empty() ? nullptr : &impl->parts.front(), &part,
-                        &name))
+        if (!Impl::make(p, depthwise, !impl->zero_after, weights, s.out_c,
+                        impl->parts.empty() ? nullptr : &impl->parts.front(), &part, &name))
           return nullptr;
         if (first_impl.empty()) first_impl = name;
         impl->parts.push_back(std::move(part));
@@ -281,6 +316,7 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
   const Impl& im = *impl_;
   const ops::Conv2DShape& s = im.s;
   auto finish = [&](std::int64_t r0, std::int64_t r1) {
+    if (im.zero_after && input_zero != 0) subtractColumnSums(im.column_sums.data(), input_zero, r0, r1, s.out_c, output);
     if (im.weight_offset != 0) subtractWindowSums(s, input, input_zero, im.weight_offset, r0, r1, output);
     if (epilogue) epilogue(r0, r1);
   };

@@ -80,7 +80,8 @@ TEST(QuantConvDnnl, AccumulatorsEqualTheReferenceLoop) {
       {shape(1, 20, 19, 16, 3, 32, 2, 1, true), 0, 200},     // stride 2, asymmetric padding
       {shape(1, 20, 19, 16, 3, 32, 1, 2, true), 255, 128},   // dilation 2
       {shape(1, 23, 23, 3, 7, 64, 2, 1, false), 117, 140},   // ResNet's stem, VALID
-      {shape(2, 9, 10, 64, 1, 96, 1, 1, false), 93, 128},    // 1x1, two images
+      {shape(2, 9, 10, 64, 1, 96, 1, 1, false), 93, 128},    // 1x1, two images: zero point subtracted after
+      {shape(1, 14, 13, 256, 1, 128, 2, 1, true), 201, 90},  // 1x1 stride 2, uint8 weights
       {shape(1, 6, 5, 256, 3, 128, 1, 1, true), 129, 64},    // filter larger than the input
       {shape(1, 58, 58, 64, 3, 256, 1, 1, true), 140, 128},  // several bands of rows
   };
