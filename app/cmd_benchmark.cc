@@ -43,6 +43,9 @@ std::vector<FlagSpec> benchmarkFlags() {
       {"inter_benchmark_delay", T::Float, "-1.0", "seconds to sleep between the timing and the statistics phase"},
       {"num_threads", T::Int, "-1", "intra-op threads (-1: all cores)"},
       {"reference", T::Bool, "false", "use the plain reference kernels"},
+      {"winograd", T::Bool, "true",
+       "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's F(2x2,3x3) (faster; rounding "
+       "differs from the direct convolution by a few 1e-6 relative)"},
       {"show_run_order", T::Bool, "true", "print the Run Order table"},
       {"run_order_limit", T::Int, "0", "rows of the Run Order table (0: all)"},
       {"show_time", T::Bool, "true", "print the Top by Computation Time table"},
@@ -145,6 +148,7 @@ int runBenchmarkCommand(int argc, char** argv) {
   engine::PlanOptions plan_options;
   plan_options.num_threads = static_cast<int>(*threads);
   plan_options.reference_kernels = flags.boolean("reference");
+  plan_options.winograd = flags.boolean("winograd");
   auto init_start = std::chrono::steady_clock::now();
   auto plan = engine::Plan::compile(graph, feed_names, fetches, plan_options);
   if (!plan.ok()) return fail(graph_path + ": " + plan.error());

@@ -56,7 +56,7 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
 
 int runRun(int argc, char** argv) {
   Flags flags("run", "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
-                     "--out_dir=DIR [--num_threads=N] [--reference]",
+                     "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false]",
               {{"graph", FlagSpec::Type::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)"},
                {"input", FlagSpec::Type::Repeated, "",
                 "NAME=FILE: a tensor to feed (node or node:port) and its value as .npy; for string inputs "
@@ -64,7 +64,10 @@ int runRun(int argc, char** argv) {
                {"output", FlagSpec::Type::Repeated, "", "tensors to fetch, comma separated (node or node:port)"},
                {"out_dir", FlagSpec::Type::String, "", "folder for the outputs (<name with / and : as _>.npy)"},
                {"num_threads", FlagSpec::Type::Int, "1", "intra-op threads (1: no worker threads, 0: all cores)"},
-               {"reference", FlagSpec::Type::Bool, "false", "use the plain reference kernels"}});
+               {"reference", FlagSpec::Type::Bool, "false", "use the plain reference kernels"},
+               {"winograd", FlagSpec::Type::Bool, "true",
+                "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's F(2x2,3x3) (faster; "
+                "rounding differs from the direct convolution by a few 1e-6 relative)"}});
   Status st = flags.parse(argc, argv, 1);
   if (!st.ok()) return fail(st.message());
   if (flags.helpRequested()) {
@@ -96,6 +99,7 @@ int runRun(int argc, char** argv) {
   engine::PlanOptions options;
   options.num_threads = static_cast<int>(*threads);
   options.reference_kernels = flags.boolean("reference");
+  options.winograd = flags.boolean("winograd");
   auto plan = engine::Plan::compile(std::shared_ptr<const tensorflow::GraphDef>(graph), feed_names, outputs, options);
   if (!plan.ok()) return fail(flags.str("graph") + ": " + plan.error());
 

@@ -1,11 +1,16 @@
 // Whole-graph latency of the 8-bit path against our float path, measured in
 // the same run: each float model goes through the tutorial's 8-bit pipeline
-// (transforms::eightBitPipeline, as `gdstudio transform` applies it) in two
-// variants, TensorFlow's recipe and per_channel=true (the one that meets the
-// accuracy target), and the graphs run in the interpreter at 1 and 2
-// threads; each 8-bit graph once per GEMM backend (oneDNN's VNNI integer GEMM
-// where the CPU has it, gemmlowp always). One table, a row per variant:
-// median ms and speedup = float ms / 8-bit ms.
+// (transforms::eightBitPipeline, as `gdstudio transform` applies it) in
+// three variants: TensorFlow's recipe, per_channel=true (the one that meets
+// the accuracy target), and that per-channel graph with its ranges frozen by
+// engine::calibrate on four seeded random inputs (as `gdstudio calibrate`
+// does, so each layer requantizes in one pass). The graphs run in the
+// interpreter at 1 and 2 threads; each 8-bit graph once per GEMM backend
+// (oneDNN's integer kernels where the CPU has VNNI, gemmlowp always). One
+// table, a row per variant: median ms and speedup = float ms / 8-bit ms.
+// oneDNN picks its kernels' instruction set at run time (AMX where the CPU
+// has it); ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI limits it to VNNI, and the
+// header line says which one ran.
 // With --gemm, first the 8-bit GEMM throughput per backend against our float
 // GEMM on ResNet-50's convolution shapes.
 //
@@ -23,7 +28,9 @@
 #include <vector>
 
 #include "engine/ops/gemm.h"
+#include "engine/calibrate.h"
 #include "engine/plan.h"
+#include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"
 #include "engine/thread_pool.h"
 #include "model/io.h"
@@ -172,6 +179,22 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
         continue;
       }
       variants.push_back({name, std::make_shared<tensorflow::GraphDef>(std::move(eight->graph))});
+      if (!per_channel) continue;
+      // Frozen output ranges from four representative (random) inputs.
+      std::vector<std::vector<engine::Tensor>> samples;
+      std::mt19937 sample_rng(11);
+      std::uniform_real_distribution<float> sd(-1.0f, 1.0f);
+      for (int k = 0; k < 4; ++k) {
+        engine::Tensor t(tensorflow::DT_FLOAT, m.shape);
+        for (std::int64_t i = 0; i < t.numElements(); ++i) t.data<float>()[i] = sd(sample_rng);
+        samples.push_back({t});
+      }
+      auto calibrated = engine::calibrate(*variants.back().graph, {m.input}, samples);
+      if (!calibrated.ok()) {
+        std::fprintf(stderr, "%s: calibration: %s\n", m.label.c_str(), calibrated.error().c_str());
+        continue;
+      }
+      variants.push_back({"calibrated", std::make_shared<tensorflow::GraphDef>(std::move(calibrated->graph))});
     }
     auto float_graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
     engine::Tensor input(tensorflow::DT_FLOAT, m.shape);
@@ -243,8 +266,10 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  std::printf("8-bit GEMM backends: %s\n\n",
-              quantized::dnnlAvailable() ? "dnnl (AVX-512 VNNI), gemmlowp" : "gemmlowp (no oneDNN VNNI here)");
+  if (quantized::dnnlAvailable())
+    std::printf("8-bit GEMM backends: dnnl (oneDNN, kernels up to %s), gemmlowp\n\n", quantized::dnnlIsa().c_str());
+  else
+    std::printf("8-bit GEMM backends: gemmlowp (no oneDNN VNNI here)\n\n");
   if (flag(argc, argv, "gemm", "") == "true") gemmTable(5, threads);
   std::vector<Model> models;
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});

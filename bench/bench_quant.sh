@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # 8-bit vs float whole-graph latency (bench_quant) on MobileNet v1 1.0/224
 # (random weights), MobileNet v1 0.25/128 and a generated ResNet-50, at 1 and 2
-# threads, for each 8-bit GEMM backend. The ResNet-50 (100 MB) is generated
-# into a temporary folder by the shared graph generator, never committed.
+# threads, for each 8-bit GEMM backend; on CPUs with AMX, a second table with
+# oneDNN held to AVX-512 VNNI. The ResNet-50 (100 MB) is generated into a
+# temporary folder by the shared graph generator, never committed.
 #
 #   bench/bench_quant.sh BUILD_DIR [SHARED_DIR] [RUNS=20]
 set -euo pipefail
@@ -16,3 +17,10 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 /usr/bin/python3 "$SHARED/tools/graphgen/make.py" resnet50 "$WORK/resnet50.pb" > /dev/null
 "$BIN" --models="$SHARED/models" --resnet50="$WORK/resnet50.pb" --runs="$RUNS" "${@:4}"
+# The same with oneDNN held to AVX-512 VNNI (no AMX), where the CPU has more.
+if [ -z "${ONEDNN_MAX_CPU_ISA:-}" ] && grep -q amx_int8 /proc/cpuinfo 2>/dev/null; then
+  echo
+  echo "== oneDNN limited to AVX-512 VNNI (ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI)"
+  ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI "$BIN" --models="$SHARED/models" --resnet50="$WORK/resnet50.pb" \
+    --runs="$RUNS" "${@:4}"
+fi

@@ -348,6 +348,18 @@ int DnnlConv2D::parts() const { return static_cast<int>(impl_->parts.size()); }
 
 bool dnnlConvCompiled() { return true; }
 
+std::string dnnlIsa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    default: return "other";
+  }
+}
+
 #else  // oneDNN not built in: nothing to create.
 
 struct DnnlConv2D::Impl {
@@ -364,6 +376,7 @@ void DnnlConv2D::run(const std::uint8_t*, std::int32_t, std::int32_t*, const Thr
 const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }
 int DnnlConv2D::parts() const { return 0; }
 bool dnnlConvCompiled() { return false; }
+std::string dnnlIsa() { return ""; }
 
 #endif
 

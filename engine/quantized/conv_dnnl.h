@@ -62,5 +62,8 @@ class DnnlConv2D {
 
 // True when the oneDNN convolution is built in (the CPU is checked by create).
 bool dnnlConvCompiled();
+// The best instruction set oneDNN uses here ("avx512_core_amx",
+// "avx512_core_vnni", ...; ONEDNN_MAX_CPU_ISA lowers it), "" without oneDNN.
+std::string dnnlIsa();
 
 }  // namespace gds::engine::quantized
