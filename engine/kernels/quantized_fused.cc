@@ -315,9 +315,8 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     auto sum = [&](std::int64_t c0, std::int64_t c1) {
       for (std::int64_t c = c0; c < c1; ++c) {
         const std::int64_t begin = c * chunk, end = std::min(count, begin + chunk);
-        quantized::lookupSumRow(pa + begin, ta, pb + begin, tb, end - begin, s + begin);
-        quantized::minMaxFloat(s + begin, end - begin, &(*lo)[static_cast<std::size_t>(c)],
-                               &(*hi)[static_cast<std::size_t>(c)]);
+        quantized::lookupSumRow(pa + begin, ta, pb + begin, tb, end - begin, s + begin,
+                                &(*lo)[static_cast<std::size_t>(c)], &(*hi)[static_cast<std::size_t>(c)]);
       }
     };
     const std::int64_t chunks = static_cast<std::int64_t>(lo->size());

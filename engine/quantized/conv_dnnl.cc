@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -23,20 +24,77 @@ using Tag = memory::format_tag;
 using Dt = memory::data_type;
 using dnnl_common::cpuEngine;
 
-// x_zero * column_sums[c] subtracted from channel c of rows [row_begin,
-// row_end) (wrapping).
-void subtractColumnSums(const std::int32_t* column_sums, std::int32_t input_zero, std::int64_t row_begin,
-                        std::int64_t row_end, std::int64_t channels, std::int32_t* output) {
-  std::vector<std::uint32_t> correction(static_cast<std::size_t>(channels));
-  for (std::int64_t c = 0; c < channels; ++c)
-    correction[static_cast<std::size_t>(c)] =
-        static_cast<std::uint32_t>(input_zero) * static_cast<std::uint32_t>(column_sums[c]);
-  const std::uint32_t* __restrict corr = correction.data();
-  for (std::int64_t r = row_begin; r < row_end; ++r) {
-    std::uint32_t* __restrict o = reinterpret_cast<std::uint32_t*>(output + r * channels);
-    for (std::int64_t c = 0; c < channels; ++c) o[c] -= corr[c];
+// The source zero point's share of the sums, for kernels run without it:
+// x_zero * (sum of the weights of the taps that fall inside the input), per
+// output channel. Which taps fall inside depends only on where the window
+// sits against the borders: one range of filter rows per output row class
+// and one of filter columns per output column class (one class each in the
+// interior, a few at the borders), so the per-channel sums are kept per
+// pair of classes.
+struct ZeroPointSums {
+  std::int64_t channels = 0;
+  std::vector<int> row_class, col_class;  // per output row / column
+  int col_classes = 0;
+  std::vector<std::int32_t> sums;  // [row class][column class][channel]
+
+  // weights: HWIO int8 [fh, fw, in_c, out_c].
+  void build(const ops::Conv2DShape& s, const std::int8_t* weights) {
+    channels = s.out_c;
+    // Valid filter rows [first, last) of each output row, as classes.
+    auto classes = [](std::int64_t out, std::int64_t in, std::int64_t filter, std::int64_t stride,
+                      std::int64_t pad, std::int64_t dilation, std::vector<int>* of,
+                      std::vector<std::pair<std::int64_t, std::int64_t>>* ranges) {
+      of->resize(static_cast<std::size_t>(out));
+      for (std::int64_t o = 0; o < out; ++o) {
+        std::int64_t first = filter, last = 0;
+        for (std::int64_t f = 0; f < filter; ++f) {
+          const std::int64_t i = o * stride - pad + f * dilation;
+          if (i >= 0 && i < in) {
+            first = std::min(first, f);
+            last = f + 1;
+          }
+        }
+        const std::pair<std::int64_t, std::int64_t> range(first, std::max(first, last));
+        auto it = std::find(ranges->begin(), ranges->end(), range);
+        if (it == ranges->end()) it = ranges->insert(ranges->end(), range);
+        (*of)[static_cast<std::size_t>(o)] = static_cast<int>(it - ranges->begin());
+      }
+    };
+    std::vector<std::pair<std::int64_t, std::int64_t>> rows, cols;
+    classes(s.out_h, s.in_h, s.filter_h, s.stride_h, s.pad_top, s.dilation_h, &row_class, &rows);
+    classes(s.out_w, s.in_w, s.filter_w, s.stride_w, s.pad_left, s.dilation_w, &col_class, &cols);
+    col_classes = static_cast<int>(cols.size());
+    sums.assign(rows.size() * cols.size() * static_cast<std::size_t>(channels), 0);
+    for (std::size_t ry = 0; ry < rows.size(); ++ry)
+      for (std::size_t rx = 0; rx < cols.size(); ++rx) {
+        std::int32_t* out = sums.data() + (ry * cols.size() + rx) * static_cast<std::size_t>(channels);
+        for (std::int64_t fy = rows[ry].first; fy < rows[ry].second; ++fy)
+          for (std::int64_t fx = cols[rx].first; fx < cols[rx].second; ++fx)
+            for (std::int64_t k = 0; k < s.in_c; ++k) {
+              const std::int8_t* w = weights + ((fy * s.filter_w + fx) * s.in_c + k) * channels;
+              for (std::int64_t c = 0; c < channels; ++c) out[c] += w[c];
+            }
+      }
   }
-}
+
+  // Subtracts x_zero * the sums from output rows [row_begin, row_end)
+  // (wrapping, as the int32 accumulators do).
+  void subtract(const ops::Conv2DShape& s, std::int32_t input_zero, std::int64_t row_begin, std::int64_t row_end,
+                std::int32_t* output) const {
+    std::vector<std::uint32_t> scaled(sums.size());
+    const std::uint32_t zero = static_cast<std::uint32_t>(input_zero);
+    for (std::size_t i = 0; i < sums.size(); ++i) scaled[i] = zero * static_cast<std::uint32_t>(sums[i]);
+    for (std::int64_t r = row_begin; r < row_end; ++r) {
+      const std::int64_t oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
+      const std::size_t cls = static_cast<std::size_t>(row_class[static_cast<std::size_t>(oy)]) *
+                                  static_cast<std::size_t>(col_classes) +
+                              static_cast<std::size_t>(col_class[static_cast<std::size_t>(ox)]);
+      const std::uint32_t* __restrict corr = scaled.data() + cls * static_cast<std::size_t>(channels);
+      std::uint32_t* __restrict o = reinterpret_cast<std::uint32_t*>(output + r * channels);
+      for (std::int64_t c = 0; c < channels; ++c) o[c] -= corr[c];
+    }
+  }
+};
 
 // (w_zero - 128) * sum over the window of (x - x_zero), subtracted from
 // every channel of output rows [row_begin, row_end) (wrapping, as the int32
@@ -101,12 +159,12 @@ struct DnnlConv2D::Impl {
   std::vector<Part> parts;
   bool channel_slices = false;
   std::int32_t weight_offset = 0;  // the int8 weights' zero point
-  // A 1x1 convolution without padding takes the input as it is (oneDNN's
-  // AMX 1x1 kernels have no source zero point) and x_zero * sum of the
-  // channel's weights is subtracted afterwards: every output sums the same
-  // weights, no padding cell ever enters.
+  // A convolution (not depthwise) takes the input as it is, and the zero
+  // point's share is subtracted afterwards (ZeroPointSums): oneDNN's
+  // kernels without a source zero point are faster (its brgemm kernels,
+  // AMX among them, take none).
   bool zero_after = false;
-  std::vector<std::int32_t> column_sums;  // per output channel (zero_after)
+  ZeroPointSums zero_sums;
   std::string implementation;
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
@@ -141,9 +199,9 @@ struct DnnlConv2D::Impl {
     // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
     // queries that trap under virtualization), which only products with
     // long enough sums earn back. Measured against VNNI: with a source zero
-    // point, 4x faster for 3x3x64 and 1x1x512 sums, slower for 1x1x256 and
-    // below; without one (oneDNN's brgemm 1x1 kernels), 1.7-2.8x faster from
-    // 1x1x128 sums up. Otherwise oneDNN's first exact kernel.
+    // point (depthwise), 4x faster for 3x3x64 and 1x1x512 sums, slower for
+    // 1x1x256 and below; without one (oneDNN's brgemm kernels), 1.7-2.8x
+    // faster from 1x1x128 sums up. Otherwise oneDNN's first exact kernel.
     const std::int64_t sum_length = p.filter_h * p.filter_w * p.in_c;
     const bool want_amx = !depthwise && sum_length >= (source_zero ? 512 : 128);
     auto isAmx = [](const std::string& name) { return name.find("amx") != std::string::npos; };
@@ -235,13 +293,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
     impl->depthwise = depthwise;
     impl->channels = depthwise ? s.in_c * s.out_c : s.out_c;
     impl->weight_offset = weight_zero;
-    impl->zero_after = !depthwise && s.filter_h == 1 && s.filter_w == 1 && s.pad_top == 0 && s.pad_left == 0 &&
-                       (s.out_h - 1) * s.stride_h < s.in_h && (s.out_w - 1) * s.stride_w < s.in_w;
-    if (impl->zero_after) {
-      impl->column_sums.assign(static_cast<std::size_t>(s.out_c), 0);
-      for (std::int64_t k = 0; k < s.in_c; ++k)
-        for (std::int64_t c = 0; c < s.out_c; ++c) impl->column_sums[static_cast<std::size_t>(c)] += weights[k * s.out_c + c];
-    }
+    impl->zero_after = !depthwise;
+    if (impl->zero_after) impl->zero_sums.build(s, weights);
     const std::int64_t m = s.batch * s.out_h * s.out_w;
     const double ops = 2.0 * static_cast<double>(m * impl->channels) *
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
@@ -316,7 +369,7 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
   const Impl& im = *impl_;
   const ops::Conv2DShape& s = im.s;
   auto finish = [&](std::int64_t r0, std::int64_t r1) {
-    if (im.zero_after && input_zero != 0) subtractColumnSums(im.column_sums.data(), input_zero, r0, r1, s.out_c, output);
+    if (im.zero_after && input_zero != 0) im.zero_sums.subtract(s, input_zero, r0, r1, output);
     if (im.weight_offset != 0) subtractWindowSums(s, input, input_zero, im.weight_offset, r0, r1, output);
     if (epilogue) epilogue(r0, r1);
   };

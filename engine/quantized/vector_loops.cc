@@ -62,14 +62,27 @@ __attribute__((target("avx512f,avx512bw"))) std::int64_t quantizeAvx512(const fl
   return i;
 }
 
+// min_ps(v, lo) is (v < lo ? v : lo) and max_ps(v, hi) is (v > hi ? v : hi),
+// minMaxFloat's own comparisons (a NaN never replaces the running value).
 __attribute__((target("avx512f"))) std::int64_t lookupSumAvx512(const std::uint8_t* a, const float* ta,
                                                                  const std::uint8_t* b, const float* tb, std::int64_t n,
-                                                                 float* out) {
+                                                                 float* out, float* lo, float* hi) {
+  __m512 vlo = _mm512_set1_ps(*lo), vhi = _mm512_set1_ps(*hi);
   std::int64_t j = 0;
   for (; j + 16 <= n; j += 16) {
     const __m512i ia = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + j)));
     const __m512i ib = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + j)));
-    _mm512_storeu_ps(out + j, _mm512_add_ps(_mm512_i32gather_ps(ia, ta, 4), _mm512_i32gather_ps(ib, tb, 4)));
+    const __m512 v = _mm512_add_ps(_mm512_i32gather_ps(ia, ta, 4), _mm512_i32gather_ps(ib, tb, 4));
+    _mm512_storeu_ps(out + j, v);
+    vlo = _mm512_min_ps(v, vlo);
+    vhi = _mm512_max_ps(v, vhi);
+  }
+  alignas(64) float l[16], h[16];
+  _mm512_store_ps(l, vlo);
+  _mm512_store_ps(h, vhi);
+  for (int k = 0; k < 16; ++k) {
+    *lo = l[k] < *lo ? l[k] : *lo;
+    *hi = h[k] > *hi ? h[k] : *hi;
   }
   return j;
 }
@@ -314,12 +327,19 @@ GDS_VECTOR_CLONES void clampU8(std::uint8_t* data, std::int64_t n, std::uint8_t 
 }
 
 void lookupSumRow(const std::uint8_t* a, const float* ta, const std::uint8_t* b, const float* tb, std::int64_t n,
-                  float* out) {
+                  float* out, float* min_value, float* max_value) {
+  float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
   std::int64_t j = 0;
 #ifdef GDS_HAVE_AVX2_PATH
-  if (haveAvx512()) j = lookupSumAvx512(a, ta, b, tb, n, out);
+  if (haveAvx512()) j = lookupSumAvx512(a, ta, b, tb, n, out, &lo, &hi);
 #endif
-  for (; j < n; ++j) out[j] = ta[a[j]] + tb[b[j]];
+  for (; j < n; ++j) {
+    out[j] = ta[a[j]] + tb[b[j]];
+    lo = out[j] < lo ? out[j] : lo;
+    hi = out[j] > hi ? out[j] : hi;
+  }
+  *min_value = lo;
+  *max_value = hi;
 }
 
 void quantizeMinFirstU8(const float* input, std::int64_t count, float scale, float offset, std::uint8_t* output) {

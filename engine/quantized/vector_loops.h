@@ -23,9 +23,10 @@ void lookupRow(const std::uint8_t* in, const float* table, std::int64_t n, float
 void clampU8(std::uint8_t* data, std::int64_t n, std::uint8_t low, std::uint8_t high);
 
 // out[j] = ta[a[j]] + tb[b[j]] (float add): two dequantized quint8 tensors
-// added, through each one's 256 values (gathers on AVX-512).
+// added, through each one's 256 values (gathers on AVX-512), and their
+// minimum and maximum as minMaxFloat finds them.
 void lookupSumRow(const std::uint8_t* a, const float* ta, const std::uint8_t* b, const float* tb, std::int64_t n,
-                  float* out);
+                  float* out, float* min_value, float* max_value);
 
 // Arithmetic forms of the two tables above, vectorized (AVX2) where the CPU
 // allows; usable only when they reproduce the table for all 256 levels,

@@ -237,7 +237,7 @@ TEST(QuantPerChannelFast, FrozenRangeEqualsReference) {
 // The loops themselves on values where rounding is decided by the last bit:
 // t exactly k + 0.5, negative t, clamping at both ends.
 TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
-  const std::int64_t channels = 45, rows = 3;  // 32 + 8 + 5: every block width
+  const std::int64_t channels = 93, rows = 3;  // 64 + 16 + 8 + 5: every block width of the loops
   std::vector<float> mult(channels), bias(channels);
   std::vector<std::int32_t> acc(static_cast<std::size_t>(rows * channels));
   for (std::int64_t c = 0; c < channels; ++c) {
