@@ -4,13 +4,16 @@
 // (AVX-512 VNNI, AMX), and the same int32 accumulators as conv2DReference:
 //   acc[p][c] = sum over the window of (x - x_zero) * (w - w_zero),
 // cells outside the input adding nothing.
-// x_zero is oneDNN's run-time source zero point. The weights go to oneDNN
-// as the int8 values w - 128 (GemmRhs::s8). Where w_zero is not 128
-// (TensorFlow's uint8 weights), the primitive's sums are over (w - 128) and
-// (w_zero - 128) * sum of (x - x_zero) over the window is subtracted from
-// each output pixel. Only VNNI and AMX kernels are taken: they add u8 x s8
-// products into int32 exactly, where oneDNN's older AVX-512 int8 kernels
-// saturate pairs of products at 16 bits.
+// Depthwise layers pass x_zero as oneDNN's run-time source zero point.
+// Other convolutions run without one (oneDNN's faster brgemm kernels, AMX
+// among them, take none) and x_zero times the weights of the taps that fall
+// inside the input is subtracted afterwards. The weights go to oneDNN as the
+// int8 values w - 128 (GemmRhs::s8). Where w_zero is not 128 (TensorFlow's
+// uint8 weights), the sums are over (w - 128) and (w_zero - 128) * sum of
+// (x - x_zero) over the window is subtracted from each output pixel. Only
+// VNNI and AMX kernels are taken: they add u8 x s8 products into int32
+// exactly, where oneDNN's older AVX-512 int8 kernels saturate pairs of
+// products at 16 bits.
 //
 // The work is split as the float convolutions split theirs (engine/kernels/
 // conv.cc): groups of images, bands of output rows, or, when the filter
