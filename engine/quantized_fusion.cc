@@ -41,6 +41,10 @@ class ChainFinder {
     std::string add_op;
     std::vector<std::string> add_modes;
     int quantize = -1;
+    // Dequantize -> Pad -> quantization -> max pool (findPadPool): the pool
+    // and the Pad's spatial paddings (top, bottom, left, right).
+    int pool = -1;
+    std::vector<std::int64_t> pads;
   };
 
   // quantize_nodes' input quantization: Reshape(x, [-1]) -> Min/Max over
@@ -71,19 +75,8 @@ class ChainFinder {
     if ((op != "Add" && op != "AddV2") || fed_.count(add) || fetched_.count(add) || used_[static_cast<std::size_t>(add)] ||
         typeAttrOr(g_.node(add), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT)
       return false;
-    // quantize_nodes hangs the Reshape's and reductions' constant operands
-    // on the Add by control edges: those Consts go with the chain.
-    const std::set<int> range_set(range_nodes.begin(), range_nodes.end());
     std::vector<int> anchored;
-    for (const auto& consumer : g_.consumers(add)) {
-      if (consumer.node == q || consumer.node == range_nodes[0]) continue;
-      if (consumer.port != -1 || g_.op(consumer.node) != "Const" || fetched_.count(consumer.node) ||
-          used_[static_cast<std::size_t>(consumer.node)])
-        return false;
-      for (const auto& reader : g_.consumers(consumer.node))
-        if (!range_set.count(reader.node)) return false;
-      anchored.push_back(consumer.node);
-    }
+    if (!anchoredConsts(add, q, range_nodes, &anchored)) return false;
     const auto in = dataInputs(add);
     if (in.size() != 2 || in[0].node == in[1].node) return false;
     Chain c;
@@ -204,6 +197,76 @@ class ChainFinder {
       return false;
     if (typeAttrOr(g_.node(reshape), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT) return false;
     *range_nodes = {reshape, min_node, max_node};
+    return true;
+  }
+
+  // Keras ResNets pad before their first max pool, which quantize_nodes
+  // leaves in float around the 8-bit pool:
+  //   Dequantize(a) -> Pad(spatial, zeros) -> own-range QuantizeV2 ->
+  //   QuantizedMaxPool (VALID)
+  // with every intermediate read by the next op only.
+  bool findPadPool(int pool, Chain* chain) {
+    const NodeDef& pn = g_.node(pool);
+    if (pn.op() != "QuantizedMaxPool" || used_[static_cast<std::size_t>(pool)] || fed_.count(pool)) return false;
+    if (typeAttrOr(pn, "T", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+        stringAttrOr(pn, "padding", "") != "VALID" || !pn.attr().count("ksize") || !pn.attr().count("strides"))
+      return false;
+    const auto pool_in = dataInputs(pool);
+    if (pool_in.size() != 3) return false;
+    const int q = pool_in[0].node;
+    if (!readsTriple(pool, q, {0, 1, 2}, {0, 1, 2}) || fetched_.count(q) || soleConsumer(q) != pool) return false;
+    std::vector<int> range_nodes;
+    if (!ownRangeQuantize(q, &range_nodes)) return false;
+    const int pad = dataInputs(q)[0].node;
+    const NodeDef& padn = g_.node(pad);
+    if (padn.op() != "Pad" || fed_.count(pad) || fetched_.count(pad) || used_[static_cast<std::size_t>(pad)] ||
+        typeAttrOr(padn, "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT)
+      return false;
+    std::vector<int> anchored;
+    if (!anchoredConsts(pad, q, range_nodes, &anchored)) return false;
+    const auto pad_in = dataInputs(pad);
+    if (pad_in.size() != 2 || pad_in[0].port != 0) return false;
+    const NodeDef& paddings = g_.node(pad_in[1].node);
+    auto value = paddings.attr().find("value");
+    if (paddings.op() != "Const" || value == paddings.attr().end()) return false;
+    auto t = model::decodeTensor(value->second.tensor());
+    if (!t.ok() || t->shape != model::Shape{4, 2}) return false;
+    std::vector<std::int64_t> p;
+    for (std::int64_t i = 0; i < 8; ++i) p.push_back(static_cast<std::int64_t>(t->valueAt(i)));
+    if (p[0] || p[1] || p[6] || p[7] || *std::min_element(p.begin(), p.end()) < 0) return false;
+    const int deq = pad_in[0].node;
+    if (!isPlainDequantize(deq) || fed_.count(deq) || fetched_.count(deq) || used_[static_cast<std::size_t>(deq)] ||
+        soleConsumer(deq) != pad)
+      return false;
+    Chain c;
+    c.head = deq;
+    c.pool = pool;
+    c.quantize = q;
+    c.pads = {p[2], p[3], p[4], p[5]};
+    c.dequantize_mode = stringAttrOr(g_.node(deq), "mode", "MIN_COMBINED");
+    for (int i = 0; i < 3; ++i) c.extra_inputs.push_back(g_.node(deq).input(i));
+    c.members = {deq, pad};
+    c.members.insert(c.members.end(), anchored.begin(), anchored.end());
+    c.members.insert(c.members.end(), range_nodes.begin(), range_nodes.end());
+    c.members.push_back(q);
+    c.members.push_back(pool);
+    return accept(std::move(c), pool, chain);
+  }
+
+  // The consumers of x besides the quantization q and its range nodes:
+  // Consts quantize_nodes hangs on x by control edges for the Reshape's and
+  // reductions' operands (they go with the chain); false for anything else.
+  bool anchoredConsts(int x, int q, const std::vector<int>& range_nodes, std::vector<int>* anchored) const {
+    const std::set<int> range_set(range_nodes.begin(), range_nodes.end());
+    for (const auto& consumer : g_.consumers(x)) {
+      if (consumer.node == q || consumer.node == range_nodes[0]) continue;
+      if (consumer.port != -1 || g_.op(consumer.node) != "Const" || fetched_.count(consumer.node) ||
+          used_[static_cast<std::size_t>(consumer.node)])
+        return false;
+      for (const auto& reader : g_.consumers(consumer.node))
+        if (!range_set.count(reader.node)) return false;
+      anchored->push_back(consumer.node);
+    }
     return true;
   }
 
@@ -384,6 +447,11 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
     ChainFinder::Chain c;
     if (finder.find(n, &c)) chains.push_back(std::move(c));
   }
+  // Pools first: their quantization would otherwise be taken alone.
+  for (int n = 0; n < g.size(); ++n) {
+    ChainFinder::Chain c;
+    if (finder.findPadPool(n, &c)) chains.push_back(std::move(c));
+  }
   for (int n = 0; n < g.size(); ++n) {
     ChainFinder::Chain c;
     if (finder.findAdd(n, &c) || finder.findQuantize(n, &c)) chains.push_back(std::move(c));
@@ -415,7 +483,9 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
     NodeDef* fused = out->add_node();
     fused->set_name(g.name(c.tail));
     fused->set_device(head.device());
-    if (!c.add_op.empty()) {
+    if (c.pool >= 0) {
+      fused->set_op("_QuantizedPadMaxPool");  // inputs: the Dequantize's (extra_inputs)
+    } else if (!c.add_op.empty()) {
       fused->set_op("_QuantizedAddOwnRange");  // inputs: the two Dequantizes' (extra_inputs)
     } else if (head.op() == "QuantizeV2") {
       fused->set_op("_QuantizeV2OwnRange");
@@ -431,7 +501,15 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
       for (const auto& in : g.inputs(m))
         if (in.control && !members.count(in.node)) controls.insert("^" + g.name(in.node));
     for (const std::string& ctl : controls) fused->add_input(ctl);
-    *fused->mutable_attr() = c.add_op.empty() ? head.attr() : g.node(c.quantize).attr();
+    *fused->mutable_attr() = c.quantize >= 0 ? g.node(c.quantize).attr() : head.attr();
+    if (c.pool >= 0) {
+      auto& attrs = *fused->mutable_attr();
+      for (const char* name : {"ksize", "strides"}) attrs[name] = g.node(c.pool).attr().at(name);
+      auto* list = attrs["pad_hw"].mutable_list();
+      for (std::int64_t v : c.pads) list->add_i(v);
+      attrs["dequantize_mode"].set_s(c.dequantize_mode);
+      continue;  // no stages
+    }
     if (!c.add_op.empty()) {
       auto& attrs = *fused->mutable_attr();
       attrs["add_op"].set_s(c.add_op);

@@ -56,8 +56,18 @@ void gatherByDimMaps(const T* in, const Shape& in_shape, T* out, const Shape& ou
     }
     for (int64_t o = 0; o < n; ++o) {
       int64_t i = m[static_cast<size_t>(o)];
-      if (i < 0) std::fill(out + oo + o * out_st[d], out + oo + (o + 1) * out_st[d], pad);
-      else rec(d + 1, io + i * in_st[d], oo + o * out_st[d]);
+      if (i < 0) {
+        std::fill(out + oo + o * out_st[d], out + oo + (o + 1) * out_st[d], pad);
+      } else if (d + 1 == whole) {
+        // A run of consecutive source indices is one contiguous copy (the
+        // interior of a padded row).
+        int64_t len = 1;
+        while (o + len < n && m[static_cast<size_t>(o + len)] == i + len) ++len;
+        std::copy(in + io + i * in_st[d], in + io + (i + len) * in_st[d], out + oo + o * out_st[d]);
+        o += len - 1;
+      } else {
+        rec(d + 1, io + i * in_st[d], oo + o * out_st[d]);
+      }
     }
   };
   if (model::numElements(out_shape) > 0) rec(0, 0, 0);

@@ -344,9 +344,134 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
   FusedStages stages_;
 };
 
+// _QuantizedPadMaxPool: Dequantize(a) -> Pad (spatial, zeros) -> Reshape /
+// Min / Max -> QuantizeV2 -> QuantizedMaxPool (VALID) as one node (see
+// engine/quantized_fusion.cc). Inputs a, a_min, a_max; attrs QuantizeV2's,
+// ksize, strides, pad_hw (top, bottom, left, right), dequantize_mode.
+// Outputs quint8, min, max, bit for bit those of the unfused ops:
+// quantization is monotonic, so the pool of the quantized values is the
+// quantization of the pool of the float ones; and when dequantization is
+// monotonic too (checked on its 256 levels), the float pool is a table
+// lookup of the 8-bit pool of a, padding cells adding the Pad's zero.
+class QuantizedPadMaxPoolKernel : public OpKernel {
+ public:
+  int numOutputs(const KernelInit&) const override { return 3; }
+  std::vector<DataType> outputTypes(const KernelInit&) const override {
+    return {tensorflow::DT_QUINT8, tensorflow::DT_FLOAT, tensorflow::DT_FLOAT};
+  }
+  Status init(const KernelInit& init) override {
+    GDS_RETURN_IF_ERROR(qkern::readQuantizeV2Options(init, &options_));
+    std::vector<std::int64_t> ksize, strides;
+    GDS_RETURN_IF_ERROR(init.getAttr("ksize", &ksize));
+    GDS_RETURN_IF_ERROR(init.getAttr("strides", &strides));
+    GDS_RETURN_IF_ERROR(init.getAttr("pad_hw", &pads_));
+    if (ksize.size() != 4 || strides.size() != 4 || ksize[0] != 1 || ksize[3] != 1 || strides[0] != 1 ||
+        strides[3] != 1 || ksize[1] < 1 || ksize[2] < 1 || strides[1] < 1 || strides[2] < 1)
+      return init.error("ksize and strides must be [1, h, w, 1] with positive h and w");
+    if (pads_.size() != 4 || *std::min_element(pads_.begin(), pads_.end()) < 0)
+      return init.error("pad_hw must hold four non-negative paddings (top, bottom, left, right)");
+    window_h_ = ksize[1], window_w_ = ksize[2], stride_h_ = strides[1], stride_w_ = strides[2];
+    std::string mode;
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("dequantize_mode", &mode, "MIN_FIRST"));
+    if (mode != "MIN_FIRST" && mode != "MIN_COMBINED")
+      return init.error("dequantize_mode must be MIN_FIRST or MIN_COMBINED, is '" + mode + "'");
+    mode_ = mode == "MIN_FIRST" ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined;
+    return Status::Ok();
+  }
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor& a = ctx.input(0);
+    GDS_RETURN_IF_ERROR(qkern::requireType(ctx, 0, tensorflow::DT_QUINT8, "input"));
+    if (a.dims() != 4) return ctx.error("input must be 4-dimensional, got " + model::shapeString(a.shape()));
+    float range[2];
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 1, "min_range", &range[0]));
+    GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "max_range", &range[1]));
+    ops::Pool2DShape s;
+    s.batch = a.dim(0), s.in_h = a.dim(1), s.in_w = a.dim(2), s.channels = a.dim(3);
+    s.window_h = window_h_, s.window_w = window_w_, s.stride_h = stride_h_, s.stride_w = stride_w_;
+    s.pad_top = pads_[0], s.pad_left = pads_[2];
+    const std::int64_t padded_h = s.in_h + pads_[0] + pads_[1], padded_w = s.in_w + pads_[2] + pads_[3];
+    if (padded_h < window_h_ || padded_w < window_w_)
+      return ctx.error("the window " + std::to_string(window_h_) + "x" + std::to_string(window_w_) +
+                       " does not fit the padded input " + std::to_string(padded_h) + "x" + std::to_string(padded_w));
+    s.out_h = (padded_h - window_h_) / stride_h_ + 1;
+    s.out_w = (padded_w - window_w_) / stride_w_ + 1;
+    const bool padded = pads_[0] + pads_[1] + pads_[2] + pads_[3] > 0;
+    std::uint8_t levels[256];
+    for (int v = 0; v < 256; ++v) levels[v] = static_cast<std::uint8_t>(v);
+    float table[256];
+    ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256, mode_, &range[0], &range[1], false, table);
+    bool monotonic = true;
+    for (int v = 1; v < 256 && monotonic; ++v) monotonic = table[v] >= table[v - 1];
+    // A window inside the padding only would hold the Pad's zero alone.
+    monotonic = monotonic && pads_[0] < window_h_ && pads_[1] < window_h_ && pads_[2] < window_w_ &&
+                pads_[3] < window_w_;
+    const std::int64_t count = a.numElements();
+    const std::int64_t out_count = s.batch * s.out_h * s.out_w * s.channels;
+    std::vector<float> pooled(static_cast<std::size_t>(out_count));
+    float lo = std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::lowest();
+    if (monotonic) {
+      // Min and Max of the padded float tensor: the table at the extreme
+      // levels present, and the padding's zero.
+      const std::uint8_t* x = a.data<std::uint8_t>();
+      std::uint8_t qlo = 255, qhi = 0;
+      for (std::int64_t i = 0; i < count; ++i) {
+        qlo = x[i] < qlo ? x[i] : qlo;
+        qhi = x[i] > qhi ? x[i] : qhi;
+      }
+      if (count > 0) lo = table[qlo], hi = table[qhi];
+      std::vector<std::uint8_t> q(static_cast<std::size_t>(out_count));
+      quantized::maxPoolU8(s, x, q.data(), &ctx.pool());
+      for (std::int64_t i = 0; i < out_count; ++i) pooled[static_cast<std::size_t>(i)] = table[q[static_cast<std::size_t>(i)]];
+      if (padded) {
+        // Windows reaching into the padding also hold a zero.
+        for (std::int64_t row = 0; row < s.batch * s.out_h; ++row) {
+          const std::int64_t y0 = (row % s.out_h) * s.stride_h - s.pad_top;
+          const bool rows_out = y0 < 0 || y0 + s.window_h > s.in_h;
+          for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+            const std::int64_t x0 = ox * s.stride_w - s.pad_left;
+            if (!rows_out && x0 >= 0 && x0 + s.window_w <= s.in_w) continue;
+            float* v = pooled.data() + (row * s.out_w + ox) * s.channels;
+            for (std::int64_t c = 0; c < s.channels; ++c) v[c] = 0.0f > v[c] ? 0.0f : v[c];
+          }
+        }
+      }
+    } else {
+      // The float ops themselves: dequantize, then the max pool with the
+      // padding's zeros taking part.
+      std::vector<float> values(static_cast<std::size_t>(count));
+      ops::dequantize(a.raw(), ops::QuantizedType::kQUInt8, 1, 1, count, mode_, &range[0], &range[1], false,
+                      values.data());
+      quantized::minMaxFloat(values.data(), count, &lo, &hi);
+      s.pad_takes_part = true;
+      s.pad_value = 0.0f;
+      ops::maxPool(s, values.data(), pooled.data(), &ctx.pool());
+    }
+    if (padded) {
+      lo = 0.0f < lo ? 0.0f : lo;
+      hi = 0.0f > hi ? 0.0f : hi;
+    }
+    Tensor* out = ctx.allocateOutput(0, tensorflow::DT_QUINT8, {s.batch, s.out_h, s.out_w, s.channels});
+    float out_min = 0, out_max = 0;
+    if (!quantized::quantizeV2<std::uint8_t>(pooled.data(), out_count, 1, lo, hi, options_, out->data<std::uint8_t>(),
+                                             &out_min, &out_max))
+      return ctx.error("input_max_range must be larger than input_min_range.");
+    qkern::setScalar(ctx, 1, out_min);
+    qkern::setScalar(ctx, 2, out_max);
+    return Status::Ok();
+  }
+
+ private:
+  quantized::QuantizeV2Options options_;
+  std::vector<std::int64_t> pads_;
+  std::int64_t window_h_ = 1, window_w_ = 1, stride_h_ = 1, stride_w_ = 1;
+  ops::QuantizeMode mode_ = ops::QuantizeMode::kMinFirst;
+};
+
 }  // namespace
 
 void registerQuantizedFusedKernels(KernelRegistry& registry) {
+  registry.add("_QuantizedPadMaxPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPadMaxPoolKernel()); });
   registry.add("_QuantizeV2OwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(false)); });
   registry.add("_QuantizedAddOwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(true)); });
   registry.add("_FusedQuantizedConv2D", [] {

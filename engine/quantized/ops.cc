@@ -241,8 +241,41 @@ void poolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* 
 }
 }  // namespace
 
+namespace {
+// out[c] = max(out[c], in[c]): a function of its own, so that the compiler
+// knows the byte pointers alias nothing else and vectorizes.
+void maxInto(std::uint8_t* __restrict out, const std::uint8_t* __restrict in, std::int64_t n) {
+  for (std::int64_t c = 0; c < n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+}
+}  // namespace
+
 void maxPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
-  poolU8<true>(s, input, output, pool);
+  // poolU8<true>'s result, the maximum kept in the output bytes themselves
+  // (no int32 widening): the channel loop runs on whole vectors of bytes.
+  const ops::Pool2DShape shape = s;  // a local copy: stores through bytes cannot change it
+  const std::int64_t rows = shape.batch * shape.out_h;
+  auto run = [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t row = r0; row < r1; ++row) {
+      const std::int64_t b = row / shape.out_h;
+      const std::int64_t oy = row % shape.out_h;
+      const std::int64_t y0 = std::max<std::int64_t>(0, oy * shape.stride_h - shape.pad_top);
+      const std::int64_t y1 = std::min(shape.in_h, oy * shape.stride_h - shape.pad_top + shape.window_h);
+      for (std::int64_t ox = 0; ox < shape.out_w; ++ox) {
+        const std::int64_t x0 = std::max<std::int64_t>(0, ox * shape.stride_w - shape.pad_left);
+        const std::int64_t x1 = std::min(shape.in_w, ox * shape.stride_w - shape.pad_left + shape.window_w);
+        std::uint8_t* out = output + ((b * shape.out_h + oy) * shape.out_w + ox) * shape.channels;
+        std::memset(out, 0, static_cast<std::size_t>(shape.channels));
+        for (std::int64_t y = y0; y < y1; ++y)
+          for (std::int64_t x = x0; x < x1; ++x)
+            maxInto(out, input + ((b * shape.in_h + y) * shape.in_w + x) * shape.channels, shape.channels);
+      }
+    }
+  };
+  if (pool && pool->numThreads() > 1) {
+    pool->parallelFor(rows, static_cast<double>(shape.out_w * shape.window_h * shape.window_w * shape.channels), run);
+  } else {
+    run(0, rows);
+  }
 }
 void avgPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
   poolU8<false>(s, input, output, pool);

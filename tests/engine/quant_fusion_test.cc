@@ -517,6 +517,85 @@ TEST(QuantFusion, AResidualSumOfTwo8BitTensorsIsOneBitIdenticalNode) {
   EXPECT_EQ(10, told.nodes_removed);
 }
 
+// quantize_nodes around the Pad before ResNet's max pool: an 8-bit tensor
+// dequantized, padded with zeros, quantized over its own range, then the
+// 8-bit max pool (VALID).
+GraphDef padPoolGraph(const std::string& dequantize_mode, std::int64_t pad, std::int64_t window) {
+  GraphDef g;
+  NodeDef* in = addNode(&g, "input", "Placeholder", {});
+  setType(in, "dtype", tensorflow::DT_FLOAT);
+  addScalar(&g, "a/min", -2.5f);
+  addScalar(&g, "a/max", 7.0f);
+  NodeDef* qa = addNode(&g, "a", "QuantizeV2", {"input", "a/min", "a/max"});
+  setType(qa, "T", tensorflow::DT_QUINT8);
+  (*qa->mutable_attr())["mode"].set_s("MIN_FIRST");
+  NodeDef* dq = addNode(&g, "a/dequantize", "Dequantize", {"a", "a:1", "a:2"});
+  setType(dq, "T", tensorflow::DT_QUINT8);
+  (*dq->mutable_attr())["mode"].set_s(dequantize_mode);
+  addConst<std::int32_t>(&g, "paddings", tensorflow::DT_INT32, {4, 2},
+                         {0, 0, static_cast<std::int32_t>(pad), static_cast<std::int32_t>(pad),
+                          static_cast<std::int32_t>(pad), static_cast<std::int32_t>(pad + 1), 0, 0});
+  setType(addNode(&g, "pad", "Pad", {"a/dequantize", "paddings"}), "T", tensorflow::DT_FLOAT);
+  addConst<std::int32_t>(&g, "q/reshape_dims", tensorflow::DT_INT32, {1}, {-1});
+  g.mutable_node(g.node_size() - 1)->add_input("^pad");
+  addConst<std::int32_t>(&g, "q/reduction_dims", tensorflow::DT_INT32, {1}, {0});
+  g.mutable_node(g.node_size() - 1)->add_input("^pad");
+  setType(addNode(&g, "q/reshape", "Reshape", {"pad", "q/reshape_dims"}), "T", tensorflow::DT_FLOAT);
+  setType(addNode(&g, "q/min", "Min", {"q/reshape", "q/reduction_dims"}), "T", tensorflow::DT_FLOAT);
+  setType(addNode(&g, "q/max", "Max", {"q/reshape", "q/reduction_dims"}), "T", tensorflow::DT_FLOAT);
+  NodeDef* q = addNode(&g, "q/quantize", "QuantizeV2", {"pad", "q/min", "q/max"});
+  setType(q, "T", tensorflow::DT_QUINT8);
+  (*q->mutable_attr())["mode"].set_s("MIN_FIRST");
+  NodeDef* pool = addNode(&g, "pool", "QuantizedMaxPool", {"q/quantize", "q/quantize:1", "q/quantize:2"});
+  setType(pool, "T", tensorflow::DT_QUINT8);
+  (*pool->mutable_attr())["padding"].set_s("VALID");
+  for (const char* name : {"ksize", "strides"}) {
+    auto* list = (*pool->mutable_attr())[name].mutable_list();
+    for (std::int64_t v : {std::int64_t{1}, name[0] == 'k' ? window : 2, name[0] == 'k' ? window : 2, std::int64_t{1}})
+      list->add_i(v);
+  }
+  return g;
+}
+
+TEST(QuantFusion, PadBeforeAMaxPoolOf8BitValuesIsOneBitIdenticalNode) {
+  const Shape shape = {1, 23, 20, 16};
+  struct Case {
+    const char* mode;
+    std::int64_t pad, window;
+    float lo, hi;  // input values
+  };
+  // Negative inputs make the padding's zeros the window maxima at the
+  // borders; positive ones keep them out; a padding as wide as the window
+  // leaves windows with nothing but padding (the general path).
+  for (const Case& c : {Case{"MIN_FIRST", 1, 3, -2.4f, 6.9f}, Case{"MIN_COMBINED", 1, 3, -2.4f, -0.5f},
+                        Case{"MIN_FIRST", 1, 3, 0.3f, 6.5f}, Case{"MIN_FIRST", 3, 3, -2.0f, 5.0f}}) {
+    SCOPED_TRACE(std::string(c.mode) + " pad " + std::to_string(c.pad) + " values [" + std::to_string(c.lo) + ", " +
+                 std::to_string(c.hi) + "]");
+    Tensor input(tensorflow::DT_FLOAT, shape);
+    std::mt19937 rng(4);
+    std::uniform_real_distribution<float> d(c.lo, c.hi);
+    for (std::int64_t i = 0; i < input.numElements(); ++i) input.data<float>()[i] = d(rng);
+    const GraphDef g = padPoolGraph(c.mode, c.pad, c.window);
+    const std::vector<std::string> fetches = {"pool", "pool:1", "pool:2"};
+    const RunResult expected = runGraph(g, fetches, input, false);
+    for (int threads : {1, 2}) {
+      const RunResult got = runGraph(g, fetches, input, true, threads);
+      ASSERT_EQ(got.outputs.size(), 3u);
+      for (std::size_t i = 0; i < 3; ++i)
+        EXPECT_TRUE(sameBytes(expected.outputs[i], got.outputs[i])) << "output " << i << " threads " << threads;
+      EXPECT_EQ(1, count(got.ops, "_QuantizedPadMaxPool"));
+      EXPECT_EQ(0, count(got.ops, "Pad"));
+      EXPECT_EQ(0, count(got.ops, "QuantizedMaxPool"));
+    }
+  }
+  // Fetching the Pad keeps the ops apart.
+  Tensor input(tensorflow::DT_FLOAT, shape);
+  for (std::int64_t i = 0; i < input.numElements(); ++i) input.data<float>()[i] = 0.01f * static_cast<float>(i % 300);
+  const RunResult kept = runGraph(padPoolGraph("MIN_FIRST", 1, 3), {"pool", "pad"}, input, true);
+  EXPECT_EQ(0, count(kept.ops, "_QuantizedPadMaxPool"));
+  EXPECT_EQ(1, count(kept.ops, "QuantizedMaxPool"));
+}
+
 TEST(QuantFusion, StagesAppliedToABufferMatchTheStandaloneKernelsOnEmptyAndWideRanges) {
   // No rows: the ranges still come out as RequantizationRange reports them
   // for an empty tensor.
