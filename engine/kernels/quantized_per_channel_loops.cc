@@ -3,6 +3,7 @@
 #include "engine/quantized/vector_loops.h"
 
 #include <algorithm>
+#include <cmath>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GDS_PC_AVX2 1
@@ -200,6 +201,12 @@ __attribute__((target("avx512f,avx512bw"))) void requantizeRowsAvx512(const PerC
   const __m512 clamp_lo = _mm512_set1_ps(p.clamp_lo), clamp_hi = _mm512_set1_ps(p.clamp_hi);
   const __m512 scale = _mm512_set1_ps(p.scale), offset = _mm512_set1_ps(p.offset);
   const __m512 zero = _mm512_setzero_ps(), top = _mm512_set1_ps(255.0f), half = _mm512_set1_ps(0.5f);
+  // When the rounded values and the offset are integers below 2^23 (always,
+  // for ranges that contain zero), subtracting and clamping them as int32
+  // gives the float operations' results with fewer instructions.
+  const float reach = std::max(std::fabs(p.clamp_lo), std::fabs(p.clamp_hi)) * std::fabs(p.scale);
+  const bool integer_tail = reach < 4194304.0f && std::fabs(p.offset) < 4194304.0f && p.offset == std::round(p.offset);
+  const __m512i offset_i = _mm512_set1_epi32(static_cast<std::int32_t>(integer_tail ? p.offset : 0.0f));
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int32_t* a = acc + r * channels;
     std::uint8_t* o = out + r * channels;
@@ -211,6 +218,13 @@ __attribute__((target("avx512f,avx512bw"))) void requantizeRowsAvx512(const PerC
       const __m512 t = _mm512_mul_ps(x, scale);
       const __m512 rounded = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero, _CMP_GE_OQ), _mm512_sub_ps(t, half),
                                                   _mm512_add_ps(t, half));
+      if (integer_tail) {
+        // Unsigned saturation narrows what max(, 0) leaves: min(, 255).
+        const __m512i q = _mm512_max_epi32(_mm512_sub_epi32(_mm512_cvttps_epi32(rounded), offset_i),
+                                           _mm512_setzero_si512());
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm512_cvtusepi32_epi8(q));
+        continue;
+      }
       __m512 v = _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_cvttps_epi32(rounded)), offset);
       v = _mm512_min_ps(top, _mm512_max_ps(zero, v));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
