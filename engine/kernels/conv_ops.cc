@@ -40,6 +40,19 @@ bool computeWindow(Padding padding, WindowDim* d) {
   return d->out >= 0;
 }
 
+Conv2DShape convRowBand(const Conv2DShape& s, std::int64_t row_begin, std::int64_t row_end,
+                        std::int64_t* first_input_row) {
+  const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1;
+  const std::int64_t top = row_begin * s.stride_h - s.pad_top, bottom = (row_end - 1) * s.stride_h - s.pad_top + eff_h;
+  const std::int64_t in0 = std::max<std::int64_t>(0, top), in1 = std::min(s.in_h, bottom);
+  Conv2DShape band = s;
+  band.in_h = in1 - in0;
+  band.pad_top = in0 - top;
+  band.out_h = row_end - row_begin;
+  *first_input_row = in0;
+  return band;
+}
+
 bool computeConv2DShape(Padding padding, Conv2DShape* s, const std::vector<std::int64_t>& explicit_pads) {
   WindowDim h{s->in_h, s->filter_h, s->stride_h, s->dilation_h, 0, 0, 0};
   WindowDim w{s->in_w, s->filter_w, s->stride_w, s->dilation_w, 0, 0, 0};

@@ -41,6 +41,12 @@ struct Conv2DShape {
 // Fills pads and output size from the input/filter/stride/dilation fields.
 bool computeConv2DShape(Padding padding, Conv2DShape* shape,
                         const std::vector<std::int64_t>& explicit_pads = {});
+// The convolution of output rows [row_begin, row_end) of each image of s,
+// on its own: the input rows its windows read (from *first_input_row on)
+// with their own padding above, and row_end - row_begin output rows. The
+// engine splits one image's convolution into such bands between threads.
+Conv2DShape convRowBand(const Conv2DShape& s, std::int64_t row_begin, std::int64_t row_end,
+                        std::int64_t* first_input_row);
 
 // input [batch, in_h, in_w, in_c], filter [filter_h, filter_w, in_c, out_c],
 // output [batch, out_h, out_w, out_c].

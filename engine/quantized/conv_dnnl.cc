@@ -339,12 +339,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
           part.row_begin = u0 * s.out_h * s.out_w;
           part.row_end = u1 * s.out_h * s.out_w;
         } else {
-          const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1;
-          const std::int64_t top = u0 * s.stride_h - s.pad_top, bottom = (u1 - 1) * s.stride_h - s.pad_top + eff_h;
-          const std::int64_t in0 = std::max<std::int64_t>(0, top), in1 = std::min(s.in_h, bottom);
-          p.in_h = in1 - in0;
-          p.pad_top = in0 - top;
-          p.out_h = u1 - u0;
+          std::int64_t in0 = 0;
+          p = ops::convRowBand(s, u0, u1, &in0);
           part.in_offset = in0 * s.in_w * s.in_c;
           part.row_begin = u0 * s.out_w;
           part.row_end = u1 * s.out_w;

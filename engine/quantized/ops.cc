@@ -201,57 +201,11 @@ template void clampQuantized<std::int32_t>(const std::int32_t*, std::int64_t, st
 // -------------------------------------------------------------- Pooling
 
 namespace {
-template <bool kMax>
-void poolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
-  const std::int64_t rows = s.batch * s.out_h;
-  auto run = [&](std::int64_t r0, std::int64_t r1) {
-    std::vector<std::int32_t> acc(static_cast<std::size_t>(s.channels));
-    for (std::int64_t row = r0; row < r1; ++row) {
-      const std::int64_t b = row / s.out_h;
-      const std::int64_t oy = row % s.out_h;
-      const std::int64_t y0 = std::max<std::int64_t>(0, oy * s.stride_h - s.pad_top);
-      const std::int64_t y1 = std::min(s.in_h, oy * s.stride_h - s.pad_top + s.window_h);
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-        const std::int64_t x0 = std::max<std::int64_t>(0, ox * s.stride_w - s.pad_left);
-        const std::int64_t x1 = std::min(s.in_w, ox * s.stride_w - s.pad_left + s.window_w);
-        std::fill(acc.begin(), acc.end(), 0);
-        for (std::int64_t y = y0; y < y1; ++y)
-          for (std::int64_t x = x0; x < x1; ++x) {
-            const std::uint8_t* in = input + ((b * s.in_h + y) * s.in_w + x) * s.channels;
-            for (std::int64_t c = 0; c < s.channels; ++c) {
-              if (kMax) acc[static_cast<std::size_t>(c)] = std::max<std::int32_t>(acc[static_cast<std::size_t>(c)], in[c]);
-              else acc[static_cast<std::size_t>(c)] += in[c];
-            }
-          }
-        const std::int32_t count = static_cast<std::int32_t>((y1 - y0) * (x1 - x0));
-        std::uint8_t* out = output + ((b * s.out_h + oy) * s.out_w + ox) * s.channels;
-        for (std::int64_t c = 0; c < s.channels; ++c) {
-          std::int32_t v = acc[static_cast<std::size_t>(c)];
-          if (!kMax) v = count > 0 ? v / count : 0;
-          out[c] = static_cast<std::uint8_t>(std::min(std::max(v, 0), 255));
-        }
-      }
-    }
-  };
-  if (pool && pool->numThreads() > 1) {
-    pool->parallelFor(rows, static_cast<double>(s.out_w * s.window_h * s.window_w * s.channels), run);
-  } else {
-    run(0, rows);
-  }
-}
-}  // namespace
-
-namespace {
-// out[c] = max(out[c], in[c]): a function of its own, so that the compiler
-// knows the byte pointers alias nothing else and vectorizes.
-void maxInto(std::uint8_t* __restrict out, const std::uint8_t* __restrict in, std::int64_t n) {
-  for (std::int64_t c = 0; c < n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
-}
-}  // namespace
-
-void maxPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
-  // poolU8<true>'s result, the maximum kept in the output bytes themselves
-  // (no int32 widening): the channel loop runs on whole vectors of bytes.
+// Calls window(out, b, y0, y1, x0, x1) for every output pixel of the pool:
+// the pixel's channel bytes and the input rows [y0, y1) and columns
+// [x0, x1) its window covers; rows of output pixels split over the pool.
+template <typename Window>
+void forEachPoolWindow(const ops::Pool2DShape& s, std::uint8_t* output, const ThreadPool* pool, Window window) {
   const ops::Pool2DShape shape = s;  // a local copy: stores through bytes cannot change it
   const std::int64_t rows = shape.batch * shape.out_h;
   auto run = [&](std::int64_t r0, std::int64_t r1) {
@@ -263,11 +217,7 @@ void maxPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_
       for (std::int64_t ox = 0; ox < shape.out_w; ++ox) {
         const std::int64_t x0 = std::max<std::int64_t>(0, ox * shape.stride_w - shape.pad_left);
         const std::int64_t x1 = std::min(shape.in_w, ox * shape.stride_w - shape.pad_left + shape.window_w);
-        std::uint8_t* out = output + ((b * shape.out_h + oy) * shape.out_w + ox) * shape.channels;
-        std::memset(out, 0, static_cast<std::size_t>(shape.channels));
-        for (std::int64_t y = y0; y < y1; ++y)
-          for (std::int64_t x = x0; x < x1; ++x)
-            maxInto(out, input + ((b * shape.in_h + y) * shape.in_w + x) * shape.channels, shape.channels);
+        window(output + ((b * shape.out_h + oy) * shape.out_w + ox) * shape.channels, b, y0, y1, x0, x1);
       }
     }
   };
@@ -277,8 +227,47 @@ void maxPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_
     run(0, rows);
   }
 }
+
+// out[c] = max(out[c], in[c]): a function of its own, so that the compiler
+// knows the byte pointers alias nothing else and vectorizes.
+void maxInto(std::uint8_t* __restrict out, const std::uint8_t* __restrict in, std::int64_t n) {
+  for (std::int64_t c = 0; c < n; ++c) out[c] = in[c] > out[c] ? in[c] : out[c];
+}
+}  // namespace
+
+void maxPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
+  // The maximum is kept in the output bytes themselves (an empty window
+  // gives 0), so the channel loop runs on whole vectors of bytes.
+  const std::int64_t in_h = s.in_h, in_w = s.in_w, channels = s.channels;
+  forEachPoolWindow(s, output, pool,
+                    [&](std::uint8_t* out, std::int64_t b, std::int64_t y0, std::int64_t y1, std::int64_t x0,
+                        std::int64_t x1) {
+                      std::memset(out, 0, static_cast<std::size_t>(channels));
+                      for (std::int64_t y = y0; y < y1; ++y)
+                        for (std::int64_t x = x0; x < x1; ++x)
+                          maxInto(out, input + ((b * in_h + y) * in_w + x) * channels, channels);
+                    });
+}
+
 void avgPoolU8(const ops::Pool2DShape& s, const std::uint8_t* input, std::uint8_t* output, const ThreadPool* pool) {
-  poolU8<false>(s, input, output, pool);
+  // TensorFlow's integer mean of the valid cells (an empty window gives 0).
+  const std::int64_t in_h = s.in_h, in_w = s.in_w, channels = s.channels;
+  forEachPoolWindow(s, output, pool,
+                    [&](std::uint8_t* out, std::int64_t b, std::int64_t y0, std::int64_t y1, std::int64_t x0,
+                        std::int64_t x1) {
+                      thread_local std::vector<std::int32_t> acc;
+                      acc.assign(static_cast<std::size_t>(channels), 0);
+                      for (std::int64_t y = y0; y < y1; ++y)
+                        for (std::int64_t x = x0; x < x1; ++x) {
+                          const std::uint8_t* in = input + ((b * in_h + y) * in_w + x) * channels;
+                          for (std::int64_t c = 0; c < channels; ++c) acc[static_cast<std::size_t>(c)] += in[c];
+                        }
+                      const std::int32_t count = static_cast<std::int32_t>((y1 - y0) * (x1 - x0));
+                      for (std::int64_t c = 0; c < channels; ++c) {
+                        const std::int32_t v = count > 0 ? acc[static_cast<std::size_t>(c)] / count : 0;
+                        out[c] = static_cast<std::uint8_t>(std::min(std::max(v, 0), 255));
+                      }
+                    });
 }
 
 // ------------------------------------------------------- Broadcast walks
