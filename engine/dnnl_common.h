@@ -13,6 +13,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "engine/ops/conv.h"
+
 namespace gds::engine::dnnl_common {
 
 dnnl::engine& cpuEngine();
@@ -29,6 +31,16 @@ char* threadScratch(std::size_t bytes);
 inline std::size_t roundUp64(std::size_t n) { return (n + 63) / 64 * 64; }
 // oneDNN's reference kernels are far slower than ours: never worth taking.
 inline bool isReference(const std::string& impl) { return impl.find("ref") != std::string::npos; }
+
+// TensorFlow's padding: the pads before come from the shape; the pads after
+// are what makes the output size come out (never negative: VALID drops the
+// rows that do not fit a window).
+void padsAfter(const ops::Conv2DShape& s, std::int64_t* bottom, std::int64_t* right);
+// TensorFlow's filter layout described by strides in oneDNN's dimension
+// order: HWIO with rows of ld values as [out, in, h, w], or, when depthwise,
+// [h, w, C, multiplier] as groups C of `multiplier` outputs and 1 input each.
+void filterLayout(const ops::Conv2DShape& s, bool depthwise, std::int64_t ld, dnnl::memory::dims* dims,
+                  dnnl::memory::dims* strides);
 
 }  // namespace gds::engine::dnnl_common
 #endif

@@ -21,11 +21,14 @@ using Dt = memory::data_type;
 
 using dnnl_common::baseAttr;
 using dnnl_common::cpuEngine;
+using dnnl_common::filterLayout;
 using dnnl_common::isReference;
+using dnnl_common::padsAfter;
 using dnnl_common::roundUp64;
 using dnnl_common::singleThreaded;
 using dnnl_common::threadScratch;
 
+// Post-ops in TensorFlow's order: (sum with the output's contents,) then the activation.
 dnnl::primitive_attr activationAttr(ops::Activation activation, bool sum = false) {
   dnnl::primitive_attr attr = baseAttr();
   if (activation == ops::Activation::kNone && !sum) return attr;
@@ -103,26 +106,6 @@ struct Prepared {
 
 struct Convolution::Impl : Prepared {};
 
-namespace {
-
-// TensorFlow's padding: the pads before come from the shape; the pads after
-// are what makes the output size come out (never negative: VALID drops the
-// rows that do not fit a window).
-void padsAfter(const ops::Conv2DShape& s, std::int64_t* bottom, std::int64_t* right) {
-  const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1, eff_w = (s.filter_w - 1) * s.dilation_w + 1;
-  *bottom = std::max<std::int64_t>(0, (s.out_h - 1) * s.stride_h + eff_h - s.in_h - s.pad_top);
-  *right = std::max<std::int64_t>(0, (s.out_w - 1) * s.stride_w + eff_w - s.in_w - s.pad_left);
-}
-
-// HWIO filter (rows of ld values) described by strides as oneDNN's [out,
-// in, h, w].
-memory::desc hwioDesc(const ops::Conv2DShape& s, std::int64_t ld) {
-  return memory::desc({s.out_c, s.in_c, s.filter_h, s.filter_w}, Dt::f32,
-                      memory::dims{1, ld, s.filter_w * s.in_c * ld, s.in_c * ld});
-}
-
-}  // namespace
-
 std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape& s, const float* filter,
                                                          const float* bias, ops::Activation activation,
                                                          const Options& options) {
@@ -155,8 +138,9 @@ std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape&
       // through a plain OIHW copy.
       dnnl::stream stream(cpuEngine());
       memory plain({{s.out_c, s.in_c, s.filter_h, s.filter_w}, Dt::f32, Tag::oihw}, cpuEngine());
-      memory user(hwioDesc(s, options.filter_ld > 0 ? options.filter_ld : s.out_c), cpuEngine(),
-                  const_cast<float*>(filter));
+      memory::dims w_dims, w_strides;
+      filterLayout(s, false, options.filter_ld > 0 ? options.filter_ld : s.out_c, &w_dims, &w_strides);
+      memory user(memory::desc(w_dims, Dt::f32, w_strides), cpuEngine(), const_cast<float*>(filter));
       dnnl::reorder(user, plain).execute(stream, user, plain);
       impl->weights = memory(pd.weights_desc(), cpuEngine());
       dnnl::reorder(plain, impl->weights).execute(stream, plain, impl->weights);
@@ -186,9 +170,16 @@ std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape&
 Convolution::Convolution(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Convolution::~Convolution() = default;
 
-bool Convolution::winogradPays(const ops::Conv2DShape& s, bool depthwise) {
+namespace {
+// The convolutions oneDNN's F(2x2, 3x3) takes.
+bool winogradShape(const ops::Conv2DShape& s, bool depthwise) {
   return !depthwise && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 && s.stride_w == 1 &&
-         s.dilation_h == 1 && s.dilation_w == 1 && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 196;
+         s.dilation_h == 1 && s.dilation_w == 1;
+}
+}  // namespace
+
+bool Convolution::winogradPays(const ops::Conv2DShape& s, bool depthwise) {
+  return winogradShape(s, depthwise) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 196;
 }
 
 std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool depthwise, const float* filter,
@@ -196,8 +187,7 @@ std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool
                                                  const Options& options) {
   const bool add_to_output = options.add_to_output;
   const Convolution* share = options.share;
-  if (options.winograd && !depthwise && !add_to_output && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 &&
-      s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1) {
+  if (options.winograd && !add_to_output && winogradShape(s, depthwise)) {
     if (auto w = createWinograd(s, filter, bias, activation, options)) return w;
   }
   try {
@@ -208,15 +198,7 @@ std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool
     // TensorFlow's filter layouts described by strides: HWIO, or [kh, kw, C, M]
     // as groups C of M outputs and 1 input each.
     memory::dims w_dims, w_strides;
-    if (depthwise) {
-      const std::int64_t m = s.out_c;
-      w_dims = {s.in_c, m, 1, s.filter_h, s.filter_w};
-      w_strides = {m, 1, s.in_c * m, s.filter_w * s.in_c * m, s.in_c * m};
-    } else {
-      const std::int64_t ld = options.filter_ld > 0 ? options.filter_ld : s.out_c;
-      w_dims = {s.out_c, s.in_c, s.filter_h, s.filter_w};
-      w_strides = {1, ld, s.filter_w * s.in_c * ld, s.in_c * ld};
-    }
+    filterLayout(s, depthwise, options.filter_ld > 0 ? options.filter_ld : s.out_c, &w_dims, &w_strides);
     std::int64_t pad_bottom, pad_right;
     padsAfter(s, &pad_bottom, &pad_right);
     memory::desc src_md(src_dims, Dt::f32, Tag::nhwc), dst_md(dst_dims, Dt::f32, Tag::nhwc);

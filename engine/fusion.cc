@@ -318,14 +318,8 @@ class Rewriter {
     model::TensorRef pr = model::parseTensorName(pad.input(1));
     auto pit = by_name_.find(pr.node);
     if (pit == by_name_.end() || pr.port != 0) return;
-    const tensorflow::NodeDef& paddings = slots_[static_cast<size_t>(pit->second)].def();
-    auto value = paddings.attr().find("value");
-    if (paddings.op() != "Const" || value == paddings.attr().end()) return;
-    auto t = model::decodeTensor(value->second.tensor());
-    if (!t.ok() || t->shape != Shape{4, 2}) return;
     std::vector<std::int64_t> pads;
-    for (std::int64_t i = 0; i < 8; ++i) pads.push_back(static_cast<std::int64_t>(t->valueAt(i)));
-    if (pads[0] || pads[1] || pads[6] || pads[7] || *std::min_element(pads.begin(), pads.end()) < 0) return;
+    if (!spatialPaddings(slots_[static_cast<size_t>(pit->second)].def(), &pads)) return;
     auto replaced = std::make_unique<tensorflow::NodeDef>(op);
     replaced->set_input(0, pad.input(0));
     (*replaced->mutable_attr())["padding"].set_s("EXPLICIT");
@@ -521,6 +515,17 @@ class Rewriter {
 };
 
 }  // namespace
+
+bool spatialPaddings(const tensorflow::NodeDef& paddings, std::vector<std::int64_t>* pads) {
+  auto value = paddings.attr().find("value");
+  if (paddings.op() != "Const" || value == paddings.attr().end()) return false;
+  auto t = model::decodeTensor(value->second.tensor());
+  if (!t.ok() || t->shape != Shape{4, 2}) return false;
+  pads->clear();
+  for (std::int64_t i = 0; i < 8; ++i) pads->push_back(static_cast<std::int64_t>(t->valueAt(i)));
+  const auto& p = *pads;
+  return !p[0] && !p[1] && !p[6] && !p[7] && *std::min_element(p.begin(), p.end()) >= 0;
+}
 
 std::shared_ptr<const tensorflow::GraphDef> rewriteForInference(const tensorflow::GraphDef& graph,
                                                                  const std::vector<std::string>& feeds,

@@ -324,7 +324,8 @@ Result<std::unique_ptr<Plan>> Plan::compileImpl(const tensorflow::GraphDef& def,
   }
   if (options.fuse_quantized) {
     options.fuse_quantized = false;
-    if (std::shared_ptr<const tensorflow::GraphDef> fused = fuseQuantizedLayers(def, feeds, fetches, nullptr, options.input_shapes))
+    if (std::shared_ptr<const tensorflow::GraphDef> fused =
+            fuseQuantizedLayers(def, feeds, fetches, nullptr, options.input_shapes))
       return compile(std::move(fused), std::move(feeds), std::move(fetches), std::move(options));
   }
   auto graph_or = model::Graph::build(def);

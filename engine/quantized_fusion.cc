@@ -4,6 +4,7 @@
 #include <memory>
 #include <set>
 
+#include "engine/fusion.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"
@@ -27,8 +28,14 @@ std::string stringAttrOr(const NodeDef& n, const char* name, const std::string& 
 
 class ChainFinder {
  public:
-  ChainFinder(const model::Graph& g, const std::set<int>& fed, const std::set<int>& fetched)
-      : g_(g), fed_(fed), fetched_(fetched), used_(static_cast<std::size_t>(g.size()), false) {}
+  // input_shapes: the plan's (shape inference uses them).
+  ChainFinder(const model::Graph& g, const std::set<int>& fed, const std::set<int>& fetched,
+              const model::ShapeOverrides& input_shapes)
+      : g_(g),
+        fed_(fed),
+        fetched_(fetched),
+        used_(static_cast<std::size_t>(g.size()), false),
+        input_shapes_(input_shapes) {}
 
   struct Chain {
     int head = -1, tail = -1;
@@ -226,14 +233,8 @@ class ChainFinder {
     if (!anchoredConsts(pad, q, range_nodes, &anchored)) return false;
     const auto pad_in = dataInputs(pad);
     if (pad_in.size() != 2 || pad_in[0].port != 0) return false;
-    const NodeDef& paddings = g_.node(pad_in[1].node);
-    auto value = paddings.attr().find("value");
-    if (paddings.op() != "Const" || value == paddings.attr().end()) return false;
-    auto t = model::decodeTensor(value->second.tensor());
-    if (!t.ok() || t->shape != model::Shape{4, 2}) return false;
     std::vector<std::int64_t> p;
-    for (std::int64_t i = 0; i < 8; ++i) p.push_back(static_cast<std::int64_t>(t->valueAt(i)));
-    if (p[0] || p[1] || p[6] || p[7] || *std::min_element(p.begin(), p.end()) < 0) return false;
+    if (!spatialPaddings(g_.node(pad_in[1].node), &p)) return false;
     const int deq = pad_in[0].node;
     if (!isPlainDequantize(deq) || fed_.count(deq) || fetched_.count(deq) || used_[static_cast<std::size_t>(deq)] ||
         soleConsumer(deq) != pad)
@@ -409,9 +410,7 @@ class ChainFinder {
   const std::set<int>& fed_;
   const std::set<int>& fetched_;
   std::vector<bool> used_;
- public:
-  model::ShapeOverrides input_shapes_;
- private:
+  const model::ShapeOverrides& input_shapes_;
   std::unique_ptr<model::InferredShapes> shapes_;
 };
 
@@ -440,8 +439,7 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
   for (const std::string& f : fetches)
     if (int i = g.find(model::parseTensorName(f).node); i >= 0) fetched.insert(i);
 
-  ChainFinder finder(g, fed, fetched);
-  finder.input_shapes_ = input_shapes;
+  ChainFinder finder(g, fed, fetched, input_shapes);
   std::vector<ChainFinder::Chain> chains;
   for (int n = 0; n < g.size(); ++n) {
     ChainFinder::Chain c;

@@ -59,12 +59,12 @@ struct ThreadPool::Impl {
   };
 
   std::vector<std::thread> workers;
-  std::mutex mutex;  // guards sleeping, stop and the job hand-over to sleepers
+  std::mutex mutex;  // orders sleeping against the job hand-over and stop
   std::condition_variable wake;
   std::atomic<std::uint64_t> generation{0};  // bumped per job
   std::atomic<Job*> job{nullptr};
   std::atomic<int> attached{0};  // workers inside the current job
-  bool stop = false;
+  std::atomic<bool> stop{false};  // set under `mutex`
   std::mutex busy;  // one parallelFor at a time; other callers run inline
 
   std::once_flag eigen_once;
@@ -96,10 +96,7 @@ struct ThreadPool::Impl {
           break;
         }
       }
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (stop) return;
-      }
+      if (stop.load()) return;
       seen = generation.load(std::memory_order_acquire);
       // Attach, then re-check that the job is still posted: the caller
       // clears it and waits for attached workers before it returns.

@@ -135,16 +135,16 @@ class ConvBase : public OpKernel {
 
   void run(KernelContext& ctx, const ops::Conv2DShape& s, const float* in, const float* filter, const float* bias,
            float* out, const float* addend = nullptr) {
+    const std::int64_t rows = s.batch * s.out_h * s.out_w;
+    const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
     if (useOneDnn(reference_, weights_constant_)) {
       const std::array<std::int64_t, 5> key = {s.batch, s.in_h, s.in_w, s.in_c, ctx.pool().numThreads()};
       auto it = primitives_.find(key);
       if (it == primitives_.end()) it = primitives_.emplace(key, makeParts(s, filter, bias, ctx.pool().numThreads())).first;
       const std::vector<Part>& parts = it->second;
       if (!parts.empty()) {
-        const std::int64_t out_size = s.batch * s.out_h * s.out_w * (depthwise_ ? s.in_c * s.out_c : s.out_c);
         // oneDNN's sum post-op adds what the output holds.
-        if (addend && addend != out) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(out_size));
-        const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
+        if (addend && addend != out) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(rows * channels));
         auto runParts = [&](std::int64_t b, std::int64_t e) {
           for (std::int64_t p = b; p < e; ++p) {
             const Part& part = parts[static_cast<size_t>(p)];
@@ -155,7 +155,7 @@ class ConvBase : public OpKernel {
             // A slice of the output channels: computed densely, then copied
             // into its columns (with a residual, the columns' sums first
             // copied out).
-            const std::int64_t rows = s.batch * s.out_h * s.out_w, width = part.ch_end - part.ch_begin;
+            const std::int64_t width = part.ch_end - part.ch_begin;
             thread_local std::vector<float> slice;
             slice.resize(static_cast<size_t>(rows * width));
             if (add_)
@@ -173,8 +173,7 @@ class ConvBase : public OpKernel {
     }
     std::vector<float> addend_copy;
     if (addend && addend == out) {  // the output took the addend's buffer (see convolve)
-      const std::int64_t out_size = s.batch * s.out_h * s.out_w * (depthwise_ ? s.in_c * s.out_c : s.out_c);
-      addend_copy.assign(addend, addend + out_size);
+      addend_copy.assign(addend, addend + rows * channels);
       addend = addend_copy.data();
     }
     if (depthwise_) {
@@ -184,8 +183,7 @@ class ConvBase : public OpKernel {
       if (reference_) ops::conv2dReference(s, in, filter, out);
       else ops::conv2dOptimized(s, in, filter, out, &ctx.pool(), &scratch_);
     }
-    const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
-    ops::biasActivation(out, s.batch * s.out_h * s.out_w, channels, bias, activation_, &ctx.pool(), addend);
+    ops::biasActivation(out, rows, channels, bias, activation_, &ctx.pool(), addend);
   }
 
   // One oneDNN primitive per slice of the output, one slice per pool thread:
@@ -211,15 +209,12 @@ class ConvBase : public OpKernel {
     std::vector<Part> parts;
     const dnnl_float::Convolution* first = nullptr;
     const bool winograd = winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_);
-    // 16-channel (one AVX-512 vector) groups, at least 2 per part.
-    const std::int64_t filter_size = s.filter_h * s.filter_w * s.in_c * s.out_c;
-    if (count > 1 && s.batch == 1 && !depthwise_ && filter_size > s.in_h * s.in_w * s.in_c &&
-        s.out_c >= 32 * count) {
-      const std::int64_t groups = s.out_c / 16;
-      for (std::int64_t i = 0; i < count; ++i) {
+    const auto slices = ops::convChannelSlices(s, depthwise_, count);
+    if (!slices.empty()) {
+      for (const auto& [begin, end] : slices) {
         Part part;
-        part.ch_begin = 16 * (groups * i / count);
-        part.ch_end = i + 1 == count ? s.out_c : 16 * (groups * (i + 1) / count);
+        part.ch_begin = begin;
+        part.ch_end = end;
         ops::Conv2DShape p = s;
         p.out_c = part.ch_end - part.ch_begin;
         dnnl_float::Convolution::Options o;

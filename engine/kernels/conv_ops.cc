@@ -53,6 +53,18 @@ Conv2DShape convRowBand(const Conv2DShape& s, std::int64_t row_begin, std::int64
   return band;
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> convChannelSlices(const Conv2DShape& s, bool depthwise,
+                                                                     std::int64_t parts) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> slices;
+  if (parts < 2 || s.batch != 1 || depthwise || s.out_c < 32 * parts ||
+      s.filter_h * s.filter_w * s.in_c * s.out_c <= s.in_h * s.in_w * s.in_c)
+    return slices;
+  const std::int64_t groups = s.out_c / 16;
+  for (std::int64_t i = 0; i < parts; ++i)
+    slices.emplace_back(16 * (groups * i / parts), i + 1 == parts ? s.out_c : 16 * (groups * (i + 1) / parts));
+  return slices;
+}
+
 bool computeConv2DShape(Padding padding, Conv2DShape* s, const std::vector<std::int64_t>& explicit_pads) {
   WindowDim h{s->in_h, s->filter_h, s->stride_h, s->dilation_h, 0, 0, 0};
   WindowDim w{s->in_w, s->filter_w, s->stride_w, s->dilation_w, 0, 0, 0};

@@ -400,6 +400,12 @@ void dequantizeTyped(const T* in, std::int64_t pre, std::int64_t slices, std::in
 
 }  // namespace
 
+void dequantizeLevels(QuantizeMode mode, float min_range, float max_range, float table[256]) {
+  std::uint8_t levels[256];
+  for (int v = 0; v < 256; ++v) levels[v] = static_cast<std::uint8_t>(v);
+  dequantize(levels, QuantizedType::kQUInt8, 1, 1, 256, mode, &min_range, &max_range, false, table);
+}
+
 void dequantize(const void* input, QuantizedType type, std::int64_t pre, std::int64_t slices, std::int64_t post,
                 QuantizeMode mode, const float* min_range, const float* max_range, bool narrow_range, float* output) {
   switch (type) {

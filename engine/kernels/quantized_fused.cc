@@ -29,23 +29,33 @@ using quantized::FusedStage;
 using quantized::FusedStageKind;
 using quantized::FusedValueType;
 
+// A fused node's Dequantize mode attr `name` (MIN_FIRST or MIN_COMBINED);
+// fallback null: the attr is required.
+Status readDequantizeMode(const KernelInit& init, const char* name, const char* fallback, ops::QuantizeMode* mode) {
+  std::string text;
+  if (fallback) GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>(name, &text, fallback));
+  else GDS_RETURN_IF_ERROR(init.getAttr(name, &text));
+  if (text != "MIN_FIRST" && text != "MIN_COMBINED")
+    return init.error(std::string(name) + " must be MIN_FIRST or MIN_COMBINED, is '" + text + "'");
+  *mode = text == "MIN_FIRST" ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined;
+  return Status::Ok();
+}
+
 // The fused_ops of a node and where their extra inputs are.
 class FusedStages {
  public:
   Status init(const KernelInit& init, int first_extra_input, FusedValueType input) {
     std::vector<std::string> names;
     GDS_RETURN_IF_ERROR(init.getAttrOr("fused_ops", &names, {}));
-    std::string mode;
-    GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("dequantize_mode", &mode, "MIN_FIRST"));
-    if (mode != "MIN_FIRST" && mode != "MIN_COMBINED")
-      return init.error("dequantize_mode must be MIN_FIRST or MIN_COMBINED, is '" + mode + "'");
+    ops::QuantizeMode mode;
+    GDS_RETURN_IF_ERROR(readDequantizeMode(init, "dequantize_mode", "MIN_FIRST", &mode));
     int next_input = first_extra_input;
     for (const std::string& name : names) {
       Result<FusedStageKind> kind = quantized::parseFusedStage(name);
       if (!kind.ok()) return init.error(kind.error());
       FusedStage stage;
       stage.kind = *kind;
-      stage.min_first = mode == "MIN_FIRST";
+      stage.min_first = mode == ops::QuantizeMode::kMinFirst;
       stages_.push_back(stage);
       first_input_.push_back(next_input);
       if (stage.kind == FusedStageKind::kRequantizeToRange) next_input += 2;
@@ -102,10 +112,12 @@ class FusedStages {
   FusedValueType output_type_ = FusedValueType::kInt32;
 };
 
-// Working int32 space for the accumulators. Nodes of a plan run one at a
-// time on the calling thread: one buffer per thread serves every fused node.
-std::int32_t* int32Scratch(std::int64_t count) {
-  thread_local std::vector<std::int32_t> scratch;
+// Working space (the accumulators, quantized or summed values). Nodes of a
+// plan run one at a time on the calling thread: one buffer per thread and
+// element type serves every fused node.
+template <typename T>
+T* threadScratch(std::int64_t count) {
+  thread_local std::vector<T> scratch;
   if (static_cast<std::int64_t>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
   return scratch.data();
 }
@@ -129,7 +141,8 @@ class QuantizedFusedGemmKernel : public OpKernel {
     // A float or int32 output's buffer holds the accumulators: each row is
     // read before the row's results are written.
     std::int32_t* acc =
-        stages_.outputType() == FusedValueType::kUInt8 ? int32Scratch(m * n) : static_cast<std::int32_t*>(output);
+        stages_.outputType() == FusedValueType::kUInt8 ? threadScratch<std::int32_t>(m * n)
+                                                       : static_cast<std::int32_t*>(output);
     quantized::FusedChainRunner runner(stages_.stages(), m, n, layer_.outputMin(), layer_.outputMax());
     if (Status s = runner.prepare(); !s.ok()) return ctx.error(s.message());
     layer_.run(ctx, acc, [&](std::int64_t r0, std::int64_t r1) { runner.firstPass(acc, r0, r1, output); });
@@ -175,11 +188,9 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
       GDS_RETURN_IF_ERROR(init.getAttr("add_op", &add_op));
       if (add_op != "Add" && add_op != "AddV2") return init.error("add_op must be Add or AddV2, is '" + add_op + "'");
       for (const char* name : {"mode_a", "mode_b"}) {
-        std::string mode;
-        GDS_RETURN_IF_ERROR(init.getAttr(name, &mode));
-        if (mode != "MIN_FIRST" && mode != "MIN_COMBINED")
-          return init.error(std::string(name) + " must be MIN_FIRST or MIN_COMBINED, is '" + mode + "'");
-        operand_modes_.push_back(mode == "MIN_FIRST" ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined);
+        ops::QuantizeMode mode;
+        GDS_RETURN_IF_ERROR(readDequantizeMode(init, name, nullptr, &mode));
+        operand_modes_.push_back(mode);
       }
     }
     return stages_.init(init, residual_ ? 6 : 1, FusedValueType::kUInt8);
@@ -246,7 +257,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
       if (stages[0].kind == quantized::FusedStageKind::kRelu6)
         relu_high = quantized::floatToQuantized<std::uint8_t>(6.0f, q_min, q_max);
     }
-    std::uint8_t* q = plain ? out->data<std::uint8_t>() : u8Scratch(count);
+    std::uint8_t* q = plain ? out->data<std::uint8_t>() : threadScratch<std::uint8_t>(count);
     // QuantizeV2 by chunks: its constants depend only on the range.
     auto quantize = [&](std::int64_t c0, std::int64_t c1) {
       for (std::int64_t c = c0; c < c1; ++c) {
@@ -264,7 +275,8 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     float out_min = q_min, out_max = q_max;
     if (!plain) {
       std::int32_t* acc =
-          stages_.outputType() == FusedValueType::kUInt8 ? int32Scratch(count) : static_cast<std::int32_t*>(out->raw());
+          stages_.outputType() == FusedValueType::kUInt8 ? threadScratch<std::int32_t>(count)
+                                                         : static_cast<std::int32_t*>(out->raw());
       quantized::FusedChainRunner runner(stages_.stages(), m, n, q_min, q_max, FusedValueType::kUInt8);
       if (Status s = runner.prepare(); !s.ok()) return ctx.error(s.message());
       void* output = out->raw();
@@ -303,13 +315,11 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "a_max", &range[1]));
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "b_min", &range[2]));
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 5, "b_max", &range[3]));
-    std::uint8_t levels[256];
-    for (int v = 0; v < 256; ++v) levels[v] = static_cast<std::uint8_t>(v);
     float ta[256], tb[256];
-    ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256, operand_modes_[0], &range[0], &range[1], false, ta);
-    ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256, operand_modes_[1], &range[2], &range[3], false, tb);
+    ops::dequantizeLevels(operand_modes_[0], range[0], range[1], ta);
+    ops::dequantizeLevels(operand_modes_[1], range[2], range[3], tb);
     const std::int64_t count = a.numElements();
-    float* s = floatScratch(count);
+    float* s = threadScratch<float>(count);
     const std::uint8_t* pa = a.data<std::uint8_t>();
     const std::uint8_t* pb = b.data<std::uint8_t>();
     auto sum = [&](std::int64_t c0, std::int64_t c1) {
@@ -328,16 +338,6 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     return Status::Ok();
   }
 
-  static float* floatScratch(std::int64_t count) {
-    thread_local std::vector<float> scratch;
-    if (static_cast<std::int64_t>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
-    return scratch.data();
-  }
-  static std::uint8_t* u8Scratch(std::int64_t count) {
-    thread_local std::vector<std::uint8_t> scratch;
-    if (static_cast<std::int64_t>(scratch.size()) < count) scratch.resize(static_cast<std::size_t>(count));
-    return scratch.data();
-  }
   bool residual_;
   std::vector<ops::QuantizeMode> operand_modes_;  // of a and b (residual)
   quantized::QuantizeV2Options options_;
@@ -371,12 +371,7 @@ class QuantizedPadMaxPoolKernel : public OpKernel {
     if (pads_.size() != 4 || *std::min_element(pads_.begin(), pads_.end()) < 0)
       return init.error("pad_hw must hold four non-negative paddings (top, bottom, left, right)");
     window_h_ = ksize[1], window_w_ = ksize[2], stride_h_ = strides[1], stride_w_ = strides[2];
-    std::string mode;
-    GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("dequantize_mode", &mode, "MIN_FIRST"));
-    if (mode != "MIN_FIRST" && mode != "MIN_COMBINED")
-      return init.error("dequantize_mode must be MIN_FIRST or MIN_COMBINED, is '" + mode + "'");
-    mode_ = mode == "MIN_FIRST" ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined;
-    return Status::Ok();
+    return readDequantizeMode(init, "dequantize_mode", "MIN_FIRST", &mode_);
   }
 
   Status compute(KernelContext& ctx) override {
@@ -397,10 +392,8 @@ class QuantizedPadMaxPoolKernel : public OpKernel {
     s.out_h = (padded_h - window_h_) / stride_h_ + 1;
     s.out_w = (padded_w - window_w_) / stride_w_ + 1;
     const bool padded = pads_[0] + pads_[1] + pads_[2] + pads_[3] > 0;
-    std::uint8_t levels[256];
-    for (int v = 0; v < 256; ++v) levels[v] = static_cast<std::uint8_t>(v);
     float table[256];
-    ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256, mode_, &range[0], &range[1], false, table);
+    ops::dequantizeLevels(mode_, range[0], range[1], table);
     bool monotonic = true;
     for (int v = 1; v < 256 && monotonic; ++v) monotonic = table[v] >= table[v - 1];
     // A window inside the padding only would hold the Pad's zero alone.

@@ -246,14 +246,14 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     std::int32_t* acc = acc_.data();
     if (kind_ == Kind::kDepthwise && !reference_ && backend_ == quantized::GemmBackend::kDnnl && filter_constant_) {
       // oneDNN's int8 depthwise kernel, made once per input shape.
-      const std::vector<std::int64_t> key = {s.batch, s.in_h, s.in_w, s.in_c, ctx.pool().numThreads()};
-      if (key != dnnl_key_) {
-        dnnl_ = quantized::DnnlConv2D::create(s, filter.data<std::int8_t>(), 0, true, ctx.pool().numThreads());
-        dnnl_key_ = key;
-      }
-      if (dnnl_) {
-        dnnl_->run(input.data<std::uint8_t>(), input_zero, acc, &ctx.pool(),
-                   epilogue ? *epilogue : quantized::GemmEpilogue());
+      const int threads = ctx.pool().numThreads();
+      const std::int8_t* w = filter.data<std::int8_t>();
+      const quantized::DnnlConv2D* dnnl = conv_state_.dnnlFor(
+          {s.batch, s.in_h, s.in_w, s.in_c, threads, reinterpret_cast<std::int64_t>(w)},
+          [&] { return quantized::DnnlConv2D::create(s, w, 0, true, threads); });
+      if (dnnl) {
+        dnnl->run(input.data<std::uint8_t>(), input_zero, acc, &ctx.pool(),
+                  epilogue ? *epilogue : quantized::GemmEpilogue());
         return;
       }
     }
@@ -417,9 +417,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
   qkern::RhsCache rhs_;
   std::vector<std::uint8_t> shifted_;
   const std::int8_t* shifted_source_ = nullptr;
-  quantized::Conv2DState conv_state_;
-  std::unique_ptr<quantized::DnnlConv2D> dnnl_;  // depthwise, for dnnl_key_
-  std::vector<std::int64_t> dnnl_key_;
+  quantized::Conv2DState conv_state_;  // the convolution's or the depthwise layer's
   std::vector<std::int32_t> acc_;
   std::vector<std::int32_t> extremes_;  // per-channel min and max accumulators
   std::vector<float> multipliers_;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gds::engine {
@@ -47,6 +48,14 @@ bool computeConv2DShape(Padding padding, Conv2DShape* shape,
 // engine splits one image's convolution into such bands between threads.
 Conv2DShape convRowBand(const Conv2DShape& s, std::int64_t row_begin, std::int64_t row_end,
                         std::int64_t* first_input_row);
+// When one image's filter is larger than its input (late layers, where
+// reading the weights is the cost), `parts` threads split the convolution by
+// output channels instead, so that each reads its share of the weights
+// only: the [begin, end) channel slices, in groups of 16 (one vector of
+// floats or int32), at least two groups each. Empty when rows are the better
+// split (or for one part, several images or depthwise filters).
+std::vector<std::pair<std::int64_t, std::int64_t>> convChannelSlices(const Conv2DShape& s, bool depthwise,
+                                                                     std::int64_t parts);
 
 // input [batch, in_h, in_w, in_c], filter [filter_h, filter_w, in_c, out_c],
 // output [batch, out_h, out_w, out_c].

@@ -88,6 +88,9 @@ enum class QuantizedType { kQUInt8, kQInt8, kQUInt16, kQInt16, kQInt32 };
 void dequantize(const void* input, QuantizedType type, std::int64_t pre, std::int64_t slices,
                 std::int64_t post, QuantizeMode mode, const float* min_range, const float* max_range,
                 bool narrow_range, float* output);
+// Dequantize of each of the 256 quint8 levels (no axis, no narrow range):
+// table[v] holds exactly what the Dequantize kernel computes for v.
+void dequantizeLevels(QuantizeMode mode, float min_range, float max_range, float table[256]);
 
 }  // namespace ops
 }  // namespace gds::engine

@@ -77,13 +77,18 @@ struct ZeroPointSums {
       }
   }
 
-  // Subtracts x_zero * the sums from output rows [row_begin, row_end)
-  // (wrapping, as the int32 accumulators do).
-  void subtract(const ops::Conv2DShape& s, std::int32_t input_zero, std::int64_t row_begin, std::int64_t row_end,
-                std::int32_t* output) const {
-    std::vector<std::uint32_t> scaled(sums.size());
+  // x_zero * the sums, for one run (wrapping, as the int32 accumulators do).
+  std::vector<std::uint32_t> scaled(std::int32_t input_zero) const {
+    std::vector<std::uint32_t> out(sums.size());
     const std::uint32_t zero = static_cast<std::uint32_t>(input_zero);
-    for (std::size_t i = 0; i < sums.size(); ++i) scaled[i] = zero * static_cast<std::uint32_t>(sums[i]);
+    for (std::size_t i = 0; i < sums.size(); ++i) out[i] = zero * static_cast<std::uint32_t>(sums[i]);
+    return out;
+  }
+
+  // Subtracts `scaled` (x_zero * the sums) from output rows [row_begin,
+  // row_end).
+  void subtract(const ops::Conv2DShape& s, const std::vector<std::uint32_t>& scaled, std::int64_t row_begin,
+                std::int64_t row_end, std::int32_t* output) const {
     for (std::int64_t r = row_begin; r < row_end; ++r) {
       const std::int64_t oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
       const std::size_t cls = static_cast<std::size_t>(row_class[static_cast<std::size_t>(oy)]) *
@@ -129,7 +134,6 @@ void subtractWindowSums(const ops::Conv2DShape& s, const std::uint8_t* input, st
   }
 }
 
-
 // u8 x s8 products summed in int32 without saturation.
 bool exactKernel(const std::string& impl) {
   return !dnnl_common::isReference(impl) &&
@@ -159,35 +163,24 @@ struct DnnlConv2D::Impl {
   std::vector<Part> parts;
   bool channel_slices = false;
   std::int32_t weight_offset = 0;  // the int8 weights' zero point
-  // A convolution (not depthwise) takes the input as it is, and the zero
-  // point's share is subtracted afterwards (ZeroPointSums): oneDNN's
-  // kernels without a source zero point are faster (its brgemm kernels,
-  // AMX among them, take none).
-  bool zero_after = false;
-  ZeroPointSums zero_sums;
+  // Depthwise kernels take the input's zero point; other convolutions take
+  // the input as it is and the zero point's share is subtracted afterwards
+  // (ZeroPointSums): oneDNN's kernels without a source zero point are
+  // faster (its brgemm kernels, AMX among them, take none).
+  ZeroPointSums zero_sums;  // not depthwise
   std::string implementation;
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
   // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
-  static bool make(const ops::Conv2DShape& p, bool depthwise, bool source_zero, const std::int8_t* weights,
-                   std::int64_t ld, const Part* share, Part* part, std::string* impl) {
+  static bool make(const ops::Conv2DShape& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
+                   const Part* share, Part* part, std::string* impl) {
     const std::int64_t out_c = depthwise ? p.in_c * p.out_c : p.out_c;
     const memory::dims src_dims = {p.batch, p.in_c, p.in_h, p.in_w};
     const memory::dims dst_dims = {p.batch, out_c, p.out_h, p.out_w};
-    const std::int64_t eff_h = (p.filter_h - 1) * p.dilation_h + 1, eff_w = (p.filter_w - 1) * p.dilation_w + 1;
-    const std::int64_t pad_bottom = std::max<std::int64_t>(0, (p.out_h - 1) * p.stride_h + eff_h - p.in_h - p.pad_top);
-    const std::int64_t pad_right = std::max<std::int64_t>(0, (p.out_w - 1) * p.stride_w + eff_w - p.in_w - p.pad_left);
-    // TensorFlow's layouts described by strides: HWIO, or [fh, fw, C, M]
-    // as groups C of M outputs and 1 input each.
+    std::int64_t pad_bottom, pad_right;
+    dnnl_common::padsAfter(p, &pad_bottom, &pad_right);
     memory::dims w_dims, w_strides;
-    if (depthwise) {
-      const std::int64_t m = p.out_c;
-      w_dims = {p.in_c, m, 1, p.filter_h, p.filter_w};
-      w_strides = {m, 1, p.in_c * m, p.filter_w * p.in_c * m, p.in_c * m};
-    } else {
-      w_dims = {p.out_c, p.in_c, p.filter_h, p.filter_w};
-      w_strides = {1, ld, p.filter_w * p.in_c * ld, p.in_c * ld};
-    }
+    dnnl_common::filterLayout(p, depthwise, ld, &w_dims, &w_strides);
     memory::desc src_md(src_dims, Dt::u8, Tag::nhwc), dst_md(dst_dims, Dt::s32, Tag::nhwc);
     memory::desc any_w(w_dims, Dt::s8, Tag::any);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
@@ -195,15 +188,13 @@ struct DnnlConv2D::Impl {
                                          {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
                                          {pad_bottom, pad_right});
     dnnl::primitive_attr attr = dnnl_common::baseAttr();
-    if (source_zero) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (depthwise) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
     // queries that trap under virtualization), which only products with
-    // long enough sums earn back. Measured against VNNI: with a source zero
-    // point (depthwise), 4x faster for 3x3x64 and 1x1x512 sums, slower for
-    // 1x1x256 and below; without one (oneDNN's brgemm kernels), 1.7-2.8x
-    // faster from 1x1x128 sums up. Otherwise oneDNN's first exact kernel.
-    const std::int64_t sum_length = p.filter_h * p.filter_w * p.in_c;
-    const bool want_amx = !depthwise && sum_length >= (source_zero ? 512 : 128);
+    // long enough sums earn back. Measured against VNNI with oneDNN's
+    // brgemm kernels: 1.7-2.8x faster from 1x1x128 sums up, slower below.
+    // Otherwise oneDNN's first exact kernel (always VNNI for depthwise).
+    const bool want_amx = !depthwise && p.filter_h * p.filter_w * p.in_c >= 128;
     auto isAmx = [](const std::string& name) { return name.find("amx") != std::string::npos; };
     int chosen = -1;
     {
@@ -236,7 +227,7 @@ struct DnnlConv2D::Impl {
     }
     part->src = memory(src_md, cpuEngine(), nullptr);
     part->dst = memory(dst_md, cpuEngine(), nullptr);
-    if (source_zero) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
+    if (depthwise) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
     part->scratchpad = memory(pd.scratchpad_desc(), cpuEngine(), nullptr);
     return true;
   }
@@ -260,7 +251,7 @@ struct DnnlConv2D::Impl {
                                             {DNNL_ARG_WEIGHTS, part.weights},
                                             {DNNL_ARG_DST, dst},
                                             {DNNL_ARG_SCRATCHPAD, scratchpad}};
-    if (!zero_after) {
+    if (depthwise) {
       // The zero point is read when the part runs, on this thread.
       *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
       args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero);
@@ -293,31 +284,27 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
     impl->depthwise = depthwise;
     impl->channels = depthwise ? s.in_c * s.out_c : s.out_c;
     impl->weight_offset = weight_zero;
-    impl->zero_after = !depthwise;
-    if (impl->zero_after) impl->zero_sums.build(s, weights);
+    if (!depthwise) impl->zero_sums.build(s, weights);
     const std::int64_t m = s.batch * s.out_h * s.out_w;
     const double ops = 2.0 * static_cast<double>(m * impl->channels) *
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
     const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
     const std::int64_t count =
         std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(ops / kOpsPerPart)}));
-    const std::int64_t filter_bytes = s.filter_h * s.filter_w * s.in_c * s.out_c, input_bytes = s.in_h * s.in_w * s.in_c;
     std::string first_impl;
-    if (!depthwise && count > 1 && s.batch == 1 && filter_bytes > input_bytes && s.out_c >= 32 * count) {
-      // Groups of 16 output channels (one vector of int32).
+    const auto slices = ops::convChannelSlices(s, depthwise, count);
+    if (!slices.empty()) {
       impl->channel_slices = true;
-      const std::int64_t groups = s.out_c / 16;
-      for (std::int64_t i = 0; i < count; ++i) {
+      for (const auto& [begin, end] : slices) {
         Impl::Part part;
         part.row_begin = 0;
         part.row_end = m;
-        part.ch_begin = 16 * (groups * i / count);
-        part.ch_end = i + 1 == count ? s.out_c : 16 * (groups * (i + 1) / count);
+        part.ch_begin = begin;
+        part.ch_end = end;
         ops::Conv2DShape p = s;
         p.out_c = part.ch_end - part.ch_begin;
         std::string name;
-        if (!Impl::make(p, false, !impl->zero_after, weights + part.ch_begin, s.out_c, nullptr, &part, &name))
-          return nullptr;
+        if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name)) return nullptr;
         if (first_impl.empty()) first_impl = name;
         impl->parts.push_back(std::move(part));
       }
@@ -346,8 +333,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
           part.row_end = u1 * s.out_w;
         }
         std::string name;
-        if (!Impl::make(p, depthwise, !impl->zero_after, weights, s.out_c,
-                        impl->parts.empty() ? nullptr : &impl->parts.front(), &part, &name))
+        if (!Impl::make(p, depthwise, weights, s.out_c, impl->parts.empty() ? nullptr : &impl->parts.front(), &part,
+                        &name))
           return nullptr;
         if (first_impl.empty()) first_impl = name;
         impl->parts.push_back(std::move(part));
@@ -364,8 +351,10 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
                      const ThreadPool* pool, const GemmEpilogue& epilogue) const {
   const Impl& im = *impl_;
   const ops::Conv2DShape& s = im.s;
+  const bool zero_share = !im.depthwise && input_zero != 0;
+  const std::vector<std::uint32_t> zero_scaled = zero_share ? im.zero_sums.scaled(input_zero) : std::vector<std::uint32_t>();
   auto finish = [&](std::int64_t r0, std::int64_t r1) {
-    if (im.zero_after && input_zero != 0) im.zero_sums.subtract(s, input_zero, r0, r1, output);
+    if (zero_share) im.zero_sums.subtract(s, zero_scaled, r0, r1, output);
     if (im.weight_offset != 0) subtractWindowSums(s, input, input_zero, im.weight_offset, r0, r1, output);
     if (epilogue) epilogue(r0, r1);
   };

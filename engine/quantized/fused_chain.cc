@@ -291,11 +291,8 @@ Status prepareSegment(const std::vector<FusedStage>& stages, FusedChainRunner::S
       case FusedStageKind::kDequantize: {
         // The 256 levels through the Dequantize kernel's own function: the
         // table holds exactly what it would compute for each value.
-        std::uint8_t levels[256];
-        for (int v = 0; v < 256; ++v) levels[v] = static_cast<std::uint8_t>(v);
-        ops::dequantize(levels, ops::QuantizedType::kQUInt8, 1, 1, 256,
-                        st.min_first ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined, lo, hi, false,
-                        p.lut);
+        ops::dequantizeLevels(st.min_first ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined, *lo,
+                              *hi, p.lut);
         if (st.min_first && *lo != *hi) {
           // QuantizedToFloat's double formula (quantization_utils.h).
           const double range = (static_cast<double>(*hi) - *lo) * (256.0 / 255.0);

@@ -73,6 +73,15 @@ void im2col(const ops::Conv2DShape& s, const std::uint8_t* input, std::uint8_t p
 Conv2DState::Conv2DState() = default;
 Conv2DState::~Conv2DState() = default;
 
+const DnnlConv2D* Conv2DState::dnnlFor(std::vector<std::int64_t> key,
+                                       const std::function<std::unique_ptr<DnnlConv2D>()>& make) {
+  if (key != key_) {
+    dnnl_ = make();
+    key_ = std::move(key);
+  }
+  return dnnl_.get();
+}
+
 void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
             const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, Conv2DState* state,
             const GemmEpilogue& epilogue) {
@@ -86,16 +95,13 @@ void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* 
   }
   if (backend == GemmBackend::kDnnl && state->weights_constant && dnnlConvCompiled()) {
     const int threads = pool ? pool->numThreads() : 1;
-    const std::vector<std::int64_t> key = {s.batch,    s.in_h,     s.in_w,       s.in_c,       s.out_h,
-                                           s.out_w,    s.out_c,    s.filter_h,   s.filter_w,   s.stride_h,
-                                           s.stride_w, s.pad_top,  s.pad_left,   s.dilation_h, s.dilation_w,
-                                           threads,    rhs.zeroPoint(), reinterpret_cast<std::int64_t>(rhs.u8())};
-    if (state->key != key) {
-      state->dnnl = DnnlConv2D::create(s, rhs, threads);
-      state->key = key;
-    }
-    if (state->dnnl) {
-      state->dnnl->run(input, input_zero, output, pool, epilogue);
+    const DnnlConv2D* dnnl = state->dnnlFor(
+        {s.batch, s.in_h, s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.filter_h, s.filter_w, s.stride_h, s.stride_w,
+         s.pad_top, s.pad_left, s.dilation_h, s.dilation_w, threads, rhs.zeroPoint(),
+         reinterpret_cast<std::int64_t>(rhs.u8())},
+        [&] { return DnnlConv2D::create(s, rhs, threads); });
+    if (dnnl) {
+      dnnl->run(input, input_zero, output, pool, epilogue);
       return;
     }
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -24,7 +25,7 @@ namespace gds::engine::quantized {
 void conv2DReference(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
                      const std::uint8_t* filter, std::int32_t filter_zero, std::int32_t* output);
 class DnnlConv2D;
-// What conv2D keeps between the runs of one kernel.
+// What an 8-bit convolution kernel keeps between its runs.
 struct Conv2DState {
   Conv2DState();
   ~Conv2DState();
@@ -32,10 +33,15 @@ struct Conv2DState {
   // weights once, so it is used for constant weights only.
   bool weights_constant = false;
   std::vector<std::uint8_t> patches;  // im2col
-  // oneDNN's convolution for the shape, weights and thread count of `key`
-  // (null when it could not be made for them).
-  std::unique_ptr<DnnlConv2D> dnnl;
-  std::vector<std::int64_t> key;
+  // oneDNN's convolution for `key` (the shape, weights and thread count it
+  // depends on): made by `make` when the key changes, null when it could not
+  // be made.
+  const DnnlConv2D* dnnlFor(std::vector<std::int64_t> key, const std::function<std::unique_ptr<DnnlConv2D>()>& make);
+  const DnnlConv2D* dnnl() const { return dnnl_.get(); }  // the last one made
+
+ private:
+  std::unique_ptr<DnnlConv2D> dnnl_;
+  std::vector<std::int64_t> key_;
 };
 // The 8-bit convolution. On the dnnl backend with constant weights, oneDNN's
 // int8 direct convolution (conv_dnnl.h); otherwise im2col (skipped for 1x1

@@ -183,7 +183,7 @@ TEST(QuantConvDnnl, Conv2DTakesItForConstantWeights) {
       std::vector<std::int32_t> got(expected.size());
       conv2D(GemmBackend::kDnnl, s, x.data(), 140, rhs, got.data(), nullptr, &state);
       EXPECT_EQ(expected, got);
-      EXPECT_EQ(state.dnnl != nullptr, constant);
+      EXPECT_EQ(state.dnnl() != nullptr, constant);
       EXPECT_EQ(state.patches.empty(), constant) << "im2col only on the GEMM path";
     }
   }
