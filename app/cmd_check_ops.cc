@@ -21,13 +21,6 @@
 namespace gds::app {
 namespace {
 
-constexpr int kTrouble = 2;
-
-int trouble(const std::string& message) {
-  fail(message);
-  return kTrouble;
-}
-
 // The interpreter's op set, read from its kernel registry.
 model::RuntimeOps interpreterOps() {
   model::RuntimeOps r;
@@ -65,7 +58,7 @@ int runCheckOps(int argc, char** argv) {
                 "runtimes to check, comma separated"},
                {"show", FlagSpec::Type::String, "all", "all nodes, or only the nodes missing in some runtime"},
                {"format", FlagSpec::Type::String, "text", "text (tab separated), csv or json"}});
-  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code == 0 ? 0 : kTrouble;
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code == 0 ? 0 : kTroubleExit;
   const std::string format = flags.str("format"), show = flags.str("show");
   if (format != "text" && format != "csv" && format != "json")
     return trouble("--format must be text, csv or json, got '" + format + "'");

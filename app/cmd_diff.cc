@@ -12,13 +12,6 @@
 namespace gds::app {
 namespace {
 
-constexpr int kTrouble = 2;
-
-int trouble(const std::string& message) {
-  fail(message);
-  return kTrouble;
-}
-
 int runDiff(int argc, char** argv) {
   Flags flags("diff",
               "Usage: gdstudio diff BEFORE AFTER [--format=text|json]\n\n"
@@ -28,7 +21,7 @@ int runDiff(int argc, char** argv) {
               {{"format", FlagSpec::Type::String, "text", "text or json"},
                {"max_nodes", FlagSpec::Type::Int, "50", "list at most this many nodes per section (text)"}});
   flags.setPositional(2, 2, "two models, BEFORE and AFTER");
-  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code == 0 ? 0 : kTrouble;
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code == 0 ? 0 : kTroubleExit;
   std::string format = flags.str("format");
   if (format != "text" && format != "json") return trouble("--format must be text or json, got '" + format + "'");
   const std::string a = expandPath(flags.positional()[0]);

@@ -314,6 +314,11 @@ int fail(const std::string& message) {
   return 1;
 }
 
+int trouble(const std::string& message) {
+  fail(message);
+  return kTroubleExit;
+}
+
 void warn(const std::string& message) {
   if (g_min_log_level < 2) std::fprintf(stderr, "warning: %s\n", message.c_str());
 }

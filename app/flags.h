@@ -124,6 +124,11 @@ struct CommandRegistration {
 
 // Prints "error: <message>" to stderr and returns 1.
 int fail(const std::string& message);
+// The exit status of an error for commands whose status 1 is a finding (diff:
+// the graphs differ; check_ops: a node cannot run), as diff(1) uses 2.
+inline constexpr int kTroubleExit = 2;
+// Prints "error: <message>" and returns kTroubleExit.
+int trouble(const std::string& message);
 // Prints "warning: <message>" / "note: <message>" to stderr unless
 // --minloglevel hides them (TensorFlow's levels: 1 hides INFO, that is
 // notes; 2 hides WARNING too). Errors are always printed.

@@ -52,7 +52,9 @@ struct GuiArgs {
 bool wantsScreenshot(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--screenshot" || arg.rfind("--screenshot=", 0) == 0) return true;
+    // QCommandLineParser takes -screenshot as --screenshot (long options with one dash).
+    for (const char* spelling : {"--screenshot", "-screenshot"})
+      if (arg == spelling || arg.rfind(std::string(spelling) + "=", 0) == 0) return true;
   }
   return false;
 }

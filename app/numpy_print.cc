@@ -53,37 +53,34 @@ std::string printf1(const char* fmt, int p, double v) {
   return buf;
 }
 
-// Positional digits: the fewest fractional digits (at most `precision`)
-// that read back as v, trailing zeros trimmed, the point kept ("2.", "0.25").
-std::string positional(double v, int precision, DataType t) {
-  std::string s;
-  bool found = false;
-  for (int p = 0; p <= precision && !found; ++p) {
-    s = printf1("%.*f", p, v);
-    found = roundTrips(s, v, t);
+// The fewest digits after the point (at most `precision`) with which
+// printf's `conversion` ('f' or 'e') reads back as v, as NumPy's "unique"
+// digits; `precision` digits when none is enough.
+std::string shortest(double v, int precision, DataType t, char conversion) {
+  const char* fmt = conversion == 'f' ? "%.*f" : "%.*e";
+  for (int p = 0; p <= precision; ++p) {
+    std::string s = printf1(fmt, p, v);
+    if (roundTrips(s, v, t)) return s;
   }
-  if (!found) s = printf1("%.*f", precision, v);
-  if (s.find('.') == std::string::npos) return s + ".";
-  while (s.back() == '0') s.pop_back();
-  return s;
+  return printf1(fmt, precision, v);
 }
 
-// Scientific digits: mantissa with the fewest digits (at most `precision`
-// after the point) that read back as v; "1.e-05", "2.5e+08".
+// Trailing zeros of the digits after the point trimmed, the point kept
+// (NumPy's trim='.'): "2.", "0.25".
+std::string trimmed(std::string digits) {
+  if (digits.find('.') == std::string::npos) return digits + ".";
+  while (digits.back() == '0') digits.pop_back();
+  return digits;
+}
+
+// Positional digits: "2.", "0.25".
+std::string positional(double v, int precision, DataType t) { return trimmed(shortest(v, precision, t, 'f')); }
+
+// Scientific digits: "1.e-05", "2.5e+08".
 std::string scientific(double v, int precision, DataType t) {
-  std::string s;
-  bool found = false;
-  for (int p = 0; p <= precision && !found; ++p) {
-    s = printf1("%.*e", p, v);
-    found = roundTrips(s, v, t);
-  }
-  if (!found) s = printf1("%.*e", precision, v);
+  const std::string s = shortest(v, precision, t, 'e');
   const size_t e = s.find('e');
-  std::string mantissa = s.substr(0, e), exponent = s.substr(e);
-  if (mantissa.find('.') == std::string::npos) mantissa += ".";
-  else
-    while (mantissa.back() == '0') mantissa.pop_back();
-  return mantissa + exponent;
+  return trimmed(s.substr(0, e)) + s.substr(e);
 }
 
 struct FloatFormat {

@@ -5,6 +5,7 @@
 // transform and calibrate.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -286,6 +287,38 @@ TEST(CliCompare, CsvQuotesLabelsWithCommas) {
     if (line.rfind("chelsea.png,\"", 0) == 0) quoted = line.find(", ") != std::string::npos;
   EXPECT_TRUE(quoted) << r.out;
   EXPECT_EQ(r.err, "");  // no progress line when stderr is not a terminal
+}
+
+// The progress line shows on a terminal only: run under script(1), which
+// gives the command a pseudo-terminal and copies what it shows.
+std::string onTerminal(const std::string& command) {
+  std::string out;
+  FILE* p = popen(("script -qec '" + command + " > /dev/null' /dev/null 2>&1").c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+TEST(CliProgress, OnlyOnATerminal) {
+  GDS_REQUIRE_SHARED();
+  if (!fs::exists("/usr/bin/script")) GTEST_SKIP() << "script(1) (util-linux) is needed for a pseudo-terminal";
+  const std::string model = test::modelPath(kMobilenet);
+  const std::string bench = onTerminal(test::gdstudioPath() + " benchmark --graph=" + model +
+                                       " --input_layer=input --input_layer_shape=1,128,128,3 --output_layer=" +
+                                       kOutput + " --max_num_runs=3 --warmup_runs=1");
+  EXPECT_NE(bench.find("\rbenchmark: warmup run 1 of 1"), std::string::npos) << bench;
+  EXPECT_NE(bench.find("\rbenchmark: timing run 3"), std::string::npos) << bench;
+  const std::string compare = onTerminal(test::gdstudioPath() + " compare --graph=" + model + " --graph2=" + model +
+                                         " --output=" + kOutput + " --dataset=" + test::dataPath("images"));
+  EXPECT_NE(compare.find("\rcompare: 7/7 rocket.jpg"), std::string::npos) << compare;
+  // Redirected, standard error stays clean (CliCompare.CsvQuotesLabelsWithCommas checks the same).
+  auto plain = test::runGdstudio({"benchmark", "--graph=" + model, "--input_layer=input",
+                                  "--input_layer_shape=1,128,128,3", std::string("--output_layer=") + kOutput,
+                                  "--max_num_runs=3"});
+  EXPECT_EQ(plain.err, "");
 }
 
 TEST(CliTransform, JsonOneRecordPerStep) {
