@@ -214,13 +214,26 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
 
 int gdsRunGui(int argc, char** argv) {
   const bool screenshot = wantsScreenshot(argc, argv);
-  // Without a display the screenshot is rendered offscreen.
-  if (screenshot && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
-    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  // Qt needs its platform before the arguments can be read. Without a display
+  // and without a platform chosen (QT_QPA_PLATFORM, -platform), start
+  // offscreen: a --screenshot renders there, an argument error is reported as
+  // usual, and a window that would open nowhere is refused with a message
+  // instead of Qt's abort.
+  bool platform_option = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-platform" || arg == "--platform" || arg.rfind("-platform=", 0) == 0) platform_option = true;
+  }
+  const bool headless = !std::getenv("QT_QPA_PLATFORM") && !platform_option && !std::getenv("DISPLAY") &&
+                        !std::getenv("WAYLAND_DISPLAY");
+  if (headless) setenv("QT_QPA_PLATFORM", "offscreen", 1);
 
   QApplication app(argc, argv);  // takes Qt's own options out of argv
   const GuiArgs args = parseArgs(QApplication::arguments());
   if (!args.error.empty()) return fail(args.error);
+  if (headless && !screenshot)
+    return fail("there is no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): run a command "
+                "(gdstudio --help), add --screenshot=FILE.png, or choose a platform (-platform offscreen)");
   QApplication::setApplicationName("GraphDef Studio");
   QApplication::setOrganizationName("GraphDefStudio");
   QApplication::setApplicationVersion(GDS_VERSION);

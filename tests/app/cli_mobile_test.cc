@@ -3,6 +3,7 @@
 // the op set in summarize, the per-node runtime check, and label_image.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -241,6 +242,36 @@ TEST(CliCheckOps, SpeechCommandsNeedFlexOnTfLite) {
   auto bad = test::runGdstudio({"check_ops", "--graph=" + test::modelPath(kMobilenet), "--runtime=coreml"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "error: --runtime: unknown runtime 'coreml' (tensorflow_mobile, tflite or gdstudio)\n");
+}
+
+// Every graph of the corpus: a verdict for each node, and a header.
+TEST(CliCheckOps, WholeCorpus) {
+  GDS_REQUIRE_SHARED();
+  namespace fs = std::filesystem;
+  int graphs = 0;
+  for (const auto& e : fs::directory_iterator(test::modelPath(""))) {
+    const std::string ext = e.path().extension().string();
+    const bool saved_model = e.is_directory() && (fs::exists(e.path() / "saved_model.pb") ||
+                                                   fs::exists(e.path() / "saved_model.pbtxt"));
+    if (!saved_model && ext != ".pb" && ext != ".pbtxt" && ext != ".meta") continue;
+    const std::string path = e.path().string();
+    SCOPED_TRACE(path);
+    auto loaded = model::load(path);
+    if (!loaded.ok()) continue;  // formats other engineers' adapters read (TF2, TFLite) are not graphs here
+    ++graphs;
+    auto r = test::runGdstudio({"check_ops", "--graph=" + path, "--format=json"});
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(static_cast<int>(j["nodes"].size()), loaded->graph.node_size());
+    for (const auto& runtime : j["runtimes"]) {
+      const int total = runtime["runs"].get<int>() + runtime["not_needed"].get<int>() + runtime["missing"].get<int>();
+      EXPECT_EQ(total, loaded->graph.node_size()) << runtime["runtime"];
+    }
+    auto h = test::runGdstudio({"print_selective_registration_header", "--graphs=" + path});
+    EXPECT_EQ(h.exit_code, 0) << h.err;
+    EXPECT_NE(h.out.find("#define SHOULD_REGISTER_OP_GRADIENT "), std::string::npos);
+  }
+  EXPECT_GE(graphs, 20);
 }
 
 TEST(CliLabelImage, TopFiveLikeTheExample) {
