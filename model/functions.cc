@@ -97,8 +97,9 @@ bool singleListOutput(const std::string& op) {
 Result<int> argCount(const tensorflow::OpDef::ArgDef& arg, const NodeDef& node) {
   if (!arg.number_attr().empty()) {
     const AttrValue* n = findAttr(node, arg.number_attr());
-    if (!n || n->value_case() != AttrValue::kI || n->i() < 0)
-      return Status::Error("attr '" + arg.number_attr() + "' (size of output '" + arg.name() + "') is missing");
+    if (!n || n->value_case() != AttrValue::kI || n->i() < 0 || n->i() > (1 << 24))
+      return Status::Error("attr '" + arg.number_attr() + "' (size of output '" + arg.name() +
+                           "') is missing or out of range");
     return static_cast<int>(n->i());
   }
   if (!arg.type_list_attr().empty()) {
@@ -308,7 +309,8 @@ Result<int> FunctionLibrary::outputIndex(const NodeDef& node, const std::string&
       if (!rule.empty()) {
         bool list = rule.rfind("list:", 0) == 0;
         const AttrValue* v = findAttr(node, list ? rule.substr(5) : rule);
-        if (!v) return Status::Error("op " + op + ": attr '" + (list ? rule.substr(5) : rule) + "' is missing");
+        if (!v || (!list && (v->i() < 0 || v->i() > (1 << 24))))
+          return Status::Error("op " + op + ": attr '" + (list ? rule.substr(5) : rule) + "' is missing or out of range");
         count = list ? v->list().type_size() : static_cast<int>(v->i());
       }
       if (arg == a.name) {
