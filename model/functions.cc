@@ -27,62 +27,32 @@ std::string attrString(const AttrMap& attrs, const std::string& name) {
   return it == attrs.end() || it->second.value_case() != AttrValue::kS ? std::string() : it->second.s();
 }
 
-// Output arguments of ops the op metadata may not describe and whose outputs
-// are not a single argument (TensorFlow's op registrations). A count names
-// the attr that sizes a variadic argument: number_attr, or "list:" + a
-// type-list attr.
+// Output arguments of ops the op metadata does not describe and whose
+// outputs are not a single argument (TensorFlow's op registrations), and
+// the sizes of variadic outputs that precede others. A count names the attr
+// that sizes a variadic argument: number_attr, or "list:" + a type-list attr.
 struct OutputArg {
   const char* name;
   const char* count;
 };
 const std::map<std::string, std::vector<OutputArg>>& builtinOutputArgs() {
   static const std::map<std::string, std::vector<OutputArg>> table = {
-      {"CudnnRNN", {{"output", ""}, {"output_h", ""}, {"output_c", ""}, {"reserve_space", ""}}},
       {"CudnnRNNV2", {{"output", ""}, {"output_h", ""}, {"output_c", ""}, {"reserve_space", ""}, {"host_reserved", ""}}},
       {"CudnnRNNV3", {{"output", ""}, {"output_h", ""}, {"output_c", ""}, {"reserve_space", ""}, {"host_reserved", ""}}},
-      {"CudnnRNNBackprop",
-       {{"input_backprop", ""}, {"input_h_backprop", ""}, {"input_c_backprop", ""}, {"params_backprop", ""}}},
       {"CudnnRNNBackpropV2",
        {{"input_backprop", ""}, {"input_h_backprop", ""}, {"input_c_backprop", ""}, {"params_backprop", ""}}},
       {"CudnnRNNBackpropV3",
        {{"input_backprop", ""}, {"input_h_backprop", ""}, {"input_c_backprop", ""}, {"params_backprop", ""}}},
-      {"StatelessRandomGetKeyCounter", {{"key", ""}, {"counter", ""}}},
       {"StatelessRandomGetKeyCounterAlg", {{"key", ""}, {"counter", ""}, {"alg", ""}}},
       {"TensorListPopBack", {{"output_handle", ""}, {"tensor", ""}}},
       {"UniqueV2", {{"y", ""}, {"idx", ""}}},
       {"UniqueWithCounts", {{"y", ""}, {"idx", ""}, {"count", ""}}},
-      {"BroadcastGradientArgs", {{"r0", ""}, {"r1", ""}}},
       {"FusedBatchNormGradV3",
        {{"x_backprop", ""}, {"scale_backprop", ""}, {"offset_backprop", ""}, {"reserve_space_4", ""},
         {"reserve_space_5", ""}}},
       {"ParseExample",
        {{"sparse_indices", "Nsparse"}, {"sparse_values", "list:sparse_types"}, {"sparse_shapes", "Nsparse"},
         {"dense_values", "list:Tdense"}}},
-      // Single-output ops TF2 functions use (Keras RNN loops, augmentation
-      // layers, optimizers) that the op metadata may lack.
-      {"TensorListReserve", {{"handle", ""}}},
-      {"TensorListFromTensor", {{"output_handle", ""}}},
-      {"TensorListGetItem", {{"item", ""}}},
-      {"TensorListSetItem", {{"output_handle", ""}}},
-      {"TensorListStack", {{"tensor", ""}}},
-      {"TensorListLength", {{"length", ""}}},
-      {"TensorListPushBack", {{"output_handle", ""}}},
-      {"TensorListElementShape", {{"element_shape", ""}}},
-      {"DivNoNan", {{"z", ""}}},
-      {"Sin", {{"y", ""}}},
-      {"Cos", {{"y", ""}}},
-      {"Bitcast", {{"output", ""}}},
-      {"ReverseV2", {{"output", ""}}},
-      {"RngReadAndSkip", {{"value", ""}}},
-      {"StatelessRandomUniformV2", {{"output", ""}}},
-      {"StatelessRandomUniformFullIntV2", {{"output", ""}}},
-      {"StatelessRandomNormalV2", {{"output", ""}}},
-      {"AdjustContrastv2", {{"output", ""}}},
-      {"ImageProjectiveTransformV3", {{"transformed_images", ""}}},
-      {"StridedSliceGrad", {{"output", ""}}},
-      {"ConcatOffset", {{"offset", "N"}}},
-      {"ResourceGather", {{"output", ""}}},
-      {"StaticRegexFullMatch", {{"output", ""}}},
   };
   return table;
 }
