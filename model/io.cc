@@ -20,6 +20,7 @@
 #include <google/protobuf/text_format.h>
 
 #include "model/memmapped.h"
+#include "model/saved_model_v2.h"
 
 namespace gds::model {
 namespace fs = std::filesystem;
@@ -198,6 +199,20 @@ std::vector<Signature> signaturesOf(const tensorflow::MetaGraphDef& meta) {
     for (const auto& [alias, info] : def.outputs()) s.outputs.emplace_back(alias, info.name());
     std::sort(s.inputs.begin(), s.inputs.end());
     std::sort(s.outputs.begin(), s.outputs.end());
+    auto describe = [](const std::string& alias, const tensorflow::TensorInfo& info) {
+      SignatureTensor t;
+      t.key = alias;
+      t.tensor = info.name();
+      t.dtype = info.dtype();
+      t.known_rank = info.has_tensor_shape() && !info.tensor_shape().unknown_rank();
+      if (t.known_rank) t.shape = shapeFromProto(info.tensor_shape());
+      return t;
+    };
+    for (const auto& [alias, info] : def.inputs()) s.input_tensors.push_back(describe(alias, info));
+    for (const auto& [alias, info] : def.outputs()) s.output_tensors.push_back(describe(alias, info));
+    auto byKey = [](const SignatureTensor& a, const SignatureTensor& b) { return a.key < b.key; };
+    std::sort(s.input_tensors.begin(), s.input_tensors.end(), byKey);
+    std::sort(s.output_tensors.begin(), s.output_tensors.end(), byKey);
     out.push_back(std::move(s));
   }
   std::sort(out.begin(), out.end(), [](const Signature& a, const Signature& b) { return a.key < b.key; });
@@ -372,6 +387,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
       if (s.ok()) {
         model.kind = ModelKind::SavedModel;
         s = fromSavedModel(std::move(saved), options, &model);
+        if (s.ok()) describeObjectGraph(&model);
       }
     } else if (field == "meta_info_def" || field == "graph_def" || field == "saver_def" ||
                field == "collection_def" || field == "signature_def") {
@@ -380,6 +396,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
       if (s.ok()) {
         model.kind = ModelKind::MetaGraph;
         takeMetaGraph(std::move(meta), &model);
+        describeObjectGraph(&model);
       }
     } else if (field == "node" || field == "versions" || field == "library" || field == "version") {
       s = parseText(data, &model.graph, &model.warnings);
@@ -413,6 +430,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
           (meta.has_meta_info_def() || meta.graph_def().node_size() > 0)) {
         model.kind = kind;
         takeMetaGraph(std::move(meta), &model);
+        describeObjectGraph(&model);
         return model;
       }
     } else {
@@ -422,6 +440,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
         model.kind = kind;
         Status s = fromSavedModel(std::move(saved), options, &model);
         if (!s.ok()) return s.withContext(model.file);
+        describeObjectGraph(&model);
         return model;
       }
     }

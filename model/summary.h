@@ -40,6 +40,20 @@ struct SummaryOptions {
   ShapeOverrides input_shapes;  // user's input shapes, used for FLOPs
 };
 
+// A signature of a TF2 SavedModel: what its function takes and returns, the
+// variables it captures, and the ops of the functions it runs.
+struct SignatureSummary {
+  std::string key;
+  std::string method;
+  std::string function;
+  std::vector<SummaryNode> inputs;     // named by the signature's keys
+  std::vector<SummaryNode> outputs;
+  std::vector<SummaryNode> variables;  // captured variables, in argument order
+  std::int64_t variable_parameters = 0;  // elements, by the variables' shapes
+  int functions = 0;                     // functions it reaches (itself included)
+  std::vector<std::pair<std::string, int>> op_types;  // over those functions, count descending
+};
+
 struct Summary {
   std::string path;
   std::int64_t file_bytes = 0;
@@ -71,6 +85,17 @@ struct Summary {
   std::vector<std::string> flops_unknown_nodes;
   // Const nodes whose value does not decode (skipped, as TensorFlow does).
   std::vector<std::string> warnings;
+  // MetaGraph/SavedModel: the signature keys (not "__saved_model_init_op").
+  std::vector<std::string> signature_keys;
+  // TF2 SavedModel: its signatures replace the outer graph's plumbing in the
+  // text report.
+  bool object_based = false;
+  std::string tensorflow_version;
+  int functions = 0;  // in the library
+  std::vector<SignatureSummary> signatures;
+  // "Sequential: Conv1D conv1d, Flatten flatten, Dense dense" when the
+  // SavedModel is a Keras model.
+  std::string keras_model;
 };
 
 Summary summarize(const Graph& graph, const SummaryOptions& options = {});

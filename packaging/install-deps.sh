@@ -12,6 +12,7 @@ PACKAGES=(
   libjpeg-dev libpng-dev
   nlohmann-json3-dev
   libgtest-dev libgmock-dev
+  python3-numpy python3-protobuf
   xvfb xauth
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file
