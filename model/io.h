@@ -1,6 +1,8 @@
 // Loading and saving models: frozen GraphDef (.pb binary, .pbtxt text),
-// MetaGraphDef (.meta) and SavedModel (directory or saved_model.pb[txt]).
-// The format is recognised by content; the extension is only a hint.
+// MetaGraphDef (.meta), SavedModel (directory or saved_model.pb[txt]) and
+// TensorFlow Lite (.tflite, read into the TFLite dialect of GraphDef, see
+// model/tflite/dialect.h). The format is recognised by content; the
+// extension is only a hint.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +16,10 @@
 
 namespace gds::model {
 
-enum class ModelKind { GraphDef, MetaGraph, SavedModel };
+enum class ModelKind { GraphDef, MetaGraph, SavedModel, TFLite };
 const char* modelKindName(ModelKind kind);
 
-// One SignatureDef of a MetaGraph/SavedModel, flattened for display.
+// One SignatureDef of a MetaGraph/SavedModel/.tflite, flattened for display.
 struct Signature {
   std::string key;          // e.g. "serving_default"
   std::string method_name;  // e.g. "tensorflow/serving/predict"
@@ -39,6 +41,9 @@ struct LoadedModel {
   std::vector<std::vector<std::string>> tag_sets;  // tags of every meta graph
   std::vector<Signature> signatures;
   std::vector<std::string> warnings;
+  // What wrote the file, when the format records it (a .tflite's
+  // description, e.g. "MLIR Converted.").
+  std::string producer;
   // A memory-mapped package (convert_graphdef_memmapped_format): `graph` holds
   // ImmutableConst nodes whose weights stay mapped while this is alive.
   bool memmapped = false;

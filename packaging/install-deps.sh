@@ -11,8 +11,10 @@ PACKAGES=(
   libeigen3-dev libgemmlowp-dev libdnnl-dev ocl-icd-opencl-dev
   libjpeg-dev libpng-dev
   nlohmann-json3-dev
+  libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev
   xvfb xauth
+  python3-numpy python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
 )
 
 missing=()
