@@ -101,6 +101,19 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     if (op != "DepthwiseConv2dNative") r = product(r, f.shape[2]);
     return product(r, 2);
   }
+  // TFLite dialect layers (filters OHWI, [1,H,W,C*M], [out,in]); their
+  // output shapes are recorded on the node.
+  if (op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" || op == "tfl.fully_connected") {
+    bool known = false;
+    const std::int64_t elements = numElements(tflite::outputShape(n, 0, &known));
+    const TensorInfo& f = dataInput(1);
+    if (!known || elements < 0 || !f.fullyKnown()) return -1;
+    if (op == "tfl.fully_connected") return f.shape.size() == 2 ? product(product(elements, f.shape[1]), 2) : -1;
+    if (f.shape.size() != 4) return -1;
+    std::int64_t r = product(product(elements, f.shape[1]), f.shape[2]);
+    if (op == "tfl.conv_2d") r = product(r, f.shape[3]);
+    return product(r, 2);
+  }
   if (op == "MatMul" || op == "QuantizedMatMul") {
     const TensorInfo& a = dataInput(0);
     if (out < 0 || !a.known_rank || a.shape.size() != 2) return -1;
@@ -114,7 +127,8 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
 
 bool isFloppable(const std::string& op) {
   return op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "QuantizedMatMul";
+         op == "QuantizedMatMul" || op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" ||
+         op == "tfl.fully_connected";
 }
 
 std::string joinInts(const Shape& s, const char* sep) {

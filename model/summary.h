@@ -75,7 +75,8 @@ struct Summary {
   std::vector<std::pair<std::string, int>> op_types;
   // FLOPs with benchmark_model's rule: Conv2D/QuantizedConv2D
   // out_elems*kh*kw*in_depth*2, MatMul/QuantizedMatMul out_elems*K*2,
-  // DepthwiseConv2dNative out_elems*kh*kw*2.
+  // DepthwiseConv2dNative out_elems*kh*kw*2; the TFLite dialect's conv_2d,
+  // depthwise_conv_2d and fully_connected likewise.
   std::int64_t flops = 0;
   std::map<std::string, std::int64_t> flops_by_type;
   // Such nodes whose shapes are not statically known (not counted).

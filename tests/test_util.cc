@@ -53,7 +53,9 @@ static std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-CommandResult runGdstudio(const std::vector<std::string>& args) {
+CommandResult runGdstudio(const std::vector<std::string>& args) { return runProgram(gdstudioPath(), args); }
+
+CommandResult runProgram(const std::string& program, const std::vector<std::string>& args) {
   std::string dir = tempDir();
   std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
   CommandResult result;
@@ -64,7 +66,7 @@ CommandResult runGdstudio(const std::vector<std::string>& args) {
     (void)o;
     (void)e;
     std::vector<char*> argv;
-    std::string exe = gdstudioPath();
+    std::string exe = program;
     argv.push_back(exe.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

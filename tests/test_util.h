@@ -26,6 +26,8 @@ struct CommandResult {
 };
 // Runs build/bin/gdstudio with the given arguments (no shell quoting needed).
 CommandResult runGdstudio(const std::vector<std::string>& args);
+// Runs any program (absolute path) the same way.
+CommandResult runProgram(const std::string& program, const std::vector<std::string>& args);
 
 }  // namespace gds::test
 

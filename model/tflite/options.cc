@@ -165,7 +165,7 @@ Result<std::uint32_t> attrsToOptions(const char* options, const tensorflow::Node
   const std::vector<const reflection::Field*> fields = fieldsOf(object);
   std::set<std::string> known;
   for (const reflection::Field* f : fields) known.insert(f->name()->str());
-  const std::string where = node.name() + " (" + node.op() + ")";
+  const std::string where = "node '" + node.name() + "' (" + node.op() + ")";
   for (const auto& [name, value] : node.attr()) {
     if (name.empty() || name[0] == '_' || known.count(name)) continue;
     std::string list;
