@@ -63,4 +63,40 @@ ArmnnResult armnnRun(const std::string& model, const std::vector<model::HostTens
   return result;
 }
 
+ArmnnBatchResult armnnRunSamples(const std::string& model,
+                                 const std::vector<std::vector<model::HostTensor>>& samples) {
+  ArmnnBatchResult result;
+  const std::string dir = tempDir();
+  auto file = [&](std::size_t i, const char* kind, std::size_t k) {
+    return dir + "/sample_" + std::to_string(i) + "_" + kind + "_" + std::to_string(k) + ".npy";
+  };
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    for (std::size_t k = 0; k < samples[i].size(); ++k) {
+      Status s = model::writeNpy(file(i, "input", k), samples[i][k]);
+      if (!s.ok()) {
+        result.error = s.message();
+        return result;
+      }
+    }
+  CommandResult r = runProgram(kPython, {script(), model, "--samples", dir});
+  if (r.exit_code != 0) {
+    result.error = "exit " + std::to_string(r.exit_code) + ": " + r.err + r.out;
+    return result;
+  }
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    std::vector<model::HostTensor> outs;
+    for (std::size_t k = 0; std::filesystem::exists(file(i, "output", k)); ++k) {
+      auto t = model::readNpy(file(i, "output", k));
+      if (!t.ok()) {
+        result.error = t.error();
+        return result;
+      }
+      outs.push_back(std::move(*t));
+    }
+    result.outputs.push_back(std::move(outs));
+  }
+  result.ok = true;
+  return result;
+}
+
 }  // namespace gds::test

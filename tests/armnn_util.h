@@ -23,6 +23,14 @@ struct ArmnnResult {
 // Loads `model` only (inputs empty and load_only), or runs it on `inputs`.
 ArmnnResult armnnRun(const std::string& model, const std::vector<model::HostTensor>& inputs, bool load_only = false);
 
+// Runs `model` on every sample (one Arm NN load); outputs[i] are sample i's.
+struct ArmnnBatchResult {
+  bool ok = false;
+  std::string error;
+  std::vector<std::vector<model::HostTensor>> outputs;
+};
+ArmnnBatchResult armnnRunSamples(const std::string& model, const std::vector<std::vector<model::HostTensor>>& samples);
+
 }  // namespace gds::test
 
 #define GDS_REQUIRE_ARMNN()                                                     \

@@ -774,6 +774,8 @@ Result<LoweredGraph> Lowering::run() {
   const auto table = handlers();
   static const std::set<std::string> kAudio = {"DecodeWav", "AudioSpectrogram", "Mfcc", "AudioMicrofrontend"};
   static const std::set<std::string> kPassThrough = {"Identity", "StopGradient", "Snapshot", "PreventGradient"};
+  // Lowered only as part of the layer before them (fuseTail).
+  static const std::set<std::string> kFoldedIntoLayers = {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"};
   std::map<std::string, int> input_position;
   for (std::size_t k = 0; k < prepared_.inputs.size(); ++k) input_position[prepared_.inputs[k]] = static_cast<int>(k);
   // Inputs first, in the user's order.
@@ -781,6 +783,20 @@ Result<LoweredGraph> Lowering::run() {
     const int i = index_->find(prepared_.inputs[k]);
     if (i < 0) return Status::Error("input '" + prepared_.inputs[k] + "' is not in the prepared graph");
     GDS_RETURN_IF_ERROR(lowerPlaceholder(i, static_cast<int>(k)));
+  }
+  // Every op needs a builtin: name the first one that has none before
+  // anything else is checked (a while loop's ops, say, rather than a shape
+  // its loop leaves unknown).
+  for (int i : index_->topoOrder()) {
+    const std::string& o = op(i);
+    if (o == "Const" || o == "NoOp" || o == "Placeholder" || kPassThrough.count(o) || table.count(o) ||
+        kFoldedIntoLayers.count(o) || input_position.count(name(i)))
+      continue;
+    if (kAudio.count(o))
+      return Status::Error(where(node(i)) + ": TensorFlow Lite has no builtin for the audio front end; start the "
+                           "model after it (e.g. --input_arrays=Mfcc --input_shapes=1,49,10 for the speech_commands "
+                           "graphs) and compute the features outside the model");
+    return Status::Error(where(node(i)) + " cannot be exported: gdstudio maps no TensorFlow Lite builtin to " + o);
   }
   for (int i : index_->topoOrder()) {
     const std::string& o = op(i);
@@ -804,13 +820,10 @@ Result<LoweredGraph> Lowering::run() {
     if (o == "NoOp") continue;
     if (o == "Placeholder")
       return Status::Error(where(node(i)) + " is a Placeholder the outputs need; name it in --input_arrays");
-    if (kAudio.count(o))
-      return Status::Error(where(node(i)) + ": TensorFlow Lite has no builtin for the audio front end; start the "
-                           "model after it (e.g. --input_arrays=Mfcc --input_shapes=1,49,10 for the speech_commands "
-                           "graphs) and compute the features outside the model");
     auto h = table.find(o);
     if (h == table.end())
-      return Status::Error(where(node(i)) + " cannot be exported: gdstudio maps no TensorFlow Lite builtin to " + o);
+      return Status::Error(where(node(i)) + " cannot be exported: an inference batch norm needs a convolution or "
+                           "fully-connected layer right before it to fold into (TensorFlow Lite has no batch norm op)");
     GDS_RETURN_IF_ERROR(h->second(i));
   }
   GDS_RETURN_IF_ERROR(markOutputs());
