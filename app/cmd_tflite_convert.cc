@@ -178,17 +178,22 @@ int runTfliteConvert(int argc, char** argv) {
   auto converted = transforms::tflite::convertToTflite(graph, options);
   if (!converted.ok()) return fail(converted.error());
   model::tflite::WriteOptions write;
-  // A SavedModel's signature, with the converted model's tensor names.
+  // A SavedModel's signature, with the converted model's tensor names: inputs
+  // keep their node names, outputs are the converter's output tensors.
   for (model::Signature s : signatures) {
     bool ok = true;
-    for (auto* list : {&s.inputs, &s.outputs})
-      for (auto& [alias, tensor] : *list) {
-        const std::string node(model::nodeNameOf(tensor));
-        bool found = false;
-        for (const auto& n : converted->graph.node()) found = found || n.name() == node;
-        ok = ok && found;
-        tensor = node + ":0";
-      }
+    for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
+    for (auto& [alias, tensor] : s.outputs) {
+      const model::TensorRef ref = model::parseTensorName(tensor);
+      const std::string wanted = ref.node + ":" + std::to_string(ref.port);
+      bool found = false;
+      for (std::size_t k = 0; k < converted->outputs.size() && !found; ++k)
+        if (converted->outputs[k] == wanted) {
+          tensor = converted->graph_outputs[k];
+          found = true;
+        }
+      ok = ok && found;
+    }
     if (ok) write.signatures.push_back(std::move(s));
   }
   model::tflite::WriteStats stats;

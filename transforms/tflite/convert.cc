@@ -24,6 +24,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.notes = lowered->notes;
   for (const std::string& in : prepared->inputs) result.inputs.push_back(in + ":0");
   result.outputs = prepared->outputs;
+  result.graph_outputs = lowered->outputs;
   if (options.quantize == Quantize::None) {
     result.graph = std::move(lowered->graph);
     result.prepared = std::move(prepared->graph);

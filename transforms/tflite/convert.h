@@ -69,6 +69,9 @@ struct ConvertResult {
   tensorflow::GraphDef graph;     // the TFLite dialect graph
   tensorflow::GraphDef prepared;  // the TensorFlow graph after the inference rewrites
   std::vector<std::string> inputs, outputs;  // model input/output tensor names in `prepared` ("node:0")
+  // The model's output tensors in `graph` ("node:k"), in the order of `outputs`
+  // (an output read through an Identity is the tensor before it).
+  std::vector<std::string> graph_outputs;
   std::map<std::string, TensorRange> ranges;  // int8: calibrated range by tensor name
   std::vector<std::string> notes;             // what the converter did that the user should know
 };

@@ -745,6 +745,7 @@ Status Lowering::markOutputs() {
     if (it == alias_.end())
       return Status::Error("output '" + output + "' was not lowered (it is not an output of any exported op)");
     const model::TensorRef ref = model::parseTensorName(it->second);
+    out_.outputs.push_back(ref.node + ":" + std::to_string(ref.port));
     if (!seen.insert({ref.node, ref.port}).second)
       return Status::Error("outputs '" + output + "' and another one are the same tensor '" + it->second + "'");
     if (ref.node != std::string(model::nodeNameOf(output)))
@@ -773,7 +774,9 @@ Result<LoweredGraph> Lowering::run() {
 
   const auto table = handlers();
   static const std::set<std::string> kAudio = {"DecodeWav", "AudioSpectrogram", "Mfcc", "AudioMicrofrontend"};
-  static const std::set<std::string> kPassThrough = {"Identity", "StopGradient", "Snapshot", "PreventGradient"};
+  // PlaceholderWithDefault: not fed in a converted model, so its default.
+  static const std::set<std::string> kPassThrough = {"Identity", "StopGradient", "Snapshot", "PreventGradient",
+                                                     "PlaceholderWithDefault"};
   // Lowered only as part of the layer before them (fuseTail).
   static const std::set<std::string> kFoldedIntoLayers = {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"};
   std::map<std::string, int> input_position;

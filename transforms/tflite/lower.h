@@ -31,6 +31,8 @@ struct LoweredGraph {
   // Dialect tensor name ("node:k") -> the prepared graph's tensor holding the
   // same values (for calibration).
   std::map<std::string, std::string> source;
+  // The dialect tensor of each of the prepared graph's outputs, in order.
+  std::vector<std::string> outputs;
   std::vector<std::string> notes;
 };
 
