@@ -19,7 +19,12 @@ const reflection::Schema& schema() {
 
 const reflection::Object* objectFor(const char* options) {
   if (!options) return nullptr;
-  return schema().objects()->LookupByKey((std::string("tflite.") + options).c_str());
+  // A linear search: the schema is small, and GCC's -Wstringop-overread
+  // misreads the strcmp inside LookupByKey at -O1.
+  const std::string name = std::string("tflite.") + options;
+  for (const reflection::Object* o : *schema().objects())
+    if (o->name()->str() == name) return o;
+  return nullptr;
 }
 
 // Non-deprecated fields by id (field order in the schema).
@@ -39,9 +44,13 @@ const reflection::Enum* enumOf(const reflection::Type* type, bool element) {
 }
 
 std::string enumName(const reflection::Enum* e, std::int64_t value, bool* known) {
-  const reflection::EnumVal* v = e->values()->LookupByKey(value);
-  *known = v != nullptr;
-  return v ? v->name()->str() : std::to_string(value);
+  for (const reflection::EnumVal* v : *e->values())
+    if (v->value() == value) {
+      *known = true;
+      return v->name()->str();
+    }
+  *known = false;
+  return std::to_string(value);
 }
 
 bool enumValue(const reflection::Enum* e, const std::string& name, std::int64_t* value) {
@@ -92,7 +101,9 @@ void addScalar(flatbuffers::FlatBufferBuilder* b, reflection::BaseType t, flatbu
 
 int optionsUnionType(const char* options) {
   if (!options) return 0;
-  const reflection::Enum* u = schema().enums()->LookupByKey("tflite.BuiltinOptions");
+  const reflection::Enum* u = nullptr;
+  for (const reflection::Enum* e : *schema().enums())
+    if (e->name()->str() == "tflite.BuiltinOptions") u = e;
   for (const reflection::EnumVal* v : *u->values())
     if (v->name()->str() == options) return static_cast<int>(v->value());
   return 0;

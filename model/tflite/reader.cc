@@ -61,6 +61,23 @@ class Reader {
   std::vector<std::size_t> buffer_size_;
 };
 
+// Strings become node names, attrs and JSON: they must be UTF-8.
+bool validUtf8(const flatbuffers::String* s) {
+  if (!s) return true;
+  const auto* p = reinterpret_cast<const unsigned char*>(s->data());
+  const std::size_t n = s->size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k)
+      if ((p[i + k] & 0xc0) != 0x80) return false;
+    if (len == 2 && c < 0xc2) return false;  // overlong
+    i += len;
+  }
+  return true;
+}
+
 int tensorCount(const fb::SubGraph* sg) { return sg->tensors() ? static_cast<int>(sg->tensors()->size()) : 0; }
 
 std::string Reader::tensorLabel(int index) const {
@@ -106,6 +123,7 @@ Status Reader::checkBuffers() {
 
 Status Reader::checkTensor(int index) {
   const fb::Tensor* t = subgraph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (!validUtf8(t->name())) return error("tensor " + std::to_string(index) + " has a name that is not valid UTF-8");
   const std::string label = tensorLabel(index);
   const tensorflow::DataType dtype = dtypeFromTensorType(t->type());
   if (dtype == tensorflow::DT_INVALID)
@@ -482,6 +500,7 @@ Status Reader::buildGraph(TfliteModel* out) {
   if (const auto* sigs = model_->signature_defs()) {
     for (const fb::SignatureDef* def : *sigs) {
       Signature sig;
+      if (!validUtf8(def->signature_key())) return error("a signature key is not valid UTF-8");
       sig.key = def->signature_key() ? def->signature_key()->str() : std::string();
       if (def->subgraph_index() != 0)
         return error("signature '" + sig.key + "' refers to subgraph " + std::to_string(def->subgraph_index()));
@@ -490,6 +509,7 @@ Status Reader::buildGraph(TfliteModel* out) {
         auto& list = side == 0 ? sig.inputs : sig.outputs;
         if (!maps) continue;
         for (const fb::TensorMap* m : *maps) {
+          if (!validUtf8(m->name())) return error("signature '" + sig.key + "' has a name that is not valid UTF-8");
           const std::string alias = m->name() ? m->name()->str() : std::string();
           if (m->tensor_index() >= static_cast<std::uint32_t>(count))
             return error("signature '" + sig.key + "' maps '" + alias + "' to tensor " +
@@ -538,6 +558,8 @@ Result<TfliteModel> Reader::read() {
       const int code = std::max<int>(c->deprecated_builtin_code(), c->builtin_code());
       if (code == kCustomCode && (!c->custom_code() || c->custom_code()->size() == 0))
         return error("operator code " + std::to_string(i) + " is CUSTOM without a custom_code");
+      if (!validUtf8(c->custom_code()))
+        return error("operator code " + std::to_string(i) + " has a custom_code that is not valid UTF-8");
       codes_.push_back(code);
     }
   }
@@ -546,9 +568,11 @@ Result<TfliteModel> Reader::read() {
   for (int i = 0; i < tensorCount(subgraph_); ++i) GDS_RETURN_IF_ERROR(checkTensor(i));
   GDS_RETURN_IF_ERROR(checkOperators());
   TfliteModel out;
+  if (!validUtf8(model_->description())) return error("the model's description is not valid UTF-8");
   out.description = model_->description() ? model_->description()->str() : std::string();
   if (const auto* metadata = model_->metadata())
     for (const fb::Metadata* m : *metadata) {
+      if (!validUtf8(m->name())) return error("a metadata name is not valid UTF-8");
       if (m->buffer() >= buffer_data_.size())
         return error("metadata '" + (m->name() ? m->name()->str() : std::string()) + "' refers to buffer " +
                      std::to_string(m->buffer()) + " of " + std::to_string(buffer_data_.size()));

@@ -272,6 +272,17 @@ TEST(TfliteReader, OperatorIndicesAreChecked) {
               "sequential/dense_1/BiasAdd' before a later operator writes it");
 }
 
+TEST(TfliteReader, NamesMustBeUtf8) {
+  GDS_REQUIRE_SHARED();
+  expectError(mutated("hello_world_float",
+                      [](::tflite::Model* m) {
+                        auto* name = m->mutable_subgraphs()->GetMutableObject(0)->mutable_tensors()->GetMutableObject(2)
+                                         ->mutable_name();
+                        reinterpret_cast<char*>(name->Data())[3] = static_cast<char>(0xff);
+                      }),
+              "tensor 2 has a name that is not valid UTF-8");
+}
+
 TEST(TfliteReader, AbsurdShapesAreRefusedBeforeAnythingIsAllocated) {
   GDS_REQUIRE_SHARED();
   expectError(mutated("hello_world_float",
