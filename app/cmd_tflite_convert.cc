@@ -45,18 +45,18 @@ const char* kUsage =
 std::vector<FlagSpec> convertFlags() {
   using T = FlagSpec::Type;
   return {
-      {"graph_def_file", T::String, "", "frozen GraphDef (.pb or .pbtxt) to convert"},
-      {"saved_model_dir", T::String, "", "TF1 SavedModel directory to freeze and convert"},
+      {"graph_def_file", T::String, "", "frozen GraphDef (.pb or .pbtxt) to convert", kPath},
+      {"saved_model_dir", T::String, "", "TF1 SavedModel directory to freeze and convert", kPath},
       {"saved_model_tag_set", T::String, "serve", "SavedModel: tags of the meta graph, comma separated"},
       {"saved_model_signature_key", T::String, "serving_default",
        "SavedModel: signature whose inputs and outputs are the model's (unless --input_arrays/--output_arrays)"},
-      {"output_file", T::String, "", "where to write the .tflite"},
+      {"output_file", T::String, "", "where to write the .tflite", kRequired | kPath},
       {"input_arrays", T::String, "", "input nodes, comma separated (default: the Placeholders)"},
       {"output_arrays", T::String, "", "output nodes, comma separated (default: the nodes nothing consumes)"},
       {"input_shapes", T::String, "",
        "shape per input, colon separated, e.g. 1,224,224,3:1,10 (default: the Placeholder's, batch 1)"},
       {"quantize", T::String, "", "int8: TensorFlow Lite's full-integer quantization (needs --calibration_data)"},
-      {"calibration_data", T::String, "", "folder of representative inputs for --quantize=int8"},
+      {"calibration_data", T::String, "", "folder of representative inputs for --quantize=int8", kPath},
       {"input_mean", T::Float, "127.5", "calibration images: subtracted from the pixels"},
       {"input_std", T::Float, "127.5", "calibration images: the pixels are divided by this"},
       {"inference_input_type", T::String, "float", "int8 models: float (QUANTIZE at the input) or int8"},
@@ -64,7 +64,7 @@ std::vector<FlagSpec> convertFlags() {
       {"disable_per_channel_quantization_for_dense_layers", T::Bool, "true",
        "int8: one weight scale per FULLY_CONNECTED layer (TensorFlow Lite's scheme until 2024, which Arm NN 20.08, "
        "NNAPI and older TFLite Micro need); =false gives one per output channel"},
-      {"num_threads", T::Int, "1", "threads for the calibration runs"},
+      {"num_threads", T::Int, "1", "threads for the calibration runs: -1 or 0 all cores, N threads"},
   };
 }
 
@@ -77,18 +77,11 @@ Result<tensorflow::DataType> ioType(const Flags& flags, const std::string& name)
 
 int runTfliteConvert(int argc, char** argv) {
   Flags flags("tflite_convert", kUsage, convertFlags());
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s\n", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "'");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   const std::string graph_file = flags.str("graph_def_file"), saved_model = flags.str("saved_model_dir");
   if (graph_file.empty() == saved_model.empty())
     return fail("give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR");
   const std::string output = flags.str("output_file");
-  if (output.empty()) return fail("--output_file is required (where to write the .tflite)");
 
   transforms::tflite::ConvertOptions options;
   options.inputs = flags.list("input_arrays");
@@ -117,11 +110,11 @@ int runTfliteConvert(int argc, char** argv) {
   options.inference_input_type = *in_type;
   options.inference_output_type = *out_type;
   options.per_channel_fully_connected = !flags.boolean("disable_per_channel_quantization_for_dense_layers");
-  auto threads = flags.integer("num_threads");
+  auto threads = flags.numThreads();
+  if (!threads.ok()) return fail(threads.error());
   auto mean = flags.number("input_mean");
   auto std_dev = flags.number("input_std");
-  if (!threads.ok() || !mean.ok() || !std_dev.ok())
-    return fail("--num_threads, --input_mean and --input_std must be numbers");
+  if (!mean.ok() || !std_dev.ok()) return fail("--input_mean and --input_std must be numbers");
   if (*std_dev == 0) return fail("--input_std must not be 0");
   options.num_threads = static_cast<int>(*threads);
 
