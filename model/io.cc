@@ -21,6 +21,7 @@
 
 #include "model/memmapped.h"
 #include "model/saved_model_v2.h"
+#include "model/tflite/reader.h"
 
 namespace gds::model {
 namespace fs = std::filesystem;
@@ -31,6 +32,7 @@ const char* modelKindName(ModelKind kind) {
     case ModelKind::GraphDef: return "GraphDef";
     case ModelKind::MetaGraph: return "MetaGraphDef";
     case ModelKind::SavedModel: return "SavedModel";
+    case ModelKind::TFLite: return "TensorFlow Lite";
   }
   return "?";
 }
@@ -262,6 +264,14 @@ Status fromSavedModel(tensorflow::SavedModel&& saved, const LoadOptions& options
   return Status::Ok();
 }
 
+// The first 8 bytes carry TensorFlow Lite's file identifier "TFL3" at 4..8.
+bool isTfliteFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[8];
+  if (!in.read(header, sizeof header)) return false;
+  return tflite::looksLikeTflite(std::string(header, sizeof header));
+}
+
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -366,6 +376,26 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
     model.graph = (*mapped)->takeGraph();
     model.memmapped = true;
     model.mapping = std::move(mapped).value();
+    return model;
+  }
+  // TensorFlow Lite: recognised by its file identifier, size-checked before
+  // the whole file is read.
+  if (!is_dir && isTfliteFile(model.file)) {
+    const tflite::ReadLimits limits;
+    std::error_code size_ec;
+    const auto size = fs::file_size(model.file, size_ec);
+    if (!size_ec && size > limits.max_file_bytes)
+      return Status::Error(model.file + ": file of " + std::to_string(size) + " bytes exceeds the " +
+                           std::to_string(limits.max_file_bytes) + "-byte limit for TensorFlow Lite models");
+    auto bytes = readFile(model.file);
+    if (!bytes.ok()) return bytes.status();
+    auto read = tflite::readTflite(*bytes, model.file, limits);
+    if (!read.ok()) return read.status();
+    model.kind = ModelKind::TFLite;
+    model.file_bytes = static_cast<std::int64_t>(bytes->size());
+    model.graph = std::move(read->graph);
+    model.signatures = std::move(read->signatures);
+    model.producer = read->description;
     return model;
   }
   auto bytes = readFile(model.file);

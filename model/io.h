@@ -1,7 +1,9 @@
 // Loading and saving models: frozen GraphDef (.pb binary, .pbtxt text),
-// MetaGraphDef (.meta) and SavedModel (directory or saved_model.pb[txt]; a
-// TF2 SavedModel's object graph is described by model/saved_model_v2.h).
-// The format is recognised by content; the extension is only a hint.
+// MetaGraphDef (.meta), SavedModel (directory or saved_model.pb[txt]; a
+// TF2 SavedModel's object graph is described by model/saved_model_v2.h) and
+// TensorFlow Lite (.tflite, read into the TFLite dialect of GraphDef, see
+// model/tflite/dialect.h). The format is recognised by content; the
+// extension is only a hint.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,7 @@
 
 namespace gds::model {
 
-enum class ModelKind { GraphDef, MetaGraph, SavedModel };
+enum class ModelKind { GraphDef, MetaGraph, SavedModel, TFLite };
 const char* modelKindName(ModelKind kind);
 
 // An input or output of a signature, as its SignatureDef declares it.
@@ -28,7 +30,7 @@ struct SignatureTensor {
   Shape shape;  // -1 for unknown dimensions
 };
 
-// One SignatureDef of a MetaGraph/SavedModel, flattened for display.
+// One SignatureDef of a MetaGraph/SavedModel/.tflite, flattened for display.
 struct Signature {
   std::string key;          // e.g. "serving_default"
   std::string method_name;  // e.g. "tensorflow/serving/predict"
@@ -72,6 +74,9 @@ struct LoadedModel {
   bool object_based = false;
   std::vector<KerasObject> keras_objects;
   std::vector<std::string> warnings;
+  // What wrote the file, when the format records it (a .tflite's
+  // description, e.g. "MLIR Converted.").
+  std::string producer;
   // A memory-mapped package (convert_graphdef_memmapped_format): `graph` holds
   // ImmutableConst nodes whose weights stay mapped while this is alive.
   bool memmapped = false;

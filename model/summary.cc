@@ -10,6 +10,7 @@
 
 #include "model/functions.h"
 #include "model/saved_model_v2.h"
+#include "model/tflite/dialect.h"
 
 namespace gds::model {
 namespace {
@@ -102,6 +103,19 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     if (op != "DepthwiseConv2dNative") r = product(r, f.shape[2]);
     return product(r, 2);
   }
+  // TFLite dialect layers (filters OHWI, [1,H,W,C*M], [out,in]); their
+  // output shapes are recorded on the node.
+  if (op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" || op == "tfl.fully_connected") {
+    bool known = false;
+    const std::int64_t elements = numElements(tflite::outputShape(n, 0, &known));
+    const TensorInfo& f = dataInput(1);
+    if (!known || elements < 0 || !f.fullyKnown()) return -1;
+    if (op == "tfl.fully_connected") return f.shape.size() == 2 ? product(product(elements, f.shape[1]), 2) : -1;
+    if (f.shape.size() != 4) return -1;
+    std::int64_t r = product(product(elements, f.shape[1]), f.shape[2]);
+    if (op == "tfl.conv_2d") r = product(r, f.shape[3]);
+    return product(r, 2);
+  }
   if (op == "MatMul" || op == "QuantizedMatMul") {
     const TensorInfo& a = dataInput(0);
     if (out < 0 || !a.known_rank || a.shape.size() != 2) return -1;
@@ -115,7 +129,8 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
 
 bool isFloppable(const std::string& op) {
   return op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "QuantizedMatMul";
+         op == "QuantizedMatMul" || op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" ||
+         op == "tfl.fully_connected";
 }
 
 std::string joinInts(const Shape& s, const char* sep) {
@@ -280,6 +295,60 @@ Result<std::string> tensorDebugString(const tensorflow::TensorProto& proto, int 
          " values: " + values + ">";
 }
 
+namespace {
+
+// Whether the node records per-tensor dtypes or quantization (dialect.h).
+bool recordsTensors(const NodeDef& n) {
+  return n.attr().count(tflite::kOutputTypesAttr) || n.attr().count(tflite::kScaleAttr) ||
+         n.attr().count(tflite::kInputIndexAttr) || n.attr().count(tflite::kOutputIndexAttr);
+}
+
+TensorSummary tensorSummary(const NodeDef& n, int port) {
+  TensorSummary t;
+  t.name = tflite::tensorName(n, port);
+  t.dtype = tflite::outputType(n, port);
+  t.shape = tflite::outputShape(n, port, &t.known_rank);
+  const tflite::Quantization q = tflite::quantizationOf(n, port);
+  if (!q.empty()) t.quantization = q.str();
+  return t;
+}
+
+// The model's input and output tensors: Placeholders by _input_index, outputs
+// by _output_index (else every output of the nodes nothing consumes).
+void modelTensors(const Graph& graph, const std::vector<bool>& consumed, Summary* s) {
+  const tensorflow::GraphDef& def = graph.def();
+  bool any = false;
+  for (const auto& n : def.node()) any = any || recordsTensors(n);
+  if (!any) return;
+  std::vector<std::pair<std::int64_t, TensorSummary>> inputs, outputs;
+  bool marked_outputs = false;
+  for (const auto& n : def.node())
+    marked_outputs = marked_outputs || n.attr().count(tflite::kOutputIndexAttr);
+  for (int i = 0; i < def.node_size(); ++i) {
+    const NodeDef& n = def.node(i);
+    if (n.op() == "Placeholder") {
+      auto it = n.attr().find(tflite::kInputIndexAttr);
+      inputs.emplace_back(it == n.attr().end() ? (std::int64_t{1} << 40) + i : it->second.i(), tensorSummary(n, 0));
+    }
+    if (marked_outputs) {
+      auto it = n.attr().find(tflite::kOutputIndexAttr);
+      if (it == n.attr().end()) continue;
+      for (int port = 0; port < it->second.list().i_size(); ++port)
+        if (it->second.list().i(port) >= 0) outputs.emplace_back(it->second.list().i(port), tensorSummary(n, port));
+    } else if (!consumed[static_cast<std::size_t>(i)] && n.op() != "Const" && n.op() != "Placeholder") {
+      for (int port = 0; port < tflite::outputCount(n); ++port)
+        outputs.emplace_back((std::int64_t{1} << 40) + i, tensorSummary(n, port));
+    }
+  }
+  auto byPosition = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::stable_sort(inputs.begin(), inputs.end(), byPosition);
+  std::stable_sort(outputs.begin(), outputs.end(), byPosition);
+  for (auto& [k, t] : inputs) s->input_tensors.push_back(std::move(t));
+  for (auto& [k, t] : outputs) s->output_tensors.push_back(std::move(t));
+}
+
+}  // namespace
+
 Summary summarize(const Graph& graph, const SummaryOptions& options) {
   const tensorflow::GraphDef& def = graph.def();
   Summary s;
@@ -326,6 +395,7 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
     }
   }
   s.control_edges = graph.controlEdgeCount();
+  modelTensors(graph, consumed, &s);
   for (const auto& f : def.library().function())
     for (const auto& n : f.node_def()) ++op_counts[n.op()];
   // The same call as summarize_graph (std::sort, count descending, starting
@@ -561,6 +631,13 @@ std::string formatSummaryText(const Summary& s) {
     out += ", not counting " + std::to_string(s.flops_unknown_nodes.size()) +
            " nodes with unknown shapes (give --input_shape)";
   out += "\n";
+  auto tensorLine = [](const char* kind, const TensorSummary& t) {
+    return std::string(kind) + " tensor: name=" + t.name + ", type=" + tfTypeName(t.dtype) +
+           ", shape=" + partialShapeText(t.known_rank, t.shape) +
+           ", quantization=" + (t.quantization.empty() ? "none" : t.quantization) + "\n";
+  };
+  for (const auto& t : s.input_tensors) out += tensorLine("Input", t);
+  for (const auto& t : s.output_tensors) out += tensorLine("Output", t);
   if (!s.signature_keys.empty()) {
     out += "Signatures:";
     for (const auto& k : s.signature_keys) out += " " + k;
@@ -640,6 +717,18 @@ nlohmann::json toJson(const Summary& s) {
       for (const auto& [op, count] : sig.op_types) js["op_types"][op] = count;
       j["signatures"].push_back(std::move(js));
     }
+  }
+  if (!s.input_tensors.empty() || !s.output_tensors.empty()) {
+    auto tensor = [](const TensorSummary& t) {
+      json e = {{"name", t.name}, {"dtype", tfTypeName(t.dtype)}};
+      e["shape"] = t.known_rank ? json(t.shape) : json(nullptr);
+      e["quantization"] = t.quantization.empty() ? json(nullptr) : json(t.quantization);
+      return e;
+    };
+    j["input_tensors"] = json::array();
+    for (const auto& t : s.input_tensors) j["input_tensors"].push_back(tensor(t));
+    j["output_tensors"] = json::array();
+    for (const auto& t : s.output_tensors) j["output_tensors"].push_back(tensor(t));
   }
   return j;
 }

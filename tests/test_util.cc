@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,9 @@ CommandResult runProgram(const std::string& program, const std::vector<std::stri
   std::string dir = tempDir();
   std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
   CommandResult result;
+  // What this process printed so far must not be flushed again by the child.
+  std::fflush(stdout);
+  std::fflush(stderr);
   pid_t pid = fork();
   if (pid == 0) {
     FILE* o = std::freopen(out_path.c_str(), "w", stdout);

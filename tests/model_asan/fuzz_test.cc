@@ -17,6 +17,8 @@
 #include "model/shape_inference.h"
 #include "model/summary.h"
 #include "model/summary_diff.h"
+#include "model/tflite/reader.h"
+#include "model/tflite/writer.h"
 #include "tests/test_util.h"
 
 namespace gds::model {
@@ -262,6 +264,45 @@ TEST(LoaderFuzz, MutatedTf2SavedModelsNeverCrash) {
   EXPECT_GT(iterations, 20);
   EXPECT_GT(loaded, iterations / 2);
   EXPECT_GT(frozen, 0);
+}
+
+// The TensorFlow Lite reader on mutated corpus files (verifier, then its own
+// checks), and the writer and reader again on whatever graph it accepts.
+TEST(TfliteFuzz, MutatedModelsNeverCrash) {
+  GDS_REQUIRE_SHARED();
+  std::vector<std::string> corpus;
+  for (const char* f : {"hello_world_float", "hello_world_int8", "micro_speech_int8", "occupancy_dense_float",
+                        "openmv_mobilenet_int8"}) {
+    auto b = readFile(test::modelPath(std::string("tflite/") + f + ".tflite"));
+    ASSERT_TRUE(b.ok()) << b.error();
+    corpus.push_back(*b);
+  }
+  const double budget =
+      std::getenv("GDS_FUZZ_SECONDS") ? std::atof(std::getenv("GDS_FUZZ_SECONDS")) / 2 : 20.0;
+  const auto start = std::chrono::steady_clock::now();
+  Rng rng(0x7f13f13fULL);
+  tensorflow::GraphDef reference = makeSampleModel();
+  long iterations = 0, read = 0, rewritten = 0;
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+    std::string bytes = mutate(corpus, rng);
+    if (bytes.size() >= 8 && rng.below(2)) bytes.replace(4, 4, "TFL3");  // keep most inputs on the reader's path
+    ++iterations;
+    auto m = tflite::readTflite(bytes, "fuzz.tflite");
+    if (!m.ok()) {
+      EXPECT_EQ(m.error().rfind("fuzz.tflite: ", 0), 0u) << m.error();
+      continue;
+    }
+    ++read;
+    exercise(reference, m->graph);
+    auto again = tflite::writeTflite(m->graph);
+    if (!again.ok()) continue;
+    ++rewritten;
+    auto back = tflite::readTflite(*again, "rewritten");
+    EXPECT_TRUE(back.ok()) << back.error();
+  }
+  std::printf("tflite fuzz: %ld inputs, %ld read, %ld rewritten in %.0f s\n", iterations, read, rewritten, budget);
+  EXPECT_GT(iterations, 100);
+  EXPECT_GT(read, 0);
 }
 
 }  // namespace
