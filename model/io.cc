@@ -321,7 +321,7 @@ Status checkNotSavedModelSideFile(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& modelFileExtensions() {
-  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta"};
+  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta", ".tflite"};
   return extensions;
 }
 

@@ -18,7 +18,7 @@ PACKAGES=(
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file
   # Arm NN 20.08 with its TensorFlow Lite parser: the independent runtime the .tflite tests check against.
-  python3-numpy python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
+  python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
 )
 
 missing=()

@@ -124,7 +124,7 @@ TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
       {{"--output_file=" + out}, "error: give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR\n"},
       {{"--graph_def_file=" + pb}, "error: --output_file is required (where to write the .tflite)\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--num_threads=x"},
-       "error: --num_threads expects an integer, got 'x'\n"},
+       "error: flag --num_threads expects an integer, got 'x'\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int4"}, "error: --quantize must be int8, got 'int4'\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int8"},
        "error: --quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges)\n"},

@@ -190,7 +190,8 @@ TEST(TfliteReader, SummaryOfHelloWorldInt8) {
             "Input tensor: name=serving_default_dense_input:0, type=int8, shape=[1,1], "
             "quantization=scale=0.0244801 zero_point=-128\n"
             "Output tensor: name=StatefulPartitionedCall:0, type=int8, shape=[1,1], "
-            "quantization=scale=0.00829096 zero_point=5\n");
+            "quantization=scale=0.00829096 zero_point=5\n"
+            "Signatures: serving_default\n");
 }
 
 // A corrupt copy of a corpus file made with the schema's mutable accessors.
