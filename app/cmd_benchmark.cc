@@ -6,9 +6,9 @@
 #include <iostream>
 
 #include "app/flags.h"
-#include "engine/benchmark.h"
-#include "engine/benchmark_report.h"
-#include "engine/feeds.h"
+#include "engine/eval/benchmark.h"
+#include "engine/eval/benchmark_report.h"
+#include "engine/eval/feeds.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
 #include "model/summary.h"

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
-#include "engine/compare.h"
-#include "engine/dataset.h"
+#include "engine/eval/compare.h"
+#include "engine/eval/dataset.h"
 #include "model/io.h"
 
 namespace gds::app {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/flags.h"
-#include "engine/feeds.h"
+#include "engine/eval/feeds.h"
 #include "engine/plan.h"
 #include "model/io.h"
 #include "model/npy.h"

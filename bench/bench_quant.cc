@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/eval/calibrate.h"
 #include "engine/ops/gemm.h"
-#include "engine/calibrate.h"
 #include "engine/plan.h"
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"

@@ -17,8 +17,8 @@
 #include <unordered_map>
 
 #include "engine/buffer_pool.h"
-#include "engine/fusion.h"
-#include "engine/quantized_fusion.h"
+#include "engine/rewrite/fold_and_fuse.h"
+#include "engine/rewrite/quantized_fusion.h"
 #include "model/graph.h"
 
 namespace gds::engine {
@@ -336,7 +336,7 @@ Result<std::unique_ptr<Plan>> Plan::compileImpl(const tensorflow::GraphDef& def,
   std::unique_ptr<Plan> plan(new Plan());
   Impl& im = *plan->impl_;
   im.graph = &def;
-  // A plan of a rewritten graph (engine/fusion.h) owns that graph.
+  // A plan of a rewritten graph (engine/rewrite/fold_and_fuse.h) owns that graph.
   im.owned_graph = std::move(owner);
   im.reference = options.reference_kernels;
   plan->feed_names_ = feeds;

@@ -62,11 +62,11 @@ struct PlanOptions {
   // Kernels to use (nullptr: KernelRegistry::global()).
   const KernelRegistry* registry = nullptr;
   // Fold constant subgraphs and fuse Conv2D/DepthwiseConv2dNative/MatMul with
-  // their bias, batch norm and Relu/Relu6 first (engine/fusion.h).
+  // their bias, batch norm and Relu/Relu6 first (engine/rewrite/fold_and_fuse.h).
   bool optimize_graph = true;
   // Fuse 8-bit layers (QuantizedConv2D/MatMul with their Requantize,
   // QuantizedBiasAdd, QuantizedRelu and Dequantize) into one kernel each
-  // (engine/quantized_fusion.h); results are bit-identical either way.
+  // (engine/rewrite/quantized_fusion.h); results are bit-identical either way.
   bool fuse_quantized = true;
   // Let float 3x3 stride-1 convolutions with enough channels use Winograd's
   // F(2x2, 3x3) algorithm (oneDNN), some 1.4x faster there; results differ

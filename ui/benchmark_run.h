@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/benchmark.h"
+#include "engine/eval/benchmark.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
 

@@ -1,5 +1,5 @@
 // Conv2D, FusedPadConv2D, FusedResizeAndPadConv2D, DepthwiseConv2dNative,
-// MatMul, their _Fused* forms with bias and activation (engine/fusion.h makes
+// MatMul, their _Fused* forms with bias and activation (engine/rewrite/fold_and_fuse.h makes
 // them) and BiasAdd kernels (float32). The math lives in engine/ops/conv.h,
 // engine/ops/gemm.h and engine/ops/nn.h; these classes read attrs, check
 // shapes and pick the reference or optimized path.
@@ -9,9 +9,9 @@
 #include <map>
 #include <memory>
 
-#include "engine/dnnl_float.h"
 #include "engine/kernels/nn_kernel_util.h"
 #include "engine/ops/conv.h"
+#include "engine/ops/dnnl_float.h"
 #include "engine/ops/gemm.h"
 #include "engine/ops/nn.h"
 

@@ -1,7 +1,7 @@
 // The arithmetic of TensorFlow's quantized ops (tensorflow/core/kernels/
 // quantized_*.cc) as pure functions on buffers, each with a plain reference
 // loop beside the optimized version where they differ. The kernel classes in
-// engine/kernels/quantized_*.cc only check inputs and call these.
+// engine/quantized/kernels/ only check inputs and call these.
 #pragma once
 
 #include <cstdint>

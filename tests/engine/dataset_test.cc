@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/dataset.h"
+#include "engine/eval/dataset.h"
 #include "model/io.h"
 #include "model/npy.h"
 #include "tests/test_util.h"

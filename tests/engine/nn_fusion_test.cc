@@ -1,5 +1,5 @@
-// Plan-time constant folding and contraction fusion (engine/fusion.h) and the
-// oneDNN convolution path (engine/dnnl_float.h): every fused or oneDNN result
+// Plan-time constant folding and contraction fusion (engine/rewrite/fold_and_fuse.h) and the
+// oneDNN convolution path (engine/ops/dnnl_float.h): every fused or oneDNN result
 // equals the unfused reference kernels on the same inputs (1e-4), the fused
 // node keeps the last node's name, and a fed or fetched intermediate keeps
 // its pair apart.
@@ -9,10 +9,10 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/dnnl_float.h"
-#include "engine/fusion.h"
+#include "engine/ops/dnnl_float.h"
 #include "engine/ops/gemm.h"
 #include "engine/plan.h"
+#include "engine/rewrite/fold_and_fuse.h"
 #include "model/graph_builder.h"
 
 namespace gds::engine {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/compare.h"
+#include "engine/eval/compare.h"
 #include "tests/engine/core_test_util.h"
 #include "tests/engine/quant_test_util.h"
 

@@ -1,4 +1,4 @@
-// Plan-time fusion of 8-bit layers (engine/quantized_fusion.h): a fused layer
+// Plan-time fusion of 8-bit layers (engine/rewrite/quantized_fusion.h): a fused layer
 // gives exactly the bits of the unfused ops, on every GEMM backend, and
 // fetching or feeding an intermediate tensor keeps that tensor.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include "engine/plan.h"
 #include "engine/quantized/fused_chain.h"
 #include "engine/quantized/gemm.h"
-#include "engine/quantized_fusion.h"
+#include "engine/rewrite/quantized_fusion.h"
 #include "model/tensor.h"
 
 namespace gds::engine {

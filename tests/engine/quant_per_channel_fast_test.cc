@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "engine/kernels/quantized_per_channel_loops.h"
+#include "engine/quantized/per_channel_loops.h"
 #include "tests/engine/quant_test_util.h"
 
 namespace gds::engine {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/kernels/philox.h"
+#include "engine/ops/philox.h"
 #include "tests/engine/core_test_util.h"
 
 namespace gds::engine {

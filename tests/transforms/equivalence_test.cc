@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/feeds.h"
+#include "engine/eval/feeds.h"
 #include "engine/plan.h"
 #include "model/io.h"
 #include "model/npy.h"

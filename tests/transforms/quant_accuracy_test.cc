@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/calibrate.h"
-#include "engine/dataset.h"
+#include "engine/eval/calibrate.h"
+#include "engine/eval/dataset.h"
 #include "engine/plan.h"
 #include "model/io.h"
-#include "transforms/pipeline.h"
 #include "tests/test_util.h"
+#include "transforms/pipeline.h"
 
 namespace gds::transforms {
 namespace {

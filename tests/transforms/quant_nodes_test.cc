@@ -9,12 +9,12 @@
 #include <set>
 #include <random>
 
-#include "engine/calibrate.h"
-#include "engine/compare.h"
+#include "engine/eval/calibrate.h"
+#include "engine/eval/compare.h"
 #include "engine/plan.h"
+#include "tests/test_util.h"
 #include "transforms/transform.h"
 #include "transforms/transform_utils.h"
-#include "tests/test_util.h"
 
 namespace gds::transforms {
 namespace {

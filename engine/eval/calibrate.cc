@@ -1,11 +1,11 @@
-#include "engine/calibrate.h"
+#include "engine/eval/calibrate.h"
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <set>
 
-#include "engine/compare.h"
+#include "engine/eval/compare.h"
 #include "model/tensor.h"
 
 namespace gds::engine {

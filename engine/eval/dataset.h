@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/compare.h"
+#include "engine/eval/compare.h"
 #include "engine/tensor.h"
 #include "model/proto.h"
 #include "model/status.h"

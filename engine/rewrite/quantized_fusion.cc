@@ -1,10 +1,10 @@
-#include "engine/quantized_fusion.h"
+#include "engine/rewrite/quantized_fusion.h"
 
 #include <algorithm>
 #include <memory>
 #include <set>
 
-#include "engine/fusion.h"
+#include "engine/rewrite/fold_and_fuse.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"

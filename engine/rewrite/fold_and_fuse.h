@@ -51,7 +51,7 @@ std::shared_ptr<const tensorflow::GraphDef> rewriteForInference(const tensorflow
 // The paddings of a Pad when they are a Const [4, 2] that pads the two
 // middle (spatial, NHWC) dimensions only, by non-negative amounts: its eight
 // values into *pads. Shared by this rewrite and the 8-bit fusion
-// (engine/quantized_fusion.h), which both fold such a Pad into the op after it.
+// (engine/rewrite/quantized_fusion.h), which both fold such a Pad into the op after it.
 bool spatialPaddings(const tensorflow::NodeDef& paddings, std::vector<std::int64_t>* pads);
 
 }  // namespace gds::engine

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/eval/stats_calculator.h"
 #include "engine/plan.h"
-#include "engine/stats_calculator.h"
 
 namespace gds::engine {
 

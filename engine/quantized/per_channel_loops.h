@@ -1,5 +1,5 @@
 // Optimized inner loops of the per-channel fused 8-bit layers
-// (quantized_per_channel.cc). Each computes exactly what the kernel's plain
+// (engine/quantized/kernels/per_channel.cc). Each computes exactly what the kernel's plain
 // reference loops compute, bit for bit; on x86-64 CPUs with AVX2 a vector
 // version is chosen at run time, elsewhere the plain loop runs.
 #pragma once

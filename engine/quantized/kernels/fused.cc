@@ -1,5 +1,5 @@
 // Fused 8-bit layers made by the plan's quantized fusion (engine/
-// quantized_fusion.h): a QuantizedConv2D or QuantizedMatMul followed by the
+// rewrite/quantized_fusion.h): a QuantizedConv2D or QuantizedMatMul followed by the
 // ops quantize_nodes puts after it (RequantizationRange + Requantize,
 // QuantizedBiasAdd, QuantizedRelu/Relu6, Dequantize), computed by one kernel
 // whose GEMM epilogue runs the output stages on blocks still in cache.
@@ -15,9 +15,9 @@
 #include <limits>
 #include <vector>
 
-#include "engine/kernels/quantized_util.h"
 #include "engine/ops/nn.h"
 #include "engine/quantized/fused_chain.h"
+#include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/vector_loops.h"
 
@@ -346,7 +346,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
 
 // _QuantizedPadMaxPool: Dequantize(a) -> Pad (spatial, zeros) -> Reshape /
 // Min / Max -> QuantizeV2 -> QuantizedMaxPool (VALID) as one node (see
-// engine/quantized_fusion.cc). Inputs a, a_min, a_max; attrs QuantizeV2's,
+// engine/rewrite/quantized_fusion.cc). Inputs a, a_min, a_max; attrs QuantizeV2's,
 // ksize, strides, pad_hw (top, bottom, left, right), dequantize_mode.
 // Outputs quint8, min, max, bit for bit those of the unfused ops:
 // quantization is monotonic, so the pool of the quantized values is the

@@ -1,14 +1,14 @@
 // oneDNN convolution / inner-product primitives for the float kernels (see
-// engine/dnnl_float.h). oneDNN's C++ API reports failures with exceptions;
+// engine/ops/dnnl_float.h). oneDNN's C++ API reports failures with exceptions;
 // they stay in this file: a primitive that cannot be made is a null result
 // and the caller keeps its Eigen path.
-#include "engine/dnnl_float.h"
+#include "engine/ops/dnnl_float.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "engine/dnnl_common.h"
+#include "engine/ops/dnnl_common.h"
 
 namespace gds::engine::dnnl_float {
 

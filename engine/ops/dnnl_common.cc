@@ -1,4 +1,4 @@
-#include "engine/dnnl_common.h"
+#include "engine/ops/dnnl_common.h"
 
 #ifdef GDS_HAVE_DNNL
 #include <algorithm>

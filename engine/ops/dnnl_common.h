@@ -1,4 +1,4 @@
-// What every oneDNN primitive of the engine shares (engine/dnnl_float.cc,
+// What every oneDNN primitive of the engine shares (engine/ops/dnnl_float.cc,
 // engine/quantized/conv_dnnl.cc): one CPU engine, one stream per thread, and
 // scratch memory per thread. Primitives run single-threaded on the calling
 // thread; the engine's pool runs several at once on slices of the work, so

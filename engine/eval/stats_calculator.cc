@@ -1,4 +1,4 @@
-#include "engine/stats_calculator.h"
+#include "engine/eval/stats_calculator.h"
 
 #include <algorithm>
 #include <iomanip>

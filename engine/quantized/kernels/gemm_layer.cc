@@ -1,7 +1,7 @@
 // QuantizedConv2D / QuantizedMatMul's shared part: TensorFlow's checks and
 // range rules (quantized_conv_ops.cc, quantized_matmul_op.cc) around the
 // 8-bit GEMM of engine/quantized/.
-#include "engine/kernels/quantized_util.h"
+#include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
 
 namespace gds::engine::qkern {

@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "engine/kernels/kernel_util.h"
-#include "engine/kernels/quantized_util.h"
+#include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
 
 namespace gds::engine {

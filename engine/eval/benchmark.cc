@@ -1,4 +1,4 @@
-#include "engine/benchmark.h"
+#include "engine/eval/benchmark.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,7 +16,7 @@ using Clock = std::chrono::steady_clock;
 bool countsForFlops(const std::string& op) {
   return op == "Conv2D" || op == "QuantizedConv2D" || op == "MatMul" || op == "QuantizedMatMul" ||
          op == "DepthwiseConv2dNative" || op == "FusedPadConv2D" || op == "FusedResizeAndPadConv2D" ||
-         // The plan's fused forms (engine/fusion.h): the contraction's FLOPs.
+         // The plan's fused forms (engine/rewrite/fold_and_fuse.h): the contraction's FLOPs.
          op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative" || op == "_FusedMatMul";
 }
 

@@ -1,4 +1,4 @@
-#include "engine/kernels/quantized_per_channel_loops.h"
+#include "engine/quantized/per_channel_loops.h"
 
 #include "engine/quantized/vector_loops.h"
 

@@ -1,4 +1,4 @@
-#include "engine/feeds.h"
+#include "engine/eval/feeds.h"
 
 #include <cstdlib>
 #include <cstring>

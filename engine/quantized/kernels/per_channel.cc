@@ -24,7 +24,7 @@
 //
 // The plain loops below (PlanOptions::reference_kernels) are the
 // specification; the optimized path gives the same bits with the vector
-// loops of quantized_per_channel_loops.cc (depthwise accumulation, range
+// loops of engine/quantized/per_channel_loops.cc (depthwise accumulation, range
 // scan, requantization), the range scan done on each finished GEMM block
 // while it is in cache, and the requantization split over the pool.
 #include <algorithm>
@@ -34,10 +34,10 @@
 #include <vector>
 
 #include "engine/kernels/nn_kernel_util.h"
-#include "engine/kernels/quantized_per_channel_loops.h"
-#include "engine/kernels/quantized_util.h"
 #include "engine/quantized/conv_dnnl.h"
+#include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
+#include "engine/quantized/per_channel_loops.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine {

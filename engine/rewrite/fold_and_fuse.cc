@@ -1,10 +1,10 @@
 // Constant folding and contraction fusion before a Plan compiles a graph
-// (see engine/fusion.h). Follows grappler's constant_folding.cc (pure ops
+// (see engine/rewrite/fold_and_fuse.h). Follows grappler's constant_folding.cc (pure ops
 // with constant inputs, fed nodes excluded) and remapper.cc (Conv2D /
 // DepthwiseConv2dNative / MatMul + BiasAdd [+ Relu|Relu6] into _Fused*; batch
 // normalization with constant statistics folded into the filter as
 // fold_batch_norms / fold_old_batch_norms do).
-#include "engine/fusion.h"
+#include "engine/rewrite/fold_and_fuse.h"
 
 #include <algorithm>
 #include <cmath>

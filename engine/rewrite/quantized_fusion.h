@@ -6,7 +6,7 @@
 //     -> RequantizationRange -> Requantize -> QuantizedRelu -> Dequantize
 //
 // fuseQuantizedLayers replaces each such chain by one node, run by one
-// kernel (engine/kernels/quantized_fused.cc) whose GEMM epilogue does the
+// kernel (engine/quantized/kernels/fused.cc) whose GEMM epilogue does the
 // requantization, with bit-identical results:
 //   - head: QuantizedConv2D or QuantizedMatMul (quint8 x quint8 -> qint32);
 //   - then any sequence of Requantize to quint8 (its range from a

@@ -7,13 +7,13 @@
 #include <limits>
 
 #include "engine/kernels/nn_kernel_util.h"
-#include "engine/kernels/quantized_util.h"
 #include "engine/ops/nn.h"
+#include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
 
 namespace gds::engine {
 
-// quantized_fused.cc
+// fused.cc
 void registerQuantizedFusedKernels(KernelRegistry& registry);
 
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/benchmark_report.h"
+#include "engine/eval/benchmark_report.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Helpers shared by the quantized kernel files (engine/kernels/quantized_*.cc).
+// Helpers shared by the quantized kernel files (engine/quantized/kernels/).
 #pragma once
 
 #include <cstdint>
@@ -126,7 +126,7 @@ class RhsCache {
 // The GEMM layer of QuantizedConv2D and QuantizedMatMul (TensorFlow's
 // quantized_conv_ops.cc, quantized_matmul_op.cc): attrs, input checks, zero
 // points and the int32 product with its range. The plain kernels and the
-// fused ones (quantized_fused.cc) share it.
+// fused ones (fused.cc) share it.
 class QuantizedGemmLayer {
  public:
   enum Kind { kConv2D, kMatMul };

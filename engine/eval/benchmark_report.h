@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "engine/benchmark.h"
+#include "engine/eval/benchmark.h"
 
 namespace gds::engine {
 

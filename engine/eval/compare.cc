@@ -1,4 +1,4 @@
-#include "engine/compare.h"
+#include "engine/eval/compare.h"
 
 #include <algorithm>
 #include <cmath>

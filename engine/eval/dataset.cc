@@ -1,4 +1,4 @@
-#include "engine/dataset.h"
+#include "engine/eval/dataset.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 #include <limits>
 #include <sstream>
 
-#include "engine/feeds.h"
+#include "engine/eval/feeds.h"
 #include "engine/ops/image_decode.h"
 #include "engine/ops/nn.h"
 #include "model/graph.h"
