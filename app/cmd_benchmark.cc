@@ -9,6 +9,7 @@
 #include "engine/eval/benchmark.h"
 #include "engine/eval/benchmark_report.h"
 #include "engine/eval/feeds.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
 #include "model/summary.h"
@@ -150,7 +151,7 @@ int runBenchmarkCommand(int argc, char** argv) {
   plan_options.reference_kernels = flags.boolean("reference");
   plan_options.winograd = flags.boolean("winograd");
   auto init_start = std::chrono::steady_clock::now();
-  auto plan = engine::Plan::compile(graph, feed_names, fetches, plan_options);
+  auto plan = engine::compileForInference(graph, feed_names, fetches, plan_options);
   if (!plan.ok()) return fail(graph_path + ": " + plan.error());
   double init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
 

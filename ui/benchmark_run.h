@@ -29,7 +29,7 @@ struct BenchmarkSettings {
 struct VariantBenchmark {
   VariantKind kind = VariantKind::Current;
   BuiltVariant built;  // graph, sizes, pipeline
-  double init_seconds = 0;  // Plan::compile
+  double init_seconds = 0;  // compileForInference
   int num_threads = 1;
   engine::BenchmarkResult result;
 };

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/eval/compare.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/tensor.h"
 
 namespace gds::engine {
@@ -145,7 +146,7 @@ Result<RangeSamples> collectRequantizationRanges(const tensorflow::GraphDef& gra
     return Status::Error("the graph has no RequantizationRange nodes or fused 8-bit layers with a dynamic range to "
                          "calibrate (run quantize_nodes without fallback_min/fallback_max first)");
   if (inputs.empty()) return Status::Error("calibration needs at least one input");
-  auto plan = Plan::compile(graph, feed_names, fetches, options);
+  auto plan = compileForInference(graph, feed_names, fetches, options);
   if (!plan.ok()) return plan.status();
   RangeSamples samples;
   for (std::size_t i = 0; i < inputs.size(); ++i) {

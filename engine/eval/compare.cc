@@ -9,6 +9,7 @@
 #include <set>
 
 #include "engine/quantized/quantization.h"
+#include "engine/rewrite/optimize_for_inference.h"
 
 namespace gds::engine {
 
@@ -168,7 +169,7 @@ Result<Run> runGraph(const tensorflow::GraphDef& graph, const std::vector<std::s
                      const std::vector<Tensor>& feeds, const std::vector<std::string>& fetches,
                      const PlanOptions& options, const std::string& what) {
   // The graph outlives its plan (local to compare): no copy.
-  auto plan = Plan::compile(graph, feed_names, fetches, options);
+  auto plan = compileForInference(graph, feed_names, fetches, options);
   if (!plan.ok()) return plan.status().withContext(what);
   auto out = (*plan)->run(feeds);
   if (!out.ok()) return out.status().withContext(what);

@@ -1,5 +1,5 @@
 // Constant folding and contraction fusion before a Plan compiles a graph
-// (see engine/rewrite/fold_and_fuse.h). Follows grappler's constant_folding.cc (pure ops
+// (see fold_and_fuse.h). Follows grappler's constant_folding.cc (pure ops
 // with constant inputs, fed nodes excluded) and remapper.cc (Conv2D /
 // DepthwiseConv2dNative / MatMul + BiasAdd [+ Relu|Relu6] into _Fused*; batch
 // normalization with constant statistics folded into the filter as
@@ -76,7 +76,7 @@ class Rewriter {
   }
 
   // True when the graph changed.
-  bool run(InferenceRewriteStats* stats) {
+  bool run(FoldAndFuseStats* stats) {
     markNeeded();
     const int folded = fold();
     buildConsumers();
@@ -184,7 +184,6 @@ class Rewriter {
     std::vector<std::string> names;
     for (int i : frontier) names.push_back(g_.name(i));
     PlanOptions sub = options_;
-    sub.optimize_graph = false;
     sub.pool.reset();
     sub.num_threads = 1;
     auto plan = Plan::compile(def_, {}, names, sub);
@@ -527,11 +526,10 @@ bool spatialPaddings(const tensorflow::NodeDef& paddings, std::vector<std::int64
   return !p[0] && !p[1] && !p[6] && !p[7] && *std::min_element(p.begin(), p.end()) >= 0;
 }
 
-std::shared_ptr<const tensorflow::GraphDef> rewriteForInference(const tensorflow::GraphDef& graph,
-                                                                 const std::vector<std::string>& feeds,
-                                                                 const std::vector<std::string>& fetches,
-                                                                 const PlanOptions& options,
-                                                                 InferenceRewriteStats* stats) {
+std::shared_ptr<const tensorflow::GraphDef> foldAndFuse(const tensorflow::GraphDef& graph,
+                                                        const std::vector<std::string>& feeds,
+                                                        const std::vector<std::string>& fetches,
+                                                        const PlanOptions& options, FoldAndFuseStats* stats) {
   if (stats) *stats = {};
   auto g = model::Graph::build(graph);
   if (!g.ok()) return nullptr;

@@ -1,6 +1,6 @@
-// Graph rewrites a Plan applies before it compiles a graph, as TensorFlow's
-// grappler does before a session runs one (constant folding, then the
-// remapper's contraction fusions):
+// The float half of the inference rewrites (optimize_for_inference.h), as
+// TensorFlow's grappler does them before a session runs a graph (constant
+// folding, then the remapper's contraction fusions):
 //
 // 1. Constant folding: every node of a whitelisted pure op (Identity,
 //    arithmetic, Rsqrt, Reshape, ...) whose inputs are all constants is
@@ -33,7 +33,7 @@ namespace gds::engine {
 
 struct PlanOptions;
 
-struct InferenceRewriteStats {
+struct FoldAndFuseStats {
   int folded = 0;  // nodes replaced by their constant value
   int fused = 0;   // fused nodes made (each replaces 2 to 4 nodes)
 };
@@ -41,12 +41,12 @@ struct InferenceRewriteStats {
 // The rewritten graph holding only what the fetches need, or null when
 // nothing changes (or the graph is malformed: compiling the original then
 // reports why). Folding runs the constant nodes with a Plan built from
-// `options` (without these rewrites).
-std::shared_ptr<const tensorflow::GraphDef> rewriteForInference(const tensorflow::GraphDef& graph,
-                                                                 const std::vector<std::string>& feeds,
-                                                                 const std::vector<std::string>& fetches,
-                                                                 const PlanOptions& options,
-                                                                 InferenceRewriteStats* stats = nullptr);
+// `options`.
+std::shared_ptr<const tensorflow::GraphDef> foldAndFuse(const tensorflow::GraphDef& graph,
+                                                        const std::vector<std::string>& feeds,
+                                                        const std::vector<std::string>& fetches,
+                                                        const PlanOptions& options,
+                                                        FoldAndFuseStats* stats = nullptr);
 
 // The paddings of a Pad when they are a Const [4, 2] that pads the two
 // middle (spatial, NHWC) dimensions only, by non-negative amounts: its eight

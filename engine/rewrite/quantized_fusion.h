@@ -1,6 +1,6 @@
-// Plan-time fusion of 8-bit layers. quantize_nodes turns every float
-// Conv2D/MatMul into a chain of small ops, each a pass over memory with its
-// own tensor:
+// The 8-bit half of the inference rewrites (optimize_for_inference.h).
+// quantize_nodes turns every float Conv2D/MatMul into a chain of small ops,
+// each a pass over memory with its own tensor:
 //
 //   QuantizedConv2D -> RequantizationRange -> Requantize -> QuantizedBiasAdd
 //     -> RequantizationRange -> Requantize -> QuantizedRelu -> Dequantize

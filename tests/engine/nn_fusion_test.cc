@@ -11,8 +11,8 @@
 
 #include "engine/ops/dnnl_float.h"
 #include "engine/ops/gemm.h"
-#include "engine/plan.h"
 #include "engine/rewrite/fold_and_fuse.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/graph_builder.h"
 
 namespace gds::engine {
@@ -59,10 +59,11 @@ RunResult run(const tensorflow::GraphDef& g, const std::vector<std::string>& fee
               const std::vector<std::string>& fetches, const Config& c) {
   EXPECT_TRUE(ops::setGemmBackend(c.backend));
   PlanOptions options;
-  options.optimize_graph = c.optimize;
   options.reference_kernels = c.reference;
   options.num_threads = c.threads;
-  auto plan = Plan::compile(g, feeds, fetches, options);
+  InferenceRewrites rewrites;
+  rewrites.fold_and_fuse = c.optimize;
+  auto plan = compileForInference(g, feeds, fetches, options, rewrites);
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   RunResult r;
   if (!plan.ok()) return r;
@@ -304,7 +305,7 @@ TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
       PlanOptions options;
       options.num_threads = threads;
       options.winograd = winograd;
-      auto plan = Plan::compile(b.graph(), {"input"}, {"relu"}, options);
+      auto plan = compileForInference(b.graph(), {"input"}, {"relu"}, options);
       ASSERT_TRUE(plan.ok()) << plan.status().message();
       auto out = (*plan)->run({input});
       ASSERT_TRUE(out.ok()) << out.status().message();
@@ -407,9 +408,9 @@ TEST_F(FusionTest, UnfoldedBatchNormArithmeticIsFoldedThenFused) {
   EXPECT_TRUE(hasNode(nodes, "relu6", "_FusedConv2D"));
   for (const char* op : {"Identity", "Rsqrt", "Mul", "Sub", "Add", "Relu6"}) EXPECT_EQ(countOp(nodes, op), 0) << op;
 
-  InferenceRewriteStats stats;
+  FoldAndFuseStats stats;
   PlanOptions options;
-  auto rewritten = rewriteForInference(b.graph(), {"input"}, {"relu6"}, options, &stats);
+  auto rewritten = foldAndFuse(b.graph(), {"input"}, {"relu6"}, options, &stats);
   ASSERT_TRUE(rewritten);
   EXPECT_EQ(stats.folded, 7);  // w/read, var/read, var_eps, rsqrt, scale, mean_scale, shift
   EXPECT_EQ(stats.fused, 1);
@@ -420,7 +421,7 @@ TEST_F(FusionTest, AFetchedConstantNodeIsFoldedToItsValue) {
   const std::string a = b.constantFloat("a", {3}, {1.0f, 4.0f, 9.0f});
   b.unary("Sqrt", "root", a);
   PlanOptions options;
-  auto plan = Plan::compile(b.graph(), {}, {"root"}, options);
+  auto plan = compileForInference(b.graph(), {}, {"root"}, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   ASSERT_EQ((*plan)->nodes().size(), 1u);
   EXPECT_EQ((*plan)->nodes()[0].op, "Const");
@@ -503,7 +504,7 @@ TEST_F(FusionTest, UnsupportedFusedOpsNameTheNode) {
   list->add_s("BiasAdd");
   list->add_s("Elu");
   (*n->mutable_attr())["num_args"].set_i(1);
-  auto plan = Plan::compile(b.graph(), {"input"}, {"fused"});
+  auto plan = compileForInference(b.graph(), {"input"}, {"fused"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().message(),
             "node 'fused' (_FusedConv2D): fused_ops [BiasAdd,Elu] with num_args 1 is not supported (expected BiasAdd, "

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/plan.h"
 #include "engine/quantized/fused_chain.h"
 #include "engine/quantized/gemm.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "engine/rewrite/quantized_fusion.h"
 #include "model/tensor.h"
 
@@ -163,9 +163,10 @@ struct RunResult {
 RunResult runGraph(const GraphDef& g, const std::vector<std::string>& fetches, const Tensor& input, bool fuse,
                    int threads = 1) {
   PlanOptions options;
-  options.fuse_quantized = fuse;
   options.num_threads = threads;
-  auto plan = Plan::compile(g, {"input"}, fetches, options);
+  InferenceRewrites rewrites;
+  rewrites.fuse_quantized = fuse;
+  auto plan = compileForInference(g, {"input"}, fetches, options, rewrites);
   EXPECT_TRUE(plan.ok()) << plan.error();
   if (!plan.ok()) return {};
   auto out = (*plan)->run({input});
@@ -303,9 +304,8 @@ TEST(QuantFusion, FeedingAnIntermediateStopsTheChain) {
   const GraphDef g = layerGraph({});
   // Feed the first Requantize's output: the conv is not needed, the bias add
   // reads the fed value.
-  PlanOptions options;
-  auto plan = Plan::compile(
-      g, {"layer/eightbit/requantize", "layer/eightbit/requantize:1", "layer/eightbit/requantize:2"}, {"out"}, options);
+  auto plan = compileForInference(
+      g, {"layer/eightbit/requantize", "layer/eightbit/requantize:1", "layer/eightbit/requantize:2"}, {"out"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   Tensor q(tensorflow::DT_QUINT8, {2, 6, 8, 7});
   auto bytes = randomBytes(static_cast<std::size_t>(q.numElements()), 1);
@@ -315,9 +315,11 @@ TEST(QuantFusion, FeedingAnIntermediateStopsTheChain) {
   hi.data<float>()[0] = 3.0f;
   auto out = (*plan)->run({q, lo, hi});
   ASSERT_TRUE(out.ok()) << out.error();
-  options.fuse_quantized = false;
-  auto unfused = Plan::compile(
-      g, {"layer/eightbit/requantize", "layer/eightbit/requantize:1", "layer/eightbit/requantize:2"}, {"out"}, options);
+  InferenceRewrites unfused_rewrites;
+  unfused_rewrites.fuse_quantized = false;
+  auto unfused = compileForInference(
+      g, {"layer/eightbit/requantize", "layer/eightbit/requantize:1", "layer/eightbit/requantize:2"}, {"out"}, {},
+      unfused_rewrites);
   ASSERT_TRUE(unfused.ok()) << unfused.error();
   auto expected = (*unfused)->run({q, lo, hi});
   ASSERT_TRUE(expected.ok()) << expected.error();
@@ -337,7 +339,7 @@ TEST(QuantFusion, RequestedRangeWithoutZeroIsReportedByTheFusedNode) {
       std::memcpy(t.data.data(), &v, 4);
       model::encodeTensor(t, (*n.mutable_attr())["value"].mutable_tensor());
     }
-  auto plan = Plan::compile(g, {"input"}, {"out"});
+  auto plan = compileForInference(g, {"input"}, {"out"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto out = (*plan)->run({inputFor(false, 1)});
   ASSERT_FALSE(out.ok());

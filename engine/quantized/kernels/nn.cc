@@ -13,9 +13,6 @@
 
 namespace gds::engine {
 
-// fused.cc
-void registerQuantizedFusedKernels(KernelRegistry& registry);
-
 namespace {
 
 using quantized::floatToQuantized;
@@ -265,7 +262,6 @@ void registerQuantizedNNKernels(KernelRegistry& registry) {
   registry.add("QuantizedMatMul", [] {
     return std::unique_ptr<OpKernel>(new QuantizedGemmKernel(qkern::QuantizedGemmLayer::kMatMul));
   });
-  registerQuantizedFusedKernels(registry);
   registry.add("QuantizedBiasAdd", factory<QuantizedBiasAddKernel>());
   registry.add("QuantizedRelu", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(false)); });
   registry.add("QuantizedRelu6", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(true)); });
