@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/ops/nn.h"
+#include "engine/quantized/dequantize.h"
 #include "engine/quantized/fused_chain.h"
 #include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
@@ -31,13 +32,13 @@ using quantized::FusedValueType;
 
 // A fused node's Dequantize mode attr `name` (MIN_FIRST or MIN_COMBINED);
 // fallback null: the attr is required.
-Status readDequantizeMode(const KernelInit& init, const char* name, const char* fallback, ops::QuantizeMode* mode) {
+Status readDequantizeMode(const KernelInit& init, const char* name, const char* fallback, quantized::QuantizeMode* mode) {
   std::string text;
   if (fallback) GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>(name, &text, fallback));
   else GDS_RETURN_IF_ERROR(init.getAttr(name, &text));
   if (text != "MIN_FIRST" && text != "MIN_COMBINED")
     return init.error(std::string(name) + " must be MIN_FIRST or MIN_COMBINED, is '" + text + "'");
-  *mode = text == "MIN_FIRST" ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined;
+  *mode = text == "MIN_FIRST" ? quantized::QuantizeMode::kMinFirst : quantized::QuantizeMode::kMinCombined;
   return Status::Ok();
 }
 
@@ -47,7 +48,7 @@ class FusedStages {
   Status init(const KernelInit& init, int first_extra_input, FusedValueType input) {
     std::vector<std::string> names;
     GDS_RETURN_IF_ERROR(init.getAttrOr("fused_ops", &names, {}));
-    ops::QuantizeMode mode;
+    quantized::QuantizeMode mode;
     GDS_RETURN_IF_ERROR(readDequantizeMode(init, "dequantize_mode", "MIN_FIRST", &mode));
     int next_input = first_extra_input;
     for (const std::string& name : names) {
@@ -55,7 +56,7 @@ class FusedStages {
       if (!kind.ok()) return init.error(kind.error());
       FusedStage stage;
       stage.kind = *kind;
-      stage.min_first = mode == ops::QuantizeMode::kMinFirst;
+      stage.min_first = mode == quantized::QuantizeMode::kMinFirst;
       stages_.push_back(stage);
       first_input_.push_back(next_input);
       if (stage.kind == FusedStageKind::kRequantizeToRange) next_input += 2;
@@ -188,7 +189,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
       GDS_RETURN_IF_ERROR(init.getAttr("add_op", &add_op));
       if (add_op != "Add" && add_op != "AddV2") return init.error("add_op must be Add or AddV2, is '" + add_op + "'");
       for (const char* name : {"mode_a", "mode_b"}) {
-        ops::QuantizeMode mode;
+        quantized::QuantizeMode mode;
         GDS_RETURN_IF_ERROR(readDequantizeMode(init, name, nullptr, &mode));
         operand_modes_.push_back(mode);
       }
@@ -316,8 +317,8 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "b_min", &range[2]));
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 5, "b_max", &range[3]));
     float ta[256], tb[256];
-    ops::dequantizeLevels(operand_modes_[0], range[0], range[1], ta);
-    ops::dequantizeLevels(operand_modes_[1], range[2], range[3], tb);
+    quantized::dequantizeLevels(operand_modes_[0], range[0], range[1], ta);
+    quantized::dequantizeLevels(operand_modes_[1], range[2], range[3], tb);
     const std::int64_t count = a.numElements();
     float* s = threadScratch<float>(count);
     const std::uint8_t* pa = a.data<std::uint8_t>();
@@ -339,7 +340,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
   }
 
   bool residual_;
-  std::vector<ops::QuantizeMode> operand_modes_;  // of a and b (residual)
+  std::vector<quantized::QuantizeMode> operand_modes_;  // of a and b (residual)
   quantized::QuantizeV2Options options_;
   FusedStages stages_;
 };
@@ -393,7 +394,7 @@ class QuantizedPadMaxPoolKernel : public OpKernel {
     s.out_w = (padded_w - window_w_) / stride_w_ + 1;
     const bool padded = pads_[0] + pads_[1] + pads_[2] + pads_[3] > 0;
     float table[256];
-    ops::dequantizeLevels(mode_, range[0], range[1], table);
+    quantized::dequantizeLevels(mode_, range[0], range[1], table);
     bool monotonic = true;
     for (int v = 1; v < 256 && monotonic; ++v) monotonic = table[v] >= table[v - 1];
     // A window inside the padding only would hold the Pad's zero alone.
@@ -433,7 +434,7 @@ class QuantizedPadMaxPoolKernel : public OpKernel {
       // The float ops themselves: dequantize, then the max pool with the
       // padding's zeros taking part.
       std::vector<float> values(static_cast<std::size_t>(count));
-      ops::dequantize(a.raw(), ops::QuantizedType::kQUInt8, 1, 1, count, mode_, &range[0], &range[1], false,
+      quantized::dequantize(a.raw(), quantized::QuantizedType::kQUInt8, 1, 1, count, mode_, &range[0], &range[1], false,
                       values.data());
       quantized::minMaxFloat(values.data(), count, &lo, &hi);
       s.pad_takes_part = true;
@@ -458,7 +459,7 @@ class QuantizedPadMaxPoolKernel : public OpKernel {
   quantized::QuantizeV2Options options_;
   std::vector<std::int64_t> pads_;
   std::int64_t window_h_ = 1, window_w_ = 1, stride_h_ = 1, stride_w_ = 1;
-  ops::QuantizeMode mode_ = ops::QuantizeMode::kMinFirst;
+  quantized::QuantizeMode mode_ = quantized::QuantizeMode::kMinFirst;
 };
 
 }  // namespace

@@ -22,9 +22,9 @@
 // the activated result (always containing 0), so a Relu6 output keeps all
 // 256 levels for [0, 6].
 //
-// The plain loops below (PlanOptions::reference_kernels) are the
-// specification; the optimized path gives the same bits with the vector
-// loops of engine/quantized/per_channel_loops.cc (depthwise accumulation, range
+// The plain loops of engine/quantized/per_channel.h (*Reference, taken with
+// PlanOptions::reference_kernels) are the specification; the optimized path
+// gives the same bits with its vector loops (depthwise accumulation, range
 // scan, requantization), the range scan done on each finished GEMM block
 // while it is in cache, and the requantization split over the pool.
 #include <algorithm>
@@ -37,7 +37,7 @@
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
-#include "engine/quantized/per_channel_loops.h"
+#include "engine/quantized/per_channel.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine {
@@ -162,7 +162,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     // away from zero through int32 is exact.
     auto requantization = [&](float lo, float hi) {
       const quantized::QuantizeParams<std::uint8_t> q(lo, hi);
-      qkern::PerChannelRequantize p;
+      quantized::PerChannelRequantize p;
       p.multiplier = multipliers_.data();
       p.bias = bias.data<float>();
       p.clamp_lo = std::max(act_lo, lo);
@@ -180,10 +180,11 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     if (reference_) {
       computeAccumulators(ctx, s, input, filter, input_zero, channels, nullptr);
       float lo, hi;
-      referenceExtremes(rows, channels, amin, amax);
-      rangeFromExtremes(rows, channels, bias.data<float>(), act_lo, act_hi, &lo, &hi);
+      quantized::channelExtremesReference(acc_.data(), rows, channels, amin, amax);
+      quantized::perChannelOutputRange(amin, amax, rows, channels, multipliers_.data(), bias.data<float>(), act_lo,
+                                      act_hi, &lo, &hi);
       if (frozen) lo = frozen_lo, hi = frozen_hi;
-      referenceRequantize(requantization(lo, hi), rows, channels, o);
+      quantized::requantizeRowsReference(requantization(lo, hi), acc_.data(), rows, channels, o);
       qkern::setScalar(ctx, 1, lo);
       qkern::setScalar(ctx, 2, hi);
       return Status::Ok();
@@ -192,13 +193,13 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     // Optimized: each finished block of accumulator rows is scanned for its
     // per-channel extremes while in cache, or, with a frozen range,
     // requantized right away.
-    const qkern::PerChannelRequantize frozen_q =
-        frozen ? requantization(frozen_lo, frozen_hi) : qkern::PerChannelRequantize();
+    const quantized::PerChannelRequantize frozen_q =
+        frozen ? requantization(frozen_lo, frozen_hi) : quantized::PerChannelRequantize();
     std::mutex merge;
     const quantized::GemmEpilogue epilogue = [&](std::int64_t r0, std::int64_t r1) {
       const std::int32_t* a = acc_.data() + r0 * channels;
       if (frozen) {
-        qkern::requantizeRows(frozen_q, a, r1 - r0, channels, o + r0 * channels);
+        quantized::requantizeRows(frozen_q, a, r1 - r0, channels, o + r0 * channels);
         return;
       }
       std::vector<std::int32_t> local(static_cast<std::size_t>(2 * channels));
@@ -206,7 +207,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
       std::int32_t* lmax = lmin + channels;
       std::fill(lmin, lmin + channels, std::numeric_limits<std::int32_t>::max());
       std::fill(lmax, lmax + channels, std::numeric_limits<std::int32_t>::lowest());
-      qkern::channelExtremes(a, r1 - r0, channels, lmin, lmax);
+      quantized::channelExtremes(a, r1 - r0, channels, lmin, lmax);
       std::lock_guard<std::mutex> lock(merge);
       for (std::int64_t c = 0; c < channels; ++c) {
         amin[c] = std::min(amin[c], lmin[c]);
@@ -216,11 +217,12 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     computeAccumulators(ctx, s, input, filter, input_zero, channels, &epilogue);
     float lo = frozen_lo, hi = frozen_hi;
     if (!frozen) {
-      rangeFromExtremes(rows, channels, bias.data<float>(), act_lo, act_hi, &lo, &hi);
-      const qkern::PerChannelRequantize q = requantization(lo, hi);
+      quantized::perChannelOutputRange(amin, amax, rows, channels, multipliers_.data(), bias.data<float>(), act_lo,
+                                      act_hi, &lo, &hi);
+      const quantized::PerChannelRequantize q = requantization(lo, hi);
       const std::int32_t* a = acc_.data();
       ctx.pool().parallelFor(rows, static_cast<double>(channels) * 4, [&](std::int64_t r0, std::int64_t r1) {
-        qkern::requantizeRows(q, a + r0 * channels, r1 - r0, channels, o + r0 * channels);
+        quantized::requantizeRows(q, a + r0 * channels, r1 - r0, channels, o + r0 * channels);
       });
     }
     qkern::setScalar(ctx, 1, lo);
@@ -262,8 +264,8 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
       const std::int8_t* w = filter.data<std::int8_t>();
       const double cost = static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w);
       ctx.pool().parallelFor(s.batch * s.out_h, cost, [&](std::int64_t begin, std::int64_t end) {
-        if (reference_ || !qkern::depthwiseRowsFast(s, x, input_zero, w, begin, end, acc))
-          depthwiseRows(s, x, input_zero, w, begin, end, acc);
+        if (reference_ || !quantized::depthwiseRowsFast(s, x, input_zero, w, begin, end, acc))
+          quantized::depthwiseRowsReference(s, x, input_zero, w, begin, end, acc);
         if (epilogue) (*epilogue)(begin * s.out_w, end * s.out_w);
       });
       return;
@@ -295,115 +297,6 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     } else {
       conv_state_.weights_constant = filter_constant_;
       quantized::conv2D(backend_, s, input.data<std::uint8_t>(), input_zero, rhs, acc, &ctx.pool(), &conv_state_, after);
-    }
-  }
-
-  // The reference range pass: per-channel extremes of all accumulators.
-  void referenceExtremes(std::int64_t rows, std::int64_t channels, std::int32_t* amin, std::int32_t* amax) const {
-    for (std::int64_t row = 0; row < rows; ++row) {
-      const std::int32_t* a = acc_.data() + row * channels;
-      for (std::int64_t c = 0; c < channels; ++c) {
-        amin[c] = std::min(amin[c], a[c]);
-        amax[c] = std::max(amax[c], a[c]);
-      }
-    }
-  }
-
-  // The output range: the activated real value of an accumulator is
-  // monotonic in it for each channel (the multiplier is positive), so the
-  // range follows from the per-channel extremes; it always contains 0.
-  void rangeFromExtremes(std::int64_t rows, std::int64_t channels, const float* b, float act_lo, float act_hi,
-                         float* lo_out, float* hi_out) const {
-    const std::int32_t* amin = extremes_.data();
-    const std::int32_t* amax = amin + channels;
-    const float* mult = multipliers_.data();
-    float lo = 0.0f, hi = 0.0f;
-    for (std::int64_t c = 0; rows > 0 && c < channels; ++c)
-      for (const std::int32_t a : {amin[c], amax[c]}) {
-        const float x = std::min(std::max(static_cast<float>(a) * mult[c] + b[c], act_lo), act_hi);
-        lo = std::min(lo, x);
-        hi = std::max(hi, x);
-      }
-    if (hi == lo) hi = lo + 1.0f;  // all zero: any range containing 0 is exact
-    *lo_out = lo;
-    *hi_out = hi;
-  }
-
-  // The reference requantization loop (the specification of
-  // qkern::requantizeRows).
-  void referenceRequantize(const qkern::PerChannelRequantize& p, std::int64_t rows, std::int64_t channels,
-                           std::uint8_t* o) const {
-    for (std::int64_t row = 0; row < rows; ++row) {
-      const std::int32_t* a = acc_.data() + row * channels;
-      std::uint8_t* oq = o + row * channels;
-      for (std::int64_t c = 0; c < channels; ++c) {
-        const float x =
-            std::min(std::max(static_cast<float>(a[c]) * p.multiplier[c] + p.bias[c], p.clamp_lo), p.clamp_hi);
-        const float t = x * p.scale;
-        const float r = static_cast<float>(static_cast<std::int32_t>(t + (t >= 0.0f ? 0.5f : -0.5f))) - p.offset;
-        oq[c] = static_cast<std::uint8_t>(std::min(std::max(r, 0.0f), 255.0f));
-      }
-    }
-  }
-
-  // Depthwise accumulators of output rows [row_begin, row_end) (row = batch
-  // * out_h + y): sum (x - input_zero) * w over the window; cells outside the
-  // input are real zeros and add nothing.
-  static void depthwiseRows(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-                            const std::int8_t* filter, std::int64_t row_begin, std::int64_t row_end,
-                            std::int32_t* out) {
-    const std::int64_t mult = s.out_c, out_c = s.in_c * mult;
-    if (mult == 1) {
-      // Tap by tap over the output row: the valid output columns of each tap
-      // are computed once, so the channel loop runs without bounds checks.
-      for (std::int64_t row = row_begin; row < row_end; ++row) {
-        const std::int64_t n = row / s.out_h, oy = row % s.out_h;
-        std::int32_t* o_row = out + row * s.out_w * out_c;
-        std::fill(o_row, o_row + s.out_w * out_c, 0);
-        for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-          const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-          if (iy < 0 || iy >= s.in_h) continue;
-          const std::uint8_t* in_row = input + (n * s.in_h + iy) * s.in_w * s.in_c;
-          for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-            const std::int64_t shift = fx * s.dilation_w - s.pad_left;  // ix = ox * stride + shift
-            std::int64_t ox_begin = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
-            std::int64_t ox_end = s.in_w - 1 - shift < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
-            ox_end = std::min(ox_end, s.out_w);
-            // __restrict: the uint8/int8 pointers would otherwise alias the
-            // accumulators and keep the channel loop from vectorizing.
-            const std::int8_t* __restrict w = filter + (fy * s.filter_w + fx) * out_c;
-            for (std::int64_t ox = ox_begin; ox < ox_end; ++ox) {
-              const std::uint8_t* __restrict x = in_row + (ox * s.stride_w + shift) * s.in_c;
-              std::int32_t* __restrict o = o_row + ox * out_c;
-              for (std::int64_t c = 0; c < out_c; ++c)
-                o[c] += (static_cast<std::int32_t>(x[c]) - input_zero) * static_cast<std::int32_t>(w[c]);
-            }
-          }
-        }
-      }
-      return;
-    }
-    for (std::int64_t row = row_begin; row < row_end; ++row) {
-      const std::int64_t n = row / s.out_h, oy = row % s.out_h;
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-        std::int32_t* o = out + (row * s.out_w + ox) * out_c;
-        std::fill(o, o + out_c, 0);
-        for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-          const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-          if (iy < 0 || iy >= s.in_h) continue;
-          for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-            const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-            if (ix < 0 || ix >= s.in_w) continue;
-            const std::uint8_t* x = input + ((n * s.in_h + iy) * s.in_w + ix) * s.in_c;
-            const std::int8_t* w = filter + (fy * s.filter_w + fx) * out_c;
-            for (std::int64_t c = 0; c < s.in_c; ++c) {
-              const std::int32_t xv = static_cast<std::int32_t>(x[c]) - input_zero;
-              for (std::int64_t m = 0; m < mult; ++m)
-                o[c * mult + m] += xv * static_cast<std::int32_t>(w[c * mult + m]);
-            }
-          }
-        }
-      }
     }
   }
 

@@ -1,9 +1,10 @@
-#include "engine/quantized/per_channel_loops.h"
-
-#include "engine/quantized/vector_loops.h"
+#include "engine/quantized/per_channel.h"
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+
+#include "engine/quantized/vector_loops.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GDS_PC_AVX2 1
@@ -20,7 +21,7 @@
 #pragma clang fp contract(off)
 #endif
 
-namespace gds::engine::qkern {
+namespace gds::engine::quantized {
 
 namespace {
 
@@ -67,7 +68,7 @@ void depthwiseRowsPlain(const ops::Conv2DShape& s, const std::uint8_t* input, st
 }
 
 #ifdef GDS_PC_AVX2
-bool haveAvx2() { return quantized::cpuHasAvx2(); }
+bool haveAvx2() { return cpuHasAvx2(); }
 
 __attribute__((target("avx2"))) void channelExtremesAvx2(const std::int32_t* acc, std::int64_t rows,
                                                          std::int64_t channels, std::int32_t* amin,
@@ -191,7 +192,7 @@ __attribute__((target("avx2"))) void requantizeRowsAvx2(const PerChannelRequanti
   }
 }
 
-bool haveAvx512() { return quantized::cpuHasAvx512(); }
+bool haveAvx512() { return cpuHasAvx512(); }
 
 // requantizeRowsAvx2 on sixteen values at a time, operation for operation
 // (the pragma above keeps AVX-512's fused multiply-add out).
@@ -389,6 +390,21 @@ void channelExtremes(const std::int32_t* acc, std::int64_t rows, std::int64_t ch
   }
 }
 
+void perChannelOutputRange(const std::int32_t* amin, const std::int32_t* amax, std::int64_t rows,
+                           std::int64_t channels, const float* multiplier, const float* bias, float act_lo,
+                           float act_hi, float* lo_out, float* hi_out) {
+  float lo = 0.0f, hi = 0.0f;
+  for (std::int64_t c = 0; rows > 0 && c < channels; ++c)
+    for (const std::int32_t a : {amin[c], amax[c]}) {
+      const float x = std::min(std::max(static_cast<float>(a) * multiplier[c] + bias[c], act_lo), act_hi);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  if (hi == lo) hi = lo + 1.0f;  // all zero: any range containing 0 is exact
+  *lo_out = lo;
+  *hi_out = hi;
+}
+
 void requantizeRows(const PerChannelRequantize& p, const std::int32_t* acc, std::int64_t rows,
                     std::int64_t channels, std::uint8_t* out) {
 #ifdef GDS_PC_AVX2
@@ -416,4 +432,4 @@ bool depthwiseRowsFast(const ops::Conv2DShape& s, const std::uint8_t* input, std
   return true;
 }
 
-}  // namespace gds::engine::qkern
+}  // namespace gds::engine::quantized
