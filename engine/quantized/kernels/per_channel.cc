@@ -97,27 +97,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     Shape out_shape;
     std::int64_t channels = 0;
     ops::Conv2DShape s;
-    if (kind_ == Kind::kMatMul) {
-      if (input.dims() != 2) return ctx.error("input must be a matrix, got " + model::shapeString(input.shape()));
-      if (filter.dims() != 2) return ctx.error("filter must be a matrix, got " + model::shapeString(filter.shape()));
-      const std::int64_t k = transpose_b_ ? filter.dim(1) : filter.dim(0);
-      channels = transpose_b_ ? filter.dim(0) : filter.dim(1);
-      if (input.dim(1) != k)
-        return ctx.error("input " + model::shapeString(input.shape()) + " and filter " +
-                         model::shapeString(filter.shape()) + " do not multiply");
-      out_shape = {input.dim(0), channels};
-    } else {
-      if (input.dims() != 4) return ctx.error("input must be 4-dimensional, got " + model::shapeString(input.shape()));
-      if (filter.dims() != 4) return ctx.error("filter must be 4-dimensional, got " + model::shapeString(filter.shape()));
-      if (input.dim(3) != filter.dim(2))
-        return ctx.error("input and filter must have the same depth: " + std::to_string(input.dim(3)) + " vs " +
-                         std::to_string(filter.dim(2)));
-      if (!nn::conv2DShape(input.shape(), filter.shape(), window_, &s))
-        return ctx.error("filter " + model::shapeString(filter.shape()) + " does not fit input " +
-                         model::shapeString(input.shape()));
-      channels = kind_ == Kind::kDepthwise ? s.in_c * s.out_c : s.out_c;
-      out_shape = {s.batch, s.out_h, s.out_w, channels};
-    }
+    GDS_RETURN_IF_ERROR(layerShape(ctx, input, filter, &s, &channels, &out_shape));
     if (bias.numElements() != channels)
       return ctx.error("bias must have " + std::to_string(channels) + " elements (one per output channel), got " +
                        model::shapeString(bias.shape()));
@@ -237,6 +217,34 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     if (in[1].size() != 4) return 0;
     const double window = static_cast<double>(in[1][0] * in[1][1]);
     return kind_ == Kind::kDepthwise ? 2.0 * outputs * window : 2.0 * outputs * window * in[1][2];
+  }
+
+  // The layer's geometry: the convolution (s) or the MatMul's, the output
+  // channels and shape; errors name the mismatched input.
+  Status layerShape(const KernelContext& ctx, const Tensor& input, const Tensor& filter, ops::Conv2DShape* s,
+                    std::int64_t* channels, Shape* out_shape) const {
+    if (kind_ == Kind::kMatMul) {
+      if (input.dims() != 2) return ctx.error("input must be a matrix, got " + model::shapeString(input.shape()));
+      if (filter.dims() != 2) return ctx.error("filter must be a matrix, got " + model::shapeString(filter.shape()));
+      const std::int64_t k = transpose_b_ ? filter.dim(1) : filter.dim(0);
+      *channels = transpose_b_ ? filter.dim(0) : filter.dim(1);
+      if (input.dim(1) != k)
+        return ctx.error("input " + model::shapeString(input.shape()) + " and filter " +
+                         model::shapeString(filter.shape()) + " do not multiply");
+      *out_shape = {input.dim(0), *channels};
+    } else {
+      if (input.dims() != 4) return ctx.error("input must be 4-dimensional, got " + model::shapeString(input.shape()));
+      if (filter.dims() != 4) return ctx.error("filter must be 4-dimensional, got " + model::shapeString(filter.shape()));
+      if (input.dim(3) != filter.dim(2))
+        return ctx.error("input and filter must have the same depth: " + std::to_string(input.dim(3)) + " vs " +
+                         std::to_string(filter.dim(2)));
+      if (!nn::conv2DShape(input.shape(), filter.shape(), window_, s))
+        return ctx.error("filter " + model::shapeString(filter.shape()) + " does not fit input " +
+                         model::shapeString(input.shape()));
+      *channels = kind_ == Kind::kDepthwise ? s->in_c * s->out_c : s->out_c;
+      *out_shape = {s->batch, s->out_h, s->out_w, *channels};
+    }
+    return Status::Ok();
   }
 
  private:
