@@ -16,7 +16,8 @@ using Clock = std::chrono::steady_clock;
 bool countsForFlops(const std::string& op) {
   return op == "Conv2D" || op == "QuantizedConv2D" || op == "MatMul" || op == "QuantizedMatMul" ||
          op == "DepthwiseConv2dNative" || op == "FusedPadConv2D" || op == "FusedResizeAndPadConv2D" ||
-         // The plan's fused forms (engine/rewrite/fold_and_fuse.h): the contraction's FLOPs.
+         // The plan's fused forms (engine/rewrite/fold_and_fuse.h): the
+         // contraction's FLOPs.
          op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative" || op == "_FusedMatMul";
 }
 

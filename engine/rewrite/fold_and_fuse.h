@@ -48,10 +48,11 @@ std::shared_ptr<const tensorflow::GraphDef> foldAndFuse(const tensorflow::GraphD
                                                         const PlanOptions& options,
                                                         FoldAndFuseStats* stats = nullptr);
 
-// The paddings of a Pad when they are a Const [4, 2] that pads the two
-// middle (spatial, NHWC) dimensions only, by non-negative amounts: its eight
-// values into *pads. Shared by this rewrite and the 8-bit fusion
-// (engine/rewrite/quantized_fusion.h), which both fold such a Pad into the op after it.
+// The paddings of a Pad when they are a Const [4, 2] that pads the two middle
+// (spatial, NHWC) dimensions only, by non-negative amounts: its eight values
+// into *pads. Shared by this rewrite and the 8-bit fusion
+// (engine/rewrite/quantized_fusion.h), which both fold such a Pad into the op
+// after it.
 bool spatialPaddings(const tensorflow::NodeDef& paddings, std::vector<std::int64_t>* pads);
 
 }  // namespace gds::engine

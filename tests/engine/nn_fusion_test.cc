@@ -1,8 +1,8 @@
-// Plan-time constant folding and contraction fusion (engine/rewrite/fold_and_fuse.h) and the
-// oneDNN convolution path (engine/ops/dnnl_float.h): every fused or oneDNN result
-// equals the unfused reference kernels on the same inputs (1e-4), the fused
-// node keeps the last node's name, and a fed or fetched intermediate keeps
-// its pair apart.
+// Plan-time constant folding and contraction fusion
+// (engine/rewrite/fold_and_fuse.h) and the oneDNN convolution path
+// (engine/ops/dnnl_float.h): every fused or oneDNN result equals the unfused
+// reference kernels on the same inputs (1e-4), the fused node keeps the last
+// node's name, and a fed or fetched intermediate keeps its pair apart.
 #include <gtest/gtest.h>
 
 #include <algorithm>

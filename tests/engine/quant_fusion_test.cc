@@ -1,5 +1,5 @@
-// Plan-time fusion of 8-bit layers (engine/rewrite/quantized_fusion.h): a fused layer
-// gives exactly the bits of the unfused ops, on every GEMM backend, and
+// Plan-time fusion of 8-bit layers (engine/rewrite/quantized_fusion.h): a fused
+// layer gives exactly the bits of the unfused ops, on every GEMM backend, and
 // fetching or feeding an intermediate tensor keeps that tensor.
 #include <gtest/gtest.h>
 

@@ -1,8 +1,9 @@
-// Fused 8-bit layers made by the plan's quantized fusion (engine/
-// rewrite/quantized_fusion.h): a QuantizedConv2D or QuantizedMatMul followed by the
-// ops quantize_nodes puts after it (RequantizationRange + Requantize,
-// QuantizedBiasAdd, QuantizedRelu/Relu6, Dequantize), computed by one kernel
-// whose GEMM epilogue runs the output stages on blocks still in cache.
+// Fused 8-bit layers made by the inference rewrite's 8-bit fusion
+// (engine/rewrite/quantized_fusion.h): a QuantizedConv2D or QuantizedMatMul
+// followed by the ops quantize_nodes puts after it (RequantizationRange +
+// Requantize, QuantizedBiasAdd, QuantizedRelu/Relu6, Dequantize), computed by
+// one kernel whose GEMM epilogue runs the output stages on blocks still in
+// cache.
 //
 //   _FusedQuantizedConv2D / _FusedQuantizedMatMul
 //     inputs: the head op's six (data, weights, their min/max), then per
@@ -345,15 +346,15 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
   FusedStages stages_;
 };
 
-// _QuantizedPadMaxPool: Dequantize(a) -> Pad (spatial, zeros) -> Reshape /
-// Min / Max -> QuantizeV2 -> QuantizedMaxPool (VALID) as one node (see
-// engine/rewrite/quantized_fusion.cc). Inputs a, a_min, a_max; attrs QuantizeV2's,
-// ksize, strides, pad_hw (top, bottom, left, right), dequantize_mode.
-// Outputs quint8, min, max, bit for bit those of the unfused ops:
-// quantization is monotonic, so the pool of the quantized values is the
+// _QuantizedPadMaxPool: Dequantize(a) -> Pad (spatial, zeros) -> Reshape / Min
+// / Max -> QuantizeV2 -> QuantizedMaxPool (VALID) as one node (see
+// engine/rewrite/quantized_fusion.cc). Inputs a, a_min, a_max; attrs
+// QuantizeV2's, ksize, strides, pad_hw (top, bottom, left, right),
+// dequantize_mode. Outputs quint8, min, max, bit for bit those of the unfused
+// ops: quantization is monotonic, so the pool of the quantized values is the
 // quantization of the pool of the float ones; and when dequantization is
-// monotonic too (checked on its 256 levels), the float pool is a table
-// lookup of the 8-bit pool of a, padding cells adding the Pad's zero.
+// monotonic too (checked on its 256 levels), the float pool is a table lookup
+// of the 8-bit pool of a, padding cells adding the Pad's zero.
 class QuantizedPadMaxPoolKernel : public OpKernel {
  public:
   int numOutputs(const KernelInit&) const override { return 3; }
