@@ -12,12 +12,12 @@
 // inference, call compileForInference (engine/rewrite/optimize_for_inference.h)
 // instead: it applies the inference rewrites first (constant folding, fused
 // float contractions, fused 8-bit layers: what grappler does before a
-// TensorFlow session runs a graph; the rewrite never changes what the
-// fetches compute) and then calls Plan::compile. The CLI, the window and
-// engine/eval/ use it; Plan::compile alone is for the rewrites themselves
-// (constant folding runs a Plan) and for tests of the executor.
+// TensorFlow session runs a graph; the rewrites never change what the
+// fetches compute, and InferenceRewrites turns each off) and then calls
+// Plan::compile. The CLI, the window and engine/eval/ use it; Plan::compile
+// alone is for the rewrites themselves (constant folding runs a Plan).
 //
-// Compilation (engine/plan.cc)
+// Compilation (engine/plan_compiler.cc)
 // - Prunes the graph to the nodes the fetches need (data and control inputs).
 // - Any tensor "node:port" (or "node", port 0) can be fed; its consumers read
 //   the fed value and the producer is not run unless something else needs it.
