@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "graphview/graph_scene.h"
+#include "graphview/scene_data.h"
 #include "graphview/style.h"
 
 namespace gds::graphview {
@@ -47,7 +48,8 @@ void drawMark(QPainter* p, const QRectF& box, int mark) {
 
 // ---------------------------------------------------------------- NodeItem
 
-NodeItem::NodeItem(GraphScene* scene, int node, const QRectF& rect) : scene_(scene), node_(node), size_(rect.size()) {
+NodeItem::NodeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int node, const QRectF& rect)
+    : scene_(scene), data_(std::move(data)), node_(node), size_(rect.size()) {
   setPos(rect.topLeft());
   setFlag(ItemIsSelectable);
   setAcceptHoverEvents(false);
@@ -63,12 +65,13 @@ QPainterPath NodeItem::shape() const {
 }
 
 void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
-  const auto& look = scene_->look(node_);
+  const SceneData& d = *data_;
+  const NodeLook& look = d.look(node_);
   const QRectF r(QPointF(0, 0), size_);
   const double lod = option->levelOfDetailFromTransform(p->worldTransform());
-  const QColor overlay = scene_->overlayFill(node_);
+  const QColor overlay = d.overlayFill(node_);
   const bool selected = isSelected();
-  const bool hit = scene_->nodeHit(node_);
+  const bool hit = d.nodeHit(node_);
   if (lod < kShapeLod) {
     QColor c = overlay.isValid() ? overlay : look.header;
     if (look.model_input) c = style::inputFill();
@@ -137,19 +140,20 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     }
   }
   if (text) {
-    if (int mark = scene_->markOf(node_)) drawMark(p, r, mark);
-    QString badge = scene_->overlayBadge(node_);
+    if (int mark = d.markOf(node_)) drawMark(p, r, mark);
+    QString badge = d.overlayBadge(node_);
     if (!badge.isEmpty()) drawBadge(p, r, badge, QColor(40, 40, 40), Qt::white);
   }
 }
 
 // ---------------------------------------------------------------- GroupItem
 
-GroupItem::GroupItem(GraphScene* scene, int group, const QRectF& rect, bool expanded)
-    : scene_(scene), group_(group), size_(rect.size()), expanded_(expanded) {
+GroupItem::GroupItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int group, const QRectF& rect,
+                     bool expanded)
+    : scene_(scene), data_(std::move(data)), group_(group), size_(rect.size()), expanded_(expanded) {
   setPos(rect.topLeft());
   setFlag(ItemIsSelectable, !expanded);
-  setZValue(expanded ? scene->hierarchy()->group(group).depth : 200);
+  setZValue(expanded ? data_->hierarchy().group(group).depth : 200);
 }
 
 QRectF GroupItem::boundingRect() const {
@@ -163,11 +167,12 @@ QPainterPath GroupItem::shape() const {
 }
 
 void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) {
-  const auto& grp = scene_->hierarchy()->group(group_);
+  const SceneData& d = *data_;
+  const auto& grp = d.hierarchy().group(group_);
   const QRectF r(QPointF(0, 0), size_);
   const double lod = option->levelOfDetailFromTransform(p->worldTransform());
   const bool text = lod >= kTextLod;
-  const int hits = scene_->groupHits(group_);
+  const int hits = d.groupHits(group_);
   p->setRenderHint(QPainter::Antialiasing, lod >= kShapeLod);
   if (expanded_) {
     p->setPen(QPen(style::frameBorder(), 1, Qt::SolidLine));
@@ -185,7 +190,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
     }
     return;
   }
-  const QColor overlay = scene_->groupOverlayFill(group_);
+  const QColor overlay = d.groupOverlayFill(group_);
   const QColor fill = overlay.isValid() ? overlay : style::metaFill();
   if (lod < kShapeLod) {
     p->fillRect(r, isSelected() ? style::selection() : (hits ? style::searchHit() : QColor(150, 165, 190)));
@@ -204,7 +209,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setPen(QPen(isSelected() ? style::selection() : style::frameBorder(), isSelected() ? 2.5 : 1.2));
   p->drawRoundedRect(r, 9, 9);
   if (!text) return;
-  const QStringList lines = scene_->metaLines(group_);
+  const QStringList lines = d.metaLines(group_, scene_->showFullNames());
   p->setFont(style::titleFont());
   p->setPen(QColor(30, 45, 70));
   p->drawText(QRectF(8, 4, r.width() - 16, 18), Qt::AlignCenter, QStringLiteral("+  ") + lines.value(0));
@@ -212,7 +217,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setPen(QColor(70, 80, 95));
   for (int i = 1; i < lines.size(); ++i)
     p->drawText(QRectF(8, 6 + 16.0 * i, r.width() - 16, 15), Qt::AlignCenter, lines[i]);
-  QString badge = scene_->groupOverlayBadge(group_);
+  QString badge = d.groupOverlayBadge(group_);
   if (!badge.isEmpty()) drawBadge(p, r, badge, QColor(40, 40, 40), Qt::white);
   if (hits) drawBadge(p, r.adjusted(0, 0, badge.isEmpty() ? 0 : -60, 0), QStringLiteral("%1 found").arg(hits),
                       style::searchHit().darker(130), Qt::black);
@@ -220,9 +225,10 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
 
 // ---------------------------------------------------------------- EdgeItem
 
-EdgeItem::EdgeItem(GraphScene* scene, int group, int bundle, const QPainterPath& path, bool arrow)
-    : scene_(scene), group_(group), bundle_(bundle), path_(path) {
-  const auto& b = scene->hierarchy()->bundles(group)[bundle];
+EdgeItem::EdgeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int group, int bundle,
+                   const QPainterPath& path, bool arrow)
+    : scene_(scene), data_(std::move(data)), group_(group), bundle_(bundle), path_(path) {
+  const auto& b = data_->hierarchy().bundles(group)[bundle];
   control_ = b.data == 0;
   const int count = b.data + b.control;
   width_ = std::min(3.6, 1.1 + 0.45 * std::log2(static_cast<double>(count)));
@@ -262,7 +268,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->drawPolygon(arrow_);
   }
   if (lod >= 0.6 && scene_->showEdgeLabels()) {
-    QString label = scene_->edgeLabel(group_, bundle_);
+    QString label = data_->edgeLabel(group_, bundle_);
     if (label.isEmpty()) return;
     p->setFont(style::smallFont());
     QFontMetricsF fm(p->font());

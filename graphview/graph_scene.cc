@@ -2,13 +2,8 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFontMetricsF>
 #include <QThread>
 #include <QtConcurrent/QtConcurrentRun>
-
-#include <algorithm>
-#include <chrono>
-#include <limits>
 
 #include "graphview/graph_items.h"
 #include "graphview/style.h"
@@ -16,18 +11,6 @@
 
 namespace gds::graphview {
 namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-QString shortName(const std::string& name) {
-  size_t slash = name.rfind('/');
-  return QString::fromStdString(slash == std::string::npos ? name : name.substr(slash + 1));
-}
-
-QString formatValue(double v, const QString& unit) {
-  QString s = QString::number(v, 'g', 3);
-  return unit.isEmpty() ? s : s + QLatin1Char(' ') + unit;
-}
 
 // Attribute values as text for search (TensorFlow's spelling where it has one).
 void attrTexts(const tensorflow::AttrValue& a, QStringList& out) {
@@ -68,30 +51,6 @@ void attrTexts(const tensorflow::AttrValue& a, QStringList& out) {
 
 }  // namespace
 
-QColor heatColor(double t) {
-  t = std::clamp(t, 0.0, 1.0);
-  // Light yellow -> orange -> dark red (perceptually ordered, readable text on all).
-  static const QColor stops[] = {QColor(255, 247, 188), QColor(254, 196, 79), QColor(236, 112, 20),
-                                 QColor(204, 44, 26)};
-  double x = t * 3;
-  int i = std::min(2, static_cast<int>(x));
-  double f = x - i;
-  const QColor& a = stops[i];
-  const QColor& b = stops[i + 1];
-  return QColor::fromRgbF(a.redF() + (b.redF() - a.redF()) * f, a.greenF() + (b.greenF() - a.greenF()) * f,
-                          a.blueF() + (b.blueF() - a.blueF()) * f);
-}
-
-QColor diffColor(DiffStatus status) {
-  switch (status) {
-    case DiffStatus::Added: return QColor(198, 239, 206);
-    case DiffStatus::Removed: return QColor(255, 199, 206);
-    case DiffStatus::Changed: return QColor(255, 235, 156);
-    case DiffStatus::Unchanged: break;
-  }
-  return QColor();
-}
-
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent), cache_(std::make_shared<LayoutCache>()) {
   setBackgroundBrush(style::background());
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
@@ -114,24 +73,20 @@ Status GraphScene::setGraph(std::shared_ptr<const tensorflow::GraphDef> def) {
                                                    [def](const model::Graph* g) { delete g; });
   def_ = def;
   if (cancel_flag_) cancel_flag_->store(true);
-  cache_->clear();
-  shapes_.reset();
-  hierarchy_ = Hierarchy::build(graph, HierarchyOptions{fold_constants_});
-  const int n = graph->size();
+  // Everything indexed by the new graph's numbers is new; the items in the
+  // scene keep painting shown_ (the previous graph) until the layout arrives.
+  data_ = std::make_shared<SceneData>(Hierarchy::build(graph, HierarchyOptions{fold_constants_}));
+  sizes_ = data_->computeSizes(full_names_);
+  cache_ = std::make_shared<LayoutCache>();
   matches_.clear();
-  node_hit_.assign(n, 0);
-  group_hits_.assign(hierarchy_->groupCount(), 0);
+  search_error_.clear();
+  search_.reset();
   selection_.clear();
-  overlay_kind_ = OverlayKind::None;
-  node_value_.clear();
-  group_value_.clear();
-  node_diff_.clear();
   input_marks_.clear();
   output_marks_.clear();
-  mark_.assign(n, 0);
-  computeLooks();
-  computeSizes();
-  expansion_ = hierarchy_->defaultExpansion();
+  overlay_.reset();
+  diff_.reset();
+  expansion_ = data_->hierarchy().defaultExpansion();
   requestLayout();
   return Status::Ok();
 }
@@ -146,139 +101,68 @@ void GraphScene::clearGraph() {
   node_items_.clear();
   group_items_.clear();
   edge_items_.clear();
-  hierarchy_.reset();
+  item_of_node_.clear();
+  item_of_group_.clear();
+  shown_.reset();
+  data_.reset();
+  sizes_.reset();
   def_.reset();
   layout_ = SceneLayout();
 }
 
-void GraphScene::computeLooks() {
-  const model::Graph& g = hierarchy_->graph();
-  const int n = g.size();
-  looks_.assign(n, NodeLook{});
-  const auto& registry = model::OpRegistry::instance();
-  for (int i = 0; i < n; ++i) {
-    NodeLook& look = looks_[i];
-    look.title = QString::fromStdString(g.op(i));
-    look.full_name = QString::fromStdString(g.name(i));
-    look.name = shortName(g.name(i));
-    const model::OpCategory cat = categoryOf(g.op(i));
-    CategoryStyle st = styleFor(cat);
-    look.header = st.header;
-    look.title_color = st.text;
-    look.model_input = g.op(i) == "Placeholder" || g.op(i) == "PlaceholderWithDefault";
-    look.model_output = !look.model_input && g.consumers(i).empty() && g.op(i) != "NoOp" &&
-                        cat != model::OpCategory::Training && cat != model::OpCategory::Control &&
-                        cat != model::OpCategory::Constant;
-    const auto& weights = hierarchy_->weights(i);
-    const gdstudio::OpMetadata* meta = registry.find(g.op(i));
-    for (size_t k = 0; k < weights.size(); ++k) {
-      if (static_cast<int>(k) >= style::kMaxWeightRows) {
-        look.more_weights = static_cast<int>(weights.size() - k);
-        break;
-      }
-      int w = weights[k];
-      // Name the weight by the consumer's argument it feeds (Netron's "filter", "bias").
-      QString arg = QStringLiteral("W");
-      const auto& ins = g.inputs(i);
-      for (size_t a = 0; a < ins.size(); ++a) {
-        int src = ins[a].node;
-        if (src == w || (hierarchy_->foldedInto(src) == i && !g.inputs(src).empty() && g.inputs(src)[0].node == w)) {
-          if (meta && static_cast<int>(a) < meta->inputs_size()) arg = QString::fromStdString(meta->inputs(static_cast<int>(a)));
-          else if (a == 1) arg = QStringLiteral("B");
-          break;
-        }
-      }
-      std::vector<std::int64_t> dims;
-      auto it = g.node(w).attr().find("value");
-      if (it != g.node(w).attr().end())
-        for (const auto& d : it->second.tensor().tensor_shape().dim()) dims.push_back(d.size());
-      look.weights.push_back(arg + QStringLiteral(" \u27e8") + (dims.empty() ? QStringLiteral("scalar") : dimsText(dims)) +
-                             QStringLiteral("\u27e9"));
-    }
-  }
-}
-
-void GraphScene::computeSizes() {
-  const int n = hierarchy_->graph().size();
-  auto sizes = std::make_shared<ItemSizes>();
-  sizes->nodes.resize(n);
-  QFontMetricsF title(style::titleFont()), name(style::nameFont()), small(style::smallFont());
-  for (int i = 0; i < n; ++i) {
-    const NodeLook& look = looks_[i];
-    double w = std::max(title.horizontalAdvance(look.title), name.horizontalAdvance(full_names_ ? look.full_name : look.name));
-    double h = style::kTitleHeight + style::kRowHeight + 3;
-    if (look.model_input) {
-      h = 36;
-    } else if (!look.weights.empty()) {
-      for (const QString& row : look.weights) w = std::max(w, small.horizontalAdvance(row));
-      h += 4 + (style::kRowHeight - 2) * (look.weights.size() + (look.more_weights ? 1 : 0));
-    }
-    sizes->nodes[i] = QSizeF(std::max(style::kMinNodeWidth, std::ceil(w) + 18), h);
-  }
-  sizes->meta.resize(hierarchy_->groupCount());
-  for (int gi = 0; gi < hierarchy_->groupCount(); ++gi) {
-    QStringList lines = metaLines(gi);
-    double w = title.horizontalAdvance(QStringLiteral("+  ") + lines.value(0));
-    for (int k = 1; k < lines.size(); ++k) w = std::max(w, name.horizontalAdvance(lines[k]));
-    // Also wide enough for the expanded frame's header: "−  label" ... "N nodes".
-    double header = title.horizontalAdvance(QStringLiteral("\u2212  ") + lines.value(0)) +
-                    small.horizontalAdvance(lines.value(1)) + 36;
-    w = std::max(w + 28, header);
-    sizes->meta[gi] = QSizeF(std::max(90.0, std::ceil(w)), 12 + 16.0 * lines.size());
-  }
-  sizes->signature = (full_names_ ? 1 : 0) | (fold_constants_ ? 2 : 0);
-  sizes_ = sizes;
-}
-
-QStringList GraphScene::metaLines(int group) const {
-  const auto& grp = hierarchy_->group(group);
-  QStringList lines;
-  lines << QString::fromStdString(full_names_ ? grp.path : grp.label);
-  lines << QStringLiteral("%1 nodes").arg(grp.node_count);
-  QStringList ops;
-  for (size_t k = 0; k < grp.top_ops.size() && k < 2; ++k)
-    ops << QStringLiteral("%1 \u00d7%2").arg(QString::fromStdString(grp.top_ops[k].first)).arg(grp.top_ops[k].second);
-  if (!ops.isEmpty()) lines << ops.join(QStringLiteral("  \u00b7  "));
-  return lines;
-}
-
-// ------------------------------------------------------------------ options
 
 void GraphScene::setShowFullNames(bool on) {
   if (on == full_names_) return;
   full_names_ = on;
-  if (!hierarchy_) return;
-  computeSizes();
+  if (!data_) return;
+  sizes_ = data_->computeSizes(full_names_);
   requestLayout();
 }
 
 void GraphScene::setShowEdgeLabels(bool on) {
   if (on == edge_labels_) return;
   edge_labels_ = on;
-  if (hierarchy_ && !layoutPending()) rebuildItems();
+  if (shown_ && !layoutPending()) rebuildItems(shown_);
 }
 
 void GraphScene::setFoldConstants(bool on) {
   if (on == fold_constants_) return;
   fold_constants_ = on;
   if (!def_) return;
-  auto sel = selection_;
+  // The same graph under another hierarchy: what the ui/ layer set is kept,
+  // by name (expanded scopes by path).
+  const auto selection = selection_;
+  const auto inputs = input_marks_, outputs = output_marks_;
+  const auto overlay = overlay_;
+  const auto diff = diff_;
+  const auto query = search_;
+  std::unordered_map<std::string, char> expanded;  // scope path -> expanded
+  for (int g = 1; g < data_->hierarchy().groupCount(); ++g) expanded[data_->hierarchy().group(g).path] = expansion_[g];
   auto def = def_;
-  setGraph(def);
-  selectNodes(sel);
+  if (!setGraph(def).ok()) return;
+  // Scopes that are new in this hierarchy keep the default.
+  for (int g = 1; g < data_->hierarchy().groupCount(); ++g)
+    if (auto it = expanded.find(data_->hierarchy().group(g).path); it != expanded.end()) expansion_[g] = it->second;
+  requestLayout();
+  setInputMarks(inputs);
+  setOutputMarks(outputs);
+  if (overlay) setOverlay(*overlay);
+  if (diff) setDiffStatus(*diff);
+  if (query) search(query->first, query->second);
+  selectNodes(selection);
 }
 
 void GraphScene::setLeftToRight(bool on) {
   if (on == options_.left_to_right) return;
   options_.left_to_right = on;
-  if (hierarchy_) requestLayout();
+  if (data_) requestLayout();
 }
 
 // ---------------------------------------------------------------- expansion
 
 bool GraphScene::setScopeExpanded(const std::string& path, bool expanded) {
-  if (!hierarchy_) return false;
-  int g = hierarchy_->findGroup(path);
+  if (!data_) return false;
+  int g = data_->hierarchy().findGroup(path);
   if (g < 0) return false;
   if (g == 0 || (expansion_[g] != 0) == expanded) return true;
   expansion_[g] = expanded ? 1 : 0;
@@ -288,36 +172,36 @@ bool GraphScene::setScopeExpanded(const std::string& path, bool expanded) {
 }
 
 bool GraphScene::isScopeExpanded(const std::string& path) const {
-  if (!hierarchy_) return false;
-  int g = hierarchy_->findGroup(path);
+  if (!data_) return false;
+  int g = data_->hierarchy().findGroup(path);
   return g >= 0 && expansion_[g];
 }
 
 void GraphScene::toggleGroup(int group) {
-  if (!hierarchy_ || group <= 0 || group >= hierarchy_->groupCount()) return;
+  if (!data_ || group <= 0 || group >= data_->hierarchy().groupCount()) return;
   expansion_[group] = expansion_[group] ? 0 : 1;
   emit expansionChanged();
   requestLayout();
 }
 
 void GraphScene::expandAll() {
-  if (!hierarchy_) return;
-  expansion_ = hierarchy_->allExpanded();
+  if (!data_) return;
+  expansion_ = data_->hierarchy().allExpanded();
   emit expansionChanged();
   requestLayout();
 }
 
 void GraphScene::collapseAll() {
-  if (!hierarchy_) return;
-  expansion_.assign(hierarchy_->groupCount(), 0);
+  if (!data_) return;
+  expansion_.assign(data_->hierarchy().groupCount(), 0);
   expansion_[0] = 1;
   emit expansionChanged();
   requestLayout();
 }
 
 void GraphScene::resetExpansion() {
-  if (!hierarchy_) return;
-  expansion_ = hierarchy_->defaultExpansion();
+  if (!data_) return;
+  expansion_ = data_->hierarchy().defaultExpansion();
   emit expansionChanged();
   requestLayout();
 }
@@ -326,7 +210,7 @@ bool GraphScene::revealNode(const std::string& name) {
   int idx = nodeIndex(name);
   if (idx < 0) return false;
   Expansion before = expansion_;
-  hierarchy_->expandTo(expansion_, idx);
+  data_->hierarchy().expandTo(expansion_, idx);
   if (before != expansion_) {
     emit expansionChanged();
     requestLayout();
@@ -335,43 +219,54 @@ bool GraphScene::revealNode(const std::string& name) {
 }
 
 int GraphScene::nodeIndex(const std::string& name) const {
-  if (!hierarchy_) return -1;
-  return hierarchy_->graph().find(name);
+  if (!data_) return -1;
+  return data_->graph().find(name);
+}
+
+std::vector<int> GraphScene::nodeIndices(const std::vector<std::string>& names) const {
+  std::vector<int> out;
+  for (const auto& name : names)
+    if (int idx = nodeIndex(name); idx >= 0) out.push_back(idx);
+  return out;
 }
 
 // ------------------------------------------------------------------- layout
 
 void GraphScene::requestLayout() {
-  if (!hierarchy_) return;
+  if (!data_) return;
   const std::uint64_t generation = ++pending_generation_;
   if (cancel_flag_) cancel_flag_->store(true);  // a newer request supersedes it
   cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
   LayoutRequest request;
-  request.hierarchy = hierarchy_;
+  request.hierarchy = data_->hierarchyPtr();
   request.expansion = expansion_;
   request.sizes = sizes_;
   request.options = options_;
   request.cache = cache_;
   request.cancelled = cancel_flag_.get();
+  // The layout is of this graph: its items are built from this SceneData,
+  // whatever setGraph() did meanwhile (a newer request makes it stale anyway).
+  std::shared_ptr<const SceneData> data = data_;
   emit layoutStarted();
   if (synchronous_) {
-    applyLayout(computeLayout(request), generation);
+    applyLayout(computeLayout(request), generation, std::move(data));
     return;
   }
   auto flag = cancel_flag_;  // kept alive by the task
   auto* watcher = new QFutureWatcher<SceneLayout>(this);
-  connect(watcher, &QFutureWatcher<SceneLayout>::finished, this, [this, watcher, generation] {
+  connect(watcher, &QFutureWatcher<SceneLayout>::finished, this, [this, watcher, generation, data] {
     watcher->deleteLater();
-    applyLayout(watcher->result(), generation);
+    applyLayout(watcher->result(), generation, data);
   });
+  // The worker gets immutable values only (hierarchy, sizes, expansion copy) and the thread-safe cache.
   watcher->setFuture(QtConcurrent::run([request, flag] { return computeLayout(request); }));
 }
 
-void GraphScene::applyLayout(SceneLayout layout, std::uint64_t generation) {
+void GraphScene::applyLayout(SceneLayout layout, std::uint64_t generation, std::shared_ptr<const SceneData> data) {
   if (generation != pending_generation_) return;  // stale: a newer request is running
   layout_ = std::move(layout);
   applied_generation_ = generation;
-  rebuildItems();
+  rebuildItems(std::move(data));
   emit layoutApplied();
 }
 
@@ -385,7 +280,7 @@ bool GraphScene::waitForLayout(int timeout_ms) {
   return !layoutPending();
 }
 
-void GraphScene::rebuildItems() {
+void GraphScene::rebuildItems(std::shared_ptr<const SceneData> data) {
   QElapsedTimer timer;
   timer.start();
   rebuilding_ = true;
@@ -394,23 +289,24 @@ void GraphScene::rebuildItems() {
   node_items_.clear();
   group_items_.clear();
   edge_items_.clear();
-  item_of_node_.assign(hierarchy_->graph().size(), -1);
-  item_of_group_.assign(hierarchy_->groupCount(), -1);
+  shown_ = std::move(data);
+  item_of_node_.assign(shown_->graph().size(), -1);
+  item_of_group_.assign(shown_->hierarchy().groupCount(), -1);
   // Bulk insertion without the BSP index, which is rebuilt once afterwards.
   setItemIndexMethod(QGraphicsScene::NoIndex);
   for (const auto& g : layout_.groups) {
-    auto* item = new GroupItem(this, g.group, g.rect, g.expanded);
+    auto* item = new GroupItem(this, shown_, g.group, g.rect, g.expanded);
     item_of_group_[g.group] = static_cast<int>(group_items_.size());
     group_items_.push_back(item);
     addItem(item);
   }
   for (const auto& e : layout_.edges) {
-    auto* item = new EdgeItem(this, e.group, e.bundle, e.path, e.arrow);
+    auto* item = new EdgeItem(this, shown_, e.group, e.bundle, e.path, e.arrow);
     edge_items_.push_back(item);
     addItem(item);
   }
   for (const auto& n : layout_.nodes) {
-    auto* item = new NodeItem(this, n.node, n.rect);
+    auto* item = new NodeItem(this, shown_, n.node, n.rect);
     item_of_node_[n.node] = static_cast<int>(node_items_.size());
     node_items_.push_back(item);
     addItem(item);
@@ -426,12 +322,16 @@ void GraphScene::rebuildItems() {
 // -------------------------------------------------------------------- items
 
 QGraphicsItem* GraphScene::itemForNode(const std::string& name) const {
-  int idx = nodeIndex(name);
-  if (idx < 0 || item_of_node_.empty()) return nullptr;
-  if (hierarchy_->isFolded(idx)) idx = hierarchy_->foldedInto(idx);
+  // By the shown graph's numbers: while a new graph's layout runs, the items
+  // are still the previous graph's.
+  if (!shown_) return nullptr;
+  const Hierarchy& h = shown_->hierarchy();
+  int idx = h.graph().find(name);
+  if (idx < 0) return nullptr;
+  if (h.isFolded(idx)) idx = h.foldedInto(idx);
   if (item_of_node_[idx] >= 0) return node_items_[item_of_node_[idx]];
   GroupItem* found = nullptr;
-  for (int c = hierarchy_->groupOf(idx); c > 0; c = hierarchy_->group(c).parent) {
+  for (int c = h.groupOf(idx); c > 0; c = h.group(c).parent) {
     int k = item_of_group_[c];
     if (k >= 0 && !group_items_[k]->expanded()) found = group_items_[k];
   }
@@ -445,54 +345,45 @@ QRectF GraphScene::nodeRect(const std::string& name) const {
 }
 
 std::string GraphScene::nodeNameAt(const QGraphicsItem* item) const {
-  if (item && item->type() == NodeItem::Type)
-    return hierarchy_->graph().name(static_cast<const NodeItem*>(item)->node());
+  if (item && item->type() == NodeItem::Type) {
+    const auto* node = static_cast<const NodeItem*>(item);
+    return node->data().graph().name(node->node());
+  }
   return {};
 }
 
 int GraphScene::groupAt(const QGraphicsItem* item) const {
-  if (item && item->type() == GroupItem::Type) return static_cast<const GroupItem*>(item)->group();
-  return -1;
-}
-
-const model::TensorInfo& GraphScene::tensorInfo(int node, int port) {
-  if (!shapes_) shapes_ = std::make_unique<model::InferredShapes>(model::inferShapes(hierarchy_->graph()));
-  return shapes_->at(node, port);
-}
-
-QString GraphScene::edgeLabel(int group, int bundle) {
-  const auto& b = hierarchy_->bundles(group)[bundle];
-  if (b.data + b.control > 1)
-    return b.data ? QStringLiteral("%1 tensors").arg(b.data + b.control) : QStringLiteral("%1 control").arg(b.control);
-  if (b.control) return QString();
-  const auto& info = tensorInfo(b.src_node, b.src_port);
-  return QString::fromStdString(info.str());
+  if (!item || item->type() != GroupItem::Type) return -1;
+  const auto* group = static_cast<const GroupItem*>(item);
+  return &group->data() == data_.get() ? group->group() : -1;
 }
 
 QString GraphScene::toolTipFor(const QGraphicsItem* item) {
-  if (!item || !hierarchy_) return {};
-  const model::Graph& g = hierarchy_->graph();
+  if (!item) return {};
   if (item->type() == NodeItem::Type) {
-    int n = static_cast<const NodeItem*>(item)->node();
+    const auto* node = static_cast<const NodeItem*>(item);
+    const SceneData& d = node->data();
+    const model::Graph& g = d.graph();
+    const int n = node->node();
     QString tip = QStringLiteral("<b>%1</b><br>%2").arg(QString::fromStdString(g.op(n)).toHtmlEscaped(),
                                                         QString::fromStdString(g.name(n)).toHtmlEscaped());
     const int outputs = model::outputCount(g, n);
     for (int p = 0; p < outputs && p < 8; ++p)
-      tip += QStringLiteral("<br>output %1: %2").arg(p).arg(QString::fromStdString(tensorInfo(n, p).str()).toHtmlEscaped());
-    for (int w : hierarchy_->weights(n))
+      tip += QStringLiteral("<br>output %1: %2").arg(p).arg(QString::fromStdString(d.tensorInfo(n, p).str()).toHtmlEscaped());
+    for (int w : d.hierarchy().weights(n))
       tip += QStringLiteral("<br>weight %1: %2")
-                 .arg(QString::fromStdString(g.name(w)).toHtmlEscaped(), QString::fromStdString(tensorInfo(w, 0).str()).toHtmlEscaped());
-    if (overlay_kind_ == OverlayKind::Values && !std::isnan(node_value_[n]))
-      tip += QStringLiteral("<br>%1: %2").arg(overlay_.title.toHtmlEscaped(), formatValue(node_value_[n], overlay_.unit));
+                 .arg(QString::fromStdString(g.name(w)).toHtmlEscaped(), QString::fromStdString(d.tensorInfo(w, 0).str()).toHtmlEscaped());
+    QString value = d.overlayToolTip(n);
+    if (!value.isEmpty()) tip += QStringLiteral("<br>") + value;
     return tip;
   }
   if (item->type() == GroupItem::Type) {
-    int gi = static_cast<const GroupItem*>(item)->group();
-    const auto& grp = hierarchy_->group(gi);
+    const auto* group = static_cast<const GroupItem*>(item);
+    const auto& grp = group->data().hierarchy().group(group->group());
     QString tip = QStringLiteral("<b>%1</b><br>%2 nodes").arg(QString::fromStdString(grp.path).toHtmlEscaped()).arg(grp.node_count);
     for (const auto& [op, count] : grp.top_ops) tip += QStringLiteral("<br>%1 \u00d7%2").arg(QString::fromStdString(op)).arg(count);
-    tip += static_cast<const GroupItem*>(item)->expanded() ? QStringLiteral("<br><i>double-click the header to collapse</i>")
-                                                           : QStringLiteral("<br><i>double-click to expand</i>");
+    tip += group->expanded() ? QStringLiteral("<br><i>double-click the header to collapse</i>")
+                             : QStringLiteral("<br><i>double-click to expand</i>");
     return tip;
   }
   return {};
@@ -528,7 +419,7 @@ void GraphScene::onSelectionChanged() {
 // ------------------------------------------------------------------- search
 
 bool GraphScene::matches(int node, const QRegularExpression& re, const QString& plain, const SearchOptions& o) const {
-  const model::Graph& g = hierarchy_->graph();
+  const model::Graph& g = data_->graph();
   auto test = [&](const QString& s) {
     if (o.regex) return re.match(s).hasMatch();
     return s.contains(plain, o.case_sensitive ? Qt::CaseSensitive : Qt::CaseInsensitive);
@@ -547,10 +438,12 @@ bool GraphScene::matches(int node, const QRegularExpression& re, const QString& 
 std::vector<std::string> GraphScene::search(const QString& query, const SearchOptions& options) {
   matches_.clear();
   search_error_.clear();
-  if (!hierarchy_) return {};
-  const model::Graph& g = hierarchy_->graph();
-  node_hit_.assign(g.size(), 0);
-  group_hits_.assign(hierarchy_->groupCount(), 0);
+  if (query.isEmpty()) search_.reset();
+  else search_ = std::make_pair(query, options);
+  if (!data_) return {};
+  const model::Graph& g = data_->graph();
+  const Hierarchy& h = data_->hierarchy();
+  data_->clearHits();
   if (!query.isEmpty()) {
     QRegularExpression re;
     if (options.regex) {
@@ -565,9 +458,7 @@ std::vector<std::string> GraphScene::search(const QString& query, const SearchOp
     for (int i = 0; i < g.size(); ++i) {
       if (!matches(i, re, query, options)) continue;
       matches_.push_back(g.name(i));
-      int shown = hierarchy_->isFolded(i) ? hierarchy_->foldedInto(i) : i;
-      node_hit_[shown] = 1;
-      for (int c = hierarchy_->groupOf(shown); c > 0; c = hierarchy_->group(c).parent) ++group_hits_[c];
+      data_->addHit(h.isFolded(i) ? h.foldedInto(i) : i);
     }
   }
   updateAllItems();
@@ -577,6 +468,8 @@ std::vector<std::string> GraphScene::search(const QString& query, const SearchOp
 void GraphScene::clearSearch() { search(QString()); }
 
 void GraphScene::updateAllItems() {
+  // Items of a graph being replaced show their own, unchanged data.
+  if (!shown_ || shown_ != data_) return;
   for (auto* i : node_items_) i->update();
   for (auto* i : group_items_) i->update();
 }
@@ -584,142 +477,51 @@ void GraphScene::updateAllItems() {
 // ----------------------------------------------------------------- overlays
 
 void GraphScene::setOverlay(const Overlay& overlay) {
-  if (!hierarchy_) return;
-  overlay_kind_ = OverlayKind::Values;
+  if (!data_) return;
+  std::vector<std::pair<int, double>> values;
+  for (const auto& [name, value] : overlay.values)
+    if (int idx = nodeIndex(name); idx >= 0) values.emplace_back(idx, value);
+  data_->setOverlay(overlay, values);
   overlay_ = overlay;
-  const int n = hierarchy_->graph().size();
-  node_value_.assign(n, kNaN);
-  group_value_.assign(hierarchy_->groupCount(), kNaN);
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const auto& [name, value] : overlay.values) {
-    int idx = nodeIndex(name);
-    if (idx < 0 || std::isnan(value)) continue;
-    node_value_[idx] = value;
-    lo = std::min(lo, value);
-    hi = std::max(hi, value);
-    for (int c = hierarchy_->groupOf(idx); c > 0; c = hierarchy_->group(c).parent) {
-      double& gv = group_value_[c];
-      gv = std::isnan(gv) ? value : (overlay.sum_for_groups ? gv + value : std::max(gv, value));
-    }
-  }
-  overlay_min_ = overlay.min.value_or(std::isfinite(lo) ? lo : 0);
-  overlay_max_ = overlay.max.value_or(std::isfinite(hi) ? hi : 1);
+  diff_.reset();
   updateAllItems();
   emit overlayChanged();
 }
 
 void GraphScene::setDiffStatus(const std::unordered_map<std::string, DiffStatus>& status) {
-  if (!hierarchy_) return;
-  overlay_kind_ = OverlayKind::Diff;
-  node_diff_.assign(hierarchy_->graph().size(), -1);
-  group_value_.assign(hierarchy_->groupCount(), kNaN);
-  for (const auto& [name, s] : status) {
-    int idx = nodeIndex(name);
-    if (idx < 0) continue;
-    node_diff_[idx] = static_cast<signed char>(s);
-    if (s != DiffStatus::Unchanged)
-      for (int c = hierarchy_->groupOf(idx); c > 0; c = hierarchy_->group(c).parent) group_value_[c] = 1;
-  }
+  if (!data_) return;
+  std::vector<std::pair<int, DiffStatus>> indexed;
+  for (const auto& [name, s] : status)
+    if (int idx = nodeIndex(name); idx >= 0) indexed.emplace_back(idx, s);
+  data_->setDiff(indexed);
+  diff_ = status;
+  overlay_.reset();
   updateAllItems();
   emit overlayChanged();
 }
 
 void GraphScene::clearOverlay() {
-  overlay_kind_ = OverlayKind::None;
+  if (data_) data_->clearOverlay();
+  overlay_.reset();
+  diff_.reset();
   updateAllItems();
   emit overlayChanged();
 }
 
-QColor GraphScene::overlayFill(int node) const {
-  if (overlay_kind_ == OverlayKind::Values) {
-    double v = node_value_[node];
-    if (std::isnan(v)) return QColor();
-    return heatColor(overlayRamp(v));
-  }
-  if (overlay_kind_ == OverlayKind::Diff && node_diff_[node] >= 0) return diffColor(static_cast<DiffStatus>(node_diff_[node]));
-  return QColor();
-}
-
-double GraphScene::overlayRamp(double v) const {
-  const double lo = overlay_min_, hi = overlay_max_;
-  if (overlay_.log_scale && lo > 0 && v > 0) return (std::log(v) - std::log(lo)) / std::max(1e-12, std::log(hi) - std::log(lo));
-  return (v - lo) / std::max(1e-12, hi - lo);
-}
-
-QString GraphScene::overlayBadge(int node) const {
-  if (overlay_kind_ == OverlayKind::Values && !std::isnan(node_value_[node])) return formatValue(node_value_[node], overlay_.unit);
-  if (overlay_kind_ == OverlayKind::Diff && node_diff_[node] > 0) {
-    switch (static_cast<DiffStatus>(node_diff_[node])) {
-      case DiffStatus::Added: return QStringLiteral("added");
-      case DiffStatus::Removed: return QStringLiteral("removed");
-      case DiffStatus::Changed: return QStringLiteral("changed");
-      default: break;
-    }
-  }
-  return {};
-}
-
-QColor GraphScene::groupOverlayFill(int group) const {
-  if (overlay_kind_ == OverlayKind::Values) {
-    double v = group_value_[group];
-    if (std::isnan(v)) return QColor();
-    // Sums can exceed the per-node range: clamp at the top of the gradient.
-    return heatColor(overlayRamp(v));
-  }
-  if (overlay_kind_ == OverlayKind::Diff) {
-    // A scope holding any change is "changed".
-    if (!std::isnan(group_value_[group])) return diffColor(DiffStatus::Changed);
-  }
-  return QColor();
-}
-
-QString GraphScene::groupOverlayBadge(int group) const {
-  if (overlay_kind_ == OverlayKind::Values && !std::isnan(group_value_[group]))
-    return (overlay_.sum_for_groups ? QStringLiteral("\u03a3 ") : QStringLiteral("max ")) + formatValue(group_value_[group], overlay_.unit);
-  return {};
-}
-
-LegendInfo GraphScene::legend() const {
-  LegendInfo info;
-  if (overlay_kind_ == OverlayKind::Values) {
-    info.title = overlay_.title;
-    info.gradient = true;
-    info.min = overlay_min_;
-    info.max = overlay_max_;
-    info.unit = overlay_.unit;
-  } else if (overlay_kind_ == OverlayKind::Diff) {
-    info.title = QStringLiteral("Changes");
-    info.entries = {{QStringLiteral("added"), diffColor(DiffStatus::Added)},
-                    {QStringLiteral("removed"), diffColor(DiffStatus::Removed)},
-                    {QStringLiteral("changed"), diffColor(DiffStatus::Changed)}};
-  }
-  return info;
-}
+LegendInfo GraphScene::legend() const { return data_ ? data_->legend() : LegendInfo(); }
 
 void GraphScene::setInputMarks(const std::vector<std::string>& names) {
   input_marks_ = names;
-  if (!hierarchy_) return;
-  for (auto& m : mark_)
-    if (m == 1) m = 0;
-  for (const auto& name : names) {
-    int idx = nodeIndex(name);
-    if (idx >= 0) mark_[idx] = 1;
-  }
+  if (!data_) return;
+  data_->setMarks(nodeIndices(names), 1);
   updateAllItems();
 }
 
 void GraphScene::setOutputMarks(const std::vector<std::string>& names) {
   output_marks_ = names;
-  if (!hierarchy_) return;
-  for (auto& m : mark_)
-    if (m == 2) m = 0;
-  for (const auto& name : names) {
-    int idx = nodeIndex(name);
-    if (idx >= 0) mark_[idx] = 2;
-  }
+  if (!data_) return;
+  data_->setMarks(nodeIndices(names), 2);
   updateAllItems();
 }
-
-int GraphScene::markOf(int node) const { return mark_.empty() ? 0 : mark_[node]; }
 
 }  // namespace gds::graphview

@@ -3,6 +3,10 @@
 // worker thread. All state the ui/ layer sets (expansion, selection, search,
 // overlays, input/output marks) is keyed by node name, so it survives
 // re-layouts and collapsing.
+//
+// What the items paint is a SceneData per graph (scene_data.h). setGraph()
+// starts a new one; the items in the scene keep theirs until the new graph's
+// layout arrives and rebuildItems() replaces them all at once.
 #pragma once
 
 #include <QFutureWatcher>
@@ -20,6 +24,7 @@
 
 #include "graphview/hierarchy.h"
 #include "graphview/layout.h"
+#include "graphview/scene_data.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/status.h"
@@ -38,29 +43,6 @@ struct SearchOptions {
   bool attrs = true;   // attribute values (strings, numbers, shapes, dtypes)
 };
 
-// Per-node values drawn as a fill colour on a gradient, a legend and a badge
-// (latency in ms, quantization error, ...).
-struct Overlay {
-  QString title;   // legend title, e.g. "Latency"
-  QString unit;    // badge suffix, e.g. "ms"
-  std::unordered_map<std::string, double> values;  // node name -> value
-  std::optional<double> min, max;  // gradient range (default: the data's)
-  bool log_scale = false;
-  // Collapsed scopes show the sum (true, e.g. time) or the maximum (false, e.g. error).
-  bool sum_for_groups = true;
-};
-
-enum class DiffStatus { Unchanged, Added, Removed, Changed };
-
-// What the legend shows; the view paints it.
-struct LegendInfo {
-  QString title;
-  std::vector<std::pair<QString, QColor>> entries;  // categorical (diff status)
-  bool gradient = false;
-  double min = 0, max = 0;
-  QString unit;
-};
-
 class GraphScene : public QGraphicsScene {
   Q_OBJECT
 
@@ -72,16 +54,16 @@ class GraphScene : public QGraphicsScene {
   // expansion (large scopes collapsed) and lays out. Errors name the node.
   Status setGraph(std::shared_ptr<const tensorflow::GraphDef> def);
   void clearGraph();
-  bool hasGraph() const { return static_cast<bool>(hierarchy_); }
-  const model::Graph* graph() const { return hierarchy_ ? &hierarchy_->graph() : nullptr; }
-  const Hierarchy* hierarchy() const { return hierarchy_.get(); }
+  bool hasGraph() const { return static_cast<bool>(data_); }
+  const model::Graph* graph() const { return data_ ? &data_->graph() : nullptr; }
+  const Hierarchy* hierarchy() const { return data_ ? &data_->hierarchy() : nullptr; }
 
   // --- Display options (each re-lays out when it changes geometry).
   void setShowFullNames(bool on);
   bool showFullNames() const { return full_names_; }
   void setShowEdgeLabels(bool on);
   bool showEdgeLabels() const { return edge_labels_; }
-  void setFoldConstants(bool on);  // rebuilds the hierarchy
+  void setFoldConstants(bool on);  // rebuilds the hierarchy, keeping marks, overlay, search, selection
   bool foldConstants() const { return fold_constants_; }
   void setLeftToRight(bool on);
   bool leftToRight() const { return options_.left_to_right; }
@@ -117,7 +99,9 @@ class GraphScene : public QGraphicsScene {
   // Scene rectangle of a node's visible item (empty when unknown).
   QRectF nodeRect(const std::string& name) const;
   std::string nodeNameAt(const QGraphicsItem* item) const;  // "" for non-node items
-  int groupAt(const QGraphicsItem* item) const;             // -1 for non-group items
+  // The current graph's group an item shows; -1 for non-group items and for
+  // the items of a graph being replaced (their group numbers are another graph's).
+  int groupAt(const QGraphicsItem* item) const;
   QString toolTipFor(const QGraphicsItem* item);
 
   // --- Selection, by node name.
@@ -135,7 +119,7 @@ class GraphScene : public QGraphicsScene {
   void setOverlay(const Overlay& overlay);
   void setDiffStatus(const std::unordered_map<std::string, DiffStatus>& status);
   void clearOverlay();
-  bool hasOverlay() const { return overlay_kind_ != OverlayKind::None; }
+  bool hasOverlay() const { return data_ && data_->hasOverlay(); }
   LegendInfo legend() const;
   void setInputMarks(const std::vector<std::string>& names);
   void setOutputMarks(const std::vector<std::string>& names);
@@ -143,27 +127,20 @@ class GraphScene : public QGraphicsScene {
   const std::vector<std::string>& outputMarks() const { return output_marks_; }
 
   // Shape/dtype of node:port (inferred once, on first use).
-  const model::TensorInfo& tensorInfo(int node, int port);
+  const model::TensorInfo& tensorInfo(int node, int port) { return data_->tensorInfo(node, port); }
 
-  // --- Used by the items while painting.
-  struct NodeLook {
-    QString title, name, full_name;
-    std::vector<QString> weights;  // badge rows ("W 3×3×8×16")
-    int more_weights = 0;
-    QColor header, title_color;
-    bool model_input = false, model_output = false;
-  };
-  const NodeLook& look(int node) const { return looks_[node]; }
-  bool nodeHit(int node) const { return !node_hit_.empty() && node_hit_[node]; }
-  int groupHits(int group) const { return group_hits_.empty() ? 0 : group_hits_[group]; }
-  // Fill colour from the overlay, and badge text; invalid colour when none.
-  QColor overlayFill(int node) const;
-  QString overlayBadge(int node) const;
-  QColor groupOverlayFill(int group) const;
-  QString groupOverlayBadge(int group) const;
-  int markOf(int node) const;  // 0 none, 1 input mark, 2 output mark
-  QString edgeLabel(int group, int bundle);
-  QStringList metaLines(int group) const;
+  // --- What the items of the current graph paint, by that graph's node and
+  // group numbers (the items themselves read their own SceneData).
+  const NodeLook& look(int node) const { return data_->look(node); }
+  bool nodeHit(int node) const { return data_->nodeHit(node); }
+  int groupHits(int group) const { return data_->groupHits(group); }
+  QColor overlayFill(int node) const { return data_->overlayFill(node); }
+  QString overlayBadge(int node) const { return data_->overlayBadge(node); }
+  QColor groupOverlayFill(int group) const { return data_->groupOverlayFill(group); }
+  QString groupOverlayBadge(int group) const { return data_->groupOverlayBadge(group); }
+  int markOf(int node) const { return data_ ? data_->markOf(node) : 0; }  // 0 none, 1 input mark, 2 output mark
+  QString edgeLabel(int group, int bundle) const { return data_->edgeLabel(group, bundle); }
+  QStringList metaLines(int group) const { return data_->metaLines(group, full_names_); }
 
  signals:
   void layoutStarted();
@@ -173,26 +150,25 @@ class GraphScene : public QGraphicsScene {
   void overlayChanged();
 
  private:
-  void computeLooks();
-  void computeSizes();
   void requestLayout();
-  void applyLayout(SceneLayout layout, std::uint64_t generation);
-  void rebuildItems();
-  void refreshHighlights();
-  void recomputeOverlayColors();
-  // Position of a value on the overlay's gradient (0..1 inside the range; log_scale honoured).
-  double overlayRamp(double v) const;
+  void applyLayout(SceneLayout layout, std::uint64_t generation, std::shared_ptr<const SceneData> data);
+  // Replaces every item by the items of `data`'s graph placed by layout_.
+  void rebuildItems(std::shared_ptr<const SceneData> data);
   void onSelectionChanged();
   void updateAllItems();
   int nodeIndex(const std::string& name) const;
+  std::vector<int> nodeIndices(const std::vector<std::string>& names) const;
   bool matches(int node, const QRegularExpression& re, const QString& plain, const SearchOptions& o) const;
 
   std::shared_ptr<const tensorflow::GraphDef> def_;
-  std::shared_ptr<const Hierarchy> hierarchy_;
-  std::shared_ptr<ItemSizes> sizes_;
+  // The graph set last: what expansion, search, marks and overlays apply to.
+  std::shared_ptr<SceneData> data_;
+  // The graph the items in the scene show: data_ once its layout is applied.
+  std::shared_ptr<const SceneData> shown_;
+  std::shared_ptr<const ItemSizes> sizes_;  // of data_
+  // Group layouts of data_'s hierarchy only: a worker still laying out the
+  // previous graph inserts into the previous graph's cache.
   std::shared_ptr<LayoutCache> cache_;
-  std::vector<NodeLook> looks_;
-  std::unique_ptr<model::InferredShapes> shapes_;
   Expansion expansion_;
   LayoutOptions options_;
   bool full_names_ = false, edge_labels_ = false, fold_constants_ = true, synchronous_ = false;
@@ -200,35 +176,24 @@ class GraphScene : public QGraphicsScene {
   // Layout requests: only the newest result is applied; older ones are cancelled.
   std::uint64_t pending_generation_ = 0, applied_generation_ = 0;
   std::shared_ptr<std::atomic<bool>> cancel_flag_;
-  SceneLayout layout_;
+  SceneLayout layout_;  // of shown_
   double scene_build_ms_ = 0;
 
   std::vector<NodeItem*> node_items_;
   std::vector<GroupItem*> group_items_;
   std::vector<EdgeItem*> edge_items_;
-  std::vector<int> item_of_node_;   // node -> index in node_items_ (-1)
-  std::vector<int> item_of_group_;  // group -> index in group_items_ (-1)
+  std::vector<int> item_of_node_;   // shown_'s node -> index in node_items_ (-1)
+  std::vector<int> item_of_group_;  // shown_'s group -> index in group_items_ (-1)
   bool rebuilding_ = false;
 
   std::vector<std::string> selection_;
   std::vector<std::string> matches_;
   QString search_error_;
-  std::vector<char> node_hit_;
-  std::vector<int> group_hits_;
-
-  enum class OverlayKind { None, Values, Diff };
-  OverlayKind overlay_kind_ = OverlayKind::None;
-  Overlay overlay_;
-  double overlay_min_ = 0, overlay_max_ = 0;
-  std::vector<double> node_value_;   // NaN when absent
-  std::vector<double> group_value_;
-  std::vector<signed char> node_diff_;  // -1 none
+  std::optional<std::pair<QString, SearchOptions>> search_;  // the last query, until cleared
+  // The overlay as set, by name (kept when the hierarchy is rebuilt).
+  std::optional<Overlay> overlay_;
+  std::optional<std::unordered_map<std::string, DiffStatus>> diff_;
   std::vector<std::string> input_marks_, output_marks_;
-  std::vector<char> mark_;
 };
-
-// Overlay gradient: light yellow -> orange -> dark red for t in [0, 1].
-QColor heatColor(double t);
-QColor diffColor(DiffStatus status);
 
 }  // namespace gds::graphview

@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QImage>
+#include <QPainter>
 #include <QSignalSpy>
 
 #include <chrono>
@@ -344,6 +345,100 @@ TEST(Scene, OverlaysAndMarks) {
   EXPECT_EQ(scene.markOf(g.find("input")), 1);
   EXPECT_EQ(scene.markOf(g.find("out")), 2);
   EXPECT_EQ(scene.markOf(g.find("a/relu")), 0);
+}
+
+// A new, smaller graph while the old one is shown: until the new layout
+// arrives, the items in the scene are the old graph's and paint the old
+// graph's data (looks, marks, hits) - never the new graph's arrays by old
+// indices - then all of them are replaced at once.
+TEST(Scene, ItemsKeepTheirGraphUntilTheNewLayoutArrives) {
+  ensureApp();
+  auto big = loadModel("mobilenet_v1_0.25_128_frozen.pb");
+  ASSERT_TRUE(big);
+  GraphScene scene;
+  ASSERT_TRUE(scene.setGraph(big).ok());
+  scene.expandAll();
+  ASSERT_TRUE(scene.waitForLayout(60000));
+  scene.setInputMarks({"input"});
+  scene.setOutputMarks({"MobilenetV1/Predictions/Reshape_1"});
+  ASSERT_GT(scene.search(QStringLiteral("Conv2D")).size(), 10u);
+  const int old_items = scene.nodeItemCount();
+  ASSERT_GT(old_items, 200);
+  const QRectF bounds = scene.sceneRect();
+
+  auto small = parseText(kScoped);
+  ASSERT_TRUE(scene.setGraph(small).ok());
+  ASSERT_TRUE(scene.layoutPending());
+  EXPECT_EQ(scene.graph()->size(), 7);
+  scene.setInputMarks({"input"});
+  scene.setDiffStatus({{"a/conv", DiffStatus::Changed}});
+  EXPECT_EQ(scene.nodeItemCount(), old_items);
+  std::set<std::string> names;
+  for (QGraphicsItem* item : scene.items()) {
+    if (item->type() == NodeItem::Type) {
+      const auto* node = static_cast<const NodeItem*>(item);
+      EXPECT_EQ(node->data().graph().size(), 555);
+      names.insert(scene.nodeNameAt(item));
+    }
+    // Scope numbers of the old graph mean nothing in the new one.
+    if (item->type() == GroupItem::Type) EXPECT_EQ(scene.groupAt(item), -1);
+  }
+  EXPECT_TRUE(names.count("MobilenetV1/MobilenetV1/Conv2d_0/convolution"));
+  EXPECT_NE(scene.itemForNode("MobilenetV1/MobilenetV1/Conv2d_0/convolution"), nullptr);
+  EXPECT_EQ(scene.itemForNode("a/conv"), nullptr);
+  // Painting the old items at a zoom that draws their text and marks.
+  QImage image(1200, 800, QImage::Format_ARGB32_Premultiplied);
+  image.fill(Qt::white);
+  QPainter painter(&image);
+  scene.render(&painter, QRectF(0, 0, 1200, 800), QRectF(bounds.topLeft(), QSizeF(1200, 800)));
+  painter.end();
+
+  ASSERT_TRUE(scene.waitForLayout(60000));
+  EXPECT_EQ(scene.nodeItemCount() + scene.groupItemCount() > 0, true);
+  for (QGraphicsItem* item : scene.items())
+    if (item->type() == NodeItem::Type) EXPECT_EQ(static_cast<const NodeItem*>(item)->data().graph().size(), 7);
+  EXPECT_NE(scene.itemForNode("a/conv"), nullptr);
+  EXPECT_EQ(scene.itemForNode("MobilenetV1/MobilenetV1/Conv2d_0/convolution"), nullptr);
+  EXPECT_EQ(scene.markOf(scene.graph()->find("input")), 1);
+  EXPECT_EQ(scene.overlayBadge(scene.graph()->find("a/conv")), QStringLiteral("changed"));
+}
+
+// Folding weights rebuilds the hierarchy of the same graph: marks, overlay,
+// search, selection and expanded scopes stay.
+TEST(Scene, FoldConstantsToggleKeepsMarksOverlaySearchAndSelection) {
+  ensureApp();
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(parseText(kScoped)).ok());
+  scene.setInputMarks({"input"});
+  scene.setOutputMarks({"out"});
+  Overlay ov;
+  ov.title = QStringLiteral("Latency");
+  ov.values = {{"a/conv", 4.0}, {"a/relu", 1.0}};
+  scene.setOverlay(ov);
+  ASSERT_EQ(scene.search(QStringLiteral("relu")).size(), 1u);
+  scene.selectNodes({"b/x"});
+  ASSERT_TRUE(scene.isScopeExpanded("b"));
+  ASSERT_TRUE(scene.setScopeExpanded("a", false));
+  ASSERT_TRUE(scene.hierarchy()->isFolded(scene.graph()->find("a/w")));
+
+  scene.setFoldConstants(false);
+  const model::Graph& g = *scene.graph();
+  EXPECT_FALSE(scene.hierarchy()->isFolded(g.find("a/w")));  // a node of its own now
+  EXPECT_EQ(scene.inputMarks(), std::vector<std::string>{"input"});
+  EXPECT_EQ(scene.outputMarks(), std::vector<std::string>{"out"});
+  EXPECT_EQ(scene.markOf(g.find("input")), 1);
+  EXPECT_EQ(scene.markOf(g.find("out")), 2);
+  EXPECT_EQ(scene.overlayFill(g.find("a/conv")), heatColor(1.0));
+  EXPECT_EQ(scene.legend().title, QStringLiteral("Latency"));
+  EXPECT_EQ(scene.searchMatches(), std::vector<std::string>{"a/relu"});
+  EXPECT_TRUE(scene.nodeHit(g.find("a/relu")));
+  EXPECT_EQ(scene.groupHits(scene.hierarchy()->findGroup("a")), 1);
+  EXPECT_EQ(scene.selectedNodes(), std::vector<std::string>{"b/x"});
+  ASSERT_NE(scene.itemForNode("b/x"), nullptr);
+  EXPECT_TRUE(scene.itemForNode("b/x")->isSelected());
+  EXPECT_FALSE(scene.isScopeExpanded("a"));
+  EXPECT_TRUE(scene.isScopeExpanded("b"));
 }
 
 TEST(View, SelectAndCenterRevealsAndSearchSteps) {
