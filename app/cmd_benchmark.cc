@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "app/flags.h"
+#include "app/test_reporter.h"
 #include "engine/benchmark.h"
 #include "engine/benchmark_report.h"
 #include "engine/feeds.h"
@@ -27,12 +29,12 @@ const char* kUsage =
 std::vector<FlagSpec> benchmarkFlags() {
   using T = FlagSpec::Type;
   return {
-      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta) or SavedModel directory"},
+      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta) or SavedModel directory", kRequired | kPath},
       {"input_layer", T::String, "input:0", "input tensor names, comma separated"},
       {"input_layer_shape", T::String, "1,224,224,3", "input shapes, ':' between inputs"},
       {"input_layer_type", T::String, "float", "input types, comma separated (float, int32, uint8, bool, string, ...)"},
       {"input_layer_values", T::String, "", "input values, ':' between inputs, ',' between elements (default zeros)"},
-      {"input_layer_files", T::String, "", ".npy files (or raw files for string inputs), ',' between inputs"},
+      {"input_layer_files", T::String, "", ".npy files (or raw files for string inputs), ',' between inputs", kPath},
       {"output_layer", T::String, "output:0", "output tensor names, comma separated"},
       {"target_layer", T::String, "", "nodes to run without fetching their outputs, comma separated"},
       {"max_num_runs", T::Int, "1000", "most timed runs per phase"},
@@ -41,8 +43,11 @@ std::vector<FlagSpec> benchmarkFlags() {
       {"warmup_runs", T::Int, "1", "runs before timing"},
       {"inference_delay", T::Float, "-1.0", "seconds to sleep between runs"},
       {"inter_benchmark_delay", T::Float, "-1.0", "seconds to sleep between the timing and the statistics phase"},
-      {"num_threads", T::Int, "-1", "intra-op threads (-1: all cores)"},
+      {"num_threads", T::Int, "-1", "intra-op threads: -1 or 0 all cores, N threads"},
       {"reference", T::Bool, "false", "use the plain reference kernels"},
+      {"optimize_graph", T::Bool, "true",
+       "fold constants and fuse layers before running (false: every node of the graph runs as its own kernel, as "
+       "in TensorFlow's benchmark_model)"},
       {"winograd", T::Bool, "true",
        "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's F(2x2,3x3) (faster; rounding "
        "differs from the direct convolution by a few 1e-6 relative)"},
@@ -56,8 +61,10 @@ std::vector<FlagSpec> benchmarkFlags() {
       {"show_summary", T::Bool, "true", "print the Timings and Memory lines"},
       {"show_flops", T::Bool, "false", "print the FLOPs estimate and FLOPs/second"},
       {"show_sizes", T::Bool, "false", "print the output tensor sizes of every node in run order"},
-      {"benchmark_name", T::String, "", "name recorded in the JSON output"},
-      {"output_prefix", T::String, "", "accepted for compatibility with benchmark_model (no effect)"},
+      {"benchmark_name", T::String, "", "name of the TestReporter entries (with --output_prefix) and in the JSON"},
+      {"output_prefix", T::String, "",
+       "with --benchmark_name: write TensorFlow TestReporter files PREFIX<name>, PREFIX<name>_meta-init, "
+       "..._meta-first-inference, ..._meta-init-plus-first-inference and one per op type", kPath},
       {"format", T::String, "text", "text, csv or json"},
   };
 }
@@ -68,17 +75,49 @@ std::string joinShape(const model::Shape& s) {
   return out;
 }
 
+// benchmark_model's TestReporter entries (RecordBenchmarkEntry calls in
+// tensorflow/tools/benchmark/benchmark_model.cc): the timed runs with the
+// first input's throughput in MB/s, initialization, the warm-up runs, their
+// sum, then one entry per op type with its time per statistics run.
+Status writeTestReports(const engine::BenchmarkResult& r, const std::vector<engine::Tensor>& feeds,
+                        const std::string& prefix, const std::string& name, double init_s, std::int64_t warmup_runs) {
+  const std::int64_t timed_runs = r.no_stats_us.count();
+  const double timed_s = r.no_stats_us.sum() / 1e6;
+  double throughput = -1.0;
+  if (!feeds.empty() && timed_s > 0)
+    throughput = static_cast<double>(feeds[0].bytes()) * static_cast<double>(timed_runs) / timed_s / (1024.0 * 1024.0);
+  const double warmup_s = r.warmup_us.sum() / 1e6;
+  struct Entry {
+    std::string suffix;
+    std::int64_t iters;
+    double wall_s, throughput;
+  };
+  std::vector<Entry> entries = {
+      {"", timed_runs, timed_s, throughput},
+      {"meta-init", 1, init_s, -1.0},
+      {"meta-first-inference", warmup_runs, warmup_s, -1.0},
+      {"meta-init-plus-first-inference", 1, init_s + (warmup_runs > 0 ? warmup_s / static_cast<double>(warmup_runs) : 0.0),
+       -1.0},
+  };
+  // ComputeStatsByType's map: op types in name order, time per run.
+  std::map<std::string, std::int64_t> by_type;
+  for (const auto& t : r.stats.byType()) by_type[t.type] = t.time_us;
+  const std::int64_t stat_runs = r.stats.numRuns();
+  for (const auto& [type, us] : by_type)
+    entries.push_back({type, stat_runs, static_cast<double>(us) * static_cast<double>(stat_runs) / 1e6, -1.0});
+  for (const auto& e : entries) {
+    const std::string test_name = e.suffix.empty() ? name : name + "_" + e.suffix;
+    if (!e.suffix.empty() && by_type.count(e.suffix)) note("Outputting: [" + e.suffix + "]");
+    auto written = writeTestReporterEntry(prefix, test_name, e.iters, -1.0, e.wall_s, e.throughput);
+    if (!written.ok()) return written.status();
+  }
+  return Status::Ok();
+}
+
 int runBenchmarkCommand(int argc, char** argv) {
   Flags flags("benchmark", kUsage, benchmarkFlags());
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "'");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   const std::string graph_path = flags.str("graph");
-  if (graph_path.empty()) return fail("--graph is required");
   const std::string format = flags.str("format");
   if (format != "text" && format != "csv" && format != "json")
     return fail("--format must be text, csv or json, got '" + format + "'");
@@ -110,13 +149,18 @@ int runBenchmarkCommand(int argc, char** argv) {
   auto max_runs = flags.integer(flags.has("num_runs") ? "num_runs" : "max_num_runs");
   auto max_time = flags.number("max_time");
   auto warmup = flags.integer("warmup_runs");
-  auto threads = flags.integer("num_threads");
+  auto threads = flags.numThreads();
+  if (!threads.ok()) return fail(threads.error());
   auto delay = flags.number("inference_delay");
   auto between = flags.number("inter_benchmark_delay");
   auto run_limit = flags.integer("run_order_limit");
   auto time_limit = flags.integer("time_limit");
   auto memory_limit = flags.integer("memory_limit");
   if (*warmup < 0) return fail("--warmup_runs must be >= 0");
+  const std::string output_prefix = flags.str("output_prefix");
+  const std::string benchmark_name = flags.str("benchmark_name");
+  if (!output_prefix.empty() && benchmark_name.empty())
+    return fail("--output_prefix needs --benchmark_name: the TestReporter files are named PREFIX<benchmark_name>...");
 
   auto loaded = model::load(graph_path);
   if (!loaded.ok()) return fail(loaded.error());
@@ -149,6 +193,8 @@ int runBenchmarkCommand(int argc, char** argv) {
   plan_options.num_threads = static_cast<int>(*threads);
   plan_options.reference_kernels = flags.boolean("reference");
   plan_options.winograd = flags.boolean("winograd");
+  plan_options.optimize_graph = flags.boolean("optimize_graph");
+  plan_options.fuse_quantized = flags.boolean("optimize_graph");
   auto init_start = std::chrono::steady_clock::now();
   auto plan = engine::Plan::compile(graph, feed_names, fetches, plan_options);
   if (!plan.ok()) return fail(graph_path + ": " + plan.error());
@@ -169,8 +215,19 @@ int runBenchmarkCommand(int argc, char** argv) {
   options.stats.show_summary = flags.boolean("show_summary");
   options.stats.csv = format == "csv";
   options.inter_benchmark_delay_s = *between;
+  ProgressLine progress;
+  if (progress.enabled())
+    options.progress = [&progress, &options](const std::string& phase, int done) {
+      progress.update("benchmark: " + phase + " run " + std::to_string(done) +
+                      (phase == "warmup" ? " of " + std::to_string(options.warmup_runs) : ""));
+    };
   auto result = engine::runBenchmark(**plan, feeds, options);
+  progress.finish();
   if (!result.ok()) return fail(graph_path + ": " + result.error());
+  if (!output_prefix.empty()) {
+    Status reported = writeTestReports(*result, feeds, output_prefix, benchmark_name, init_s, *warmup);
+    if (!reported.ok()) return fail("--output_prefix: " + reported.message());
+  }
   const auto& r = *result;
 
   if (format == "json") {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/flags.h"
 #include "engine/calibrate.h"
 #include "engine/dataset.h"
@@ -30,30 +32,26 @@ const char* kUsage =
 std::vector<FlagSpec> calibrateFlags() {
   using T = FlagSpec::Type;
   return {
-      {"graph", T::String, "", "the 8-bit graph (quantize_nodes output)"},
-      {"output_graph", T::String, "", "where to write the graph with frozen ranges"},
-      {"dataset", T::String, "", "folder of representative inputs"},
-      {"input", T::String, "", "representative input file(s), comma separated"},
+      {"graph", T::String, "", "the 8-bit graph (quantize_nodes output)", kRequired | kPath},
+      {"output_graph", T::String, "", "where to write the graph with frozen ranges", kRequired | kPath},
+      {"dataset", T::String, "", "folder of representative inputs", kPath},
+      {"input", T::String, "", "representative input file(s), comma separated", kPath},
       {"input_layer", T::String, "", "input node (default: the graph's only Placeholder)"},
       {"input_size", T::String, "", "image size H,W (default: from the input's shape)"},
       {"input_mean", T::Float, "127.5", "subtracted from image pixels"},
       {"input_std", T::Float, "127.5", "image pixels are divided by this"},
       {"min_percentile", T::Float, "5", "percentile of the observed minimums to keep"},
       {"max_percentile", T::Float, "5", "percentile of the observed maximums to keep (from the top)"},
-      {"num_threads", T::Int, "1", "intra-op threads"},
+      {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads"},
+      {"format", T::String, "text", "text (a tab-separated table) or json (one record per range)"},
   };
 }
 
 int runCalibrateCommand(int argc, char** argv) {
   Flags flags("calibrate", kUsage, calibrateFlags());
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s\n", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (flags.str("graph").empty()) return fail("--graph is required (the 8-bit graph to calibrate)");
-  if (flags.str("output_graph").empty()) return fail("--output_graph is required");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+  const std::string format = flags.str("format");
+  if (format != "text" && format != "json") return fail("--format must be text or json, got '" + format + "'");
   const bool dataset_mode = !flags.str("dataset").empty();
   if (dataset_mode == !flags.str("input").empty()) return fail("give exactly one of --dataset=DIR and --input=FILE");
   auto min_percentile = flags.number("min_percentile");
@@ -63,9 +61,9 @@ int runCalibrateCommand(int argc, char** argv) {
     if (p < 0 || p > 100) return fail("--min_percentile and --max_percentile must be between 0 and 100");
   auto mean = flags.number("input_mean");
   auto std_dev = flags.number("input_std");
-  auto threads = flags.integer("num_threads");
-  if (!mean.ok() || !std_dev.ok() || !threads.ok())
-    return fail("--input_mean, --input_std and --num_threads must be numbers");
+  auto threads = flags.numThreads();
+  if (!threads.ok()) return fail(threads.error());
+  if (!mean.ok() || !std_dev.ok()) return fail("--input_mean and --input_std must be numbers");
 
   auto loaded = model::load(flags.str("graph"));
   if (!loaded.ok()) return fail(loaded.error());
@@ -78,12 +76,17 @@ int runCalibrateCommand(int argc, char** argv) {
   if (!flags.str("input_size").empty()) {
     const auto parts = flags.list("input_size");
     char* end = nullptr;
-    if (parts.size() == 2) {
+    bool ok = parts.size() == 2;
+    if (ok) {
       preprocess.height = std::strtoll(parts[0].c_str(), &end, 10);
-      if (*end == '\0') preprocess.width = std::strtoll(parts[1].c_str(), &end, 10);
+      ok = *end == '\0' && !parts[0].empty();
+      if (ok) preprocess.width = std::strtoll(parts[1].c_str(), &end, 10);
+      ok = ok && *end == '\0' && !parts[1].empty();
     }
-    if (parts.size() != 2 || *end != '\0' || preprocess.height <= 0 || preprocess.width <= 0)
-      return fail("--input_size must be H,W (two positive integers), got '" + flags.str("input_size") + "'");
+    // The image is resized to H x W floats: bound it before allocating.
+    if (!ok || preprocess.height <= 0 || preprocess.width <= 0 || preprocess.height > 8192 ||
+        preprocess.width > 8192)
+      return fail("--input_size must be H,W (two sizes from 1 to 8192), got '" + flags.str("input_size") + "'");
   }
 
   std::vector<std::string> paths;
@@ -95,21 +98,27 @@ int runCalibrateCommand(int argc, char** argv) {
     paths = flags.list("input");
   }
   std::vector<std::vector<engine::Tensor>> samples;
+  ProgressLine progress;
   for (const std::string& path : paths) {
+    progress.update("calibrate: reading input " + std::to_string(samples.size() + 1) + "/" +
+                    std::to_string(paths.size()) + " " + path);
     auto t = engine::loadSample(path, *input, preprocess);
     if (!t.ok()) return fail(t.error());
     samples.push_back({std::move(*t)});
   }
+  progress.update("calibrate: running " + std::to_string(samples.size()) + " inputs");
 
   engine::PlanOptions options;
   options.num_threads = static_cast<int>(*threads);
   auto result = engine::calibrate(graph, {input->name}, samples, static_cast<float>(*min_percentile),
                                   static_cast<float>(*max_percentile), options);
+  progress.finish();
   if (!result.ok()) return fail(flags.str("graph") + ": " + result.error());
   Status saved = model::saveGraph(result->graph, flags.str("output_graph"));
   if (!saved.ok()) return fail(saved.message());
 
-  std::printf("node\tobserved_min\tobserved_max\tfrozen_min\tfrozen_max\n");
+  nlohmann::json ranges = nlohmann::json::array();
+  if (format == "text") std::printf("node\tobserved_min\tobserved_max\tfrozen_min\tfrozen_max\n");
   for (const auto& [name, list] : result->samples) {
     float lo = list.front().min, hi = list.front().max;
     for (const auto& s : list) {
@@ -117,7 +126,20 @@ int runCalibrateCommand(int argc, char** argv) {
       hi = std::max(hi, s.max);
     }
     const engine::RangeSample& frozen = result->frozen.at(name);
-    std::printf("%s\t%.6g\t%.6g\t%.6g\t%.6g\n", name.c_str(), lo, hi, frozen.min, frozen.max);
+    if (format == "text")
+      std::printf("%s\t%.6g\t%.6g\t%.6g\t%.6g\n", name.c_str(), lo, hi, frozen.min, frozen.max);
+    ranges.push_back({{"node", name}, {"samples", list.size()}, {"observed_min", lo}, {"observed_max", hi},
+                      {"frozen_min", frozen.min}, {"frozen_max", frozen.max}});
+  }
+  if (format == "json") {
+    nlohmann::json j = {{"graph", flags.str("graph")},
+                        {"output_graph", flags.str("output_graph")},
+                        {"inputs", samples.size()},
+                        {"min_percentile", *min_percentile},
+                        {"max_percentile", *max_percentile},
+                        {"ranges", ranges}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
   }
   std::printf("\nFroze %zu ranges (RequantizationRange nodes, fused layers) from %zu inputs; wrote %s\n",
               result->frozen.size(),

@@ -1,9 +1,14 @@
-// gdstudio checkpoint: TensorFlow's inspect_checkpoint for V2 checkpoints.
-// Lists every tensor (name, dtype, shape, slices of partitioned variables) or
-// prints one tensor's values; reading verifies the checksums.
+// gdstudio checkpoint: TensorFlow's inspect_checkpoint for V2 checkpoints,
+// with its flags. Without a flag it lists every tensor (name, dtype, shape,
+// slices of partitioned variables); --all_tensor_names prints every name,
+// --all_tensors every name and value, --tensor_name one tensor's value;
+// values print as NumPy prints them (--printoptions k=v ... as
+// numpy.set_printoptions). Reading verifies the checksums.
 #include <cstdio>
+#include <limits>
 
 #include "app/flags.h"
+#include "app/numpy_print.h"
 #include "model/checkpoint.h"
 
 namespace gds::app {
@@ -13,51 +18,64 @@ std::string dtypeEnumName(tensorflow::DataType t) { return tensorflow::DataType_
 
 int runCheckpoint(int argc, char** argv) {
   Flags flags("checkpoint",
-              "Usage: gdstudio checkpoint --file_name=PREFIX [--tensor_name=NAME] [--all_tensors]\n\n"
-              "Lists the tensors of a TensorFlow V2 checkpoint like inspect_checkpoint: 'name (DT_FLOAT) [dims]',\n"
-              "with the saved slices of partitioned variables. --tensor_name prints that tensor (slices\n"
-              "assembled); --all_tensors prints every tensor. PREFIX may also be a checkpoint file, a folder with\n"
-              "a 'checkpoint' state file or a SavedModel directory.",
-              {{"file_name", FlagSpec::Type::String, "", "checkpoint prefix"},
+              "Usage: gdstudio checkpoint --file_name=PREFIX [--tensor_name=NAME] [--all_tensors]\n"
+              "                           [--all_tensor_names] [--printoptions K=V ...]\n\n"
+              "TensorFlow's inspect_checkpoint for V2 checkpoints. Without --tensor_name, lists the tensors as\n"
+              "'name (DT_FLOAT) [dims]', with the saved slices of partitioned variables; --all_tensor_names\n"
+              "prints 'tensor_name:  NAME' for every tensor, --all_tensors adds its value; --tensor_name prints\n"
+              "one tensor (slices assembled). Values print as NumPy prints an array; --printoptions takes\n"
+              "numpy.set_printoptions settings (precision, threshold, edgeitems, linewidth, suppress, nanstr,\n"
+              "infstr), e.g. --printoptions threshold=100000. PREFIX may also be a checkpoint file, a folder\n"
+              "with a 'checkpoint' state file or a SavedModel directory.",
+              {{"file_name", FlagSpec::Type::String, "", "checkpoint prefix", kPath},
                {"tensor_name", FlagSpec::Type::String, "", "tensor to print"},
-               {"all_tensors", FlagSpec::Type::Bool, "false", "print the values of every tensor"},
-               {"max_values", FlagSpec::Type::Int, "20", "values printed per tensor (0 = all)"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
+               {"all_tensors", FlagSpec::Type::Bool, "false", "print the names and values of every tensor"},
+               {"all_tensor_names", FlagSpec::Type::Bool, "false", "print the names of every tensor"},
+               {"printoptions", FlagSpec::Type::Values, "", "numpy.set_printoptions settings, K=V"},
+               {"max_values", FlagSpec::Type::Int, "",
+                "same as --printoptions threshold=N (0: no summarizing; NumPy's default is 1000)"}});
+  flags.setPositional(0, 1, "one checkpoint prefix (or --file_name=PREFIX)");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::string path = flags.str("file_name");
-  if (path.empty() && flags.positional().size() == 1) path = flags.positional()[0];
+  if (path.empty() && flags.positional().size() == 1) path = expandPath(flags.positional()[0]);
   if (path.empty()) return fail("--file_name=PREFIX is required (e.g. model.ckpt-1000)");
-  auto max_values = flags.integer("max_values");
-  if (!max_values.ok()) return fail(max_values.error());
+  NumpyPrintOptions print_options;
+  if (flags.has("max_values")) {
+    const std::int64_t n = flags.integer("max_values").value();
+    if (n < 0) return fail("--max_values must be >= 0, got " + std::to_string(n));
+    print_options.threshold = n == 0 ? std::numeric_limits<std::int64_t>::max() : n;
+  }
+  for (const auto& kv : flags.all("printoptions")) {
+    Status set = setPrintOption(&print_options, kv);
+    if (!set.ok()) return fail("--printoptions: " + set.message());
+  }
   auto prefix = model::resolveCheckpointPrefix(path);
   if (!prefix.ok()) return fail(prefix.error());
   auto reader = model::CheckpointReader::open(prefix.value());
   if (!reader.ok()) return fail(reader.error());
 
-  auto printValues = [&](const std::string& name) -> bool {
+  auto printValue = [&](const std::string& name) -> bool {
     auto t = reader->read(name);
     if (!t.ok()) {
       fail(t.error());
       return false;
     }
-    std::printf("tensor_name:  %s\n", name.c_str());
-    std::int64_t n = t->size(), shown = *max_values > 0 ? std::min<std::int64_t>(n, *max_values) : n;
-    std::string line = "[";
-    for (std::int64_t i = 0; i < shown; ++i) {
-      if (i) line += ' ';
-      line += t->dtype == tensorflow::DT_STRING ? "\"" + t->strings[static_cast<size_t>(i)] + "\""
-                                                : std::to_string(t->valueAt(i));
-    }
-    if (shown < n) line += " ... (" + std::to_string(n) + " values)";
-    std::printf("%s]\n", line.c_str());
+    std::printf("%s\n", numpyString(*t, print_options).c_str());
     return true;
   };
 
-  if (!flags.str("tensor_name").empty()) return printValues(flags.str("tensor_name")) ? 0 : 1;
+  // inspect_checkpoint: print("tensor_name: ", name) writes two spaces.
+  if (flags.boolean("all_tensors") || flags.boolean("all_tensor_names")) {
+    for (const auto& v : reader->variables()) {  // sorted by name, as var_to_shape_map's keys
+      std::printf("tensor_name:  %s\n", v.name.c_str());
+      if (flags.boolean("all_tensors") && !printValue(v.name)) return 1;
+    }
+    return 0;
+  }
+  if (!flags.str("tensor_name").empty()) {
+    std::printf("tensor_name:  %s\n", flags.str("tensor_name").c_str());
+    return printValue(flags.str("tensor_name")) ? 0 : 1;
+  }
   for (const auto& v : reader->variables()) {
     std::printf("%s (%s) %s", v.name.c_str(), dtypeEnumName(v.dtype).c_str(), model::shapeString(v.shape).c_str());
     if (!v.slices.empty()) {
@@ -65,7 +83,6 @@ int runCheckpoint(int argc, char** argv) {
       for (const auto& s : v.slices) std::printf(" %s", s.str().c_str());
     }
     std::printf("\n");
-    if (flags.boolean("all_tensors") && !printValues(v.name)) return 1;
   }
   return 0;
 }

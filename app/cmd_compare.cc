@@ -5,20 +5,24 @@
 // they disagree.
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
 #include "engine/compare.h"
 #include "engine/dataset.h"
+#include "model/graph.h"
 #include "model/io.h"
 
 namespace gds::app {
 namespace {
 
 const char* kUsage =
-    "Usage: gdstudio compare --graph=FLOAT.pb --graph2=QUANT.pb --output=NAME (--input=FILE | --dataset=DIR)\n"
+    "Usage: gdstudio compare --graph=FLOAT.pb --graph2=QUANT.pb --output=NAME (--input=[NAME=]FILE | --dataset=DIR)\n"
     "                        [--labels=labels.csv --label_map=labels.txt] [--format=text|csv|json]\n\n"
     "Runs both graphs on the same inputs in the interpreter. Inputs are .npy files, images (PNG/JPEG: RGB,\n"
     "resized to --input_size, then (x - input_mean) / input_std) or, for string inputs, raw files such as WAV.\n"
@@ -29,19 +33,19 @@ const char* kUsage =
 std::vector<FlagSpec> compareFlags() {
   using T = FlagSpec::Type;
   return {
-      {"graph", T::String, "", "the float model"},
-      {"graph2", T::String, "", "the 8-bit model"},
+      {"graph", T::String, "", "the float model", kRequired | kPath},
+      {"graph2", T::String, "", "the 8-bit model", kRequired | kPath},
       {"input_layer", T::String, "", "input node (default: the graph's only Placeholder)"},
       {"output", T::String, "", "output node(s) to compare, comma separated"},
       {"output_layer", T::String, "", "alias of --output"},
-      {"input", T::String, "", "one input file (.npy, .png, .jpg, .wav, ...)"},
-      {"dataset", T::String, "", "folder of input files"},
-      {"labels", T::String, "", "labels.csv: file,label (default: <dataset>/labels.csv when present)"},
-      {"label_map", T::String, "", "class names, one per line (index = class id)"},
+      {"input", T::String, "", "one input file (.npy, .png, .jpg, .wav, ...), or NAME=FILE as for 'gdstudio run'"},
+      {"dataset", T::String, "", "folder of input files", kPath},
+      {"labels", T::String, "", "labels.csv: file,label (default: <dataset>/labels.csv when present)", kPath},
+      {"label_map", T::String, "", "class names, one per line (index = class id)", kPath},
       {"input_size", T::String, "", "image size H,W (default: from the input's shape)"},
       {"input_mean", T::Float, "127.5", "subtracted from image pixels"},
       {"input_std", T::Float, "127.5", "image pixels are divided by this"},
-      {"num_threads", T::Int, "1", "intra-op threads"},
+      {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads"},
       {"layers", T::Int, "20", "rows of the per-layer table (0: all)"},
       {"format", T::String, "text", "text, csv or json"},
   };
@@ -54,15 +58,39 @@ std::string fmt(double v) {
   return buf;
 }
 
+// "--input=NAME=FILE": (NAME, FILE) when the text has an '=' and is not
+// itself an existing file (file names may contain '='); else ("", "").
+std::pair<std::string, std::string> splitNamedInput(const tensorflow::GraphDef& graph, const std::string& value) {
+  const size_t eq = value.find('=');
+  if (eq == std::string::npos || eq == 0) return {};
+  std::error_code ec;
+  const std::string name = value.substr(0, eq);
+  bool is_node = false;
+  for (const auto& n : graph.node())
+    if (n.name() == model::nodeNameOf(name)) is_node = true;
+  if (!is_node && std::filesystem::exists(expandPath(value), ec)) return {};
+  return {name, expandPath(value.substr(eq + 1))};
+}
+
+// "H,W" as two positive integers.
+Result<std::pair<std::int64_t, std::int64_t>> parseImageSize(const std::string& text) {
+  const auto parts = splitString(text, ',');
+  std::int64_t v[2] = {0, 0};
+  bool ok = parts.size() == 2;
+  for (size_t i = 0; ok && i < 2; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    const long long x = std::strtoll(parts[i].c_str(), &end, 10);
+    ok = !parts[i].empty() && *end == '\0' && errno == 0 && x > 0 && x <= 8192;
+    v[i] = x;
+  }
+  if (!ok) return Status::Error("--input_size must be H,W (two sizes from 1 to 8192), got '" + text + "'");
+  return std::make_pair(v[0], v[1]);
+}
+
 int runCompareCommand(int argc, char** argv) {
   Flags flags("compare", kUsage, compareFlags());
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s\n", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (flags.str("graph").empty() || flags.str("graph2").empty()) return fail("--graph and --graph2 are required");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::string output_flag = flags.str("output").empty() ? flags.str("output_layer") : flags.str("output");
   if (output_flag.empty()) return fail("--output is required (the output node to compare)");
   const bool dataset_mode = !flags.str("dataset").empty();
@@ -78,21 +106,34 @@ int runCompareCommand(int argc, char** argv) {
   const tensorflow::GraphDef& float_graph = g1->graph;
   const tensorflow::GraphDef& quant_graph = g2->graph;
 
-  auto spec = engine::findGraphInput(float_graph, flags.str("input_layer"));
+  // --input=NAME=FILE (the spelling of `gdstudio run`) names the input too.
+  std::string input_file = expandPath(flags.str("input"));
+  std::string input_layer = flags.str("input_layer");
+  if (!dataset_mode) {
+    auto named = splitNamedInput(float_graph, flags.str("input"));
+    if (!named.first.empty()) {
+      if (!input_layer.empty() && model::nodeNameOf(input_layer) != model::nodeNameOf(named.first))
+        return fail("--input names the input '" + named.first + "' but --input_layer says '" + input_layer + "'");
+      input_layer = named.first;
+      input_file = named.second;
+    }
+  }
+  auto spec = engine::findGraphInput(float_graph, input_layer);
   if (!spec.ok()) return fail("--input_layer: " + spec.error());
   engine::ImagePreprocess preprocess;
   if (!flags.str("input_size").empty()) {
-    auto parts = flags.list("input_size");
-    if (parts.size() != 2) return fail("--input_size must be H,W, got '" + flags.str("input_size") + "'");
-    preprocess.height = std::stoll(parts[0]);
-    preprocess.width = std::stoll(parts[1]);
+    auto size = parseImageSize(flags.str("input_size"));
+    if (!size.ok()) return fail(size.error());
+    preprocess.height = size->first;
+    preprocess.width = size->second;
   }
   auto mean = flags.number("input_mean");
   auto std_dev = flags.number("input_std");
-  auto threads = flags.integer("num_threads");
+  auto threads = flags.numThreads();
+  if (!threads.ok()) return fail(threads.error());
   auto layer_rows = flags.integer("layers");
-  if (!mean.ok() || !std_dev.ok() || !threads.ok() || !layer_rows.ok())
-    return fail("--input_mean, --input_std, --num_threads and --layers must be numbers");
+  if (!mean.ok() || !std_dev.ok() || !layer_rows.ok())
+    return fail("--input_mean, --input_std and --layers must be numbers");
   engine::CompareOptions options;
   options.plan.num_threads = static_cast<int>(*threads);
   const std::vector<std::string> outputs = flags.list("output");
@@ -111,7 +152,7 @@ int runCompareCommand(int argc, char** argv) {
   };
 
   if (!dataset_mode) {
-    auto input = engine::loadSample(flags.str("input"), *spec, preprocess);
+    auto input = engine::loadSample(input_file, *spec, preprocess);
     if (!input.ok()) return fail(input.error());
     auto result = engine::compare(float_graph, quant_graph, {spec->name}, {*input}, outs, options);
     if (!result.ok()) return fail(result.error());
@@ -141,19 +182,20 @@ int runCompareCommand(int argc, char** argv) {
       return 0;
     }
     const char sep = format == "csv" ? ',' : '\t';
+    auto cell = [&](const std::string& text) { return format == "csv" ? csvField(text) : text; };
     std::printf("output%cmax_abs%cmean_abs%crmse%csqnr_db%ccosine%ctop1_float%ctop1_8bit%ctop5_overlap\n", sep, sep,
                 sep, sep, sep, sep, sep, sep);
     for (const auto& o : result->outputs)
-      std::printf("%s%c%s%c%s%c%s%c%s%c%s%c%s%c%s%c%s\n", o.stats.name.c_str(), sep, fmt(o.stats.max_abs).c_str(), sep,
-                  fmt(o.stats.mean_abs).c_str(), sep, fmt(o.stats.rmse).c_str(), sep, fmt(o.stats.sqnr_db).c_str(), sep,
-                  fmt(o.stats.cosine).c_str(), sep, o.classifier ? className(o.top1_reference[0]).c_str() : "", sep,
-                  o.classifier ? className(o.top1_other[0]).c_str() : "", sep,
+      std::printf("%s%c%s%c%s%c%s%c%s%c%s%c%s%c%s%c%s\n", cell(o.stats.name).c_str(), sep, fmt(o.stats.max_abs).c_str(),
+                  sep, fmt(o.stats.mean_abs).c_str(), sep, fmt(o.stats.rmse).c_str(), sep, fmt(o.stats.sqnr_db).c_str(),
+                  sep, fmt(o.stats.cosine).c_str(), sep, o.classifier ? cell(className(o.top1_reference[0])).c_str() : "",
+                  sep, o.classifier ? cell(className(o.top1_other[0])).c_str() : "", sep,
                   o.classifier ? fmt(o.top5_overlap).c_str() : "");
     std::printf("\nlayer%csqnr_db%crmse%cstep%crmse_over_step\n", sep, sep, sep, sep);
     for (std::size_t i = 0; i < rows; ++i) {
       const auto& l = result->layers[i];
-      std::printf("%s%c%s%c%s%c%s%c%s\n", l.name.c_str(), sep, fmt(l.sqnr_db).c_str(), sep, fmt(l.rmse).c_str(), sep,
-                  fmt(l.step).c_str(), sep, fmt(l.rmse_over_step).c_str());
+      std::printf("%s%c%s%c%s%c%s%c%s\n", cell(l.name).c_str(), sep, fmt(l.sqnr_db).c_str(), sep, fmt(l.rmse).c_str(),
+                  sep, fmt(l.step).c_str(), sep, fmt(l.rmse_over_step).c_str());
     }
     return 0;
   }
@@ -166,7 +208,13 @@ int runCompareCommand(int argc, char** argv) {
   dataset_options.compare.per_layer = false;
   dataset_options.preprocess = preprocess;
   dataset_options.label_map = label_map;
+  ProgressLine progress;
+  if (progress.enabled())
+    dataset_options.progress = [&progress](int done, int total, const std::string& file) {
+      progress.update("compare: " + std::to_string(done + 1) + "/" + std::to_string(total) + " " + file);
+    };
   auto evaluated = engine::evaluateDataset(float_graph, quant_graph, *spec, *dataset, outs, dataset_options);
+  progress.finish();
   if (!evaluated.ok()) return fail(evaluated.error());
   const int n = evaluated->inputs, agree = evaluated->agree, labelled = evaluated->labelled;
   const int correct_float = evaluated->correct_reference, correct_8bit = evaluated->correct_other;
@@ -186,10 +234,11 @@ int runCompareCommand(int argc, char** argv) {
     return 0;
   }
   const char sep = format == "csv" ? ',' : '\t';
+  auto cell = [&](const std::string& text) { return format == "csv" ? csvField(text) : text; };
   std::printf("file%ctop1_float%ctop1_8bit%csqnr_db\n", sep, sep, sep);
   for (const auto& item : evaluated->items)
-    std::printf("%s%c%s%c%s%c%s\n", item.file.c_str(), sep, item.top1_reference.c_str(), sep, item.top1_other.c_str(),
-                sep, fmt(item.sqnr_db).c_str());
+    std::printf("%s%c%s%c%s%c%s\n", cell(item.file).c_str(), sep, cell(item.top1_reference).c_str(), sep,
+                cell(item.top1_other).c_str(), sep, fmt(item.sqnr_db).c_str());
   std::printf("\ninputs%c%d\ntop1_agreement%c%d/%d\n", sep, n, sep, agree, n);
   if (labelled)
     std::printf("accuracy_float%c%d/%d\naccuracy_8bit%c%d/%d\n", sep, correct_float, labelled, sep, correct_8bit,
@@ -197,7 +246,8 @@ int runCompareCommand(int argc, char** argv) {
   std::printf("mean_sqnr_db%c%s\n", sep, fmt(mean_sqnr_db).c_str());
   if (!confusion.empty()) {
     std::printf("\nfloat%c8bit%ccount\n", sep, sep);
-    for (const auto& [k, v] : confusion) std::printf("%s%c%s%c%d\n", k.first.c_str(), sep, k.second.c_str(), sep, v);
+    for (const auto& [k, v] : confusion)
+      std::printf("%s%c%s%c%d\n", cell(k.first).c_str(), sep, cell(k.second).c_str(), sep, v);
   }
   return 0;
 }

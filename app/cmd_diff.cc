@@ -1,5 +1,7 @@
 // gdstudio diff A B: nodes added, removed and changed between two graphs,
-// with the op-type, parameter and FLOPs deltas.
+// with the op-type, parameter and FLOPs deltas. Exits like TensorFlow's
+// compare_graphs and diff(1): 0 when the graphs are equal (and prints
+// "Graphs are equal."), 1 when they differ, 2 when one cannot be read.
 #include <cstdio>
 #include <iostream>
 
@@ -14,40 +16,39 @@ int runDiff(int argc, char** argv) {
   Flags flags("diff",
               "Usage: gdstudio diff BEFORE AFTER [--format=text|json]\n\n"
               "Compares two graphs by node name: nodes added, removed and changed (op, inputs, attrs or\n"
-              "device), op-type counts, parameter count and bytes, FLOPs and node count.",
+              "device), op-type counts, parameter count and bytes, FLOPs and node count. Exit status as\n"
+              "TensorFlow's compare_graphs: 0 when the graphs are equal, 1 when they differ; 2 on an error.",
               {{"format", FlagSpec::Type::String, "text", "text or json"},
                {"max_nodes", FlagSpec::Type::Int, "50", "list at most this many nodes per section (text)"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (flags.positional().size() != 2)
-    return fail("diff needs two models, BEFORE and AFTER (got " + std::to_string(flags.positional().size()) + ")");
+  flags.setPositional(2, 2, "two models, BEFORE and AFTER");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code == 0 ? 0 : kTroubleExit;
   std::string format = flags.str("format");
-  if (format != "text" && format != "json") return fail("--format must be text or json, got '" + format + "'");
-  const std::string& a = flags.positional()[0];
-  const std::string& b = flags.positional()[1];
+  if (format != "text" && format != "json") return trouble("--format must be text or json, got '" + format + "'");
+  const std::string a = expandPath(flags.positional()[0]);
+  const std::string b = expandPath(flags.positional()[1]);
   auto ma = model::load(a);
-  if (!ma.ok()) return fail(ma.error());
+  if (!ma.ok()) return trouble(ma.error());
   auto mb = model::load(b);
-  if (!mb.ok()) return fail(mb.error());
+  if (!mb.ok()) return trouble(mb.error());
   auto sa = model::summarizeModel(*ma);
-  if (!sa.ok()) return fail(sa.error());
+  if (!sa.ok()) return trouble(sa.error());
   auto sb = model::summarizeModel(*mb);
-  if (!sb.ok()) return fail(sb.error());
+  if (!sb.ok()) return trouble(sb.error());
   model::SummaryDiff d = model::diffGraphs(ma->graph, *sa, mb->graph, *sb);
   if (format == "json") {
-    std::cout << model::toJson(d).dump(2) << "\n";
+    nlohmann::json j = model::toJson(d);
+    j["equal"] = d.identical();
+    std::cout << j.dump(2) << "\n";
   } else {
     std::int64_t max_nodes = flags.integer("max_nodes").value();
     std::cout << model::formatDiffText(d, static_cast<int>(std::max<std::int64_t>(0, max_nodes)));
+    if (d.identical()) std::cout << "Graphs are equal.\n";
   }
-  return 0;
+  return d.identical() ? 0 : 1;
 }
 
-CommandRegistration reg({"diff", "compare two graphs: nodes, op types, parameters, FLOPs", &runDiff});
+CommandRegistration reg({"diff", "compare two graphs: nodes, op types, parameters, FLOPs (compare_graphs)",
+                         &runDiff});
 
 }  // namespace
 }  // namespace gds::app

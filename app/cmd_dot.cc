@@ -17,19 +17,14 @@ int runDot(int argc, char** argv) {
               "Writes the graph as DOT. By default the text is exactly what TensorFlow's graph_to_dot.py\n"
               "writes (node label = op type, one edge per input, ^ and :port removed); --rich adds names,\n"
               "inferred output shapes on edges, category colours and clusters for name scopes.",
-              {{"graph", FlagSpec::Type::String, "", "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel"},
-               {"dot_output", FlagSpec::Type::String, "", "where to write the DOT output"},
+              {{"graph", FlagSpec::Type::String, "", "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel",
+                kPath},
+               {"dot_output", FlagSpec::Type::String, "", "where to write the DOT output", kPath},
                {"input_binary", FlagSpec::Type::Bool, "true",
                 "graph_to_dot's flag, accepted for compatibility: binary and text are recognised by content"},
                {"rich", FlagSpec::Type::Bool, "false", "names, shapes, colours and name-scope clusters"},
                {"rankdir", FlagSpec::Type::String, "TB", "TB or LR (--rich only)"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "' (use --graph=FILE)");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   const std::string path = flags.str("graph"), out = flags.str("dot_output");
   if (path.empty()) return fail("--graph is required (a .pb, .pbtxt, .meta file or a SavedModel directory)");
   if (out.empty()) return fail("--dot_output is required (the DOT file to write)");

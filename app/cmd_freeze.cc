@@ -25,35 +25,46 @@ int runFreeze(int argc, char** argv) {
       "SavedModel the checkpoint is DIR/variables/variables and, without --output_node_names, the signature\n"
       "chooses the outputs. Partitioned variables are assembled from their saved slices. The output is\n"
       "binary unless OUT ends in .pbtxt; it is written to a temporary file and renamed.",
-      {{"input_graph", FlagSpec::Type::String, "", "GraphDef (.pb, .pbtxt) or MetaGraphDef (.meta) to freeze"},
+      {{"input_graph", FlagSpec::Type::String, "", "GraphDef (.pb, .pbtxt) or MetaGraphDef (.meta) to freeze", kPath},
        {"input_binary", FlagSpec::Type::Bool, "",
         "whether --input_graph is binary (the format is recognised by content; a mismatch is reported)"},
        {"input_meta_graph", FlagSpec::Type::String, "",
-        "MetaGraphDef to freeze (same as --input_graph=FILE.meta); 'true' means --input_graph is one"},
+        "MetaGraphDef to freeze (same as --input_graph=FILE.meta); 'true' means --input_graph is one", kPath},
        {"input_checkpoint", FlagSpec::Type::String, "",
-        "checkpoint prefix (model.ckpt-1000), one of its files, or a folder with a 'checkpoint' state file"},
-       {"input_saved_model_dir", FlagSpec::Type::String, "", "SavedModel directory to freeze"},
+        "checkpoint prefix (model.ckpt-1000), one of its files, or a folder with a 'checkpoint' state file", kPath},
+       {"checkpoint_version", FlagSpec::Type::Int, "2",
+        "checkpoint format: 2 (SaverDef.V2, the only one read here); 1 (V1) is refused"},
+       {"input_saved_model_dir", FlagSpec::Type::String, "", "SavedModel directory to freeze", kPath},
        {"saved_model_tags", FlagSpec::Type::String, "serve", "comma-separated tags of the meta graph to load"},
        {"signature_name", FlagSpec::Type::String, "",
         "signature whose outputs are kept when --output_node_names is not given (default serving_default)"},
        {"output_node_names", FlagSpec::Type::String, "", "comma-separated names of the nodes to keep"},
-       {"output_graph", FlagSpec::Type::String, "", "where to write the frozen GraphDef"},
+       {"output_graph", FlagSpec::Type::String, "", "where to write the frozen GraphDef", kPath},
+       {"input_node_names", FlagSpec::Type::String, "",
+        "accepted as freeze_graph accepts it (an unknown flag it passes over): freezing keeps what the outputs "
+        "need, so the inputs follow"},
        {"clear_devices", FlagSpec::Type::Bool, "true", "remove device placements from every node"},
        {"variable_names_whitelist", FlagSpec::Type::String, "", "comma-separated variables to convert (default all)"},
        {"variable_names_blacklist", FlagSpec::Type::String, "", "comma-separated variables to leave as variables"},
        {"initializer_nodes", FlagSpec::Type::String, "",
         "not supported: freezing here runs no ops (variables come from the checkpoint)"},
        {"input_saver", FlagSpec::Type::String, "",
-        "accepted for compatibility; the restore ops in the graph say which checkpoint tensor fills each variable"},
+        "accepted for compatibility; the restore ops in the graph say which checkpoint tensor fills each variable",
+        kPath},
        {"restore_op_name", FlagSpec::Type::String, "", "accepted for compatibility and unused (as in TensorFlow)"},
        {"filename_tensor_name", FlagSpec::Type::String, "", "accepted for compatibility and unused (as in TensorFlow)"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "'");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+  // freeze_graph.py: "Invalid checkpoint version (must be '1' or '2')".
+  const std::int64_t checkpoint_version = flags.integer("checkpoint_version").value();
+  if (checkpoint_version != 1 && checkpoint_version != 2)
+    return fail("--checkpoint_version: Invalid checkpoint version (must be '1' or '2'): " +
+                std::to_string(checkpoint_version));
+  if (checkpoint_version == 1)
+    return fail("--checkpoint_version=1: V1 checkpoints (a single model.ckpt file, TensorFlow before 0.12) are not "
+                "read here; re-save the variables as a V2 checkpoint (tf.train.Saver(write_version=V2))");
+  if (!flags.str("input_node_names").empty())
+    note("--input_node_names is not needed to freeze (freeze_graph ignores it too): the nodes the outputs need "
+         "are kept, inputs included");
 
   std::string graph_path = flags.str("input_graph");
   std::string meta_flag = flags.str("input_meta_graph");
@@ -84,10 +95,9 @@ int runFreeze(int argc, char** argv) {
   if (!saved_model.empty() && loaded->kind != model::ModelKind::SavedModel)
     return fail(saved_model + ": not a SavedModel directory");
   if (flags.has("input_binary") && !flags.str("input_binary").empty() && loaded->text == flags.boolean("input_binary"))
-    std::fprintf(stderr, "warning: --input_binary=%s but %s is a %s file; reading it as %s\n",
-                 flags.str("input_binary").c_str(), loaded->file.c_str(), loaded->text ? "text" : "binary",
-                 loaded->text ? "text" : "binary");
-  for (const auto& w : loaded->warnings) std::fprintf(stderr, "warning: %s: %s\n", loaded->file.c_str(), w.c_str());
+    warn("--input_binary=" + flags.str("input_binary") + " but " + loaded->file + " is a " +
+         (loaded->text ? "text" : "binary") + " file; reading it as " + (loaded->text ? "text" : "binary"));
+  for (const auto& w : loaded->warnings) warn(loaded->file + ": " + w);
 
   model::FreezeOptions options;
   options.output_nodes = flags.list("output_node_names");
@@ -98,7 +108,7 @@ int runFreeze(int argc, char** argv) {
   options.variable_denylist = flags.list("variable_names_blacklist");
   auto frozen = model::freeze(loaded.value(), options);
   if (!frozen.ok()) return fail(frozen.error());
-  for (const auto& w : frozen->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  for (const auto& w : frozen->warnings) warn(w);
 
   Status saved = model::saveGraph(frozen->graph, output);
   if (!saved.ok()) return fail(saved.message());

@@ -15,16 +15,9 @@ int runMakeSample(int argc, char** argv) {
               "Usage: gdstudio make_sample --out=FILE\n\n"
               "Writes the bundled sample model, a small MobileNet-style classifier (input 'input' 1x64x64x3,\n"
               "output 'MobilenetV1/Predictions/Softmax') with deterministic weights. A .pbtxt name writes text.",
-              {{"out", FlagSpec::Type::String, "", "file to write"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "'");
+              {{"out", FlagSpec::Type::String, "", "file to write", kRequired | kPath}});
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::string out = flags.str("out");
-  if (out.empty()) return fail("--out is required");
   Status s = model::saveGraph(model::makeSampleModel(), out);
   if (!s.ok()) return fail(s.message());
   return 0;

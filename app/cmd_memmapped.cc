@@ -17,17 +17,11 @@ int runMemmapped(int argc, char** argv) {
               "every Const of at least --min_conversion_tensor_size bytes becomes an ImmutableConst whose data is\n"
               "stored, 64-byte aligned, in OUT, followed by the GraphDef and the region directory. TensorFlow\n"
               "(MemmappedEnv) and gdstudio's interpreter map the weights instead of reading them into memory.",
-              {{"in_graph", FlagSpec::Type::String, "", "frozen GraphDef (.pb or .pbtxt)"},
-               {"out_graph", FlagSpec::Type::String, "", "memory-mapped package to write"},
+              {{"in_graph", FlagSpec::Type::String, "", "frozen GraphDef (.pb or .pbtxt)", kPath},
+               {"out_graph", FlagSpec::Type::String, "", "memory-mapped package to write", kPath},
                {"min_conversion_tensor_size", FlagSpec::Type::Int, "10000",
                 "smallest Const (in bytes) moved into a mapped region"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "'");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::string in = flags.str("in_graph"), out = flags.str("out_graph");
   if (in.empty()) return fail("--in_graph is required (a frozen GraphDef)");
   if (out.empty()) return fail("--out_graph is required (where to write the memory-mapped package)");

@@ -26,8 +26,9 @@ int runRender(int argc, char** argv) {
               "                       [--rankdir=TB|LR]\n\n"
               "Lays out the graph like the graph view (large name scopes collapsed unless --expand_all)\n"
               "and renders it offscreen to a PNG or SVG file. Prints the layout time.",
-              {{"graph", FlagSpec::Type::String, "", "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel"},
-               {"output", FlagSpec::Type::String, "", "image to write: .png or .svg"},
+              {{"graph", FlagSpec::Type::String, "", "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel",
+                kPath},
+               {"output", FlagSpec::Type::String, "", "image to write: .png or .svg", kPath},
                {"expand_all", FlagSpec::Type::Bool, "false", "expand every name scope"},
                {"expand", FlagSpec::Type::String, "", "comma-separated name scopes to expand (e.g. module,module/InceptionV3)"},
                {"rankdir", FlagSpec::Type::String, "TB", "TB (top to bottom) or LR (left to right)"},
@@ -37,13 +38,7 @@ int runRender(int argc, char** argv) {
                {"scale", FlagSpec::Type::Float, "1.5", "PNG pixels per point"},
                {"time_budget_ms", FlagSpec::Type::Float, "1500",
                 "layout time after which the remaining scopes use the fast layered layout"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
-  if (!flags.positional().empty()) return fail("unexpected argument '" + flags.positional()[0] + "' (use --graph=FILE)");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   const std::string path = flags.str("graph"), out = flags.str("output");
   if (path.empty()) return fail("--graph is required (a .pb, .pbtxt, .meta file or a SavedModel directory)");
   if (out.empty()) return fail("--output is required (a .png or .svg file)");

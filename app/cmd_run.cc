@@ -57,31 +57,25 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
 int runRun(int argc, char** argv) {
   Flags flags("run", "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
                      "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false]",
-              {{"graph", FlagSpec::Type::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)"},
+              {{"graph", FlagSpec::Type::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)", kRequired | kPath},
                {"input", FlagSpec::Type::Repeated, "",
                 "NAME=FILE: a tensor to feed (node or node:port) and its value as .npy; for string inputs "
                 "any file, passed as one string (for example a WAV file for wav_data)"},
                {"output", FlagSpec::Type::Repeated, "", "tensors to fetch, comma separated (node or node:port)"},
-               {"out_dir", FlagSpec::Type::String, "", "folder for the outputs (<name with / and : as _>.npy)"},
-               {"num_threads", FlagSpec::Type::Int, "1", "intra-op threads (1: no worker threads, 0: all cores)"},
+               {"out_dir", FlagSpec::Type::String, "", "folder for the outputs (<name with / and : as _>.npy)",
+                kRequired | kPath},
+               {"num_threads", FlagSpec::Type::Int, "1", "intra-op threads: -1 or 0 all cores, N threads (1: no workers)"},
                {"reference", FlagSpec::Type::Bool, "false", "use the plain reference kernels"},
                {"winograd", FlagSpec::Type::Bool, "true",
                 "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's F(2x2,3x3) (faster; "
                 "rounding differs from the direct convolution by a few 1e-6 relative)"}});
-  Status st = flags.parse(argc, argv, 1);
-  if (!st.ok()) return fail(st.message());
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (flags.str("graph").empty()) return fail("--graph is required");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::vector<std::string> outputs;
   for (const auto& v : flags.all("output"))
     for (const auto& o : splitString(v, ','))
       if (!o.empty()) outputs.push_back(o);
   if (outputs.empty()) return fail("--output is required (one or more tensor names)");
-  if (flags.str("out_dir").empty()) return fail("--out_dir is required");
-  auto threads = flags.integer("num_threads");
+  auto threads = flags.numThreads();
   if (!threads.ok()) return fail(threads.error());
 
   std::vector<std::string> feed_names, feed_files;
@@ -90,7 +84,7 @@ int runRun(int argc, char** argv) {
     if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
       return fail("--input=" + in + ": expected NAME=FILE");
     feed_names.push_back(in.substr(0, eq));
-    feed_files.push_back(in.substr(eq + 1));
+    feed_files.push_back(expandPath(in.substr(eq + 1)));
   }
 
   auto loaded = model::load(flags.str("graph"));

@@ -6,6 +6,7 @@
 
 #include "app/flags.h"
 #include "model/io.h"
+#include "model/selective_registration.h"
 #include "model/summary.h"
 
 namespace gds::app {
@@ -14,27 +15,28 @@ namespace {
 int runSummarize(int argc, char** argv) {
   Flags flags("summarize",
               "Usage: gdstudio summarize --in_graph=FILE [--print_structure] [--format=text|json]\n"
-              "                          [--input_shape=NAME=1,224,224,3 ...]\n\n"
+              "                          [--input_shape=NAME=1,224,224,3 ...] [--print_op_kernels]\n\n"
               "Prints what TensorFlow's summarize_graph prints for a GraphDef (.pb/.pbtxt), MetaGraphDef (.meta)\n"
               "or SavedModel: possible inputs and outputs, parameter counts, control edges, devices, op types\n"
               "by count and a suggested `gdstudio benchmark` command; then node count, file size, parameter\n"
               "bytes and a FLOPs estimate (Conv2D, DepthwiseConv2dNative and MatMul, 2 per multiply-add).",
-              {{"in_graph", FlagSpec::Type::String, "", "model file or SavedModel directory"},
+              {{"in_graph", FlagSpec::Type::String, "", "model file or SavedModel directory", kPath},
                {"print_structure", FlagSpec::Type::Bool, "false",
                 "also print every node as 'name (Op): [inputs]' in execution order"},
                {"format", FlagSpec::Type::String, "text", "text or json"},
+               {"print_op_kernels", FlagSpec::Type::Bool, "false",
+                "also list the op set as (op, TensorFlow CPU kernel class) pairs, what "
+                "print_selective_registration_header puts in ops_to_register.h (always in the JSON)"},
                {"input_shape", FlagSpec::Type::Repeated, "",
                 "NAME=SHAPE: shape of a Placeholder for the FLOPs estimate (e.g. input=1,224,224,3)"}});
-  Status parsed = flags.parse(argc, argv, 1);
-  if (flags.helpRequested()) {
-    std::printf("%s", flags.helpText().c_str());
-    return 0;
-  }
-  if (!parsed.ok()) return fail(parsed.message());
+  flags.setPositional(0, 1, "one model (or --in_graph=FILE)");
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::string path = flags.str("in_graph");
-  if (path.empty() && flags.positional().size() == 1) path = flags.positional()[0];
-  else if (!flags.positional().empty())
-    return fail("unexpected argument '" + flags.positional()[0] + "' (give the model with --in_graph=FILE)");
+  if (!flags.positional().empty()) {
+    if (!path.empty())
+      return fail("unexpected argument '" + flags.positional()[0] + "' (the model is given by --in_graph)");
+    path = flags.positional()[0];
+  }
   if (path.empty()) return fail("--in_graph is required (a .pb, .pbtxt, .meta file or a SavedModel directory)");
   std::string format = flags.str("format");
   if (format != "text" && format != "json") return fail("--format must be text or json, got '" + format + "'");
@@ -56,7 +58,7 @@ int runSummarize(int argc, char** argv) {
       if (n.name() == name) found = n.op() == "Placeholder" || n.op() == "PlaceholderWithDefault";
     if (!found) return fail("--input_shape names '" + name + "', which is not a Placeholder in " + path);
   }
-  for (const auto& w : loaded->warnings) std::fprintf(stderr, "warning: %s: %s\n", path.c_str(), w.c_str());
+  for (const auto& w : loaded->warnings) warn(path + ": " + w);
   auto summary = model::summarizeModel(*loaded, shapes);
   if (!summary.ok()) return fail(summary.error());
   std::string structure;
@@ -65,12 +67,26 @@ int runSummarize(int argc, char** argv) {
     if (!s.ok()) return fail(path + ": " + s.error());
     structure = *s;
   }
+  // The op set a selective TensorFlow build needs (no default ops added).
+  auto op_kernels = model::opsAndKernels({&loaded->graph}, "", nullptr);
+  if (!op_kernels.ok()) return fail(path + ": " + op_kernels.error());
   if (format == "json") {
     nlohmann::json j = model::toJson(*summary);
     if (flags.boolean("print_structure")) j["structure"] = structure;
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const auto& k : *op_kernels) kernels.push_back({{"op", k.op}, {"kernel_class", k.kernel_class}});
+    j["op_kernels"] = kernels;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << model::formatSummaryText(*summary) << structure;
+    std::cout << model::formatSummaryText(*summary);
+    if (flags.boolean("print_op_kernels")) {
+      std::cout << "Op kernels used (TensorFlow 1.15 CPU kernel classes, as in ops_to_register.h): "
+                << op_kernels->size() << "\n";
+      for (const auto& k : *op_kernels)
+        std::cout << "  " << k.op << ": " << (k.kernel_class.empty() ? "(kernel class not known)" : k.kernel_class)
+                  << "\n";
+    }
+    std::cout << structure;
   }
   return 0;
 }

@@ -1,10 +1,38 @@
 #include "app/flags.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
+#include <pwd.h>
+#include <unistd.h>
+
 namespace gds::app {
+namespace {
+
+// --minloglevel of the running command (TensorFlow: 0 INFO, 1 WARNING, 2 ERROR).
+int g_min_log_level = 0;
+
+// TensorFlow's and glog's logging flags: every TensorFlow tool accepts them,
+// and the guides pass --logtostderr on most command lines. gdstudio writes
+// its messages to standard error already; --minloglevel hides notes and
+// warnings, the others have nothing to change.
+std::vector<FlagSpec> loggingFlags() {
+  using T = FlagSpec::Type;
+  return {
+      {"logtostderr", T::Bool, "false", "messages go to standard error (they always do)", kLogging},
+      {"alsologtostderr", T::Bool, "false", "as --logtostderr", kLogging},
+      {"stderrthreshold", T::Int, "2", "accepted; every message goes to standard error", kLogging},
+      {"minloglevel", T::Int, "0", "1 hides notes, 2 also hides warnings (errors always print)", kLogging},
+      {"v", T::Int, "0", "verbose logging level (accepted; gdstudio has no verbose log)", kLogging},
+      {"vmodule", T::String, "", "per-module verbose levels (accepted)", kLogging},
+      {"log_dir", T::String, "", "log folder (accepted; nothing is logged to files)", kLogging | kPath},
+  };
+}
+
+}  // namespace
 
 std::vector<std::string> splitString(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -19,8 +47,64 @@ std::vector<std::string> splitString(const std::string& s, char sep) {
   return out;
 }
 
+std::string expandPath(const std::string& path) {
+  if (path.empty() || path[0] != '~') return path;
+  const std::string::size_type slash = path.find('/');
+  std::string home;
+  if (path.size() == 1 || slash == 1) {
+    if (const char* env = std::getenv("HOME")) home = env;
+    if (home.empty())
+      if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir ? pw->pw_dir : "";
+  } else {
+    const std::string user = path.substr(1, slash == std::string::npos ? std::string::npos : slash - 1);
+    if (const passwd* pw = getpwnam(user.c_str())) home = pw->pw_dir ? pw->pw_dir : "";
+  }
+  if (home.empty()) return path;  // as TensorFlow: left alone when no home is known
+  if (slash == std::string::npos) return home;
+  if (home.back() != '/') home += '/';
+  return home + path.substr(slash + 1);
+}
+
+std::string csvField(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string out = "\"";
+  for (char c : field) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+ProgressLine::ProgressLine() : enabled_(isatty(STDERR_FILENO) == 1) {}
+
+ProgressLine::~ProgressLine() { finish(); }
+
+void ProgressLine::update(const std::string& text) {
+  if (!enabled_) return;
+  // Carriage return, the text, then erase to the end of the line.
+  std::fprintf(stderr, "\r%s\x1b[K", text.c_str());
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void ProgressLine::finish() {
+  if (!enabled_ || !shown_) return;
+  std::fprintf(stderr, "\r\x1b[K");
+  std::fflush(stderr);
+  shown_ = false;
+}
+
 Flags::Flags(std::string command, std::string usage, std::vector<FlagSpec> specs)
-    : command_(std::move(command)), usage_(std::move(usage)), specs_(std::move(specs)) {}
+    : command_(std::move(command)), usage_(std::move(usage)), specs_(std::move(specs)) {
+  for (auto& f : loggingFlags())
+    if (!spec(f.name)) specs_.push_back(std::move(f));
+}
+
+void Flags::setPositional(int min, int max, std::string what) {
+  min_positional_ = min;
+  max_positional_ = max;
+  positional_what_ = std::move(what);
+}
 
 const FlagSpec* Flags::spec(const std::string& name) const {
   for (const auto& s : specs_)
@@ -55,8 +139,18 @@ Status Flags::parse(int argc, char** argv, int start) {
     }
     if (!s) {
       std::string valid;
-      for (const auto& f : specs_) valid += (valid.empty() ? "--" : ", --") + f.name;
-      return Status::Error("unknown flag --" + name + " for '" + command_ + "'; valid flags: " + valid);
+      for (const auto& f : specs_)
+        if (!(f.attrs & kLogging)) valid += (valid.empty() ? "--" : ", --") + f.name;
+      return Status::Error("unknown flag --" + name + " for '" + command_ + "'; valid flags: " + valid +
+                           " (and TensorFlow's logging flags: --logtostderr, --v, ...)");
+    }
+    if (s->type == FlagSpec::Type::Values) {
+      // nargs='*': the words up to the next flag (none is an empty list).
+      auto& list = values_[name];
+      if (eq != std::string::npos) list.push_back(body.substr(eq + 1));
+      else
+        while (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) list.push_back(argv[++i]);
+      continue;
     }
     std::string value;
     if (eq != std::string::npos) {
@@ -91,25 +185,55 @@ Status Flags::parse(int argc, char** argv, int start) {
   return Status::Ok();
 }
 
+std::optional<int> Flags::parseCommand(int argc, char** argv) {
+  Status parsed = parse(argc, argv, 1);
+  if (help_) {
+    std::printf("%s", helpText().c_str());
+    return 0;
+  }
+  if (!parsed.ok()) return fail(parsed.message());
+  const int n = static_cast<int>(positional_.size());
+  if (n > max_positional_) {
+    const std::string& extra = positional_[static_cast<size_t>(max_positional_)];
+    if (max_positional_ == 0) return fail("unexpected argument '" + extra + "' (flags are written --flag=value)");
+    return fail("unexpected argument '" + extra + "': '" + command_ + "' takes " + positional_what_);
+  }
+  if (n < min_positional_)
+    return fail("'" + command_ + "' needs " + positional_what_ + " (got " + std::to_string(n) + " argument" +
+                (n == 1 ? "" : "s") + ")");
+  for (const auto& s : specs_)
+    if ((s.attrs & kRequired) && str(s.name).empty()) return fail("--" + s.name + " is required (" + s.help + ")");
+  g_min_log_level = static_cast<int>(integer("minloglevel").value());
+  return std::nullopt;
+}
+
 std::string Flags::helpText() const {
   std::string out = usage_ + "\n\nFlags:\n";
+  std::string logging;
   for (const auto& s : specs_) {
+    if (s.attrs & kLogging) {
+      logging += (logging.empty() ? "--" : ", --") + s.name;
+      continue;
+    }
     std::string left = "  --" + s.name;
     switch (s.type) {
       case FlagSpec::Type::Bool: left += "[=true|false]"; break;
       case FlagSpec::Type::Int: left += "=N"; break;
       case FlagSpec::Type::Float: left += "=X"; break;
       case FlagSpec::Type::Repeated: left += "=VALUE (repeatable)"; break;
+      case FlagSpec::Type::Values: left += " K=V [K=V ...]"; break;
       default: left += "=VALUE"; break;
     }
     out += left;
     if (left.size() < 34) out.append(34 - left.size(), ' ');
     else out += "\n" + std::string(34, ' ');
     out += s.help;
-    if (!s.default_value.empty()) out += " (default: " + s.default_value + ")";
+    if (s.attrs & kRequired) out += " (required)";
+    else if (!s.default_value.empty()) out += " (default: " + s.default_value + ")";
     out += "\n";
   }
-  out += "\nFlags take --flag=value or --flag value.\n";
+  out += "\nFlags take --flag=value or --flag value; a leading ~ in file names is your home folder.\n"
+         "TensorFlow's logging flags are accepted too: " + logging + " (--minloglevel=2 hides warnings).\n";
   return out;
 }
 
@@ -117,9 +241,9 @@ bool Flags::has(const std::string& name) const { return values_.count(name) > 0;
 
 std::string Flags::str(const std::string& name) const {
   auto it = values_.find(name);
-  if (it != values_.end() && !it->second.empty()) return it->second.back();
   const FlagSpec* s = spec(name);
-  return s ? s->default_value : std::string();
+  std::string v = it != values_.end() && !it->second.empty() ? it->second.back() : (s ? s->default_value : "");
+  return s && (s->attrs & kPath) ? expandPath(v) : v;
 }
 
 bool Flags::boolean(const std::string& name) const { return str(name) == "true"; }
@@ -128,8 +252,12 @@ Result<std::int64_t> Flags::integer(const std::string& name) const {
   std::string v = str(name);
   if (v.empty()) return std::int64_t{0};
   char* end = nullptr;
+  errno = 0;
   long long x = std::strtoll(v.c_str(), &end, 10);
   if (!end || *end != '\0') return Status::Error("flag --" + name + " expects an integer, got '" + v + "'");
+  // Every integer flag is a count or a size held in an int.
+  if (errno == ERANGE || x < INT_MIN || x > INT_MAX)
+    return Status::Error("flag --" + name + " is out of range: " + v);
   return static_cast<std::int64_t>(x);
 }
 
@@ -142,13 +270,30 @@ Result<double> Flags::number(const std::string& name) const {
   return x;
 }
 
+Result<int> Flags::numThreads(const std::string& name) const {
+  auto v = integer(name);
+  if (!v.ok()) return v.status();
+  if (*v < -1 || *v > kMaxThreads)
+    return Status::Error("--" + name + " must be -1 or 0 (all cores) or a thread count from 1 to " +
+                         std::to_string(kMaxThreads) + ", got " + str(name));
+  return static_cast<int>(*v);
+}
+
 std::vector<std::string> Flags::all(const std::string& name) const {
   auto it = values_.find(name);
-  return it == values_.end() ? std::vector<std::string>{} : it->second;
+  std::vector<std::string> out = it == values_.end() ? std::vector<std::string>{} : it->second;
+  const FlagSpec* s = spec(name);
+  if (s && (s->attrs & kPath))
+    for (auto& v : out) v = expandPath(v);
+  return out;
 }
 
 std::vector<std::string> Flags::list(const std::string& name, char sep) const {
-  return splitString(str(name), sep);
+  std::vector<std::string> out = splitString(str(name), sep);
+  const FlagSpec* s = spec(name);
+  if (s && (s->attrs & kPath))
+    for (auto& v : out) v = expandPath(v);
+  return out;
 }
 
 static std::vector<Command>& registry() {
@@ -167,6 +312,19 @@ const std::vector<Command>& commands() { return registry(); }
 int fail(const std::string& message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
   return 1;
+}
+
+int trouble(const std::string& message) {
+  fail(message);
+  return kTroubleExit;
+}
+
+void warn(const std::string& message) {
+  if (g_min_log_level < 2) std::fprintf(stderr, "warning: %s\n", message.c_str());
+}
+
+void note(const std::string& message) {
+  if (g_min_log_level < 1) std::fprintf(stderr, "note: %s\n", message.c_str());
 }
 
 }  // namespace gds::app

@@ -10,6 +10,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QCommandLineOption>
+#include <QCommandLineParser>
 #include <QDockWidget>
 #include <QSpinBox>
 #include <QTableView>
@@ -45,59 +47,62 @@ struct GuiArgs {
   std::string error;
 };
 
-GuiArgs parseArgs(int argc, char** argv) {
-  GuiArgs a;
+// Whether --screenshot is on the command line, looked up before QApplication
+// exists (the platform must be chosen before it is created).
+bool wantsScreenshot(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](const std::string& flag, QString* out) {
-      if (arg.rfind(flag + "=", 0) == 0) {
-        *out = QString::fromStdString(arg.substr(flag.size() + 1));
-        return true;
-      }
-      if (arg == flag) {
-        if (i + 1 >= argc) {
-          a.error = flag + " needs a value";
-          return true;
-        }
-        *out = QString::fromLocal8Bit(argv[++i]);
-        return true;
-      }
-      return false;
-    };
-    QString size;
-    if (arg == "--welcome") {
-      a.welcome = true;
-      continue;
-    }
-    if (arg == "--benchmark") {
-      a.benchmark = true;
-      continue;
-    }
-    if (value("--screenshot", &a.screenshot) || value("--apply", &a.apply) || value("--select", &a.select) ||
-        value("--inputs", &a.inputs) || value("--outputs", &a.outputs))
-      continue;
-    if (value("--size", &size)) {
-      // --size=WIDTHxHEIGHT of the window in --screenshot mode.
-      auto parts = size.split('x');
-      bool ok1 = false, ok2 = false;
-      if (parts.size() == 2) {
-        a.width = parts[0].toInt(&ok1);
-        a.height = parts[1].toInt(&ok2);
-      }
-      if (!ok1 || !ok2 || a.width < 200 || a.height < 200) a.error = "--size expects WIDTHxHEIGHT, e.g. 1600x1000";
-      continue;
-    }
-    if (arg.rfind("-", 0) == 0) {
-      // Qt's own options (-platform, -style, ...) are handled by QApplication.
-      if (arg.rfind("--", 0) == 0) a.error = "unknown option '" + arg + "' (see gdstudio --help)";
-      continue;
-    }
-    if (!a.model.isEmpty()) {
-      a.error = "more than one model given: '" + a.model.toStdString() + "' and '" + arg + "'";
-      continue;
-    }
-    a.model = QString::fromLocal8Bit(argv[i]);
+    const std::string arg = argv[i];
+    // QCommandLineParser takes -screenshot as --screenshot (long options with one dash).
+    for (const char* spelling : {"--screenshot", "-screenshot"})
+      if (arg == spelling || arg.rfind(std::string(spelling) + "=", 0) == 0) return true;
   }
+  return false;
+}
+
+// The window's options, parsed by QCommandLineParser from the arguments
+// QApplication leaves once it has taken its own (-platform offscreen,
+// -style fusion, ...), so `gdstudio -platform offscreen model.pb` opens
+// model.pb.
+GuiArgs parseArgs(const QStringList& arguments) {
+  GuiArgs a;
+  QCommandLineParser parser;
+  parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+  const QCommandLineOption screenshot("screenshot", "Save a picture of the window and exit.", "file");
+  const QCommandLineOption apply("apply", "Transforms to apply (with --screenshot).", "transforms");
+  const QCommandLineOption select("select", "Node to select (with --screenshot).", "node");
+  const QCommandLineOption inputs("inputs", "Input nodes to mark (with --screenshot).", "names");
+  const QCommandLineOption outputs("outputs", "Output nodes to mark (with --screenshot).", "names");
+  const QCommandLineOption size("size", "Window size WIDTHxHEIGHT (with --screenshot).", "size");
+  const QCommandLineOption welcome("welcome", "Take the welcome page (with --screenshot).");
+  const QCommandLineOption benchmark("benchmark", "Run the Benchmark dock first (with --screenshot).");
+  parser.addOptions({screenshot, apply, select, inputs, outputs, size, welcome, benchmark});
+  parser.addPositionalArgument("model", "The model to open.", "[MODEL]");
+  if (!parser.parse(arguments)) {
+    a.error = parser.errorText().toStdString() + " (see gdstudio --help)";
+    return a;
+  }
+  a.screenshot = parser.value(screenshot);
+  a.apply = parser.value(apply);
+  a.select = parser.value(select);
+  a.inputs = parser.value(inputs);
+  a.outputs = parser.value(outputs);
+  a.welcome = parser.isSet(welcome);
+  a.benchmark = parser.isSet(benchmark);
+  if (parser.isSet(size)) {
+    // --size=WIDTHxHEIGHT of the window in --screenshot mode.
+    const QStringList parts = parser.value(size).split('x');
+    bool ok1 = false, ok2 = false;
+    if (parts.size() == 2) {
+      a.width = parts[0].toInt(&ok1);
+      a.height = parts[1].toInt(&ok2);
+    }
+    if (!ok1 || !ok2 || a.width < 200 || a.height < 200 || a.width > 16384 || a.height > 16384)
+      a.error = "--size expects WIDTHxHEIGHT, e.g. 1600x1000";
+  }
+  const QStringList models = parser.positionalArguments();
+  if (models.size() > 1 && a.error.empty())
+    a.error = "more than one model given: '" + models[0].toStdString() + "' and '" + models[1].toStdString() + "'";
+  if (!models.isEmpty()) a.model = models[0];
   if (a.screenshot.isEmpty() && a.error.empty() &&
       (!a.apply.isEmpty() || !a.select.isEmpty() || !a.inputs.isEmpty() || !a.outputs.isEmpty()))
     a.error = "--apply, --select, --inputs and --outputs need --screenshot (in the window, use the docks)";
@@ -208,14 +213,27 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
 }  // namespace
 
 int gdsRunGui(int argc, char** argv) {
-  GuiArgs args = parseArgs(argc, argv);
-  if (!args.error.empty()) return fail(args.error);
-  const bool screenshot = !args.screenshot.isEmpty();
-  // Without a display the screenshot is rendered offscreen.
-  if (screenshot && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
-    setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  const bool screenshot = wantsScreenshot(argc, argv);
+  // Qt needs its platform before the arguments can be read. Without a display
+  // and without a platform chosen (QT_QPA_PLATFORM, -platform), start
+  // offscreen: a --screenshot renders there, an argument error is reported as
+  // usual, and a window that would open nowhere is refused with a message
+  // instead of Qt's abort.
+  bool platform_option = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-platform" || arg == "--platform" || arg.rfind("-platform=", 0) == 0) platform_option = true;
+  }
+  const bool headless = !std::getenv("QT_QPA_PLATFORM") && !platform_option && !std::getenv("DISPLAY") &&
+                        !std::getenv("WAYLAND_DISPLAY");
+  if (headless) setenv("QT_QPA_PLATFORM", "offscreen", 1);
 
-  QApplication app(argc, argv);
+  QApplication app(argc, argv);  // takes Qt's own options out of argv
+  const GuiArgs args = parseArgs(QApplication::arguments());
+  if (!args.error.empty()) return fail(args.error);
+  if (headless && !screenshot)
+    return fail("there is no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset): run a command "
+                "(gdstudio --help), add --screenshot=FILE.png, or choose a platform (-platform offscreen)");
   QApplication::setApplicationName("GraphDef Studio");
   QApplication::setOrganizationName("GraphDefStudio");
   QApplication::setApplicationVersion(GDS_VERSION);

@@ -20,7 +20,10 @@ void printUsage() {
   std::printf("Usage:\n  gdstudio [MODEL] [--screenshot=FILE.png] [--apply=TRANSFORMS] [--select=NODE]\n"
               "                           open the window (a welcome page when no MODEL)\n"
               "  gdstudio COMMAND [FLAGS]  run a command\n\nCommands:\n");
-  for (const auto& c : gds::app::commands()) std::printf("  %-12s %s\n", c.name, c.summary);
+  for (const auto& c : gds::app::commands()) {
+    if (std::strlen(c.name) > 12) std::printf("  %s\n  %-12s %s\n", c.name, "", c.summary);
+    else std::printf("  %-12s %s\n", c.name, c.summary);
+  }
   std::printf("\n  gdstudio COMMAND --help   describes a command's flags.\n"
               "  gdstudio --version        prints the version and library versions.\n"
               "\nMODEL is a frozen GraphDef (.pb, .pbtxt), a MetaGraphDef (.meta) or a SavedModel directory.\n");

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -273,7 +274,59 @@ Result<tensorflow::GraphDef> parseGraphDef(const std::string& bytes, const std::
   return graph;
 }
 
+namespace {
+
+bool isSavedModelDir(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "saved_model.pb", ec) || fs::is_regular_file(dir / "saved_model.pbtxt", ec);
+}
+
+// Side files TensorFlow 2 and Keras write beside saved_model.pb: protobufs,
+// but not graphs. Opening one names the model it belongs to.
+Status checkNotSavedModelSideFile(const std::string& path) {
+  fs::path p(path);
+  std::string base = p.filename().string();
+  const char* what = base == "keras_metadata.pb" ? "the Keras metadata" : base == "fingerprint.pb" ? "the fingerprint" : nullptr;
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!what || !isSavedModelDir(dir)) return Status::Ok();
+  return Status::Error(path + ": this is " + what + " of the SavedModel in " + dir.string() +
+                       ", not a graph; open that folder (or its saved_model.pb) instead");
+}
+
+}  // namespace
+
+const std::vector<std::string>& modelFileExtensions() {
+  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta"};
+  return extensions;
+}
+
+std::vector<std::string> findModels(const std::string& dir) {
+  if (isSavedModelDir(dir)) return {dir};
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path& path = it->path();
+    if (it->is_directory(ec)) {
+      if (isSavedModelDir(path)) {
+        out.push_back(path.string());
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (!it->is_regular_file(ec)) continue;
+    std::string ext = path.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    const auto& known = modelFileExtensions();
+    if (std::find(known.begin(), known.end(), ext) == known.end()) continue;
+    out.push_back(path.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
+  if (Status side = checkNotSavedModelSideFile(path); !side.ok()) return side;
   LoadedModel model;
   model.path = path;
   model.file = path;

@@ -53,6 +53,16 @@ struct LoadOptions {
 
 Result<LoadedModel> load(const std::string& path, const LoadOptions& options = {});
 
+// The extensions of the model files gdstudio opens (lower case, with the dot).
+const std::vector<std::string>& modelFileExtensions();
+
+// The models under `dir`, found the way File > Open sees them: a folder holding
+// saved_model.pb or saved_model.pbtxt is one model (the folder; its variables/,
+// assets/, keras_metadata.pb and fingerprint.pb are parts of it, not models);
+// elsewhere every file with one of modelFileExtensions(). Sorted; symlinked
+// folders are not followed.
+std::vector<std::string> findModels(const std::string& dir);
+
 // Parses bytes as a GraphDef (binary, else text). `name` is used in errors.
 Result<tensorflow::GraphDef> parseGraphDef(const std::string& bytes, const std::string& name);
 

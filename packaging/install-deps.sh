@@ -13,6 +13,8 @@ PACKAGES=(
   nlohmann-json3-dev
   libgtest-dev libgmock-dev
   xvfb xauth
+  # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
+  file
 )
 
 missing=()
@@ -24,7 +26,15 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "install-deps.sh: these Debian packages are missing: ${missing[*]}" >&2
+    echo "Installing them needs root: run this script as root (su -c ./packaging/install-deps.sh)," >&2
+    echo "or install sudo first (as root: apt-get install sudo) and add yourself to the sudo group." >&2
+    exit 1
+  fi
+  SUDO="sudo"
+fi
 echo "Installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq

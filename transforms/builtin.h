@@ -8,6 +8,7 @@ namespace gds::transforms {
 
 TransformInfo addDefaultAttributesTransform();
 TransformInfo backportConcatV2Transform();
+TransformInfo backportTensorArrayV3Transform();
 TransformInfo flattenAtrousConvTransform();
 TransformInfo foldBatchNormsTransform();
 TransformInfo foldConstantsTransform();
@@ -28,6 +29,7 @@ TransformInfo renameOpTransform();
 TransformInfo roundWeightsTransform();
 TransformInfo setDeviceTransform();
 TransformInfo sortByExecutionOrderTransform();
+TransformInfo sparsifyGatherTransform();
 TransformInfo stripUnusedNodesTransform();
 // 8-bit path
 TransformInfo quantizeNodesTransform();

@@ -15,11 +15,16 @@
 //   in order of node name and port), as seen in graphs TensorFlow folded;
 // - a result larger than max_constant_size_in_bytes (default 10 MiB) stays
 //   computed;
-// - _output_shapes attributes are dropped unless clear_output_shapes=false.
+// - _output_shapes attributes are dropped unless clear_output_shapes=false;
+//   then, as TensorFlow's ImportGraphDef hands them to its shape refiner, the
+//   shapes they record count as known: a Placeholder's flows through shape
+//   inference, another node's is taken for that node's outputs, so Shape,
+//   Size and Rank of such tensors fold (and whatever computes on them).
 // Beyond TensorFlow: a foldable node named in --outputs becomes a Const of
 // the same name, so the output keeps its name instead of staying computed.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "engine/kernel.h"
@@ -37,6 +42,61 @@ bool isControlFlow(const std::string& op) {
       "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
       "RefNextIteration", "LoopCond", "ControlTrigger", "_SwitchN", "_Send", "_Recv", "_HostSend", "_HostRecv"};
   return kOps.count(op) != 0;
+}
+
+// The shapes an _output_shapes attribute records (known rank only).
+std::vector<std::optional<model::Shape>> recordedShapes(const NodeDef& node) {
+  std::vector<std::optional<model::Shape>> out;
+  auto it = node.attr().find("_output_shapes");
+  if (it == node.attr().end()) return out;
+  for (const auto& proto : it->second.list().shape()) {
+    bool known_rank = false;
+    model::Shape shape = model::shapeFromProto(proto, &known_rank);
+    out.push_back(known_rank ? std::optional<model::Shape>(shape) : std::nullopt);
+  }
+  return out;
+}
+
+// Placeholders whose _output_shapes says more than their shape attr: the
+// recorded shape, merged dimension by dimension with the attr's (a
+// conflicting record is ignored, as TensorFlow refuses to import it).
+model::ShapeOverrides recordedPlaceholderShapes(const GraphDef& graph) {
+  model::ShapeOverrides overrides;
+  for (const auto& node : graph.node()) {
+    if (node.op() != "Placeholder" && node.op() != "PlaceholderV2") continue;
+    auto recorded = recordedShapes(node);
+    if (recorded.empty() || !recorded[0]) continue;
+    model::Shape shape = *recorded[0];
+    auto attr = node.attr().find("shape");
+    bool attr_rank = false;
+    model::Shape declared;
+    if (attr != node.attr().end()) declared = model::shapeFromProto(attr->second.shape(), &attr_rank);
+    if (attr_rank) {
+      if (declared.size() != shape.size()) continue;
+      bool conflict = false;
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] < 0) shape[d] = declared[d];
+        else if (declared[d] >= 0 && declared[d] != shape[d]) conflict = true;
+      }
+      if (conflict) continue;
+    }
+    overrides[node.name()] = shape;
+  }
+  return overrides;
+}
+
+// Other nodes: a fully known recorded shape replaces what inference could
+// not work out for that output.
+void applyRecordedShapes(const model::Graph& g, model::InferredShapes* shapes) {
+  for (int i = 0; i < g.size(); ++i) {
+    const auto recorded = recordedShapes(g.node(i));
+    auto& outs = shapes->outputs[static_cast<size_t>(i)];
+    for (size_t port = 0; port < recorded.size() && port < outs.size(); ++port) {
+      if (!recorded[port] || outs[port].fullyKnown()) continue;
+      const bool fully = std::all_of(recorded[port]->begin(), recorded[port]->end(), [](std::int64_t d) { return d >= 0; });
+      if (fully) outs[port] = model::TensorInfo::ranked(outs[port].dtype, *recorded[port]);
+    }
+  }
 }
 
 Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) {
@@ -64,7 +124,10 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
   const model::Graph& g = *index;
   const int n = g.size();
   const auto& kernels = engine::KernelRegistry::global();
-  model::InferredShapes shapes = model::inferShapes(g);
+  model::ShapeOverrides recorded_inputs;
+  if (!*clear_shapes) recorded_inputs = recordedPlaceholderShapes(graph);
+  model::InferredShapes shapes = model::inferShapes(g, recorded_inputs);
+  if (!*clear_shapes) applyRecordedShapes(g, &shapes);
 
   // constant[i]: the node's outputs depend on constants only.
   // shape_value[i]: Shape/Size/Rank folded from a statically known shape.

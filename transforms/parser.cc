@@ -119,7 +119,8 @@ Status validateSteps(const std::vector<TransformStep>& steps, const TransformReg
   for (const auto& step : steps) {
     const TransformInfo* info = registry.find(step.name);
     if (!info)
-      return Status::Error("unknown transform '" + step.name + "'; valid transforms: " + registry.namesText());
+      // TensorFlow's TransformGraph: "Transform '<name>' not recognized."
+      return Status::Error("Transform '" + step.name + "' not recognized. Valid transforms: " + registry.namesText());
     for (const auto& [key, values] : step.params)
       if (!info->accepts(key))
         return Status::Error(step.name + ": unknown parameter '" + key + "'; valid parameters: " + info->paramNames());

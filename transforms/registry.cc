@@ -7,6 +7,7 @@ namespace gds::transforms {
 void registerBuiltinTransforms(TransformRegistry* r) {
   r->add(addDefaultAttributesTransform());
   r->add(backportConcatV2Transform());
+  r->add(backportTensorArrayV3Transform());
   r->add(flattenAtrousConvTransform());
   r->add(foldBatchNormsTransform());
   r->add(foldConstantsTransform());
@@ -27,6 +28,7 @@ void registerBuiltinTransforms(TransformRegistry* r) {
   r->add(roundWeightsTransform());
   r->add(setDeviceTransform());
   r->add(sortByExecutionOrderTransform());
+  r->add(sparsifyGatherTransform());
   r->add(stripUnusedNodesTransform());
   r->add(quantizeNodesTransform());
   r->add(insertLoggingTransform());

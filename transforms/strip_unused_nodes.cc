@@ -1,8 +1,9 @@
 // strip_unused_nodes(type, shape, name/type_for_name/shape_for_name): keeps
 // only the nodes the --outputs need, walking back from them and stopping at
-// the --inputs. An input that is not a Placeholder becomes one, with the
-// given type (default float) and shape (default scalar); existing
-// Placeholders are kept as they are (TensorFlow's strip_unused_nodes.cc).
+// the --inputs, and every --inputs node even when no output needs it. An
+// input that is not a Placeholder becomes one, with the given type (default
+// float) and shape (default scalar); existing Placeholders are kept as they
+// are (TensorFlow's strip_unused_nodes.cc).
 #include <deque>
 #include <unordered_map>
 
@@ -20,6 +21,9 @@ Result<model::Shape> parseShape(const TransformContext& ctx, const std::string& 
   while (true) {
     size_t comma = text.find(',', start);
     std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    // TensorShapeFromString accepts spaces around the sizes ("1, 2, 3").
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
     char* end = nullptr;
     long long v = part.empty() ? 0 : std::strtoll(part.c_str(), &end, 10);
     if (part.empty() || *end != '\0' || v < -1)
@@ -92,6 +96,8 @@ Result<GraphDef> stripUnusedNodes(const GraphDef& in, const TransformContext& ct
     if (!index.count(name)) return ctx.error("input node '" + name + "' (from --inputs) not found in the graph");
 
   std::vector<char> keep(static_cast<size_t>(in.node_size()), 0);
+  // TensorFlow counts every input among the required nodes, used or not.
+  for (const auto& name : input_nodes) keep[static_cast<size_t>(index.at(name))] = 1;
   std::deque<int> queue;
   for (const auto& output : ctx.outputs) {
     std::string name = nodeNameFromInput(output);

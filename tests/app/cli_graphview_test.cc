@@ -72,5 +72,25 @@ TEST(CliRender, WritesPngAndSvgAndPrintsLayoutTime) {
   EXPECT_EQ(r.err, "error: --rankdir must be TB or LR, got 'BT'\n");
 }
 
+// The window's arguments are read after QApplication has taken its own:
+// `gdstudio -platform offscreen model.pb` opens model.pb (it used to take
+// "offscreen" for the model).
+TEST(CliWindow, QtOptionsBeforeTheModel) {
+  const std::string dir = test::tempDir();
+  const std::string png = dir + "/w.png";
+  auto r = test::runGdstudio({"-platform", "offscreen", test::sourceDir() + "/resources/sample_model.pb",
+                              "--screenshot=" + png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Wrote " + png + " ("), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(png));
+  auto two = test::runGdstudio({"-platform", "offscreen", "a.pb", "b.pb", "--screenshot=" + png});
+  EXPECT_EQ(two.exit_code, 1);
+  EXPECT_NE(two.err.find("error: more than one model given: 'a.pb' and 'b.pb'\n"), std::string::npos) << two.err;
+  auto unknown = test::runGdstudio({"-platform", "offscreen", "--bogus", "--screenshot=" + png});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_NE(unknown.err.find("error: Unknown option 'bogus'. (see gdstudio --help)\n"), std::string::npos)
+      << unknown.err;
+}
+
 }  // namespace
 }  // namespace gds

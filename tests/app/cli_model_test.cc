@@ -98,10 +98,8 @@ TEST(CliSummarize, ErrorsGoToStderrWithExitCode1) {
        "error: --input_shape expects NAME=SHAPE (e.g. input=1,224,224,3), got 'x'\n"},
       {{"summarize", "--bogus"},
        "error: unknown flag --bogus for 'summarize'; valid flags: --in_graph, --print_structure, --format, "
-       "--input_shape\n"},
-      {{"diff", empty}, "error: diff needs two models, BEFORE and AFTER (got 1)\n"},
-      {{"diff", empty, bad}, "error: " + empty + ": file is empty\n"},
-      {{"make_sample"}, "error: --out is required\n"},
+       "--print_op_kernels, --input_shape (and TensorFlow's logging flags: --logtostderr, --v, ...)\n"},
+      {{"make_sample"}, "error: --out is required (file to write)\n"},
   };
   for (const auto& c : cases) {
     auto r = test::runGdstudio(c.args);
@@ -109,6 +107,13 @@ TEST(CliSummarize, ErrorsGoToStderrWithExitCode1) {
     EXPECT_EQ(r.err, c.err);
     EXPECT_EQ(r.out, "");
   }
+  // diff keeps 1 for "the graphs differ" (compare_graphs): its errors exit 2.
+  auto one = test::runGdstudio({"diff", empty});
+  EXPECT_EQ(one.exit_code, 2);
+  EXPECT_EQ(one.err, "error: 'diff' needs two models, BEFORE and AFTER (got 1 argument)\n");
+  auto broken = test::runGdstudio({"diff", empty, bad});
+  EXPECT_EQ(broken.exit_code, 2);
+  EXPECT_EQ(broken.err, "error: " + empty + ": file is empty\n");
 }
 
 TEST(CliSummarize, TruncatedModelsNeverCrash) {
@@ -143,7 +148,7 @@ TEST(CliDiff, TextAndJson) {
   std::string a = test::modelPath("mobilenet_v1_0.25_128_frozen.pb");
   std::string b = test::modelPath("mobilenet_v1_0.25_128_quantized.pb");
   auto r = test::runGdstudio({"diff", a, b, "--max_nodes=1"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(r.exit_code, 1) << r.err;  // compare_graphs' "the graphs differ"
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
             "nodes 555 -> 180 (-375), params 475.83k -> 468.84k (-6.99k), param bytes 1.90M -> 909.99k (-993.34k), "
             "flops 27.14M -> 27.14M (0)");
@@ -152,7 +157,7 @@ TEST(CliDiff, TextAndJson) {
             std::string::npos);
   EXPECT_NE(r.out.find("Removed 450 nodes:\n"), std::string::npos);
   auto j = test::runGdstudio({"diff", a, b, "--format", "json"});
-  ASSERT_EQ(j.exit_code, 0);
+  ASSERT_EQ(j.exit_code, 1);
   auto json = nlohmann::json::parse(j.out);
   EXPECT_EQ(json["nodes"]["change"], -375);
   EXPECT_EQ(json["op_types"]["Dequantize"]["after"], 2);

@@ -181,12 +181,7 @@ TEST(Layout, EveryCorpusGraphLaysOut) {
   GDS_REQUIRE_SHARED();
   ensureApp();
   int graphs = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(test::modelPath(""))) {
-    if (!entry.is_regular_file()) continue;
-    const std::string ext = entry.path().extension().string();
-    if (ext != ".pb" && ext != ".pbtxt" && ext != ".meta") continue;
-    const std::string path = entry.path().string();
-    if (path.find("/variables/") != std::string::npos) continue;
+  for (const std::string& path : model::findModels(test::modelPath(""))) {
     auto loaded = model::load(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error();
     auto def = std::make_shared<const tensorflow::GraphDef>(std::move(loaded->graph));

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
 #include "model/graph.h"
 #include "model/io.h"
 #include "tests/test_util.h"
@@ -24,6 +28,58 @@ TEST(Load, MissingFile) {
   auto m = load("/nonexistent/model.pb");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error(), "/nonexistent/model.pb: no such file");
+}
+
+// findModels sees a folder as File > Open does: a SavedModel folder is one
+// model; its side files and variables are not.
+TEST(FindModels, SavedModelFolderIsOneModel) {
+  namespace fs = std::filesystem;
+  fs::path root = test::tempDir();
+  fs::create_directories(root / "sm" / "variables");
+  fs::create_directories(root / "deeper" / "tf1");
+  auto touch = [](const fs::path& p) { std::ofstream(p) << "x"; };
+  touch(root / "sm" / "saved_model.pb");
+  touch(root / "sm" / "keras_metadata.pb");
+  touch(root / "sm" / "fingerprint.pb");
+  touch(root / "sm" / "variables" / "variables.index");
+  touch(root / "deeper" / "tf1" / "saved_model.pbtxt");
+  touch(root / "deeper" / "frozen.PB");
+  touch(root / "deeper" / "graph.pbtxt");
+  touch(root / "train.meta");
+  touch(root / "labels.txt");
+  std::vector<std::string> want = {(root / "deeper" / "frozen.PB").string(), (root / "deeper" / "graph.pbtxt").string(),
+                                   (root / "deeper" / "tf1").string(), (root / "sm").string(),
+                                   (root / "train.meta").string()};
+  EXPECT_EQ(findModels(root.string()), want);
+  EXPECT_EQ(findModels((root / "sm").string()), std::vector<std::string>{(root / "sm").string()});
+}
+
+TEST(Load, SavedModelSideFileNamesItsFolder) {
+  GDS_REQUIRE_SHARED();
+  std::string dir = test::modelPath("tf2/tweet_sentiment_embedding_lstm");
+  auto m = load(dir + "/keras_metadata.pb");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error(), dir + "/keras_metadata.pb: this is the Keras metadata of the SavedModel in " + dir +
+                           ", not a graph; open that folder (or its saved_model.pb) instead");
+  dir = test::modelPath("tf2/stock_lstm4_relu");
+  m = load(dir + "/fingerprint.pb");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error(), dir + "/fingerprint.pb: this is the fingerprint of the SavedModel in " + dir +
+                           ", not a graph; open that folder (or its saved_model.pb) instead");
+}
+
+TEST(FindModels, CorpusHoldsEveryTf2SavedModelOnce) {
+  GDS_REQUIRE_SHARED();
+  auto models = findModels(test::modelPath(""));
+  int tf2 = 0;
+  for (const auto& m : models) {
+    EXPECT_EQ(m.find("keras_metadata.pb"), std::string::npos) << m;
+    EXPECT_EQ(m.find("fingerprint.pb"), std::string::npos) << m;
+    EXPECT_EQ(m.find("/variables/"), std::string::npos) << m;
+    tf2 += m.find("/tf2/") != std::string::npos;
+  }
+  EXPECT_EQ(tf2, 7);
+  EXPECT_TRUE(std::count(models.begin(), models.end(), test::modelPath("tfserving_half_plus_two_savedmodel")));
 }
 
 }  // namespace

@@ -67,8 +67,9 @@ TEST(Parser, SyntaxErrors) {
 TEST(Parser, UnknownTransformListsValidNames) {
   auto steps = parseTransforms("fold_constants fold_everything");
   ASSERT_FALSE(steps.ok());
-  EXPECT_EQ(steps.error().rfind("unknown transform 'fold_everything'; valid transforms: add_default_attributes, "
-                                "backport_concatv2, flatten_atrous_conv, fold_batch_norms, fold_constants, ",
+  EXPECT_EQ(steps.error().rfind("Transform 'fold_everything' not recognized. Valid transforms: add_default_attributes, "
+                                "backport_concatv2, backport_tensor_array_v3, flatten_atrous_conv, fold_batch_norms, "
+                                "fold_constants, ",
                                 0),
             0u)
       << steps.error();
