@@ -16,6 +16,7 @@
 namespace gds::graphview {
 namespace {
 constexpr double kMinZoom = 0.01, kMaxZoom = 8.0;
+constexpr int kMinimapMargin = 24;  // pixels between the minimap and the view's edges
 }
 
 GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, parent), scene_(scene) {
@@ -39,9 +40,10 @@ void GraphView::setZoom(double z) {
   z = std::clamp(z, kMinZoom, kMaxZoom);
   QPointF center = mapToScene(viewport()->rect().center());
   setTransform(QTransform::fromScale(z, z));
+  updateSceneRect();
   centerOn(center);
   emit zoomChanged(z);
-  minimap_->update();
+  updateMinimapVisibility();
 }
 
 void GraphView::scaleBy(double factor) {
@@ -49,7 +51,34 @@ void GraphView::scaleBy(double factor) {
   double target = std::clamp(z * factor, kMinZoom, kMaxZoom);
   if (target == z) return;
   scale(target / z, target / z);
+  updateSceneRect();
   emit zoomChanged(target);
+  updateMinimapVisibility();
+}
+
+// Room beyond the graph's right and bottom edges as large as the minimap,
+// so any node can be scrolled out from under it.
+void GraphView::updateSceneRect() {
+  const QRectF b = scene_->currentLayout().bounds;
+  if (b.isEmpty()) return;
+  const double z = std::max(zoom(), kMinZoom);
+  const QSize m = minimap_->size();
+  const double pad = 20 / z;
+  setSceneRect(b.adjusted(-pad, -pad, pad + (m.width() + kMinimapMargin) / z, pad + (m.height() + kMinimapMargin) / z));
+}
+
+bool GraphView::minimapShown() const { return minimap_->isVisible(); }
+
+QRect GraphView::minimapRect() const {
+  if (!minimap_->isVisible()) return QRect();
+  return QRect(viewport()->mapFrom(this, minimap_->pos()), minimap_->size());
+}
+
+void GraphView::updateMinimapVisibility() {
+  const QRectF b = scene_->currentLayout().bounds;
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const bool all_visible = b.isEmpty() || visible.contains(b);
+  minimap_->setVisible(minimap_wanted_ && !all_visible);
   minimap_->update();
 }
 
@@ -61,8 +90,44 @@ void GraphView::fitAll() {
   if (r.isEmpty()) return;
   fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
   if (zoom() > 1.0) setZoom(1.0);
+  updateSceneRect();
+  centerOn(r.center());
   emit zoomChanged(zoom());
-  minimap_->update();
+  updateMinimapVisibility();
+}
+
+void GraphView::showStart() {
+  const QRectF b = scene_->currentLayout().bounds;
+  if (b.isEmpty()) return;
+  const QSize v = viewport()->size();
+  const double fit = std::min((v.width() - 40.0) / b.width(), (v.height() - 40.0) / b.height());
+  if (fit >= kReadableZoom) {
+    fitAll();
+    return;
+  }
+  setTransform(QTransform::fromScale(kReadableZoom, kReadableZoom));
+  updateSceneRect();
+  const double z = kReadableZoom;
+  const bool lr = scene_->leftToRight();
+  // The free band beside the minimap, across the flow.
+  const QSize m = minimap_->size();
+  const double free_across = (lr ? v.height() - m.height() : v.width() - m.width()) - 2.0 * kMinimapMargin;
+  const double extent_across = (lr ? b.height() : b.width()) * z;
+  QPointF c;
+  if (!lr) {
+    // Top of the graph at the top of the view; across, centred in the band
+    // left of the minimap when it fits there, else from the left edge.
+    const double cx = extent_across <= free_across ? b.center().x() + (v.width() / 2.0 - (kMinimapMargin + free_across / 2.0)) / z
+                                                   : b.left() - 20 / z + v.width() / (2 * z);
+    c = QPointF(cx, b.top() - 20 / z + v.height() / (2 * z));
+  } else {
+    const double cy = extent_across <= free_across ? b.center().y() + (v.height() / 2.0 - (kMinimapMargin + free_across / 2.0)) / z
+                                                   : b.top() - 20 / z + v.height() / (2 * z);
+    c = QPointF(b.left() - 20 / z + v.width() / (2 * z), cy);
+  }
+  centerOn(c);
+  emit zoomChanged(zoom());
+  updateMinimapVisibility();
 }
 
 void GraphView::zoomToSelection() {
@@ -71,12 +136,15 @@ void GraphView::zoomToSelection() {
   if (r.isEmpty()) return;
   fitInView(r.adjusted(-60, -60, 60, 60), Qt::KeepAspectRatio);
   if (zoom() > 1.5) setZoom(1.5);
+  updateSceneRect();
   emit zoomChanged(zoom());
-  minimap_->update();
+  updateMinimapVisibility();
 }
 
-void GraphView::setMinimapVisible(bool on) { minimap_->setVisible(on); }
-bool GraphView::minimapVisible() const { return minimap_->isVisible(); }
+void GraphView::setMinimapVisible(bool on) {
+  minimap_wanted_ = on;
+  updateMinimapVisibility();
+}
 
 bool GraphView::selectAndCenter(const std::string& name) {
   if (!scene_->graph() || scene_->graph()->find(name) < 0) return false;
@@ -118,9 +186,23 @@ void GraphView::stepMatch(int delta) {
 }
 
 void GraphView::onLayoutApplied() {
+  updateSceneRect();
   if (first_layout_) {
+    // A first view that would need scrolling across the flow at a readable
+    // zoom shows one level less (a wide level of parallel scopes, as in a
+    // hub module): the user expands what they look for. Scrolling along the
+    // flow (a long chain) is natural and kept.
+    const QRectF b = scene_->currentLayout().bounds;
+    const bool lr = scene_->leftToRight();
+    const double across = (lr ? b.height() : b.width()) * kReadableZoom;
+    const double room = lr ? viewport()->height() : viewport()->width();
+    if (!b.isEmpty() && across > 1.5 * room && fit_attempts_ < 4 && scene_->collapseDeepestLevel()) {
+      ++fit_attempts_;
+      return;  // the next layout comes back here
+    }
     first_layout_ = false;
-    fitAll();
+    fit_attempts_ = 0;
+    showStart();
   }
   if (anchor_group_ >= 0) {
     // Keep the toggled scope where the user double-clicked it.
@@ -240,14 +322,17 @@ bool GraphView::viewportEvent(QEvent* event) {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  const QSize s(std::min(220, width() / 4), std::min(160, height() / 4));
-  minimap_->setGeometry(width() - s.width() - 24, height() - s.height() - 24, s.width(), s.height());
+  const QSize s(std::min(200, width() / 5), std::min(150, height() / 5));
+  minimap_->setGeometry(width() - s.width() - kMinimapMargin, height() - s.height() - kMinimapMargin, s.width(),
+                        s.height());
   minimap_->refresh();
+  updateSceneRect();
+  updateMinimapVisibility();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
-  minimap_->update();
+  updateMinimapVisibility();
   if (scene_->hasOverlay()) viewport()->update();
 }
 

@@ -29,14 +29,26 @@ class GraphView : public QGraphicsView {
   explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
   GraphScene* graphScene() const { return scene_; }
 
+  // The zoom at which node labels read (the op type at 10 px, the name at
+  // 9 px): the first view of a graph never starts below it.
+  static constexpr double kReadableZoom = 0.9;
+
   double zoom() const;  // 1.0: one scene unit per pixel
   void setZoom(double zoom);
   void zoomIn();
   void zoomOut();
   void fitAll();
   void zoomToSelection();
+  // The user's choice; the minimap only shows while part of the graph is
+  // outside the view (with everything visible there is nothing to find).
   void setMinimapVisible(bool on);
-  bool minimapVisible() const;
+  bool minimapVisible() const { return minimap_wanted_; }
+  bool minimapShown() const;
+  // The minimap's area in viewport coordinates (empty when hidden).
+  QRect minimapRect() const;
+  // The next layout is a new graph's first: show it as on opening (see
+  // onLayoutApplied). MainWindow calls it when another model is opened.
+  void showNextAsNew() { first_layout_ = true; fit_attempts_ = 0; }
 
   // Reveals (expanding its scopes), selects and centres a node. False when
   // the graph has no such node.
@@ -71,6 +83,12 @@ class GraphView : public QGraphicsView {
 
  private:
   void onLayoutApplied();
+  // The first view of a graph: fit when that reads, else the readable zoom
+  // at the start of the graph (its top, or its left when laid out left to
+  // right), clear of the minimap.
+  void showStart();
+  void updateMinimapVisibility();
+  void updateSceneRect();
   void scaleBy(double factor);
   void centerOnName(const std::string& name);
   void stepMatch(int delta);
@@ -78,6 +96,8 @@ class GraphView : public QGraphicsView {
   GraphScene* scene_;
   Minimap* minimap_;
   bool first_layout_ = true;
+  int fit_attempts_ = 0;
+  bool minimap_wanted_ = true;
   std::string pending_center_;
   // Keeps a toggled scope under the cursor across the re-layout.
   int anchor_group_ = -1;

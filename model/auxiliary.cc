@@ -90,6 +90,14 @@ std::vector<AuxiliaryKind> classifyAuxiliary(const Graph& graph) {
     auto& k = kind[static_cast<std::size_t>(i)];
     const auto& inputs = graph.inputs(i);
     if (k != AuxiliaryKind::None || inputs.empty()) continue;
+    // Assigning a restored value to a variable is part of restoring it (the
+    // variable itself is not).
+    const std::string& op = graph.op(i);
+    if ((op == "Assign" || op == "AssignVariableOp") && inputs.size() >= 2 && !inputs[1].control &&
+        kind[static_cast<std::size_t>(inputs[1].node)] != AuxiliaryKind::None) {
+      k = kind[static_cast<std::size_t>(inputs[1].node)];
+      continue;
+    }
     AuxiliaryKind from = AuxiliaryKind::None;
     bool all = true;
     for (const auto& in : inputs) {
