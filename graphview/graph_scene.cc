@@ -8,6 +8,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "graphview/graph_items.h"
+#include "graphview/graph_view.h"
 #include "graphview/style.h"
 #include "model/tensor.h"
 
@@ -60,6 +61,13 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent), cache_(std::ma
 
 GraphScene::~GraphScene() {
   if (cancel_flag_) cancel_flag_->store(true);
+  // Views let go now, while this is a GraphScene: ~QGraphicsScene would
+  // detach them later, and their handlers (scrolling, painting) would call
+  // into a scene whose GraphScene part is gone.
+  for (QGraphicsView* view : views()) {
+    if (auto* graph_view = qobject_cast<GraphView*>(view)) graph_view->detachScene();
+    else view->setScene(nullptr);
+  }
   // Items go now, while the members their removal signals touch still exist.
   rebuilding_ = true;
   disconnect(this, nullptr, this, nullptr);

@@ -59,6 +59,7 @@ void GraphView::scaleBy(double factor) {
 // Room beyond the graph's right and bottom edges as large as the minimap,
 // so any node can be scrolled out from under it.
 void GraphView::updateSceneRect() {
+  if (!scene_) return;
   const QRectF b = scene_->currentLayout().bounds;
   if (b.isEmpty()) return;
   const double z = std::max(zoom(), kMinZoom);
@@ -75,7 +76,7 @@ QRect GraphView::minimapRect() const {
 }
 
 void GraphView::updateMinimapVisibility() {
-  const QRectF b = scene_->currentLayout().bounds;
+  const QRectF b = scene_ ? scene_->currentLayout().bounds : QRectF();
   const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
   const bool all_visible = b.isEmpty() || visible.contains(b);
   minimap_->setVisible(minimap_wanted_ && !all_visible);
@@ -85,7 +86,14 @@ void GraphView::updateMinimapVisibility() {
 void GraphView::zoomIn() { scaleBy(1.25); }
 void GraphView::zoomOut() { scaleBy(1 / 1.25); }
 
+void GraphView::detachScene() {
+  scene_ = nullptr;
+  setScene(nullptr);
+  minimap_->refresh();
+}
+
 void GraphView::fitAll() {
+  if (!scene_) return;
   QRectF r = scene_->currentLayout().bounds;
   if (r.isEmpty()) return;
   fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
@@ -97,6 +105,7 @@ void GraphView::fitAll() {
 }
 
 void GraphView::showStart() {
+  if (!scene_) return;
   const QRectF b = scene_->currentLayout().bounds;
   if (b.isEmpty()) return;
   const QSize v = viewport()->size();
@@ -131,6 +140,7 @@ void GraphView::showStart() {
 }
 
 void GraphView::zoomToSelection() {
+  if (!scene_) return;
   QRectF r;
   for (QGraphicsItem* item : scene_->selectedItems()) r = r.united(item->sceneBoundingRect());
   if (r.isEmpty()) return;
@@ -147,7 +157,7 @@ void GraphView::setMinimapVisible(bool on) {
 }
 
 bool GraphView::selectAndCenter(const std::string& name) {
-  if (!scene_->graph() || scene_->graph()->find(name) < 0) return false;
+  if (!scene_ || !scene_->graph() || scene_->graph()->find(name) < 0) return false;
   scene_->selectNodes({name});
   if (scene_->layoutPending()) {
     pending_center_ = name;
@@ -158,6 +168,7 @@ bool GraphView::selectAndCenter(const std::string& name) {
 }
 
 void GraphView::centerOnName(const std::string& name) {
+  if (!scene_) return;
   QRectF r = scene_->nodeRect(name);
   if (r.isEmpty()) return;
   if (zoom() < 0.5) setZoom(0.8);
@@ -166,6 +177,7 @@ void GraphView::centerOnName(const std::string& name) {
 }
 
 int GraphView::find(const QString& query, const SearchOptions& options) {
+  if (!scene_) return 0;
   auto found = scene_->search(query, options);
   match_index_ = -1;
   emit searchPositionChanged(-1, static_cast<int>(found.size()));
@@ -177,6 +189,7 @@ void GraphView::findNext() { stepMatch(1); }
 void GraphView::findPrevious() { stepMatch(-1); }
 
 void GraphView::stepMatch(int delta) {
+  if (!scene_) return;
   const auto& m = scene_->searchMatches();
   if (m.empty()) return;
   const int n = static_cast<int>(m.size());
@@ -186,6 +199,7 @@ void GraphView::stepMatch(int delta) {
 }
 
 void GraphView::onLayoutApplied() {
+  if (!scene_) return;
   updateSceneRect();
   if (first_layout_) {
     // A first view that would need scrolling across the flow at a readable
@@ -236,13 +250,17 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 
 void GraphView::mousePressEvent(QMouseEvent* event) {
   QGraphicsView::mousePressEvent(event);
-  if (event->button() == Qt::LeftButton) {
+  if (scene_ && event->button() == Qt::LeftButton) {
     std::string name = scene_->nodeNameAt(itemAt(event->pos()));
     if (!name.empty()) emit nodeClicked(QString::fromStdString(name));
   }
 }
 
 void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (!scene_) {
+    QGraphicsView::mouseDoubleClickEvent(event);
+    return;
+  }
   QGraphicsItem* item = itemAt(event->pos());
   int group = scene_->groupAt(item);
   if (group > 0) {
@@ -260,6 +278,7 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void GraphView::contextMenuEvent(QContextMenuEvent* event) {
+  if (!scene_) return;
   QGraphicsItem* item = itemAt(event->pos());
   std::string name = scene_->nodeNameAt(item);
   if (!name.empty() && !item->isSelected()) scene_->selectNodes({name});
@@ -268,6 +287,10 @@ void GraphView::contextMenuEvent(QContextMenuEvent* event) {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
+  if (!scene_) {
+    QGraphicsView::keyPressEvent(event);
+    return;
+  }
   const bool shift = event->modifiers() & Qt::ShiftModifier;
   switch (event->key()) {
     case Qt::Key_F: fitAll(); return;
@@ -310,7 +333,7 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
 }
 
 bool GraphView::viewportEvent(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
+  if (event->type() == QEvent::ToolTip && scene_) {
     auto* help = static_cast<QHelpEvent*>(event);
     QString tip = scene_->toolTipFor(itemAt(help->pos()));
     if (tip.isEmpty()) QToolTip::hideText();
@@ -333,10 +356,11 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
   updateMinimapVisibility();
-  if (scene_->hasOverlay()) viewport()->update();
+  if (scene_ && scene_->hasOverlay()) viewport()->update();
 }
 
 void GraphView::drawForeground(QPainter* painter, const QRectF&) {
+  if (!scene_) return;
   LegendInfo legend = scene_->legend();
   if (legend.title.isEmpty() && legend.entries.empty()) return;
   painter->save();
@@ -388,7 +412,7 @@ Minimap::Minimap(GraphView* view) : QWidget(view->viewport()), view_(view) {
 
 void Minimap::refresh() {
   GraphScene* scene = view_->graphScene();
-  source_ = scene->currentLayout().bounds;
+  source_ = scene ? scene->currentLayout().bounds : QRectF();
   if (source_.isEmpty() || width() < 10 || height() < 10) {
     thumb_ = QImage();
     update();

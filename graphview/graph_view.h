@@ -27,7 +27,10 @@ class GraphView : public QGraphicsView {
 
  public:
   explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
-  GraphScene* graphScene() const { return scene_; }
+  GraphScene* graphScene() const { return scene_; }  // null once the scene is gone
+  // Called by ~GraphScene while it is still whole: the view shows nothing
+  // from then on (the scene may be deleted before its views).
+  void detachScene();
 
   // The zoom at which node labels read (the op type at 10 px, the name at
   // 9 px): the first view of a graph never starts below it.

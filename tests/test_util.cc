@@ -21,7 +21,14 @@ std::string modelPath(const std::string& relative) { return (fs::path(sharedDir(
 std::string dataPath(const std::string& relative) { return (fs::path(sharedDir()) / "data" / relative).string(); }
 std::string sourceDir() { return GDS_SOURCE_DIR; }
 std::string binaryDir() { return GDS_BINARY_DIR; }
-std::string gdstudioPath() { return (fs::path(binaryDir()) / "bin" / "gdstudio").string(); }
+#ifndef GDS_GDSTUDIO_NAME
+#define GDS_GDSTUDIO_NAME "gdstudio"
+#endif
+
+std::string gdstudioPath() {
+  if (const char* env = std::getenv("GDS_GDSTUDIO"); env && *env) return env;
+  return (fs::path(binaryDir()) / "bin" / GDS_GDSTUDIO_NAME).string();
+}
 
 namespace {
 struct TempRoot {
@@ -79,6 +86,13 @@ CommandResult runGdstudio(const std::vector<std::string>& args) {
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
   result.out = slurp(out_path);
   result.err = slurp(err_path);
+  // A sanitized build's report fails the test, whatever exit code it expects.
+  for (const char* report : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error: "})
+    if (result.err.find(report) != std::string::npos) {
+      ADD_FAILURE() << "sanitizer report from gdstudio (exit code " << result.exit_code << "):\n"
+                    << result.err.substr(0, 20000);
+      break;
+    }
   return result;
 }
 

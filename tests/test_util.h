@@ -15,7 +15,9 @@ std::string modelPath(const std::string& relative);  // sharedDir()/models/<rela
 std::string dataPath(const std::string& relative);   // sharedDir()/data/<relative>
 std::string sourceDir();                              // the repository
 std::string binaryDir();                              // the build folder
-std::string gdstudioPath();                           // build/bin/gdstudio
+// build/bin/gdstudio (build/bin/gdstudio_asan in the sanitized tests; the
+// environment variable GDS_GDSTUDIO names another program to test).
+std::string gdstudioPath();
 // A fresh empty temporary folder, removed at exit.
 std::string tempDir();
 
@@ -24,7 +26,8 @@ struct CommandResult {
   std::string out;  // stdout
   std::string err;  // stderr
 };
-// Runs build/bin/gdstudio with the given arguments (no shell quoting needed).
+// Runs gdstudioPath() with the given arguments (no shell quoting needed). A
+// sanitizer report on its standard error is a test failure.
 CommandResult runGdstudio(const std::vector<std::string>& args);
 
 }  // namespace gds::test

@@ -197,7 +197,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   onGraphChanged();
 }
 
-MainWindow::~MainWindow() { load_watcher_.waitForFinished(); }
+MainWindow::~MainWindow() {
+  load_watcher_.waitForFinished();
+  // The document, runner, scenes and panels are deleted by ~QWidget, when
+  // this window is no longer a MainWindow; what they emit while going (the
+  // undo stack's clear() says the modified state changed) must not reach its
+  // slots any more.
+  for (QObject* child : findChildren<QObject*>()) disconnect(child, nullptr, this, nullptr);
+}
 
 // ---------------------------------------------------------------- actions
 
