@@ -1,6 +1,7 @@
 #include "graphview/graph_view.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -30,8 +31,12 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
   minimap_ = new Minimap(this);
+  legend_ = new LegendBar(this);
   connect(scene_, &GraphScene::layoutApplied, this, &GraphView::onLayoutApplied);
-  connect(scene_, &GraphScene::overlayChanged, viewport(), [this] { viewport()->update(); });
+  connect(scene_, &GraphScene::overlayChanged, this, [this] {
+    updateLegend();
+    viewport()->update();
+  });
 }
 
 double GraphView::zoom() const { return transform().m11(); }
@@ -44,6 +49,7 @@ void GraphView::setZoom(double z) {
   centerOn(center);
   emit zoomChanged(z);
   updateMinimapVisibility();
+  emit viewChanged();
 }
 
 void GraphView::scaleBy(double factor) {
@@ -54,6 +60,7 @@ void GraphView::scaleBy(double factor) {
   updateSceneRect();
   emit zoomChanged(target);
   updateMinimapVisibility();
+  emit viewChanged();
 }
 
 // Room beyond the graph's right and bottom edges as large as the minimap,
@@ -351,55 +358,99 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   minimap_->refresh();
   updateSceneRect();
   updateMinimapVisibility();
+  updateLegend();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
   updateMinimapVisibility();
+  emit viewChanged();
   if (scene_ && scene_->hasOverlay()) viewport()->update();
 }
 
-void GraphView::drawForeground(QPainter* painter, const QRectF&) {
-  if (!scene_) return;
-  LegendInfo legend = scene_->legend();
-  if (legend.title.isEmpty() && legend.entries.empty()) return;
-  painter->save();
-  painter->resetTransform();
-  painter->setRenderHint(QPainter::Antialiasing);
-  const double w = 190, h = legend.gradient ? 58 : 26 + 18.0 * legend.entries.size();
-  QRectF box(12, 12, w, h);
-  painter->setPen(QPen(QColor(200, 200, 200), 1));
-  painter->setBrush(QColor(255, 255, 255, 235));
-  painter->drawRoundedRect(box, 6, 6);
-  painter->setPen(QColor(30, 30, 30));
-  painter->setFont(style::titleFont());
-  painter->drawText(box.adjusted(10, 4, -10, 0), Qt::AlignLeft | Qt::AlignTop, legend.title);
-  painter->setFont(style::nameFont());
-  if (legend.gradient) {
-    QRectF bar(box.left() + 10, box.top() + 24, w - 20, 10);
-    QLinearGradient grad(bar.topLeft(), bar.topRight());
-    for (int i = 0; i <= 8; ++i) grad.setColorAt(i / 8.0, heatColor(i / 8.0));
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(grad);
-    painter->drawRect(bar);
-    painter->setPen(QColor(60, 60, 60));
-    QString unit = legend.unit.isEmpty() ? QString() : QLatin1Char(' ') + legend.unit;
-    painter->drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), 14), Qt::AlignLeft,
-                      QString::number(legend.min, 'g', 3) + unit);
-    painter->drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), 14), Qt::AlignRight,
-                      QString::number(legend.max, 'g', 3) + unit);
-  } else {
-    double y = box.top() + 24;
-    for (const auto& [label, color] : legend.entries) {
-      painter->setPen(QPen(QColor(150, 150, 150), 0.8));
-      painter->setBrush(color);
-      painter->drawRoundedRect(QRectF(box.left() + 10, y + 2, 14, 11), 2, 2);
-      painter->setPen(QColor(40, 40, 40));
-      painter->drawText(QRectF(box.left() + 30, y, w - 40, 16), Qt::AlignLeft | Qt::AlignVCenter, label);
-      y += 18;
+QRect GraphView::legendRect() const { return legend_->isVisible() ? legend_->geometry() : QRect(); }
+
+void GraphView::updateLegend() {
+  LegendInfo legend = scene_ ? scene_->legend() : LegendInfo();
+  legend_->setLegend(legend);
+  const int h = legend_->empty() ? 0 : 26;
+  setViewportMargins(0, h, 0, 0);
+  const int f = frameWidth();
+  legend_->setGeometry(f, f, width() - 2 * f, h);
+  legend_->setVisible(h > 0);
+}
+
+std::string GraphView::nodeNearestCentre(const std::function<bool(const std::string&)>& accept) const {
+  if (!scene_) return {};
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const QPointF centre = visible.center();
+  std::string best;
+  double best_d = 0;
+  for (QGraphicsItem* item : scene_->items(visible)) {
+    if (item->type() != NodeItem::Type) continue;
+    const std::string name = scene_->nodeNameAt(item);
+    if (name.empty() || (accept && !accept(name))) continue;
+    const QPointF d = item->sceneBoundingRect().center() - centre;
+    const double dist = d.x() * d.x() + d.y() * d.y();
+    if (best.empty() || dist < best_d) {
+      best = name;
+      best_d = dist;
     }
   }
-  painter->restore();
+  return best;
+}
+
+// ----------------------------------------------------------------- LegendBar
+
+LegendBar::LegendBar(QWidget* parent) : QWidget(parent) {
+  setObjectName("GraphLegend");
+  hide();
+}
+
+void LegendBar::setLegend(const LegendInfo& legend) {
+  legend_ = legend;
+  update();
+}
+
+void LegendBar::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.fillRect(rect(), QColor(255, 255, 255));
+  p.setPen(QColor(215, 215, 215));
+  p.drawLine(rect().bottomLeft(), rect().bottomRight());
+  const QRectF r = QRectF(rect()).adjusted(10, 0, -10, -1);
+  p.setPen(QColor(30, 30, 30));
+  p.setFont(style::titleFont());
+  const double title_w = QFontMetricsF(style::titleFont()).horizontalAdvance(legend_.title) + 14;
+  p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, legend_.title);
+  p.setFont(style::nameFont());
+  const QFontMetricsF fm(style::nameFont());
+  double x = r.left() + title_w;
+  const double cy = r.center().y();
+  if (legend_.gradient) {
+    const QString unit = legend_.unit.isEmpty() ? QString() : QLatin1Char(' ') + legend_.unit;
+    const QString lo = QString::number(legend_.min, 'g', 3) + unit, hi = QString::number(legend_.max, 'g', 3) + unit;
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(QPointF(x, cy + fm.ascent() / 2 - 1), lo);
+    x += fm.horizontalAdvance(lo) + 6;
+    const QRectF bar(x, cy - 5, 160, 10);
+    QLinearGradient grad(bar.topLeft(), bar.topRight());
+    for (int i = 0; i <= 8; ++i) grad.setColorAt(i / 8.0, heatColor(i / 8.0));
+    p.setPen(Qt::NoPen);
+    p.setBrush(grad);
+    p.drawRect(bar);
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(QPointF(bar.right() + 6, cy + fm.ascent() / 2 - 1), hi);
+    return;
+  }
+  for (const auto& [label, color] : legend_.entries) {
+    p.setPen(QPen(QColor(150, 150, 150), 0.8));
+    p.setBrush(color);
+    p.drawRoundedRect(QRectF(x, cy - 6, 14, 11), 2, 2);
+    p.setPen(QColor(40, 40, 40));
+    p.drawText(QPointF(x + 19, cy + fm.ascent() / 2 - 1), label);
+    x += 19 + fm.horizontalAdvance(label) + 16;
+  }
 }
 
 // ----------------------------------------------------------------- Minimap
