@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -97,7 +98,11 @@ void AccuracyPanel::buildUi() {
   outer->setContentsMargins(4, 4, 4, 4);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   outer->addWidget(splitter);
-  auto* settings = new QWidget(splitter);
+  // The settings scroll when the dock is short (a 768-pixel screen).
+  auto* settings_scroll = new QScrollArea(splitter);
+  settings_scroll->setWidgetResizable(true);
+  settings_scroll->setFrameShape(QFrame::NoFrame);
+  auto* settings = new QWidget;
   auto* col = new QVBoxLayout(settings);
   col->setContentsMargins(0, 0, 4, 0);
 
@@ -218,7 +223,9 @@ void AccuracyPanel::buildUi() {
   auto* results = new QWidget(splitter);
   auto* results_col = new QVBoxLayout(results);
   results_col->setContentsMargins(4, 0, 0, 0);
-  splitter->addWidget(settings);
+  settings_scroll->setWidget(settings);
+  settings_scroll->setMinimumWidth(settings->sizeHint().width() + 16);
+  splitter->addWidget(settings_scroll);
   splitter->addWidget(results);
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({520, 1000});

@@ -183,6 +183,9 @@ QTableView* BenchmarkPanel::makeTable(QAbstractItemModel* model) {
   view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
   view->horizontalHeader()->setHighlightSections(false);
   view->horizontalHeader()->setStretchLastSection(false);
+  // The header and two rows at least: the dock fits under the side columns
+  // of a 768-pixel screen; the table scrolls.
+  view->setMinimumHeight(3 * view->verticalHeader()->defaultSectionSize() + 2 * view->frameWidth());
   connect(view, &QTableView::clicked, this, &BenchmarkPanel::activateRow);
   connect(view, &QTableView::activated, this, &BenchmarkPanel::activateRow);
   return view;
