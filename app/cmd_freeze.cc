@@ -24,7 +24,13 @@ int runFreeze(int argc, char** argv) {
       "GraphDef (.pb/.pbtxt) or a MetaGraphDef (.meta; the checkpoint defaults to the .meta's prefix). For a\n"
       "SavedModel the checkpoint is DIR/variables/variables and, without --output_node_names, the signature\n"
       "chooses the outputs. Partitioned variables are assembled from their saved slices. The output is\n"
-      "binary unless OUT ends in .pbtxt; it is written to a temporary file and renamed.",
+      "binary unless OUT ends in .pbtxt; it is written to a temporary file and renamed.\n\n"
+      "A TensorFlow 2 SavedModel (Keras model.save, tf.saved_model.save) is frozen from its object graph:\n"
+      "the signature's function has its calls inlined and its If/While/Case lowered to Switch/Merge form,\n"
+      "its captured variables become Consts read from the object-based checkpoint, and its inputs and\n"
+      "outputs are named after the signature's keys. --signature_name may also name a function of the\n"
+      "object graph (e.g. __call__) or a concrete function when the model has no signature; with\n"
+      "--output_node_names, nodes of the inlined graph are kept instead of the signature's outputs.",
       {{"input_graph", FlagSpec::Type::String, "", "GraphDef (.pb, .pbtxt) or MetaGraphDef (.meta) to freeze", kPath},
        {"input_binary", FlagSpec::Type::Bool, "",
         "whether --input_graph is binary (the format is recognised by content; a mismatch is reported)"},
@@ -37,7 +43,8 @@ int runFreeze(int argc, char** argv) {
        {"input_saved_model_dir", FlagSpec::Type::String, "", "SavedModel directory to freeze", kPath},
        {"saved_model_tags", FlagSpec::Type::String, "serve", "comma-separated tags of the meta graph to load"},
        {"signature_name", FlagSpec::Type::String, "",
-        "signature whose outputs are kept when --output_node_names is not given (default serving_default)"},
+        "signature whose outputs are kept when --output_node_names is not given (default serving_default); "
+        "for a TF2 SavedModel also a function of its object graph"},
        {"output_node_names", FlagSpec::Type::String, "", "comma-separated names of the nodes to keep"},
        {"output_graph", FlagSpec::Type::String, "", "where to write the frozen GraphDef", kPath},
        {"input_node_names", FlagSpec::Type::String, "",
@@ -116,9 +123,17 @@ int runFreeze(int argc, char** argv) {
   auto bytes = std::filesystem::file_size(output, ec);
   std::string outs;
   for (const auto& o : frozen->outputs) outs += (outs.empty() ? "" : ",") + o;
+  if (!frozen->frozen.empty())
+    std::printf("Froze %s (function %s): %d calls inlined, %d control-flow ops lowered.\n", frozen->frozen.c_str(),
+                frozen->function.c_str(), frozen->inlined_calls, frozen->lowered_control_flow);
   std::printf("Converted %zu variables to const ops.\n", frozen->converted.size());
   std::printf("%d ops in the final graph.\n", frozen->graph.node_size());
   std::printf("Checkpoint: %s\n", frozen->checkpoint_prefix.c_str());
+  if (!frozen->frozen.empty()) {
+    std::string ins;
+    for (const auto& i : frozen->inputs) ins += (ins.empty() ? "" : ",") + i;
+    std::printf("Inputs: %s\n", ins.c_str());
+  }
   std::printf("Outputs: %s\n", outs.c_str());
   std::printf("Wrote %s (%llu bytes)\n", output.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
   return 0;

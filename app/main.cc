@@ -26,7 +26,8 @@ void printUsage() {
   }
   std::printf("\n  gdstudio COMMAND --help   describes a command's flags.\n"
               "  gdstudio --version        prints the version and library versions.\n"
-              "\nMODEL is a frozen GraphDef (.pb, .pbtxt), a MetaGraphDef (.meta) or a SavedModel directory.\n");
+              "\nMODEL is a frozen GraphDef (.pb, .pbtxt), a MetaGraphDef (.meta), a SavedModel directory or a\n"
+              "TensorFlow Lite model (.tflite).\n");
 }
 
 }  // namespace

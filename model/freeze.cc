@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "model/graph.h"
+#include "model/saved_model_v2.h"
 
 namespace gds::model {
 namespace fs = std::filesystem;
@@ -237,8 +238,16 @@ std::string opSpelling(const tensorflow::NodeDef& n) { return "'" + n.name() + "
 
 // The checkpoint value of variable node `var`, and where it came from.
 Result<HostTensor> variableValue(const tensorflow::NodeDef& var, const std::map<std::string, RestoreSpec>& specs,
-                                 const CheckpointReader& ckpt, FrozenVariable* info) {
+                                 const std::map<std::string, std::string>& keys, const CheckpointReader& ckpt,
+                                 FrozenVariable* info) {
   const std::string what = "variable " + opSpelling(var);
+  if (auto key = keys.find(var.name()); key != keys.end()) {
+    info->checkpoint_key = key->second;
+    if (!ckpt.has(key->second))
+      return Status::Error(what + " is stored under '" + key->second + "', which checkpoint " + ckpt.prefix() +
+                           " does not contain");
+    return ckpt.read(key->second);
+  }
   auto spec = specs.find(var.name());
   if (spec != specs.end()) {
     info->checkpoint_key = spec->second.key;
@@ -378,7 +387,7 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
     FrozenVariable info;
     info.node = n.name();
     info.op = n.op();
-    auto value = variableValue(n, specs, ckpt, &info);
+    auto value = variableValue(n, specs, options.variable_keys, ckpt, &info);
     if (!value.ok()) return value.status();
     const auto* dtype = findAttr(n, "dtype");
     if (!dtype) return Status::Error("variable " + opSpelling(n) + " has no 'dtype' attr");
@@ -563,6 +572,13 @@ Result<FreezeResult> freeze(const LoadedModel& model, const FreezeOptions& optio
   if (!prefix.ok()) return prefix.status();
   auto reader = CheckpointReader::open(prefix.value());
   if (!reader.ok()) return reader.status();
+  // A TF2 SavedModel's outer graph only calls functions; its object graph
+  // says what to freeze and where the variables are.
+  if (model.object_based && model.kind != ModelKind::GraphDef) {
+    auto result = freezeObjectGraph(model, reader.value(), options);
+    if (!result.ok()) return result.status().withContext(model.file);
+    return result;
+  }
   const tensorflow::MetaGraphDef* meta = model.kind == ModelKind::GraphDef ? nullptr : &model.meta;
   auto result = freezeGraph(model.graph, meta, reader.value(), options);
   if (!result.ok()) return result.status().withContext(model.file);

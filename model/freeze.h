@@ -5,6 +5,7 @@
 // graph_util.convert_variables_to_constants does.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct FreezeOptions {
   // Variables (node names) to convert; empty = all. Denied ones stay variables.
   std::vector<std::string> variable_allowlist;
   std::vector<std::string> variable_denylist;
+  // Object-based checkpoints: variable node -> checkpoint key, ahead of the
+  // graph's restore ops and of names.
+  std::map<std::string, std::string> variable_keys;
 };
 
 struct FrozenVariable {
@@ -46,6 +50,12 @@ struct FreezeResult {
   std::vector<std::string> outputs;       // the output node names used
   std::string checkpoint_prefix;          // the prefix actually read
   std::vector<std::string> warnings;
+  // TF2 SavedModel: what was frozen ("signature 'serving_default'"), the
+  // concrete function, and the calls inlined / control-flow ops lowered.
+  std::string frozen;
+  std::string function;
+  int inlined_calls = 0;
+  int lowered_control_flow = 0;
 };
 
 // graph_util.extract_sub_graph: the nodes `dest_nodes` reach through data,
@@ -64,7 +74,8 @@ void makeTensorProto(const HostTensor& tensor, tensorflow::TensorProto* proto);
 Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensorflow::MetaGraphDef* meta,
                                  const CheckpointReader& checkpoint, const FreezeOptions& options);
 
-// Freezes a loaded model (GraphDef, MetaGraph or SavedModel).
+// Freezes a loaded model (GraphDef, MetaGraph or SavedModel; a TF2
+// SavedModel through model/saved_model_v2.h).
 Result<FreezeResult> freeze(const LoadedModel& model, const FreezeOptions& options);
 
 }  // namespace gds::model

@@ -20,6 +20,8 @@
 #include <google/protobuf/text_format.h>
 
 #include "model/memmapped.h"
+#include "model/saved_model_v2.h"
+#include "model/tflite/reader.h"
 
 namespace gds::model {
 namespace fs = std::filesystem;
@@ -30,6 +32,7 @@ const char* modelKindName(ModelKind kind) {
     case ModelKind::GraphDef: return "GraphDef";
     case ModelKind::MetaGraph: return "MetaGraphDef";
     case ModelKind::SavedModel: return "SavedModel";
+    case ModelKind::TFLite: return "TensorFlow Lite";
   }
   return "?";
 }
@@ -198,6 +201,20 @@ std::vector<Signature> signaturesOf(const tensorflow::MetaGraphDef& meta) {
     for (const auto& [alias, info] : def.outputs()) s.outputs.emplace_back(alias, info.name());
     std::sort(s.inputs.begin(), s.inputs.end());
     std::sort(s.outputs.begin(), s.outputs.end());
+    auto describe = [](const std::string& alias, const tensorflow::TensorInfo& info) {
+      SignatureTensor t;
+      t.key = alias;
+      t.tensor = info.name();
+      t.dtype = info.dtype();
+      t.known_rank = info.has_tensor_shape() && !info.tensor_shape().unknown_rank();
+      if (t.known_rank) t.shape = shapeFromProto(info.tensor_shape());
+      return t;
+    };
+    for (const auto& [alias, info] : def.inputs()) s.input_tensors.push_back(describe(alias, info));
+    for (const auto& [alias, info] : def.outputs()) s.output_tensors.push_back(describe(alias, info));
+    auto byKey = [](const SignatureTensor& a, const SignatureTensor& b) { return a.key < b.key; };
+    std::sort(s.input_tensors.begin(), s.input_tensors.end(), byKey);
+    std::sort(s.output_tensors.begin(), s.output_tensors.end(), byKey);
     out.push_back(std::move(s));
   }
   std::sort(out.begin(), out.end(), [](const Signature& a, const Signature& b) { return a.key < b.key; });
@@ -245,6 +262,14 @@ Status fromSavedModel(tensorflow::SavedModel&& saved, const LoadOptions& options
   model->meta_graph_index = chosen;
   takeMetaGraph(std::move(*saved.mutable_meta_graphs(chosen)), model);
   return Status::Ok();
+}
+
+// The first 8 bytes carry TensorFlow Lite's file identifier "TFL3" at 4..8.
+bool isTfliteFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[8];
+  if (!in.read(header, sizeof header)) return false;
+  return tflite::looksLikeTflite(std::string(header, sizeof header));
 }
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -296,7 +321,7 @@ Status checkNotSavedModelSideFile(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& modelFileExtensions() {
-  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta"};
+  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta", ".tflite"};
   return extensions;
 }
 
@@ -353,6 +378,26 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
     model.mapping = std::move(mapped).value();
     return model;
   }
+  // TensorFlow Lite: recognised by its file identifier, size-checked before
+  // the whole file is read.
+  if (!is_dir && isTfliteFile(model.file)) {
+    const tflite::ReadLimits limits;
+    std::error_code size_ec;
+    const auto size = fs::file_size(model.file, size_ec);
+    if (!size_ec && size > limits.max_file_bytes)
+      return Status::Error(model.file + ": file of " + std::to_string(size) + " bytes exceeds the " +
+                           std::to_string(limits.max_file_bytes) + "-byte limit for TensorFlow Lite models");
+    auto bytes = readFile(model.file);
+    if (!bytes.ok()) return bytes.status();
+    auto read = tflite::readTflite(*bytes, model.file, limits);
+    if (!read.ok()) return read.status();
+    model.kind = ModelKind::TFLite;
+    model.file_bytes = static_cast<std::int64_t>(bytes->size());
+    model.graph = std::move(read->graph);
+    model.signatures = std::move(read->signatures);
+    model.producer = read->description;
+    return model;
+  }
   auto bytes = readFile(model.file);
   if (!bytes.ok()) return bytes.status();
   const std::string& data = bytes.value();
@@ -372,6 +417,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
       if (s.ok()) {
         model.kind = ModelKind::SavedModel;
         s = fromSavedModel(std::move(saved), options, &model);
+        if (s.ok()) describeObjectGraph(&model);
       }
     } else if (field == "meta_info_def" || field == "graph_def" || field == "saver_def" ||
                field == "collection_def" || field == "signature_def") {
@@ -380,6 +426,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
       if (s.ok()) {
         model.kind = ModelKind::MetaGraph;
         takeMetaGraph(std::move(meta), &model);
+        describeObjectGraph(&model);
       }
     } else if (field == "node" || field == "versions" || field == "library" || field == "version") {
       s = parseText(data, &model.graph, &model.warnings);
@@ -413,6 +460,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
           (meta.has_meta_info_def() || meta.graph_def().node_size() > 0)) {
         model.kind = kind;
         takeMetaGraph(std::move(meta), &model);
+        describeObjectGraph(&model);
         return model;
       }
     } else {
@@ -422,6 +470,7 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
         model.kind = kind;
         Status s = fromSavedModel(std::move(saved), options, &model);
         if (!s.ok()) return s.withContext(model.file);
+        describeObjectGraph(&model);
         return model;
       }
     }

@@ -1,6 +1,9 @@
 // Loading and saving models: frozen GraphDef (.pb binary, .pbtxt text),
-// MetaGraphDef (.meta) and SavedModel (directory or saved_model.pb[txt]).
-// The format is recognised by content; the extension is only a hint.
+// MetaGraphDef (.meta), SavedModel (directory or saved_model.pb[txt]; a
+// TF2 SavedModel's object graph is described by model/saved_model_v2.h) and
+// TensorFlow Lite (.tflite, read into the TFLite dialect of GraphDef, see
+// model/tflite/dialect.h). The format is recognised by content; the
+// extension is only a hint.
 #pragma once
 
 #include <cstdint>
@@ -11,19 +14,47 @@
 
 #include "model/proto.h"
 #include "model/status.h"
+#include "model/tensor.h"
 
 namespace gds::model {
 
-enum class ModelKind { GraphDef, MetaGraph, SavedModel };
+enum class ModelKind { GraphDef, MetaGraph, SavedModel, TFLite };
 const char* modelKindName(ModelKind kind);
 
-// One SignatureDef of a MetaGraph/SavedModel, flattened for display.
+// An input or output of a signature, as its SignatureDef declares it.
+struct SignatureTensor {
+  std::string key;     // the alias, e.g. "input_1"
+  std::string tensor;  // tensor name in the MetaGraph's graph, e.g. "serving_default_input_1:0"
+  tensorflow::DataType dtype = tensorflow::DT_INVALID;
+  bool known_rank = false;
+  Shape shape;  // -1 for unknown dimensions
+};
+
+// One SignatureDef of a MetaGraph/SavedModel/.tflite, flattened for display.
 struct Signature {
   std::string key;          // e.g. "serving_default"
   std::string method_name;  // e.g. "tensorflow/serving/predict"
   // (alias, tensor name) pairs, sorted by alias.
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, std::string>> outputs;
+  // The same with dtypes and shapes, sorted by alias.
+  std::vector<SignatureTensor> input_tensors;
+  std::vector<SignatureTensor> output_tensors;
+  // TF2 SavedModel: the concrete function the signature runs (in the graph's
+  // function library) and the object-graph nodes (variables, resources,
+  // assets) bound to its captured inputs, in argument order.
+  std::string function;
+  std::vector<int> captured;
+};
+
+// A Keras layer (or model, metric) of a TF2 SavedModel, from
+// keras_metadata.pb or the object graph's SavedUserObject metadata.
+struct KerasObject {
+  int node_id = -1;        // node of the SavedObjectGraph
+  std::string path;        // e.g. "root.layer_with_weights-0"
+  std::string identifier;  // e.g. "_tf_keras_layer"
+  std::string class_name;  // e.g. "Dense"
+  std::string name;        // e.g. "dense"
 };
 
 struct LoadedModel {
@@ -38,7 +69,14 @@ struct LoadedModel {
   int meta_graph_index = 0;                      // which meta graph of a SavedModel
   std::vector<std::vector<std::string>> tag_sets;  // tags of every meta graph
   std::vector<Signature> signatures;
+  // TF2 SavedModel: the chosen meta graph has an object graph
+  // (meta.object_graph_def()); the functions are graph.library().
+  bool object_based = false;
+  std::vector<KerasObject> keras_objects;
   std::vector<std::string> warnings;
+  // What wrote the file, when the format records it (a .tflite's
+  // description, e.g. "MLIR Converted.").
+  std::string producer;
   // A memory-mapped package (convert_graphdef_memmapped_format): `graph` holds
   // ImmutableConst nodes whose weights stay mapped while this is alive.
   bool memmapped = false;

@@ -4,5 +4,8 @@
 #include "types.pb.h"
 #include "tensor.pb.h"
 #include "graph.pb.h"
+#include "struct.pb.h"
+#include "trackable_object_graph.pb.h"
+#include "saved_object_graph.pb.h"
 #include "meta_graph.pb.h"
 #include "checkpoint.pb.h"

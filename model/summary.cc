@@ -8,6 +8,10 @@
 #include <set>
 #include <unordered_set>
 
+#include "model/functions.h"
+#include "model/saved_model_v2.h"
+#include "model/tflite/dialect.h"
+
 namespace gds::model {
 namespace {
 
@@ -99,6 +103,19 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     if (op != "DepthwiseConv2dNative") r = product(r, f.shape[2]);
     return product(r, 2);
   }
+  // TFLite dialect layers (filters OHWI, [1,H,W,C*M], [out,in]); their
+  // output shapes are recorded on the node.
+  if (op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" || op == "tfl.fully_connected") {
+    bool known = false;
+    const std::int64_t elements = numElements(tflite::outputShape(n, 0, &known));
+    const TensorInfo& f = dataInput(1);
+    if (!known || elements < 0 || !f.fullyKnown()) return -1;
+    if (op == "tfl.fully_connected") return f.shape.size() == 2 ? product(product(elements, f.shape[1]), 2) : -1;
+    if (f.shape.size() != 4) return -1;
+    std::int64_t r = product(product(elements, f.shape[1]), f.shape[2]);
+    if (op == "tfl.conv_2d") r = product(r, f.shape[3]);
+    return product(r, 2);
+  }
   if (op == "MatMul" || op == "QuantizedMatMul") {
     const TensorInfo& a = dataInput(0);
     if (out < 0 || !a.known_rank || a.shape.size() != 2) return -1;
@@ -112,7 +129,8 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
 
 bool isFloppable(const std::string& op) {
   return op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "QuantizedMatMul";
+         op == "QuantizedMatMul" || op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" ||
+         op == "tfl.fully_connected";
 }
 
 std::string joinInts(const Shape& s, const char* sep) {
@@ -382,6 +400,60 @@ Result<std::string> tensorDebugString(const tensorflow::TensorProto& proto, int 
          " values: " + values + ">";
 }
 
+namespace {
+
+// Whether the node records per-tensor dtypes or quantization (dialect.h).
+bool recordsTensors(const NodeDef& n) {
+  return n.attr().count(tflite::kOutputTypesAttr) || n.attr().count(tflite::kScaleAttr) ||
+         n.attr().count(tflite::kInputIndexAttr) || n.attr().count(tflite::kOutputIndexAttr);
+}
+
+TensorSummary tensorSummary(const NodeDef& n, int port) {
+  TensorSummary t;
+  t.name = tflite::tensorName(n, port);
+  t.dtype = tflite::outputType(n, port);
+  t.shape = tflite::outputShape(n, port, &t.known_rank);
+  const tflite::Quantization q = tflite::quantizationOf(n, port);
+  if (!q.empty()) t.quantization = q.str();
+  return t;
+}
+
+// The model's input and output tensors: Placeholders by _input_index, outputs
+// by _output_index (else every output of the nodes nothing consumes).
+void modelTensors(const Graph& graph, const std::vector<bool>& consumed, Summary* s) {
+  const tensorflow::GraphDef& def = graph.def();
+  bool any = false;
+  for (const auto& n : def.node()) any = any || recordsTensors(n);
+  if (!any) return;
+  std::vector<std::pair<std::int64_t, TensorSummary>> inputs, outputs;
+  bool marked_outputs = false;
+  for (const auto& n : def.node())
+    marked_outputs = marked_outputs || n.attr().count(tflite::kOutputIndexAttr);
+  for (int i = 0; i < def.node_size(); ++i) {
+    const NodeDef& n = def.node(i);
+    if (n.op() == "Placeholder") {
+      auto it = n.attr().find(tflite::kInputIndexAttr);
+      inputs.emplace_back(it == n.attr().end() ? (std::int64_t{1} << 40) + i : it->second.i(), tensorSummary(n, 0));
+    }
+    if (marked_outputs) {
+      auto it = n.attr().find(tflite::kOutputIndexAttr);
+      if (it == n.attr().end()) continue;
+      for (int port = 0; port < it->second.list().i_size(); ++port)
+        if (it->second.list().i(port) >= 0) outputs.emplace_back(it->second.list().i(port), tensorSummary(n, port));
+    } else if (!consumed[static_cast<std::size_t>(i)] && n.op() != "Const" && n.op() != "Placeholder") {
+      for (int port = 0; port < tflite::outputCount(n); ++port)
+        outputs.emplace_back((std::int64_t{1} << 40) + i, tensorSummary(n, port));
+    }
+  }
+  auto byPosition = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::stable_sort(inputs.begin(), inputs.end(), byPosition);
+  std::stable_sort(outputs.begin(), outputs.end(), byPosition);
+  for (auto& [k, t] : inputs) s->input_tensors.push_back(std::move(t));
+  for (auto& [k, t] : outputs) s->output_tensors.push_back(std::move(t));
+}
+
+}  // namespace
+
 Summary summarize(const Graph& graph, const SummaryOptions& options) {
   const tensorflow::GraphDef& def = graph.def();
   Summary s;
@@ -428,6 +500,7 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
     }
   }
   s.control_edges = graph.controlEdgeCount();
+  modelTensors(graph, consumed, &s);
   for (const auto& f : def.library().function())
     for (const auto& n : f.node_def()) ++op_counts[n.op()];
   // The same call as summarize_graph (std::sort, count descending, starting
@@ -465,6 +538,87 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
   return s;
 }
 
+namespace {
+
+std::vector<std::pair<std::string, int>> sortedCounts(const std::map<std::string, int>& counts) {
+  // summarize_graph's order: count descending, ties in name order.
+  std::vector<std::pair<std::string, int>> v(counts.begin(), counts.end());
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+SummaryNode describeTensor(const SignatureTensor& t) {
+  SummaryNode n;
+  n.name = t.key;
+  n.op = "Placeholder";
+  n.dtype = t.dtype;
+  n.has_shape = true;
+  n.known_rank = t.known_rank;
+  n.shape = t.shape;
+  return n;
+}
+
+void summarizeObjectGraph(const LoadedModel& model, Summary* s) {
+  s->object_based = true;
+  s->tensorflow_version = model.meta.meta_info_def().tensorflow_version();
+  s->functions = model.graph.library().function_size();
+  const auto& og = model.meta.object_graph_def();
+  FunctionLibrary lib(model.graph.library());
+  for (const Signature* sig : userSignatures(model)) {
+    SignatureSummary ss;
+    ss.key = sig->key;
+    ss.method = sig->method_name;
+    ss.function = sig->function;
+    for (const auto& t : sig->input_tensors) ss.inputs.push_back(describeTensor(t));
+    for (const auto& t : sig->output_tensors) {
+      ss.outputs.push_back(describeTensor(t));
+      ss.outputs.back().op = "Identity";
+    }
+    for (int id : sig->captured) {
+      if (id < 0 || id >= og.nodes_size() || og.nodes(id).kind_case() != tensorflow::SavedObject::kVariable) continue;
+      const auto& v = og.nodes(id).variable();
+      SummaryNode n;
+      n.name = v.name();
+      n.op = "VarHandleOp";
+      n.dtype = v.dtype();
+      n.has_shape = true;
+      n.shape = shapeFromProto(v.shape(), &n.known_rank);
+      if (!n.known_rank) n.shape.clear();
+      std::int64_t elements = n.known_rank ? numElements(n.shape) : -1;
+      if (elements > 0) addTo(&ss.variable_parameters, elements);
+      ss.variables.push_back(std::move(n));
+    }
+    std::map<std::string, int> ops;
+    if (!ss.function.empty()) {
+      auto reached = lib.reachable(ss.function);
+      ss.functions = static_cast<int>(reached.size());
+      for (const auto& f : reached)
+        for (const auto& n : lib.find(f)->node_def()) ++ops[n.op()];
+    }
+    ss.op_types = sortedCounts(ops);
+    s->signatures.push_back(std::move(ss));
+  }
+  // The Keras model and its top-level layers, in the object graph's order.
+  const KerasObject* root = nullptr;
+  std::vector<const KerasObject*> layers;
+  for (const auto& k : model.keras_objects) {
+    if (k.path == "root") root = &k;
+    else if (k.path.rfind("root.layer", 0) == 0 && k.path.find('.', 5) == std::string::npos &&
+             k.identifier != "_tf_keras_metric")
+      layers.push_back(&k);
+  }
+  std::stable_sort(layers.begin(), layers.end(),
+                   [](const KerasObject* a, const KerasObject* b) { return a->node_id < b->node_id; });
+  if (root && !root->class_name.empty()) {
+    s->keras_model = root->class_name;
+    std::string list;
+    for (const auto* l : layers) list += (list.empty() ? "" : ", ") + l->class_name + " " + l->name;
+    if (!list.empty()) s->keras_model += ": " + list;
+  }
+}
+
+}  // namespace
+
 Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& input_shapes) {
   auto graph = Graph::build(model.graph);
   if (!graph.ok()) return graph.status().withContext(model.path);
@@ -472,16 +626,65 @@ Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& i
   options.path = model.path;
   options.file_bytes = model.file_bytes;
   options.input_shapes = input_shapes;
-  return summarize(*graph, options);
+  Summary s = summarize(*graph, options);
+  for (const Signature* sig : userSignatures(model)) s.signature_keys.push_back(sig->key);
+  if (model.object_based) summarizeObjectGraph(model, &s);
+  return s;
 }
 
+namespace {
+
+std::string nodeInfo(const SummaryNode& n) {
+  std::string shape = !n.has_shape ? "None" : partialShapeText(n.known_rank, n.shape);
+  return "(name=" + n.name + ", type=" + tfTypeName(n.dtype) + "(" + std::to_string(static_cast<int>(n.dtype)) +
+         "), shape=" + shape + ") ";
+}
+
+std::string opTypesText(const std::vector<std::pair<std::string, int>>& ops) {
+  std::string out = "Op types used: ";
+  for (size_t i = 0; i < ops.size(); ++i) out += (i ? ", " : "") + std::to_string(ops[i].second) + " " + ops[i].first;
+  return out + "\n";
+}
+
+// A TF2 SavedModel: summarize_graph's lines for each signature's function
+// instead of the outer graph, which only holds Placeholders, variable
+// handles and the calls.
+std::string formatObjectGraphText(const Summary& s) {
+  std::string out = "SavedModel for TensorFlow " + (s.tensorflow_version.empty() ? "2" : s.tensorflow_version) +
+                    ": " + std::to_string(s.signatures.size()) + " signatures, " + std::to_string(s.functions) +
+                    " functions\n";
+  if (s.signatures.empty())
+    out += "No signatures: freeze a function of the object graph with gdstudio freeze --signature_name=PATH\n";
+  for (const auto& sig : s.signatures) {
+    out += "Signature " + sig.key + " (" + (sig.method.empty() ? "no method" : sig.method) + ") runs " +
+           (sig.function.empty() ? "an unknown function" : sig.function) + ":\n";
+    auto list = [&](const std::vector<SummaryNode>& nodes, const std::string& what) {
+      if (nodes.empty()) return "No " + what + " spotted.\n";
+      std::string line = "Found " + std::to_string(nodes.size()) + " " + (what == "inputs" || what == "outputs" ? "possible " : "") + what + ": ";
+      for (const auto& n : nodes) line += nodeInfo(n);
+      return line + "\n";
+    };
+    out += list(sig.inputs, "inputs");
+    out += list(sig.outputs, "outputs");
+    out += list(sig.variables, "variables");
+    out += "Found " + std::to_string(sig.variable_parameters) + " (" + humanReadableNum(sig.variable_parameters) +
+           ") variable parameters in " + std::to_string(sig.functions) + " functions\n";
+    out += opTypesText(sig.op_types);
+    out += "To use with gdstudio freeze try these arguments:\n";
+    out += "gdstudio freeze --input_saved_model_dir=" + s.path + " --signature_name=" + sig.key +
+           " --output_graph=frozen.pb\n";
+  }
+  if (!s.keras_model.empty()) out += "Keras model " + s.keras_model + "\n";
+  out += "Found " + std::to_string(s.node_count) + " nodes in the outer graph, file size " +
+         std::to_string(s.file_bytes) + " bytes (" + humanReadableNum(s.file_bytes) + ")\n";
+  return out;
+}
+
+}  // namespace
+
 std::string formatSummaryText(const Summary& s) {
+  if (s.object_based) return formatObjectGraphText(s);
   std::string out;
-  auto nodeInfo = [](const SummaryNode& n) {
-    std::string shape = !n.has_shape ? "None" : partialShapeText(n.known_rank, n.shape);
-    return "(name=" + n.name + ", type=" + tfTypeName(n.dtype) + "(" + std::to_string(static_cast<int>(n.dtype)) +
-           "), shape=" + shape + ") ";
-  };
   if (s.inputs.empty()) {
     out += "No inputs spotted.\n";
   } else {
@@ -510,10 +713,7 @@ std::string formatSummaryText(const Summary& s) {
   // summarize_graph prints these without a line break; one per line here.
   for (const auto& [device, count] : s.devices)
     out += std::to_string(count) + " nodes assigned to device '" + device + "'\n";
-  out += "Op types used: ";
-  for (size_t i = 0; i < s.op_types.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(s.op_types[i].second) + " " + s.op_types[i].first;
-  out += "\n";
+  out += opTypesText(s.op_types);
 
   std::vector<std::string> layers, types, shapes;
   auto addLayer = [&](const SummaryNode& n) {
@@ -581,6 +781,18 @@ std::string formatSummaryText(const Summary& s) {
     out += "gdstudio benchmark --graph=" + s.path + " --show_flops --input_layer=" + join(likely_in, ",") +
            " --input_layer_type=" + join(in_types, ",") + " --input_layer_shape=" + join(in_shapes, ":") +
            " --output_layer=" + join(likely_out, ",") + "\n";
+  auto tensorLine = [](const char* kind, const TensorSummary& t) {
+    return std::string(kind) + " tensor: name=" + t.name + ", type=" + tfTypeName(t.dtype) +
+           ", shape=" + partialShapeText(t.known_rank, t.shape) +
+           ", quantization=" + (t.quantization.empty() ? "none" : t.quantization) + "\n";
+  };
+  for (const auto& t : s.input_tensors) out += tensorLine("Input", t);
+  for (const auto& t : s.output_tensors) out += tensorLine("Output", t);
+  if (!s.signature_keys.empty()) {
+    out += "Signatures:";
+    for (const auto& k : s.signature_keys) out += " " + k;
+    out += "\n";
+  }
   return out;
 }
 
@@ -646,6 +858,39 @@ nlohmann::json toJson(const Summary& s) {
   j["suggested_outputs"] = suggestions(s.suggested_outputs);
   j["auxiliary_nodes"] = s.auxiliary_nodes;
   j["warnings"] = s.warnings;
+  j["signature_keys"] = s.signature_keys;
+  j["object_based"] = s.object_based;
+  if (s.object_based) {
+    j["tensorflow_version"] = s.tensorflow_version;
+    j["functions"] = s.functions;
+    j["keras_model"] = s.keras_model;
+    j["signatures"] = json::array();
+    for (const auto& sig : s.signatures) {
+      json js = {{"key", sig.key}, {"method", sig.method}, {"function", sig.function}};
+      for (const char* part : {"inputs", "outputs", "variables"}) {
+        const auto& nodes = std::string(part) == "inputs" ? sig.inputs : std::string(part) == "outputs" ? sig.outputs : sig.variables;
+        js[part] = json::array();
+        for (const auto& n : nodes) js[part].push_back(node(n));
+      }
+      js["variable_parameters"] = sig.variable_parameters;
+      js["functions"] = sig.functions;
+      js["op_types"] = json::object();
+      for (const auto& [op, count] : sig.op_types) js["op_types"][op] = count;
+      j["signatures"].push_back(std::move(js));
+    }
+  }
+  if (!s.input_tensors.empty() || !s.output_tensors.empty()) {
+    auto tensor = [](const TensorSummary& t) {
+      json e = {{"name", t.name}, {"dtype", tfTypeName(t.dtype)}};
+      e["shape"] = t.known_rank ? json(t.shape) : json(nullptr);
+      e["quantization"] = t.quantization.empty() ? json(nullptr) : json(t.quantization);
+      return e;
+    };
+    j["input_tensors"] = json::array();
+    for (const auto& t : s.input_tensors) j["input_tensors"].push_back(tensor(t));
+    j["output_tensors"] = json::array();
+    for (const auto& t : s.output_tensors) j["output_tensors"].push_back(tensor(t));
+  }
   return j;
 }
 

@@ -49,10 +49,35 @@ struct Suggestion {
   int path_length = 0;
 };
 
+// A model input or output tensor with what the graph records about it:
+// dtype, static shape and quantization (graphs read from .tflite files and
+// the TFLite dialect carry them per tensor, see model/tflite/dialect.h).
+struct TensorSummary {
+  std::string name;  // tensor name as the model file spells it
+  tensorflow::DataType dtype = tensorflow::DT_INVALID;
+  bool known_rank = false;
+  Shape shape;
+  std::string quantization;  // "scale=0.0235 zero_point=-128", "" when none
+};
+
 struct SummaryOptions {
   std::string path;             // shown in the suggested benchmark command
   std::int64_t file_bytes = 0;  // size of the file the graph came from
   ShapeOverrides input_shapes;  // user's input shapes, used for FLOPs
+};
+
+// A signature of a TF2 SavedModel: what its function takes and returns, the
+// variables it captures, and the ops of the functions it runs.
+struct SignatureSummary {
+  std::string key;
+  std::string method;
+  std::string function;
+  std::vector<SummaryNode> inputs;     // named by the signature's keys
+  std::vector<SummaryNode> outputs;
+  std::vector<SummaryNode> variables;  // captured variables, in argument order
+  std::int64_t variable_parameters = 0;  // elements, by the variables' shapes
+  int functions = 0;                     // functions it reaches (itself included)
+  std::vector<std::pair<std::string, int>> op_types;  // over those functions, count descending
 };
 
 struct Summary {
@@ -79,7 +104,8 @@ struct Summary {
   std::vector<std::pair<std::string, int>> op_types;
   // FLOPs with benchmark_model's rule: Conv2D/QuantizedConv2D
   // out_elems*kh*kw*in_depth*2, MatMul/QuantizedMatMul out_elems*K*2,
-  // DepthwiseConv2dNative out_elems*kh*kw*2.
+  // DepthwiseConv2dNative out_elems*kh*kw*2; the TFLite dialect's conv_2d,
+  // depthwise_conv_2d and fully_connected likewise.
   std::int64_t flops = 0;
   std::map<std::string, std::int64_t> flops_by_type;
   // Such nodes whose shapes are not statically known (not counted).
@@ -93,6 +119,22 @@ struct Summary {
   int auxiliary_nodes = 0;  // see model/auxiliary.h
   // Const nodes whose value does not decode (skipped, as TensorFlow does).
   std::vector<std::string> warnings;
+  // MetaGraph/SavedModel: the signature keys (not "__saved_model_init_op").
+  std::vector<std::string> signature_keys;
+  // TF2 SavedModel: its signatures replace the outer graph's plumbing in the
+  // text report.
+  bool object_based = false;
+  std::string tensorflow_version;
+  int functions = 0;  // in the library
+  std::vector<SignatureSummary> signatures;
+  // "Sequential: Conv1D conv1d, Flatten flatten, Dense dense" when the
+  // SavedModel is a Keras model.
+  std::string keras_model;
+  // The model's input and output tensors with dtype, shape and quantization,
+  // for graphs that record them per tensor (_output_types and quantization
+  // attrs); empty for other graphs.
+  std::vector<TensorSummary> input_tensors;
+  std::vector<TensorSummary> output_tensors;
 };
 
 Summary summarize(const Graph& graph, const SummaryOptions& options = {});
@@ -101,8 +143,9 @@ Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& i
 
 // summarize_graph's output for the summary (its lines and order), with the
 // suggested command for `gdstudio benchmark`, followed by the extra lines
-// (node count, file size, parameter bytes, FLOPs, the likely inputs and
-// outputs and a benchmark command with only those).
+// (node count, file size, parameter bytes, FLOPs, the input and output
+// tensors with quantization when the graph records them, the likely inputs
+// and outputs and a benchmark command with only those).
 std::string formatSummaryText(const Summary& summary);
 // --print_structure: "name (Op): [in1, in2]" per node in TensorFlow's
 // execution order, Consts with ", value=<Tensor DebugString>".

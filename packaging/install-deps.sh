@@ -11,10 +11,16 @@ PACKAGES=(
   libeigen3-dev libgemmlowp-dev libdnnl-dev ocl-icd-opencl-dev
   libjpeg-dev libpng-dev
   nlohmann-json3-dev
+  libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev
+  python3-numpy python3-protobuf
   xvfb xauth
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file
+  # Arm NN 20.08 with its TensorFlow Lite parser: the independent runtime the .tflite tests check against.
+  python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
+  # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there).
+  nodejs
 )
 
 missing=()

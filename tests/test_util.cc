@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -60,10 +61,15 @@ static std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-CommandResult runGdstudio(const std::vector<std::string>& args) {
+CommandResult runGdstudio(const std::vector<std::string>& args) { return runProgram(gdstudioPath(), args); }
+
+CommandResult runProgram(const std::string& program, const std::vector<std::string>& args) {
   std::string dir = tempDir();
   std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
   CommandResult result;
+  // What this process printed so far must not be flushed again by the child.
+  std::fflush(stdout);
+  std::fflush(stderr);
   pid_t pid = fork();
   if (pid == 0) {
     FILE* o = std::freopen(out_path.c_str(), "w", stdout);
@@ -71,13 +77,13 @@ CommandResult runGdstudio(const std::vector<std::string>& args) {
     (void)o;
     (void)e;
     std::vector<char*> argv;
-    std::string exe = gdstudioPath();
+    std::string exe = program;
     argv.push_back(exe.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());
     argv.push_back(nullptr);
     setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    execv(exe.c_str(), argv.data());
+    execvp(exe.c_str(), argv.data());
     _exit(127);
   }
   int status = 0;

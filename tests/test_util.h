@@ -29,6 +29,9 @@ struct CommandResult {
 // Runs gdstudioPath() with the given arguments (no shell quoting needed). A
 // sanitizer report on its standard error is a test failure.
 CommandResult runGdstudio(const std::vector<std::string>& args);
+// Runs a program (looked up in PATH unless it holds a '/'); exit code 127
+// when it cannot be started.
+CommandResult runProgram(const std::string& program, const std::vector<std::string>& args);
 
 }  // namespace gds::test
 

@@ -13,6 +13,7 @@ TransformInfo flattenAtrousConvTransform();
 TransformInfo foldBatchNormsTransform();
 TransformInfo foldConstantsTransform();
 TransformInfo foldOldBatchNormsTransform();
+TransformInfo inlinePartitionedCallTransform();
 TransformInfo fusePadAndConvTransform();
 TransformInfo fuseResizeAndConvTransform();
 TransformInfo fuseResizePadAndConvTransform();

@@ -12,6 +12,7 @@ void registerBuiltinTransforms(TransformRegistry* r) {
   r->add(foldBatchNormsTransform());
   r->add(foldConstantsTransform());
   r->add(foldOldBatchNormsTransform());
+  r->add(inlinePartitionedCallTransform());
   r->add(fusePadAndConvTransform());
   r->add(fuseResizeAndConvTransform());
   r->add(fuseResizePadAndConvTransform());

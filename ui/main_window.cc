@@ -70,7 +70,8 @@ constexpr int kMaxRecent = 10;
 // Version of the saved dock layout: 2 has the Last step dock and the left
 // column split; older layouts are not restored.
 constexpr int kLayoutVersion = 2;
-const char* const kModelFilter = "TensorFlow models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta);;All files (*)";
+const char* const kModelFilter =
+    "TensorFlow models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta *.tflite);;All files (*)";
 
 QString humanBytes(std::int64_t bytes) {
   if (bytes < 1024) return QObject::tr("%1 B").arg(bytes);
@@ -107,7 +108,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     welcome_sample_ = new QPushButton(tr("Open the Sample Model"), box);
     welcome_sample_->setToolTip(tr("A small bundled image classifier (176 nodes) to try the views and transforms"));
     welcome_open_ = new QPushButton(tr("Open a Model…"), box);
-    welcome_open_->setToolTip(tr("Open a .pb, .pbtxt, .meta or saved_model.pb file (%1)")
+    welcome_open_->setToolTip(tr("Open a .pb, .pbtxt, .meta, .tflite or saved_model.pb file (%1)")
                                   .arg(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)));
     connect(welcome_sample_, &QPushButton::clicked, this, [this] {
       if (maybeSave()) openSampleModel();
@@ -218,7 +219,7 @@ MainWindow::~MainWindow() {
 void MainWindow::createActions() {
   open_ = new QAction(QIcon::fromTheme("document-open"), tr("&Open…"), this);
   open_->setShortcut(QKeySequence::Open);
-  open_->setToolTip(tr("Open a model (.pb, .pbtxt, .meta, saved_model.pb)"));
+  open_->setToolTip(tr("Open a model (.pb, .pbtxt, .meta, .tflite, saved_model.pb)"));
   connect(open_, &QAction::triggered, this, &MainWindow::openDialog);
   open_dir_ = new QAction(tr("Open &SavedModel Directory…"), this);
   open_dir_->setToolTip(tr("Open a SavedModel directory"));

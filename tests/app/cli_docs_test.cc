@@ -135,7 +135,8 @@ class DocsScratch {
     fs::copy_file(test::dataPath("images/flower.jpg"), dir_ + "/flower.jpg");
     fs::copy_file(test::dataPath("images/chelsea.png"), dir_ + "/photo.jpg");  // a PNG is sniffed by content
     fs::copy_file(test::dataPath("images/chelsea.png"), dir_ + "/grace_hopper.png");
-    fs::create_directory_symlink(test::dataPath("images"), dir_ + "/photos");
+    for (const char* name : {"photos", "images"})
+      fs::create_directory_symlink(test::dataPath("images"), dir_ + "/" + name);
     for (const char* name : {"dir", "export"})
       fs::create_directory_symlink(test::modelPath("tfserving_half_plus_two_savedmodel"), dir_ + "/" + name);
     for (const char* ext : {".index", ".data-00000-of-00001", ".meta"})
@@ -192,7 +193,7 @@ class DocsScratch {
  private:
   // File and folder names of the examples live in the scratch folder.
   std::string path(const std::string& value) const {
-    static const std::regex file(R"([A-Za-z0-9_./-]*(\.(pb|pbtxt|npy|png|jpg|svg|dot|mmap|csv|txt|meta|h|ckpt)|/))");
+    static const std::regex file(R"([A-Za-z0-9_./-]*(\.(pb|pbtxt|npy|png|jpg|svg|dot|mmap|csv|txt|meta|h|ckpt|tflite)|/))");
     if (value == "dir" || value == "model.ckpt") return dir_ + "/" + value;
     if (value.rfind("resources/", 0) == 0) return test::sourceDir() + "/" + value;
     if (!std::regex_match(value, file) || value.rfind("/", 0) == 0) return value;
@@ -221,6 +222,7 @@ std::string expectedHeading(const std::vector<std::string>& args) {
   if (cmd == "label_image") return "): ";
   if (cmd == "print_selective_registration_header") return "#define OPS_TO_REGISTER";
   if (cmd == "check_ops") return "node\top\t";
+  if (cmd == "tflite_convert") return "Wrote ";
   if (cmd == "compare")
     return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--dataset=", 0) == 0; })
                ? "file\ttop1_float"

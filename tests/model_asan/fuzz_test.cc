@@ -2,18 +2,24 @@
 // reads an untrusted graph (index, shape inference, summary, structure,
 // diff). Built with AddressSanitizer + UBSan (see tests/CMakeLists.txt): the
 // test passes when no input crashes, leaks or hits undefined behaviour.
-// GDS_FUZZ_SECONDS sets the time budget (default 40).
+// GDS_FUZZ_SECONDS sets the time budget (default 40); each loop still runs a
+// minimum number of inputs on a slow machine.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
+#include "model/freeze.h"
+#include "model/functions.h"
 #include "model/graph_builder.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
 #include "model/summary.h"
 #include "model/summary_diff.h"
+#include "model/tflite/reader.h"
+#include "model/tflite/writer.h"
 #include "tests/test_util.h"
 
 namespace gds::model {
@@ -109,6 +115,13 @@ void exercise(const tensorflow::GraphDef& reference, const tensorflow::GraphDef&
   EXPECT_FALSE(text.empty());
 }
 
+// A time budget, but never fewer than `minimum` inputs: on a loaded machine
+// the loop still covers what the assertions after it count on.
+bool keepFuzzing(std::chrono::steady_clock::time_point start, double budget, long iterations, long minimum) {
+  return iterations < minimum ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget;
+}
+
 TEST(LoaderFuzz, MutatedModelsNeverCrash) {
   auto corpus = seeds();
   const double budget = std::getenv("GDS_FUZZ_SECONDS") ? std::atof(std::getenv("GDS_FUZZ_SECONDS")) : 40.0;
@@ -117,7 +130,7 @@ TEST(LoaderFuzz, MutatedModelsNeverCrash) {
   std::string dir = test::tempDir();
   tensorflow::GraphDef reference = makeSampleModel();
   long iterations = 0, parsed = 0, indexed = 0;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+  while (keepFuzzing(start, budget, iterations, 200)) {
     std::string bytes = mutate(corpus, rng);
     ++iterations;
     auto g = parseGraphDef(bytes, "fuzz");
@@ -135,8 +148,166 @@ TEST(LoaderFuzz, MutatedModelsNeverCrash) {
     }
   }
   std::printf("fuzz: %ld inputs, %ld parsed, %ld indexed in %.0f s\n", iterations, parsed, indexed, budget);
-  EXPECT_GT(iterations, 100);
   EXPECT_GT(parsed, 0);
+}
+
+// Structural mutations of a TF2 SavedModel: what a damaged or hand-edited
+// file can say (references to nowhere, functions calling each other or
+// themselves, wrong argument counts, object ids out of range).
+void mutateSavedModel(tensorflow::SavedModel* saved, Rng& rng) {
+  auto* meta = saved->mutable_meta_graphs(0);
+  auto* lib = meta->mutable_graph_def()->mutable_library();
+  auto* og = meta->mutable_object_graph_def();
+  std::vector<std::string> names;  // strings to wire things to
+  for (const auto& f : lib->function()) {
+    names.push_back(f.signature().name());
+    for (const auto& n : f.node_def()) {
+      names.push_back(n.name());
+      for (const auto& in : n.input()) names.push_back(in);
+    }
+    for (const auto& a : f.signature().input_arg()) names.push_back(a.name());
+  }
+  names.insert(names.end(), {"", "^", "x:y:z:w", "a:output:99999999999", "nope:output:0", ":::"});
+  auto pick = [&]() -> const std::string& { return names[rng.below(names.size())]; };
+  if (lib->function_size() == 0) return;
+  auto* f = lib->mutable_function(static_cast<int>(rng.below(static_cast<size_t>(lib->function_size()))));
+  switch (rng.below(9)) {
+    case 0:
+      if (f->node_def_size()) {
+        auto* n = f->mutable_node_def(static_cast<int>(rng.below(static_cast<size_t>(f->node_def_size()))));
+        if (n->input_size()) n->set_input(static_cast<int>(rng.below(static_cast<size_t>(n->input_size()))), pick());
+      }
+      break;
+    case 1:  // an op that is a function: calls, recursion
+      if (f->node_def_size())
+        f->mutable_node_def(static_cast<int>(rng.below(static_cast<size_t>(f->node_def_size()))))
+            ->set_op(lib->function(static_cast<int>(rng.below(static_cast<size_t>(lib->function_size())))).signature().name());
+      break;
+    case 2:
+      for (auto& [k, v] : *f->mutable_ret()) v = pick();
+      break;
+    case 3:
+      if (f->signature().input_arg_size()) f->mutable_signature()->mutable_input_arg()->RemoveLast();
+      else f->mutable_signature()->add_input_arg()->set_name("extra");
+      break;
+    case 4:
+      for (auto& n : *f->mutable_node_def())
+        for (auto& [k, v] : *n.mutable_attr())
+          if (v.value_case() == tensorflow::AttrValue::kFunc && rng.below(2)) v.mutable_func()->set_name(pick());
+          else if (v.value_case() == tensorflow::AttrValue::kType && rng.below(4) == 0) v.set_type(tensorflow::DT_RESOURCE);
+          else if (v.value_case() == tensorflow::AttrValue::kI && rng.below(4) == 0) v.set_i(static_cast<std::int64_t>(rng.next()));
+      break;
+    case 5:
+      for (auto& [k, cf] : *og->mutable_concrete_functions())
+        for (auto& b : *cf.mutable_bound_inputs()) b = static_cast<int>(rng.below(og->nodes_size() + 3)) - 1;
+      break;
+    case 6:
+      for (auto& n : *og->mutable_nodes())
+        for (auto& c : *n.mutable_children())
+          if (rng.below(8) == 0) c.set_node_id(static_cast<int>(rng.below(og->nodes_size() + 3)) - 1);
+      break;
+    case 7:
+      for (auto& [k, sig] : *meta->mutable_signature_def())
+        for (auto& [alias, info] : *sig.mutable_outputs()) info.set_name(pick());
+      break;
+    default:
+      if (f->node_def_size()) f->mutable_node_def()->DeleteSubrange(static_cast<int>(rng.below(static_cast<size_t>(f->node_def_size()))), 1);
+      break;
+  }
+}
+
+// TF2 SavedModels beside their real checkpoint, damaged as bytes or as
+// messages, go through loading (object graph, signatures, Keras metadata),
+// summarize, freeze (inlining, lowering, the checkpoint's object graph) and
+// the inline transform's code; every failure is an error naming the file.
+TEST(LoaderFuzz, MutatedTf2SavedModelsNeverCrash) {
+  GDS_REQUIRE_SHARED();
+  const std::string source = test::modelPath("tf2/nordpool_gru_cudnn");
+  auto original = readFile(source + "/saved_model.pb");
+  ASSERT_TRUE(original.ok()) << original.error();
+  tensorflow::SavedModel parsed;
+  ASSERT_TRUE(parsed.ParseFromString(*original));
+  const double budget = (std::getenv("GDS_FUZZ_SECONDS") ? std::atof(std::getenv("GDS_FUZZ_SECONDS")) : 40.0) / 2;
+  const auto start = std::chrono::steady_clock::now();
+  Rng rng(0x7f2f2f2fULL);
+  std::string dir = test::tempDir() + "/tf2";
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_directory_symlink(source + "/variables", dir + "/variables");
+  const std::string path = dir + "/saved_model.pb";
+  long iterations = 0, loaded = 0, frozen = 0;
+  while (keepFuzzing(start, budget, iterations, 24)) {
+    std::string bytes;
+    if (iterations % 4 == 0) {
+      bytes = mutate({*original}, rng);
+    } else {
+      tensorflow::SavedModel m = parsed;
+      for (int k = 0, n = 1 + static_cast<int>(rng.below(3)); k < n; ++k) mutateSavedModel(&m, rng);
+      bytes = m.SerializeAsString();
+    }
+    ++iterations;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    auto m = load(path);
+    if (!m.ok()) {
+      EXPECT_EQ(m.error().rfind(path + ": ", 0), 0u) << m.error();
+      continue;
+    }
+    ++loaded;
+    auto s = summarizeModel(*m);
+    if (s.ok()) {
+      EXPECT_FALSE(formatSummaryText(*s).empty());
+    }
+    auto r = freeze(*m, {});
+    if (r.ok()) {
+      ++frozen;
+    } else {
+      EXPECT_EQ(r.error().rfind(path + ": ", 0), 0u) << r.error();
+    }
+    InlineOptions o;
+    o.max_nodes = 200000;
+    auto inlined = inlineFunctions(m->graph, o);
+    (void)inlined;
+  }
+  std::printf("tf2 fuzz: %ld inputs, %ld loaded, %ld frozen in %.0f s\n", iterations, loaded, frozen, budget);
+  EXPECT_GT(loaded, iterations / 2);
+  EXPECT_GT(frozen, 0);
+}
+
+// The TensorFlow Lite reader on mutated corpus files (verifier, then its own
+// checks), and the writer and reader again on whatever graph it accepts.
+TEST(TfliteFuzz, MutatedModelsNeverCrash) {
+  GDS_REQUIRE_SHARED();
+  std::vector<std::string> corpus;
+  for (const char* f : {"hello_world_float", "hello_world_int8", "micro_speech_int8", "occupancy_dense_float",
+                        "openmv_mobilenet_int8"}) {
+    auto b = readFile(test::modelPath(std::string("tflite/") + f + ".tflite"));
+    ASSERT_TRUE(b.ok()) << b.error();
+    corpus.push_back(*b);
+  }
+  const double budget =
+      std::getenv("GDS_FUZZ_SECONDS") ? std::atof(std::getenv("GDS_FUZZ_SECONDS")) / 2 : 20.0;
+  const auto start = std::chrono::steady_clock::now();
+  Rng rng(0x7f13f13fULL);
+  tensorflow::GraphDef reference = makeSampleModel();
+  long iterations = 0, read = 0, rewritten = 0;
+  while (keepFuzzing(start, budget, iterations, 200)) {
+    std::string bytes = mutate(corpus, rng);
+    if (bytes.size() >= 8 && rng.below(2)) bytes.replace(4, 4, "TFL3");  // keep most inputs on the reader's path
+    ++iterations;
+    auto m = tflite::readTflite(bytes, "fuzz.tflite");
+    if (!m.ok()) {
+      EXPECT_EQ(m.error().rfind("fuzz.tflite: ", 0), 0u) << m.error();
+      continue;
+    }
+    ++read;
+    exercise(reference, m->graph);
+    auto again = tflite::writeTflite(m->graph);
+    if (!again.ok()) continue;
+    ++rewritten;
+    auto back = tflite::readTflite(*again, "rewritten");
+    EXPECT_TRUE(back.ok()) << back.error();
+  }
+  std::printf("tflite fuzz: %ld inputs, %ld read, %ld rewritten in %.0f s\n", iterations, read, rewritten, budget);
+  EXPECT_GT(read, 0);
 }
 
 }  // namespace

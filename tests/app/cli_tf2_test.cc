@@ -1,0 +1,253 @@
+// TF2 SavedModels from the command line: summarize names the signatures,
+// freeze writes a plain graph, and the frozen graphs compute what
+// TensorFlow.js computes from them (../shared/tools/reference) and, for the
+// Keras LSTM/GRU models whose loops freezing lowers, what Keras' recurrences
+// compute with NumPy (tests/tools/keras_rnn_reference.py). The TF1
+// half_plus_two SavedModel still freezes to y = 0.5 x + 2 exactly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "model/io.h"
+#include "model/npy.h"
+#include "tests/test_util.h"
+
+namespace gds {
+namespace {
+namespace fs = std::filesystem;
+
+std::string referenceDir() { return test::sharedDir() + "/tools/reference"; }
+
+// TensorFlow.js needs Node.js and the reference runner's packages
+// (`npm ci --ignore-scripts` in ../shared/tools/reference).
+bool tfjsAvailable(std::string* why) {
+  if (test::runProgram("node", {"--version"}).exit_code != 0) {
+    *why = "node is not installed";
+    return false;
+  }
+  if (!fs::exists(referenceDir() + "/node_modules/@tensorflow/tfjs")) {
+    *why = "TensorFlow.js is not installed in " + referenceDir() + " (run npm ci --ignore-scripts there)";
+    return false;
+  }
+  return true;
+}
+
+std::string writeInput(const std::string& dir, const model::Shape& shape, float low, float high, bool integers,
+                       unsigned seed) {
+  model::HostTensor t = model::HostTensor::zeros(tensorflow::DT_FLOAT, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(low, high);
+  for (std::int64_t i = 0; i < t.size(); ++i) t.as<float>()[i] = integers ? std::floor(u(rng)) : u(rng);
+  std::string path = dir + "/input.npy";
+  EXPECT_TRUE(model::writeNpy(path, t).ok());
+  return path;
+}
+
+std::string npyName(std::string tensor) {
+  for (char& c : tensor)
+    if (c == '/' || c == ':') c = '_';
+  return tensor + ".npy";
+}
+
+// Largest |a-b| / max(1, |b|).
+double relativeDiff(const std::string& a_path, const std::string& b_path) {
+  auto a = model::readNpy(a_path);
+  auto b = model::readNpy(b_path);
+  EXPECT_TRUE(a.ok()) << a.error();
+  EXPECT_TRUE(b.ok()) << b.error();
+  if (!a.ok() || !b.ok()) return 1e30;
+  EXPECT_EQ(a->shape, b->shape) << a_path;
+  if (a->shape != b->shape) return 1e30;
+  double worst = 0;
+  for (std::int64_t i = 0; i < a->size(); ++i) {
+    double x = a->valueAt(i), y = b->valueAt(i);
+    if (!std::isfinite(x) || !std::isfinite(y)) return 1e30;
+    worst = std::max(worst, std::fabs(x - y) / std::max(1.0, std::fabs(y)));
+  }
+  return worst;
+}
+
+std::string freezeModel(const std::string& dir, const std::string& signature, const std::string& out_dir) {
+  std::string out = out_dir + "/frozen.pb";
+  auto r = test::runGdstudio({"freeze", "--input_saved_model_dir=" + test::modelPath(dir),
+                              "--signature_name=" + signature, "--output_graph=" + out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return out;
+}
+
+TEST(CliTf2, SummarizeNamesTheSignaturesOfEverySavedModel) {
+  GDS_REQUIRE_SHARED();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> models = {
+      {"tf2/binary_cnn_256", {"serving_default"}},
+      {"tf2/mnist_ondevice_training_module", {"infer", "restore", "save", "train"}},
+      {"tf2/stock_lstm4_relu", {"serving_default"}},
+      {"tf2/tweet_sentiment_embedding_lstm", {"serving_default"}},
+      {"tf2/openmv_mobilenet_bn_augment", {"serving_default"}},
+      {"tf2/nordpool_gru_cudnn", {"serving_default"}},
+      {"tf2/nordpool_conv1d", {"serving_default"}},
+  };
+  for (const auto& [dir, keys] : models) {
+    auto r = test::runGdstudio({"summarize", "--in_graph=" + test::modelPath(dir)});
+    ASSERT_EQ(r.exit_code, 0) << dir << ": " << r.err;
+    EXPECT_EQ(r.out.rfind("SavedModel for TensorFlow 2.", 0), 0u) << r.out;
+    for (const auto& k : keys) EXPECT_NE(r.out.find("\nSignature " + k + " ("), std::string::npos) << dir << " " << k;
+    EXPECT_EQ(r.out.find("saver_filename"), std::string::npos) << dir;
+  }
+  // TF1 SavedModels: summarize_graph's report as before, then the signatures.
+  const std::vector<std::pair<std::string, std::string>> tf1 = {
+      {"tfserving_half_plus_two_savedmodel",
+       "Signatures: classify_x_to_y regress_x2_to_y3 regress_x_to_y regress_x_to_y2 serving_default\n"},
+      {"mlnet_mnist_conv_savedmodel", "Signatures: serving_default\n"},
+      {"jpmml_dnn_classifier_iris_savedmodel", "Signatures: default_input_alternative:None serving_default\n"},
+  };
+  for (const auto& [dir, last] : tf1) {
+    auto r = test::runGdstudio({"summarize", test::modelPath(dir)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("Found ", 0), 0u) << r.out;
+    ASSERT_GE(r.out.size(), last.size());
+    EXPECT_EQ(r.out.substr(r.out.size() - last.size()), last) << r.out;
+  }
+}
+
+TEST(CliTf2, FreezePrintsWhatItDid) {
+  GDS_REQUIRE_SHARED();
+  std::string dir = test::modelPath("tf2/nordpool_conv1d");
+  std::string out = test::tempDir() + "/conv1d.pb";
+  auto r = test::runGdstudio({"freeze", "--input_saved_model_dir=" + dir, "--output_graph=" + out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, "Froze signature 'serving_default' (function __inference_signature_wrapper_536872): 2 calls "
+                   "inlined, 0 control-flow ops lowered.\n"
+                   "Converted 4 variables to const ops.\n"
+                   "24 ops in the final graph.\n"
+                   "Checkpoint: " + dir + "/variables/variables\n"
+                   "Inputs: input_1\n"
+                   "Outputs: dense\n"
+                   "Wrote " + out + " (" + std::to_string(fs::file_size(out)) + " bytes)\n");
+  auto frozen = model::load(out);
+  ASSERT_TRUE(frozen.ok()) << frozen.error();
+  EXPECT_EQ(frozen->kind, model::ModelKind::GraphDef);
+  EXPECT_FALSE(frozen->graph.has_library());
+
+  auto module = test::runGdstudio({"freeze", "--input_saved_model_dir=" +
+                                                 test::modelPath("tf2/mnist_ondevice_training_module"),
+                                   "--output_graph=" + out});
+  EXPECT_EQ(module.exit_code, 1);
+  EXPECT_EQ(module.err, "error: " + test::modelPath("tf2/mnist_ondevice_training_module") +
+                            "/saved_model.pb: no output nodes given and no 'serving_default' signature; choose one "
+                            "with --signature_name: infer, restore, save, train\n");
+}
+
+TEST(CliTf2, HalfPlusTwoTf1SavedModelIsStillExact) {
+  GDS_REQUIRE_SHARED();
+  std::string dir = test::tempDir();
+  auto f = test::runGdstudio({"freeze", "--input_saved_model_dir=" + test::modelPath("tfserving_half_plus_two_savedmodel"),
+                              "--output_graph=" + dir + "/hp2.pb"});
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  model::HostTensor x = model::HostTensor::zeros(tensorflow::DT_FLOAT, {6, 1});
+  const float xs[] = {0.f, 1.f, 2.5f, -4.f, 1e6f, 3.25f};
+  for (int i = 0; i < 6; ++i) x.as<float>()[i] = xs[i];
+  ASSERT_TRUE(model::writeNpy(dir + "/x.npy", x).ok());
+  auto r = test::runGdstudio({"run", "--graph=" + dir + "/hp2.pb", "--input=x=" + dir + "/x.npy", "--output=y",
+                              "--out_dir=" + dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto y = model::readNpy(dir + "/y.npy");
+  ASSERT_TRUE(y.ok()) << y.error();
+  ASSERT_EQ(y->size(), 6);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(y->as<float>()[i], 0.5f * xs[i] + 2.f) << xs[i];
+}
+
+struct RunCase {
+  const char* dir;
+  const char* signature;
+  const char* input;
+  model::Shape shape;
+  float low, high;
+  bool integers;
+  std::vector<std::string> outputs;  // compared, before and after the last activation where it saturates
+};
+
+TEST(CliTf2, FrozenGraphsMatchTensorFlowJs) {
+  GDS_REQUIRE_SHARED();
+  std::string why;
+  if (!tfjsAvailable(&why)) GTEST_SKIP() << why;
+  const std::string seq = "StatefulPartitionedCall/StatefulPartitionedCall/sequential/";
+  const RunCase cases[] = {
+      {"tf2/binary_cnn_256", "serving_default", "conv2d_input", {2, 256, 256, 3}, 0.f, 1.f, false,
+       {"dense_1", seq + "dense_1/BiasAdd"}},
+      {"tf2/mnist_ondevice_training_module", "infer", "x", {3, 28, 28}, 0.f, 1.f, false, {"logits", "output"}},
+      {"tf2/nordpool_conv1d", "serving_default", "input_1", {4, 5, 1}, -1.f, 1.f, false, {"dense"}},
+      {"tf2/openmv_mobilenet_bn_augment", "serving_default", "sequential_input", {1, 160, 120, 1}, 0.f, 255.f, false,
+       {"model"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.dir);
+    std::string dir = test::tempDir();
+    std::string graph = freezeModel(c.dir, c.signature, dir);
+    std::string input = writeInput(dir, c.shape, c.low, c.high, c.integers, 11);
+    std::string outs;
+    for (const auto& o : c.outputs) outs += (outs.empty() ? "" : ",") + o;
+    auto mine = test::runGdstudio({"run", "--graph=" + graph, "--input=" + std::string(c.input) + "=" + input,
+                                   "--output=" + outs, "--out_dir=" + dir + "/gds"});
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    auto tfjs = test::runProgram("node", {referenceDir() + "/tfjs_run.js", "--graph", graph, "--input",
+                                          std::string(c.input) + "=" + input, "--output", outs, "--out_dir",
+                                          dir + "/tfjs"});
+    ASSERT_EQ(tfjs.exit_code, 0) << tfjs.err;
+    for (const auto& o : c.outputs)
+      EXPECT_LE(relativeDiff(dir + "/gds/" + npyName(o), dir + "/tfjs/" + npyName(o)), 1e-4) << o;
+  }
+}
+
+TEST(CliTf2, LoweredRecurrentLoopsComputeKerasRecurrencesInTensorFlowJs) {
+  GDS_REQUIRE_SHARED();
+  std::string why;
+  if (!tfjsAvailable(&why)) GTEST_SKIP() << why;
+  // The interpreter has no TensorList kernels yet; TensorFlow.js runs the
+  // lowered loops (executeAsync) and must give Keras' numbers.
+  const RunCase cases[] = {
+      {"tf2/nordpool_gru_cudnn", "serving_default", "input_1", {3, 5, 1}, -1.f, 1.f, false, {"dense_1"}},
+      {"tf2/stock_lstm4_relu", "serving_default", "lstm_input", {2, 100, 1}, 0.f, 1.f, false, {"dense"}},
+      {"tf2/tweet_sentiment_embedding_lstm", "serving_default", "embedding_input", {3, 40}, 0.f, 2713.f, true,
+       {"dense"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.dir);
+    std::string dir = test::tempDir();
+    std::string graph = freezeModel(c.dir, c.signature, dir);
+    std::string input = writeInput(dir, c.shape, c.low, c.high, c.integers, 5);
+    auto tfjs = test::runProgram("node", {test::sourceDir() + "/tests/tools/tfjs_run_async.js", "--reference",
+                                          referenceDir(), "--graph", graph, "--input",
+                                          std::string(c.input) + "=" + input, "--output", c.outputs[0], "--out_dir",
+                                          dir + "/tfjs"});
+    ASSERT_EQ(tfjs.exit_code, 0) << tfjs.err;
+    auto keras = test::runProgram("/usr/bin/python3", {test::sourceDir() + "/tests/tools/keras_rnn_reference.py",
+                                                       test::sharedDir() + "/tools/tf2inspect",
+                                                       test::modelPath(c.dir), input, dir + "/keras.npy"});
+    ASSERT_EQ(keras.exit_code, 0) << keras.err;
+    EXPECT_LE(relativeDiff(dir + "/tfjs/" + npyName(c.outputs[0]), dir + "/keras.npy"), 1e-4);
+  }
+}
+
+TEST(CliTf2, TransformInlinesTheOuterGraph) {
+  GDS_REQUIRE_SHARED();
+  std::string out = test::tempDir() + "/inlined.pb";
+  auto r = test::runGdstudio({"transform", "--in_graph=" + test::modelPath("tf2/binary_cnn_256"),
+                              "--out_graph=" + out, "--outputs=StatefulPartitionedCall",
+                              "--transforms=inline_partitionedcall"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto g = model::load(out);
+  ASSERT_TRUE(g.ok()) << g.error();
+  int calls = 0, convs = 0;
+  for (const auto& n : g->graph.node()) {
+    calls += n.op() == "StatefulPartitionedCall" || n.op() == "PartitionedCall";
+    convs += n.op() == "Conv2D";
+  }
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(convs, 2);
+}
+
+}  // namespace
+}  // namespace gds

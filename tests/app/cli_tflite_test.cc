@@ -1,0 +1,171 @@
+// gdstudio tflite_convert and the .tflite files the other commands open:
+// TensorFlow's flags, what it prints, int8 export from a calibration folder,
+// SavedModels with their signature, and errors that name the node and op and
+// leave no file behind.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model/io.h"
+#include "model/tflite/dialect.h"
+#include "tests/test_util.h"
+
+namespace gds::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(CliTflite, HelpDocumentsEveryFlag) {
+  CommandResult r = runGdstudio({"tflite_convert", "--help"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* flag : {"--graph_def_file", "--saved_model_dir", "--saved_model_tag_set", "--saved_model_signature_key",
+                           "--output_file", "--input_arrays", "--output_arrays", "--input_shapes", "--quantize",
+                           "--calibration_data", "--input_mean", "--input_std", "--inference_input_type",
+                           "--inference_output_type", "--disable_per_channel_quantization_for_dense_layers",
+                           "--num_threads"})
+    EXPECT_TRUE(contains(r.out, flag)) << flag;
+  CommandResult all = runGdstudio({"--help"});
+  EXPECT_TRUE(contains(all.out, "tflite_convert"));
+}
+
+TEST(CliTflite, ConvertsMobileNetFloatAndInt8AndSummarizesTheResult) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  CommandResult f = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + dir + "/f.tflite",
+                                 "--input_arrays=input", "--output_arrays=MobilenetV1/Predictions/Reshape_1"});
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  const auto float_bytes = fs::file_size(dir + "/f.tflite");
+  EXPECT_TRUE(contains(f.out, "Operators: 33 (1 AVERAGE_POOL_2D, 15 CONV_2D, 13 DEPTHWISE_CONV_2D, 2 RESHAPE, 1 "
+                              "SOFTMAX, 1 SQUEEZE)\n"))
+      << f.out;
+  EXPECT_TRUE(contains(f.out, "Wrote " + dir + "/f.tflite (" + std::to_string(float_bytes) + " bytes)\n")) << f.out;
+  CommandResult q = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + dir + "/q.tflite",
+                                 "--input_arrays=input", "--output_arrays=MobilenetV1/Predictions/Reshape_1",
+                                 "--quantize=int8", "--calibration_data=" + dataPath("images"), "--input_mean=127.5",
+                                 "--input_std=127.5"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_TRUE(contains(q.out, "Calibrated on 7 inputs from " + dataPath("images") + "\n")) << q.out;
+  EXPECT_TRUE(contains(q.out, "1 DEQUANTIZE")) << q.out;
+  EXPECT_LT(fs::file_size(dir + "/q.tflite") * 100, fs::file_size(pb) * 30);
+  CommandResult s = runGdstudio({"summarize", "--in_graph=" + dir + "/q.tflite"});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  EXPECT_TRUE(contains(s.out, "Op types used: 58 Const, 15 tfl.conv_2d, 13 tfl.depthwise_conv_2d, 2 tfl.reshape, 1 "
+                              "Placeholder, 1 tfl.average_pool_2d, 1 tfl.dequantize, 1 tfl.quantize, 1 tfl.softmax, 1 "
+                              "tfl.squeeze\n"))
+      << s.out;
+  EXPECT_TRUE(contains(s.out, "Input tensor: name=input, type=float, shape=[1,128,128,3], quantization=none\n")) << s.out;
+  // int8 at the edges.
+  CommandResult i8 = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + dir + "/i8.tflite",
+                                  "--output_arrays=MobilenetV1/Predictions/Reshape_1", "--quantize=int8",
+                                  "--calibration_data=" + dataPath("images"), "--inference_input_type=int8",
+                                  "--inference_output_type=int8"});
+  ASSERT_EQ(i8.exit_code, 0) << i8.err;
+  auto m = model::load(dir + "/i8.tflite");
+  ASSERT_TRUE(m.ok()) << m.error();
+  for (const auto& n : m->graph.node())
+    if (n.op() == "Placeholder") {
+      EXPECT_EQ(n.attr().at("dtype").type(), tensorflow::DT_INT8);
+    }
+  CommandResult s8 = runGdstudio({"summarize", "--in_graph=" + dir + "/i8.tflite"});
+  EXPECT_TRUE(contains(s8.out, "Output tensor: name=MobilenetV1/Predictions/Reshape_1, type=int8, shape=[1,1001], "
+                               "quantization=scale=0.00390625 zero_point=-128\n"))
+      << s8.out;
+}
+
+TEST(CliTflite, KeywordSpottingStartsAfterTheAudioFrontEnd) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::string pb = modelPath("kws_ds_cnn_s.pb");
+  CommandResult bad = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + dir + "/k.tflite"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "error: input 'wav_data' is string: it feeds the audio front end, and TensorFlow Lite has no "
+                     "builtin for node 'Mfcc' (Mfcc); start the model after it, e.g. --input_arrays=Mfcc "
+                     "--input_shapes=1,49,10 for the speech_commands graphs\n");
+  EXPECT_FALSE(fs::exists(dir + "/k.tflite"));
+  // Calibrated on the WAV clips: the graph's own input reads them, the
+  // converted model's input is Mfcc's output.
+  CommandResult ok = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + dir + "/k.tflite",
+                                  "--input_arrays=Mfcc", "--input_shapes=1,49,10", "--output_arrays=labels_softmax",
+                                  "--quantize=int8", "--calibration_data=" + dataPath("speech")});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(contains(ok.out, "Calibrated on 100 inputs")) << ok.out;
+  EXPECT_TRUE(fs::exists(dir + "/k.tflite"));
+}
+
+TEST(CliTflite, SavedModelKeepsItsSignature) {
+  GDS_REQUIRE_SHARED();
+  const std::string out = tempDir() + "/hp2.tflite";
+  CommandResult r = runGdstudio({"tflite_convert", "--saved_model_dir=" + modelPath("tfserving_half_plus_two_savedmodel"),
+                                 "--output_file=" + out, "--input_shapes=1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Operators: 2 (1 ADD, 1 MUL)\n")) << r.out;
+  auto m = model::load(out);
+  ASSERT_TRUE(m.ok()) << m.error();
+  ASSERT_EQ(m->signatures.size(), 1u);
+  EXPECT_EQ(m->signatures[0].key, "serving_default");
+  EXPECT_EQ(m->signatures[0].inputs, (std::vector<std::pair<std::string, std::string>>{{"x", "x:0"}}));
+  EXPECT_EQ(m->signatures[0].outputs, (std::vector<std::pair<std::string, std::string>>{{"y", "Add:0"}}));
+}
+
+TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  const std::string out = dir + "/x.tflite";
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{"--output_file=" + out}, "error: give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR\n"},
+      {{"--graph_def_file=" + pb}, "error: --output_file is required (where to write the .tflite)\n"},
+      {{"--graph_def_file=" + pb, "--output_file=" + out, "--num_threads=x"},
+       "error: flag --num_threads expects an integer, got 'x'\n"},
+      {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int4"}, "error: --quantize must be int8, got 'int4'\n"},
+      {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int8"},
+       "error: --quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges)\n"},
+      {{"--graph_def_file=" + pb, "--output_file=" + out, "--inference_output_type=uint8"},
+       "error: --inference_output_type must be float or int8, got 'uint8'\n"},
+      {{"--graph_def_file=" + pb, "--output_file=" + out, "--inference_input_type=int8"},
+       "error: int8 model inputs or outputs need --quantize=int8\n"},
+      {{"--graph_def_file=" + pb, "--output_file=" + out, "--input_arrays=input,other", "--input_shapes=1,128,128,3"},
+       "error: --input_shapes gives 1 shapes for 2 --input_arrays (separate the shapes with ':')\n"},
+      {{"--graph_def_file=" + modelPath("kws_lstm_s.pb"), "--output_file=" + out, "--input_arrays=Mfcc",
+        "--input_shapes=1,49,10", "--output_arrays=labels_softmax"},
+       ""},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"tflite_convert"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    CommandResult r = runGdstudio(args);
+    EXPECT_EQ(r.exit_code, 1) << c.error;
+    if (!c.error.empty()) EXPECT_EQ(r.err, c.error);
+    else EXPECT_TRUE(contains(r.err, "cannot be exported: gdstudio maps no TensorFlow Lite builtin to ")) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << c.error;
+  }
+}
+
+TEST(CliTflite, CorruptTfliteFilesFailCleanly) {
+  GDS_REQUIRE_SHARED();
+  auto bytes = model::readFile(modelPath("tflite/openmv_mobilenet_int8.tflite"));
+  ASSERT_TRUE(bytes.ok());
+  const std::string path = tempDir() + "/cut.tflite";
+  std::ofstream(path, std::ios::binary) << bytes->substr(0, 100000);
+  CommandResult r = runGdstudio({"summarize", "--in_graph=" + path});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: " + path +
+                       ": corrupt or truncated TensorFlow Lite model (the FlatBuffers verifier rejects it, 100000 "
+                       "bytes)\n");
+  CommandResult ok = runGdstudio({"summarize", "--in_graph=" + modelPath("tflite/micro_speech_int8.tflite"),
+                                  "--format=json"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(contains(ok.out, "\"input_tensors\"")) << ok.out;
+  EXPECT_TRUE(contains(ok.out, "\"quantization\": \"scale=0.101716 zero_point=-128\"")) << ok.out;
+}
+
+}  // namespace
+}  // namespace gds::test

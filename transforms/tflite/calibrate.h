@@ -1,0 +1,41 @@
+// Calibration for TensorFlow Lite's full-integer quantization: the observed
+// range of every tensor the converter quantizes, over representative inputs
+// run through the prepared float graph in gdstudio's interpreter. TensorFlow
+// Lite's calibrator keeps the smallest minimum and the largest maximum over
+// all samples (tensorflow/lite/tools/optimize/calibration), and so does this.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/dataset.h"
+#include "engine/tensor.h"
+#include "model/proto.h"
+#include "model/status.h"
+#include "transforms/tflite/convert.h"
+
+namespace gds::transforms::tflite {
+
+// Runs each sample (values for `feeds`, in order) through `graph` and
+// returns the range of every tensor in `tensors` ("node:k"). Errors name the
+// sample and the node.
+Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
+                                                           const std::vector<std::string>& feeds,
+                                                           const std::vector<std::string>& tensors,
+                                                           const std::vector<std::vector<engine::Tensor>>& samples,
+                                                           int num_threads = 1);
+
+// Values of the model inputs `inputs` (node names of `graph`) for each file,
+// as `gdstudio compare --dataset` reads files: when every input is a
+// Placeholder, each file feeds it (engine::loadSample: images resized and
+// normalized, .npy as stored); when the inputs are inner nodes (Mfcc of a
+// keyword-spotting graph), the file feeds the graph's own Placeholder and the
+// inputs' values are computed by running the graph up to them.
+Result<std::vector<std::vector<engine::Tensor>>> calibrationSamples(const tensorflow::GraphDef& graph,
+                                                                    const std::vector<std::string>& inputs,
+                                                                    const std::vector<std::string>& files,
+                                                                    const engine::ImagePreprocess& preprocess,
+                                                                    int num_threads = 1);
+
+}  // namespace gds::transforms::tflite

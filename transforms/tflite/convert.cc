@@ -1,0 +1,66 @@
+#include "transforms/tflite/convert.h"
+
+#include "transforms/tflite/calibrate.h"
+#include "transforms/tflite/lower.h"
+#include "transforms/tflite/prepare.h"
+#include "transforms/tflite/quantize.h"
+
+namespace gds::transforms::tflite {
+
+Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
+  if (options.inference_input_type != tensorflow::DT_FLOAT && options.inference_input_type != tensorflow::DT_INT8)
+    return Status::Error("--inference_input_type must be float or int8");
+  if (options.inference_output_type != tensorflow::DT_FLOAT && options.inference_output_type != tensorflow::DT_INT8)
+    return Status::Error("--inference_output_type must be float or int8");
+  if (options.quantize == Quantize::None &&
+      (options.inference_input_type != tensorflow::DT_FLOAT || options.inference_output_type != tensorflow::DT_FLOAT))
+    return Status::Error("int8 model inputs or outputs need --quantize=int8");
+  auto prepared = prepareForTflite(graph, options);
+  if (!prepared.ok()) return prepared.status();
+  auto lowered = lowerToTflite(*prepared);
+  if (!lowered.ok()) return lowered.status();
+
+  ConvertResult result;
+  result.notes = lowered->notes;
+  for (const std::string& in : prepared->inputs) result.inputs.push_back(in + ":0");
+  result.outputs = prepared->outputs;
+  result.graph_outputs = lowered->outputs;
+  if (options.quantize == Quantize::None) {
+    result.graph = std::move(lowered->graph);
+    result.prepared = std::move(prepared->graph);
+    return result;
+  }
+  if (options.calibration.empty())
+    return Status::Error("--quantize=int8 needs representative inputs (--calibration_data=DIR)");
+  for (std::size_t s = 0; s < options.calibration.size(); ++s)
+    if (options.calibration[s].size() != prepared->inputs.size())
+      return Status::Error("calibration input " + std::to_string(s) + " holds " +
+                           std::to_string(options.calibration[s].size()) + " tensors for " +
+                           std::to_string(prepared->inputs.size()) + " model inputs");
+  // Every float tensor the dialect graph computes, by the prepared graph's
+  // tensor holding the same values.
+  std::vector<std::string> dialect_tensors, tensors;
+  for (const auto& [dialect, source] : lowered->source) {
+    dialect_tensors.push_back(dialect);
+    tensors.push_back(source);
+  }
+  auto ranges = calibrateRanges(prepared->graph, result.inputs, tensors, options.calibration, options.num_threads);
+  if (!ranges.ok()) return ranges.status();
+  std::map<std::string, TensorRange> by_dialect;
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    auto it = ranges->find(tensors[k]);
+    if (it != ranges->end()) by_dialect[dialect_tensors[k]] = it->second;
+  }
+  QuantizeOptions q;
+  q.input_type = options.inference_input_type;
+  q.output_type = options.inference_output_type;
+  q.per_channel_fully_connected = options.per_channel_fully_connected;
+  auto quantized = quantizeToInt8(lowered->graph, by_dialect, q);
+  if (!quantized.ok()) return quantized.status();
+  result.graph = std::move(*quantized);
+  result.ranges = std::move(by_dialect);
+  result.prepared = std::move(prepared->graph);
+  return result;
+}
+
+}  // namespace gds::transforms::tflite

@@ -1,0 +1,81 @@
+// TensorFlow GraphDef -> TFLite dialect GraphDef (model/tflite/dialect.h), as
+// TensorFlow's tflite_convert does it for frozen graphs: the inference
+// rewrites first (strip to the chosen inputs and outputs, Identity removal,
+// constant folding, batch-norm folding: transforms/tflite/prepare.h), then one
+// TFLite builtin per TensorFlow op or fused chain (Conv2D + BiasAdd + Relu6 ->
+// CONV_2D with a bias and a fused activation, ...: transforms/tflite/lower.h),
+// then, for --quantize=int8, TensorFlow Lite's full-integer scheme with
+// ranges calibrated on representative inputs (transforms/tflite/quantize.h).
+// The result is written with model/tflite/writer.h and runs in gdstudio once
+// the engine has kernels for the dialect.
+//
+//   ConvertOptions options;
+//   options.inputs = {"input"};
+//   options.outputs = {"MobilenetV1/Predictions/Reshape_1"};
+//   auto converted = convertToTflite(frozen, options);
+//   if (!converted.ok()) return converted.status();  // names the node and op
+//   model::tflite::saveTflite(converted->graph, "model.tflite");
+//
+// Dialect nodes keep the TensorFlow names of the tensors they compute (a
+// fused chain is named after its last node), so the float graph and the
+// exported model can be compared layer by layer by name.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/tensor.h"
+#include "model/proto.h"
+#include "model/status.h"
+#include "model/tensor.h"
+
+namespace gds::transforms::tflite {
+
+enum class Quantize { None, Int8 };
+
+struct ConvertOptions {
+  // --input_arrays: node names (any node; a non-Placeholder becomes the
+  // model's input and what computes it is dropped). Empty: the Placeholders.
+  std::vector<std::string> inputs;
+  // --output_arrays: node names (port 0) or tensor names "node:k". Empty: the
+  // nodes nothing consumes.
+  std::vector<std::string> outputs;
+  // --input_shapes, one per input (empty: the Placeholder's shape; a free
+  // batch dimension becomes 1, as TensorFlow's converter does).
+  std::vector<model::Shape> input_shapes;
+
+  Quantize quantize = Quantize::None;
+  // Representative inputs for Quantize::Int8: one vector per sample, a tensor
+  // per input in `inputs` order (values of the graph's input tensors).
+  std::vector<std::vector<engine::Tensor>> calibration;
+  // Model input and output types for int8: DT_FLOAT (QUANTIZE/DEQUANTIZE at
+  // the edges) or DT_INT8.
+  tensorflow::DataType inference_input_type = tensorflow::DT_FLOAT;
+  tensorflow::DataType inference_output_type = tensorflow::DT_FLOAT;
+  // FULLY_CONNECTED weights per tensor (operator_property.cc; TensorFlow's
+  // converter until 2024, and what Arm NN 20.08, NNAPI and TFLite Micro
+  // before 2024 run) or per output channel (TensorFlow's converter since).
+  bool per_channel_fully_connected = false;
+  int num_threads = 1;  // for the calibration runs
+};
+
+// The observed range of one tensor over the calibration samples.
+struct TensorRange {
+  float min = 0, max = 0;
+};
+
+struct ConvertResult {
+  tensorflow::GraphDef graph;     // the TFLite dialect graph
+  tensorflow::GraphDef prepared;  // the TensorFlow graph after the inference rewrites
+  std::vector<std::string> inputs, outputs;  // model input/output tensor names in `prepared` ("node:0")
+  // The model's output tensors in `graph` ("node:k"), in the order of `outputs`
+  // (an output read through an Identity is the tensor before it).
+  std::vector<std::string> graph_outputs;
+  std::map<std::string, TensorRange> ranges;  // int8: calibrated range by tensor name
+  std::vector<std::string> notes;             // what the converter did that the user should know
+};
+
+Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options);
+
+}  // namespace gds::transforms::tflite

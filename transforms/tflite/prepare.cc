@@ -1,0 +1,142 @@
+#include "transforms/tflite/prepare.h"
+
+#include <set>
+
+#include "model/graph.h"
+#include "model/shape_inference.h"
+#include "transforms/pipeline.h"
+
+namespace gds::transforms::tflite {
+namespace {
+
+std::string shapeParam(const model::Shape& shape) {
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
+  return s;
+}
+
+TransformStep step(const std::string& name, TransformParams params = {}) { return TransformStep{name, std::move(params)}; }
+
+}  // namespace
+
+Result<PreparedGraph> prepareForTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
+  PreparedGraph out;
+  auto index = model::Graph::build(graph);
+  if (!index.ok()) return index.status();
+  // Inputs: the named nodes, or every Placeholder.
+  std::vector<std::string> inputs;
+  for (const std::string& name : options.inputs) {
+    const model::TensorRef ref = model::parseTensorName(name);
+    if (ref.port != 0)
+      return Status::Error("--input_arrays: '" + name + "' names output " + std::to_string(ref.port) +
+                           " of a node; an input array is a node whose output 0 becomes the model's input");
+    if (index->find(ref.node) < 0) return Status::Error("--input_arrays: the graph has no node named '" + ref.node + "'");
+    inputs.push_back(ref.node);
+  }
+  if (inputs.empty())
+    for (const auto& node : graph.node())
+      if (node.op() == "Placeholder") inputs.push_back(node.name());
+  if (inputs.empty()) return Status::Error("the graph has no Placeholder; name the model's inputs with --input_arrays");
+  if (!options.input_shapes.empty() && options.input_shapes.size() != inputs.size())
+    return Status::Error("--input_shapes gives " + std::to_string(options.input_shapes.size()) + " shapes for " +
+                         std::to_string(inputs.size()) + " inputs");
+  // Outputs: the named tensors, or every node nothing consumes.
+  std::vector<std::string> outputs;
+  for (const std::string& name : options.outputs) {
+    const model::TensorRef ref = model::parseTensorName(name);
+    if (ref.control || index->find(ref.node) < 0)
+      return Status::Error("--output_arrays: the graph has no node named '" + ref.node + "'");
+    outputs.push_back(ref.node + ":" + std::to_string(ref.port));
+  }
+  if (outputs.empty()) {
+    std::vector<bool> consumed(static_cast<std::size_t>(index->size()), false);
+    for (int i = 0; i < index->size(); ++i)
+      for (const auto& in : index->inputs(i)) consumed[static_cast<std::size_t>(in.node)] = true;
+    static const std::set<std::string> kNotOutputs = {"Const", "Placeholder", "NoOp", "Assign", "Identity"};
+    for (int i = 0; i < index->size(); ++i)
+      if (!consumed[static_cast<std::size_t>(i)] && !kNotOutputs.count(index->op(i)))
+        outputs.push_back(index->name(i) + ":0");
+    if (outputs.empty()) return Status::Error("the graph has no output; name it with --output_arrays");
+  }
+  // Static input shapes and types.
+  const model::InferredShapes shapes = model::inferShapes(*index);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const int node = index->find(inputs[i]);
+    const model::TensorInfo& inferred = shapes.at(node, 0);
+    model::Shape shape;
+    bool known = false;
+    if (!options.input_shapes.empty() && !options.input_shapes[i].empty()) {
+      shape = options.input_shapes[i];
+      known = true;
+    } else if (inferred.known_rank) {
+      shape = inferred.shape;
+      known = true;
+    }
+    tensorflow::DataType dtype = inferred.dtype == tensorflow::DT_INVALID ? tensorflow::DT_FLOAT : inferred.dtype;
+    if (dtype != tensorflow::DT_FLOAT) {
+      std::string advice;
+      for (const auto& n : graph.node())
+        if (n.op() == "Mfcc" || n.op() == "AudioSpectrogram" || n.op() == "DecodeWav") advice = n.name();
+      if (!advice.empty())
+        return Status::Error("input '" + inputs[i] + "' is " + model::dtypeName(dtype) +
+                             ": it feeds the audio front end, and TensorFlow Lite has no builtin for node '" + advice +
+                             "' (" + index->op(index->find(advice)) + "); start the model after it, e.g. --input_arrays=" +
+                             advice + " --input_shapes=1,49,10 for the speech_commands graphs");
+      return Status::Error("input '" + inputs[i] + "' is " + model::dtypeName(dtype) +
+                           "; the converter takes float inputs (start the model after the nodes that decode or "
+                           "preprocess it with --input_arrays)");
+    }
+    bool free_batch = false;
+    if (known && !shape.empty() && shape[0] < 0) {
+      shape[0] = 1;
+      free_batch = true;
+    }
+    for (std::int64_t d : shape) known = known && d >= 0;
+    if (!known)
+      return Status::Error("the shape of input '" + inputs[i] + "' is not known (" + inferred.shapeText() +
+                           "); give it with --input_shapes, e.g. --input_shapes=1,224,224,3");
+    out.input_shapes.push_back(shape);
+    out.input_types.push_back(dtype);
+    out.free_batch.push_back(free_batch);
+    if (free_batch) out.notes.push_back("input '" + inputs[i] + "': free batch dimension set to 1");
+  }
+
+  std::vector<TransformStep> steps;
+  TransformParams strip;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    strip["name"].push_back(inputs[i]);
+    strip["type_for_name"].push_back("float");
+    strip["shape_for_name"].push_back(shapeParam(out.input_shapes[i]));
+  }
+  steps.push_back(step("strip_unused_nodes", strip));
+  steps.push_back(step("remove_nodes", {{"op", {"Identity", "CheckNumerics", "StopGradient", "Snapshot"}}}));
+  steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
+  steps.push_back(step("fold_batch_norms"));
+  steps.push_back(step("fold_old_batch_norms"));
+  steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
+  PipelineOptions pipeline;
+  pipeline.compute_diff = false;
+  std::vector<std::string> output_nodes;
+  for (const std::string& o : outputs) output_nodes.push_back(std::string(model::nodeNameOf(o)));
+  auto result = applyPipeline(graph, steps, inputs, output_nodes, pipeline);
+  if (!result.ok()) return result.status();
+  out.graph = std::move(result->graph);
+  // strip_unused_nodes keeps existing Placeholders as they are: give every
+  // input its static shape.
+  for (auto& node : *out.graph.mutable_node()) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      if (node.name() != inputs[i]) continue;
+      if (node.op() != "Placeholder")
+        return Status::Error("input '" + inputs[i] + "' did not become a Placeholder (" + node.op() + ")");
+      auto* shape = (*node.mutable_attr())["shape"].mutable_shape();
+      shape->Clear();
+      for (std::int64_t d : out.input_shapes[i]) shape->add_dim()->set_size(d);
+      (*node.mutable_attr())["dtype"].set_type(out.input_types[i]);
+    }
+  }
+  out.inputs = inputs;
+  out.outputs = outputs;
+  return out;
+}
+
+}  // namespace gds::transforms::tflite

@@ -1,0 +1,515 @@
+#include "transforms/tflite/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "model/graph.h"
+#include "model/tflite/builtin_ops.h"
+#include "model/tflite/dialect.h"
+#include "model/tflite/options.h"
+#include "transforms/transform_utils.h"
+
+namespace gds::transforms::tflite {
+namespace {
+
+namespace mt = gds::model::tflite;
+using model::HostTensor;
+using tensorflow::NodeDef;
+
+constexpr int kMaxWeight = 127;  // symmetric weights use [-127, 127]
+
+enum class Kind { Layer, SameScale, RequantizeInputs, OwnRange, Fixed };
+
+struct Rule {
+  Kind kind;
+  std::vector<int> activation_inputs;  // -1: every input
+  float fixed_scale = 0;
+  std::int64_t fixed_zero_point = 0;
+};
+
+// operator_property.cc, for the ops gdstudio lowers to.
+const std::map<std::string, Rule>& rules() {
+  static const std::map<std::string, Rule> r = {
+      {"tfl.conv_2d", {Kind::Layer, {0}}},
+      {"tfl.depthwise_conv_2d", {Kind::Layer, {0}}},
+      {"tfl.fully_connected", {Kind::Layer, {0}}},
+      {"tfl.max_pool_2d", {Kind::SameScale, {0}}},
+      {"tfl.average_pool_2d", {Kind::SameScale, {0}}},
+      {"tfl.reshape", {Kind::SameScale, {0}}},
+      {"tfl.squeeze", {Kind::SameScale, {0}}},
+      {"tfl.pad", {Kind::SameScale, {0}}},
+      {"tfl.padv2", {Kind::SameScale, {0}}},
+      {"tfl.mirror_pad", {Kind::SameScale, {0}}},
+      {"tfl.resize_bilinear", {Kind::SameScale, {0}}},
+      {"tfl.resize_nearest_neighbor", {Kind::SameScale, {0}}},
+      {"tfl.transpose", {Kind::SameScale, {0}}},
+      {"tfl.strided_slice", {Kind::SameScale, {0}}},
+      {"tfl.reduce_max", {Kind::SameScale, {0}}},
+      {"tfl.reduce_min", {Kind::SameScale, {0}}},
+      {"tfl.concatenation", {Kind::RequantizeInputs, {-1}}},
+      {"tfl.pack", {Kind::RequantizeInputs, {-1}}},
+      {"tfl.maximum", {Kind::RequantizeInputs, {-1}}},
+      {"tfl.minimum", {Kind::RequantizeInputs, {-1}}},
+      {"tfl.add", {Kind::OwnRange, {-1}}},
+      {"tfl.sub", {Kind::OwnRange, {-1}}},
+      {"tfl.mul", {Kind::OwnRange, {-1}}},
+      {"tfl.mean", {Kind::OwnRange, {0}}},
+      {"tfl.sum", {Kind::OwnRange, {0}}},
+      {"tfl.relu", {Kind::OwnRange, {0}}},
+      {"tfl.relu6", {Kind::OwnRange, {0}}},
+      {"tfl.relu_n1_to_1", {Kind::OwnRange, {0}}},
+      {"tfl.leaky_relu", {Kind::OwnRange, {0}}},
+      {"tfl.softmax", {Kind::Fixed, {0}, 1.0f / 256, -128}},
+      {"tfl.logistic", {Kind::Fixed, {0}, 1.0f / 256, -128}},
+      {"tfl.tanh", {Kind::Fixed, {0}, 1.0f / 128, 0}},
+      {"tfl.log_softmax", {Kind::Fixed, {0}, 16.0f / 256, 127}},
+  };
+  return r;
+}
+
+std::string canonical(const std::string& input) {
+  const model::TensorRef ref = model::parseTensorName(input);
+  return ref.node + ":" + std::to_string(ref.port);
+}
+
+std::string where(const NodeDef& n) { return "node '" + n.name() + "' (" + n.op() + ")"; }
+
+mt::Quantization single(float scale, std::int64_t zero_point) {
+  mt::Quantization q;
+  q.scale = {scale};
+  q.zero_point = {zero_point};
+  return q;
+}
+
+class Quantizer {
+ public:
+  Quantizer(const tensorflow::GraphDef& graph, const std::map<std::string, TensorRange>& ranges,
+            const QuantizeOptions& options)
+      : in_(graph), ranges_(ranges), options_(options) {}
+  Result<tensorflow::GraphDef> run();
+
+ private:
+  std::string claim(const std::string& base);
+  const NodeDef* producer(const std::string& input) const;
+  Result<mt::Quantization> rangeParams(const NodeDef& n) const;
+  Result<std::string> activation(const NodeDef& n, int k, const mt::Quantization* force = nullptr);
+  std::string copied(const NodeDef& n, int k);
+  std::string emitConst(const std::string& base, const HostTensor& value, const mt::Quantization& q);
+  NodeDef* emitOp(const NodeDef& source, const std::vector<std::string>& inputs, const mt::Quantization& output);
+  Status input(const NodeDef& n);
+  Status layer(const NodeDef& n);
+  Status op(const NodeDef& n);
+  Status finishOutput(const NodeDef& source, NodeDef* emitted);
+
+  const tensorflow::GraphDef& in_;
+  const std::map<std::string, TensorRange>& ranges_;
+  const QuantizeOptions& options_;
+  std::unordered_map<std::string, const NodeDef*> by_name_;
+  std::unordered_set<std::string> names_;
+  std::unordered_map<std::string, std::string> ref_;           // float tensor -> int8 tensor
+  std::unordered_map<std::string, mt::Quantization> params_;   // float tensor -> params of the int8 one
+  std::unordered_map<std::string, std::string> copied_;        // constants copied as they are
+  tensorflow::GraphDef out_;
+};
+
+std::string Quantizer::claim(const std::string& base) {
+  std::string candidate = base;
+  for (int k = 1; names_.count(candidate); ++k) candidate = base + "_" + std::to_string(k);
+  names_.insert(candidate);
+  return candidate;
+}
+
+const NodeDef* Quantizer::producer(const std::string& input) const {
+  auto it = by_name_.find(std::string(model::nodeNameOf(input)));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+// The calibrated range of the node's output, clamped by its fused activation.
+Result<mt::Quantization> Quantizer::rangeParams(const NodeDef& n) const {
+  auto it = ranges_.find(n.name() + ":0");
+  if (it == ranges_.end())
+    return Status::Error(where(n) + ": no calibrated range for its output (was it run on the representative inputs?)");
+  float lo = it->second.min, hi = it->second.max;
+  auto act = n.attr().find("fused_activation_function");
+  const std::string a = act == n.attr().end() ? "NONE" : act->second.s();
+  if (a == "RELU") lo = std::max(lo, 0.0f);
+  if (a == "RELU6") {
+    lo = std::max(lo, 0.0f);
+    hi = std::min(hi, 6.0f);
+  }
+  if (a == "RELU_N1_TO_1") {
+    lo = std::max(lo, -1.0f);
+    hi = std::min(hi, 1.0f);
+  }
+  float scale = 0;
+  std::int64_t zero_point = 0;
+  asymmetricParams(lo, std::max(lo, hi), &scale, &zero_point);
+  return single(scale, zero_point);
+}
+
+std::string Quantizer::emitConst(const std::string& base, const HostTensor& value, const mt::Quantization& q) {
+  NodeDef c = makeConst(claim(base), value);
+  if (!q.empty()) mt::setQuantization(&c, 0, q);
+  const std::string name = c.name();
+  *out_.add_node() = std::move(c);
+  return name;
+}
+
+// A non-float operand (shape, axes, paddings): copied once, unchanged.
+std::string Quantizer::copied(const NodeDef& n, int k) {
+  const std::string key = canonical(n.input(k));
+  auto it = ref_.find(key);
+  if (it != ref_.end()) return it->second;
+  auto c = copied_.find(key);
+  if (c != copied_.end()) return c->second;
+  const NodeDef* p = producer(n.input(k));
+  NodeDef copy = *p;
+  copy.set_name(claim(p->name()));
+  copied_[key] = copy.name();
+  *out_.add_node() = std::move(copy);
+  return copied_[key];
+}
+
+// The int8 version of float input k: a tensor already quantized, or a float
+// constant quantized as an activation (with `force`'s parameters, else its
+// own range), requantized to `force` when its parameters differ.
+Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Quantization* force) {
+  const std::string key = canonical(n.input(k));
+  const NodeDef* p = producer(n.input(k));
+  if (!p) return Status::Error(where(n) + " reads the missing node '" + n.input(k) + "'");
+  auto it = ref_.find(key);
+  if (it == ref_.end()) {
+    if (p->op() != "Const")
+      return Status::Error(where(n) + " input " + std::to_string(k) + " ('" + n.input(k) + "') is not quantized");
+    auto value = tensorAttr(*p);
+    if (!value.ok()) return value.status();
+    if (value->dtype != tensorflow::DT_FLOAT) return copied(n, k);
+    mt::Quantization q;
+    if (force) {
+      q = *force;
+    } else {
+      float lo = 0, hi = 0;
+      if (value->size() > 0) {
+        const auto [a, b] = std::minmax_element(value->as<float>(), value->as<float>() + value->size());
+        lo = *a;
+        hi = *b;
+      }
+      float scale = 0;
+      std::int64_t zp = 0;
+      asymmetricParams(lo, hi, &scale, &zp);
+      q = single(scale, zp);
+    }
+    HostTensor t = HostTensor::zeros(tensorflow::DT_INT8, value->shape);
+    for (std::int64_t i = 0; i < value->size(); ++i) {
+      const float v = std::round(value->as<float>()[i] / q.scale[0]) + static_cast<float>(q.zero_point[0]);
+      t.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -128.0f, 127.0f));
+    }
+    const std::string name = emitConst(p->name(), t, q);
+    if (!force) {
+      ref_[key] = name;
+      params_[key] = q;
+    }
+    return name;
+  }
+  const mt::Quantization& have = params_.at(key);
+  if (!force || have == *force) return it->second;
+  // TensorFlow Lite's quantizer inserts a requantizing QUANTIZE so that the
+  // op sees its required parameters (ApplyConstraints).
+  const std::string requant_key = key + "|" + std::to_string(force->scale[0]) + "|" + std::to_string(force->zero_point[0]);
+  auto done = ref_.find(requant_key);
+  if (done != ref_.end()) return done->second;
+  NodeDef* q = out_.add_node();
+  q->set_name(claim(p->name() + "_requantized"));
+  q->set_op("tfl.quantize");
+  q->add_input(it->second);
+  auto& attrs = *q->mutable_attr();
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_INT8);
+  const model::TensorRef ref = model::parseTensorName(n.input(k));
+  bool known = false;
+  const model::Shape shape = mt::outputShape(*p, ref.port, &known);
+  model::shapeToProto(shape, attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  mt::setQuantization(q, 0, *force);
+  ref_[requant_key] = q->name();
+  return q->name();
+}
+
+NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>& inputs,
+                           const mt::Quantization& output) {
+  NodeDef* n = out_.add_node();
+  *n = source;
+  n->clear_input();
+  for (const std::string& in : inputs) n->add_input(in);
+  auto* types = (*n->mutable_attr())[mt::kOutputTypesAttr].mutable_list();
+  for (int k = 0; k < types->type_size(); ++k)
+    if (types->type(k) == tensorflow::DT_FLOAT) types->set_type(k, tensorflow::DT_INT8);
+  mt::setQuantization(n, 0, output);
+  ref_[source.name() + ":0"] = n->name();
+  params_[source.name() + ":0"] = output;
+  return n;
+}
+
+// A model output read as float: the int8 node becomes "<name>_int8" and a
+// DEQUANTIZE takes the output's name (and position).
+Status Quantizer::finishOutput(const NodeDef& source, NodeDef* emitted) {
+  auto it = source.attr().find(mt::kOutputIndexAttr);
+  if (it == source.attr().end()) return Status::Ok();
+  bool is_output = false;
+  for (std::int64_t p : it->second.list().i()) is_output = is_output || p >= 0;
+  if (!is_output || options_.output_type == tensorflow::DT_INT8) return Status::Ok();
+  if (mt::outputCount(source) != 1) return Status::Error(where(source) + ": a model output with several outputs");
+  const tensorflow::AttrValue index = it->second;
+  names_.erase(source.name());
+  emitted->set_name(claim(source.name() + "_int8"));
+  emitted->mutable_attr()->erase(mt::kOutputIndexAttr);
+  ref_[source.name() + ":0"] = emitted->name();
+  NodeDef* d = out_.add_node();
+  d->set_name(claim(source.name()));
+  d->set_op("tfl.dequantize");
+  d->add_input(emitted->name());
+  auto& attrs = *d->mutable_attr();
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_FLOAT);
+  *attrs[mt::kOutputShapesAttr].mutable_list()->add_shape() = source.attr().at(mt::kOutputShapesAttr).list().shape(0);
+  attrs[mt::kOutputIndexAttr] = index;
+  return Status::Ok();
+}
+
+Status Quantizer::input(const NodeDef& n) {
+  auto q = rangeParams(n);
+  if (!q.ok()) return q.status();
+  if (options_.input_type == tensorflow::DT_INT8) {
+    NodeDef* p = out_.add_node();
+    *p = n;
+    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
+    mt::setQuantization(p, 0, *q);
+    ref_[n.name() + ":0"] = n.name();
+    params_[n.name() + ":0"] = *q;
+    return Status::Ok();
+  }
+  *out_.add_node() = n;
+  NodeDef* quantize = out_.add_node();
+  quantize->set_name(claim(n.name() + "_int8"));
+  quantize->set_op("tfl.quantize");
+  quantize->add_input(n.name());
+  auto& attrs = *quantize->mutable_attr();
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_INT8);
+  *attrs[mt::kOutputShapesAttr].mutable_list()->add_shape() = n.attr().at("shape").shape();
+  mt::setQuantization(quantize, 0, *q);
+  ref_[n.name() + ":0"] = quantize->name();
+  params_[n.name() + ":0"] = *q;
+  return Status::Ok();
+}
+
+// CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED: per-channel symmetric int8
+// weights, int32 bias (quantization_utils.cc).
+Status Quantizer::layer(const NodeDef& n) {
+  auto in = activation(n, 0);
+  if (!in.ok()) return in.status();
+  const float input_scale = params_.at(canonical(n.input(0))).scale[0];
+  const NodeDef* w = n.input_size() > 1 ? producer(n.input(1)) : nullptr;
+  if (!w || w->op() != "Const") return Status::Error(where(n) + ": its weights are not a constant");
+  auto weights = tensorAttr(*w);
+  if (!weights.ok()) return weights.status();
+  if (weights->dtype != tensorflow::DT_FLOAT) return Status::Error(where(n) + ": its weights are not float");
+  const bool depthwise = n.op() == "tfl.depthwise_conv_2d";
+  const bool per_channel = n.op() != "tfl.fully_connected" || options_.per_channel_fully_connected;
+  const int axis = depthwise ? static_cast<int>(weights->shape.size()) - 1 : 0;
+  const std::int64_t channels = per_channel ? weights->shape[static_cast<std::size_t>(axis)] : 1;
+  const std::int64_t inner = depthwise ? channels : 1;  // stride between a channel's elements (depthwise: last dim)
+  std::vector<float> lo(static_cast<std::size_t>(channels), 0), hi(static_cast<std::size_t>(channels), 0);
+  std::vector<bool> seen(static_cast<std::size_t>(channels), false);
+  const std::int64_t total = weights->size();
+  const std::int64_t per = total / std::max<std::int64_t>(channels, 1);
+  auto channelOf = [&](std::int64_t i) -> std::int64_t {
+    if (!per_channel) return 0;
+    return depthwise ? i % inner : i / per;
+  };
+  const float* values = weights->as<float>();
+  for (std::int64_t i = 0; i < total; ++i) {
+    const std::size_t c = static_cast<std::size_t>(channelOf(i));
+    if (!seen[c]) {
+      lo[c] = hi[c] = values[i];
+      seen[c] = true;
+    } else {
+      lo[c] = std::min(lo[c], values[i]);
+      hi[c] = std::max(hi[c], values[i]);
+    }
+  }
+  // Bias (absent: -1 / tfl.no_value).
+  const NodeDef* b = n.input_size() > 2 ? producer(n.input(2)) : nullptr;
+  std::optional<HostTensor> bias;
+  if (b && b->op() == "Const") {
+    auto v = tensorAttr(*b);
+    if (!v.ok()) return v.status();
+    if (v->dtype != tensorflow::DT_FLOAT || v->size() != weights->shape[static_cast<std::size_t>(axis)])
+      return Status::Error(where(n) + ": its bias must be float with one value per output channel");
+    bias = std::move(*v);
+  } else if (b && b->op() != mt::kNoValueOp) {
+    return Status::Error(where(n) + ": its bias is not a constant");
+  }
+  // AdjustWeightsForBiasScale: widen a weight range whose bias would not fit
+  // in the middle half of int32 at scale input_scale x weight_scale.
+  const double kScale = std::numeric_limits<std::int32_t>::max();
+  std::vector<float> scales(static_cast<std::size_t>(channels)), halves(scales.size());
+  for (std::size_t c = 0; c < scales.size(); ++c) {
+    float half = std::max(std::abs(lo[c]), std::abs(hi[c]));
+    if (bias) {
+      float bias_half = 0;
+      if (per_channel) {
+        bias_half = std::abs(bias->as<float>()[c]);
+      } else {
+        for (std::int64_t k = 0; k < bias->size(); ++k) bias_half = std::max(bias_half, std::abs(bias->as<float>()[k]));
+      }
+      if (bias_half >= 0.5 * input_scale * (half / kMaxWeight) * kScale)
+        half = static_cast<float>(2.0 * bias_half / kScale * (kMaxWeight / input_scale));
+    }
+    // An all-zero channel: any scale quantizes it to zeros; 1 keeps the
+    // bias scale (input scale x 1) usable.
+    halves[c] = half;
+    scales[c] = half == 0 ? 1.0f : half / kMaxWeight;
+  }
+  HostTensor q = HostTensor::zeros(tensorflow::DT_INT8, weights->shape);
+  for (std::int64_t i = 0; i < total; ++i) {
+    const std::size_t c = static_cast<std::size_t>(channelOf(i));
+    // SymmetricPerChannelQuantizeValues: round(w * 127 / half_range).
+    const float inv = halves[c] == 0 ? 0.0f : kMaxWeight / halves[c];
+    const float v = std::round(values[i] * inv);
+    q.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -127.0f, 127.0f));
+  }
+  mt::Quantization wq;
+  wq.scale = scales;
+  wq.zero_point.assign(scales.size(), 0);
+  wq.quantized_dimension = per_channel ? axis : 0;
+  const std::string wname = emitConst(w->name(), q, wq);
+  std::string bname = mt::kNoValueNode;
+  if (bias) {
+    const std::int64_t out_channels = bias->size();
+    HostTensor bq = HostTensor::zeros(tensorflow::DT_INT32, bias->shape);
+    mt::Quantization qb;
+    for (std::int64_t c = 0; c < out_channels; ++c) {
+      const float scale = input_scale * scales[static_cast<std::size_t>(per_channel ? c : 0)];
+      qb.scale.push_back(scale);
+      qb.zero_point.push_back(0);
+      const float inv = scale == 0 ? 0.0f : static_cast<float>(1.0 / scale);
+      const double v = std::round(static_cast<double>(bias->as<float>()[c] * inv));
+      bq.as<std::int32_t>()[c] = static_cast<std::int32_t>(std::clamp(v, -kScale, kScale));
+    }
+    if (!per_channel) {
+      qb.scale.resize(1);
+      qb.zero_point.resize(1);
+    }
+    // TensorFlow Lite's converter writes the bias with quantized_dimension 0
+    // (Arm NN 20.08 takes per-axis quantization on dimension 0 only).
+    qb.quantized_dimension = 0;
+    bname = emitConst(b->name(), bq, qb);
+  }
+  auto out = rangeParams(n);
+  if (!out.ok()) return out.status();
+  NodeDef* emitted = emitOp(n, {*in, wname, bname}, *out);
+  return finishOutput(n, emitted);
+}
+
+Status Quantizer::op(const NodeDef& n) {
+  auto rule = rules().find(n.op());
+  if (rule == rules().end())
+    return Status::Error(where(n) + " has no int8 form in TensorFlow Lite's full-integer scheme");
+  if (rule->second.kind == Kind::Layer) return layer(n);
+  const Rule& r = rule->second;
+  auto isActivation = [&](int k) {
+    return std::find(r.activation_inputs.begin(), r.activation_inputs.end(), -1) != r.activation_inputs.end() ||
+           std::find(r.activation_inputs.begin(), r.activation_inputs.end(), k) != r.activation_inputs.end();
+  };
+  mt::Quantization output;
+  std::vector<std::string> inputs(static_cast<std::size_t>(n.input_size()));
+  if (r.kind == Kind::SameScale) {
+    auto first = activation(n, 0);
+    if (!first.ok()) return first.status();
+    inputs[0] = *first;
+    output = params_.at(canonical(n.input(0)));
+    for (int k = 1; k < n.input_size(); ++k) {
+      // PADV2's padding value is an activation with the input's parameters.
+      if (n.op() == "tfl.padv2" && k == 2) {
+        auto v = activation(n, k, &output);
+        if (!v.ok()) return v.status();
+        inputs[2] = *v;
+      } else {
+        inputs[static_cast<std::size_t>(k)] = copied(n, k);
+      }
+    }
+  } else {
+    if (r.kind == Kind::Fixed) {
+      output = single(r.fixed_scale, r.fixed_zero_point);
+    } else {
+      auto q = rangeParams(n);
+      if (!q.ok()) return q.status();
+      output = *q;
+    }
+    for (int k = 0; k < n.input_size(); ++k) {
+      if (!isActivation(k)) {
+        inputs[static_cast<std::size_t>(k)] = copied(n, k);
+        continue;
+      }
+      auto v = activation(n, k, r.kind == Kind::RequantizeInputs ? &output : nullptr);
+      if (!v.ok()) return v.status();
+      inputs[static_cast<std::size_t>(k)] = *v;
+    }
+  }
+  NodeDef* emitted = emitOp(n, inputs, output);
+  return finishOutput(n, emitted);
+}
+
+Result<tensorflow::GraphDef> Quantizer::run() {
+  for (const NodeDef& n : in_.node()) {
+    by_name_[n.name()] = &n;
+    names_.insert(n.name());
+  }
+  auto index = model::Graph::build(in_);
+  if (!index.ok()) return index.status();
+  for (int i : index->topoOrder()) {
+    const NodeDef& n = in_.node(i);
+    if (n.op() == "Const") continue;  // emitted in the form their consumer needs
+    if (n.op() == mt::kNoValueOp) {
+      *out_.add_node() = n;
+      continue;
+    }
+    if (n.op() == "Placeholder") {
+      GDS_RETURN_IF_ERROR(input(n));
+      continue;
+    }
+    if (!mt::isDialectOp(n.op())) return Status::Error(where(n) + " is not a TFLite dialect op");
+    GDS_RETURN_IF_ERROR(op(n));
+  }
+  return std::move(out_);
+}
+
+}  // namespace
+
+void asymmetricParams(float min, float max, float* scale, std::int64_t* zero_point) {
+  const float qmin = -128.0f, qmax = 127.0f;
+  min = std::min(min, 0.0f);
+  max = std::max(max, 0.0f);
+  float s = (max - min) / (qmax - qmin);
+  float zero_point_from_min = qmin;
+  if (s != 0) zero_point_from_min = qmin - min / s;
+  std::int64_t zp;
+  if (zero_point_from_min < qmin) zp = -128;
+  else if (zero_point_from_min > qmax) zp = 127;
+  else zp = static_cast<std::int64_t>(std::round(zero_point_from_min));
+  // A tensor that was zero on every sample: any scale represents it; 1 keeps
+  // the requantization multipliers finite.
+  if (s == 0) s = 1.0f;
+  *scale = s;
+  *zero_point = zp;
+}
+
+Result<tensorflow::GraphDef> quantizeToInt8(const tensorflow::GraphDef& graph,
+                                            const std::map<std::string, TensorRange>& ranges,
+                                            const QuantizeOptions& options) {
+  return Quantizer(graph, ranges, options).run();
+}
+
+}  // namespace gds::transforms::tflite

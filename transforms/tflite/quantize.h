@@ -1,0 +1,52 @@
+// TensorFlow Lite's full-integer (int8) quantization of a float TFLite dialect
+// graph, with the rules of TensorFlow Lite's quantizer
+// (tensorflow/lite/tools/optimize/quantize_model.cc, operator_property.cc,
+// quantization_utils.cc):
+// - activations int8 asymmetric: scale = (max - min) / 255 over the
+//   calibrated range widened to contain 0, zero point round(-128 - min /
+//   scale) clamped to [-128, 127]; a fused RELU/RELU6 clamps the range;
+// - CONV_2D / DEPTHWISE_CONV_2D / FULLY_CONNECTED weights int8 symmetric in
+//   [-127, 127], zero point 0, one scale max|w| / 127 per output channel
+//   (dimension 0, for depthwise 3; FULLY_CONNECTED one scale per tensor unless
+//   asked for per channel);
+//   biases int32 with scale = input scale x weight scale, quantized dimension 0,
+//   the weight scale widened when a bias would not fit (AdjustWeightsForBiasScale);
+// - fixed output parameters: SOFTMAX and LOGISTIC 1/256 and -128, TANH and
+//   L2_NORMALIZATION 1/128 and 0, LOG_SOFTMAX 16/256 and 127;
+// - MAX_POOL_2D, AVERAGE_POOL_2D, RESHAPE, SQUEEZE, PAD, RESIZE_*, TRANSPOSE,
+//   STRIDED_SLICE, REDUCE_MAX/MIN take their input's parameters; the inputs of
+//   CONCATENATION, PACK, MAXIMUM and MINIMUM are requantized (QUANTIZE) to
+//   the output's parameters when they differ;
+// - constant operands of ADD/SUB/MUL are quantized as activations;
+// - float model inputs and outputs get QUANTIZE / DEQUANTIZE at the edges
+//   (the DEQUANTIZE takes the output's name, the int8 tensor "<name>_int8"),
+//   or the model takes and gives int8.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/proto.h"
+#include "model/status.h"
+#include "transforms/tflite/convert.h"
+
+namespace gds::transforms::tflite {
+
+struct QuantizeOptions {
+  tensorflow::DataType input_type = tensorflow::DT_FLOAT;
+  tensorflow::DataType output_type = tensorflow::DT_FLOAT;
+  bool per_channel_fully_connected = false;
+};
+
+// `ranges` holds the calibrated range of every float activation tensor of
+// `graph` by dialect tensor name ("node:0"). Errors name the node whose op
+// has no int8 form or whose range is missing.
+Result<tensorflow::GraphDef> quantizeToInt8(const tensorflow::GraphDef& graph,
+                                            const std::map<std::string, TensorRange>& ranges,
+                                            const QuantizeOptions& options);
+
+// TensorFlow Lite's GetAsymmetricQuantizationParams for int8.
+void asymmetricParams(float min, float max, float* scale, std::int64_t* zero_point);
+
+}  // namespace gds::transforms::tflite
