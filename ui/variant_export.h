@@ -2,10 +2,10 @@
 // Accuracy docks measure (the current graph through the shared 8-bit
 // pipeline, ui/variants.h), written to a file the user ships.
 //
-// Formats: binary GraphDef (.pb) and text GraphDef (.pbtxt). A .tflite
-// export goes here when the TensorFlow Lite writer (model/tflite) is part of
-// the build: one more entry in variantExportFilters() and one more branch in
-// saveBuiltVariant(); until then a .tflite name is refused with a message.
+// Formats: binary GraphDef (.pb) and text GraphDef (.pbtxt). A .tflite name
+// is refused with the reason: the variant is made of TensorFlow's quantized
+// ops, which TensorFlow Lite has no builtins for; an int8 .tflite comes from
+// the float graph and calibration data (gdstudio tflite_convert).
 #pragma once
 
 #include <QString>

@@ -9,6 +9,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -248,6 +249,12 @@ TEST_F(WindowFlows, SavesTheEightBitVariant) {
   EXPECT_EQ(ops.count("Conv2D"), 0u);
   EXPECT_EQ(ops["DepthwiseConv2dNative"], 13);
   EXPECT_EQ(ops["Placeholder"], 1);
+  // TensorFlow Lite has no such ops: a .tflite name is refused with the way to get one.
+  const QString tflite = dir.filePath("mobilenet_8bit.tflite");
+  EXPECT_FALSE(w_.saveVariant(tflite, &error));
+  EXPECT_TRUE(error.startsWith(tflite + ": the 8-bit variant uses TensorFlow's quantized ops")) << error.toStdString();
+  EXPECT_TRUE(error.contains("gdstudio tflite_convert --quantize=int8")) << error.toStdString();
+  EXPECT_FALSE(QFileInfo::exists(tflite));
 }
 
 }  // namespace
