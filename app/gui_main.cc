@@ -4,9 +4,12 @@
 // display), loads MODEL (the bundled sample when none is given), applies the
 // steps, selects the node, waits for the layout, saves an image of the whole
 // window and exits: for documentation and for checking the window without a
-// person. `--screenshot --welcome` takes the welcome page instead;
-// `--screenshot --benchmark` first runs the Benchmark dock (current graph
-// and its 8-bit variant) and shows its results with the heat map.
+// person. The window fills the screen (or --size). `--screenshot --welcome`
+// takes the welcome page instead; `--screenshot --benchmark` first runs the
+// Benchmark dock (current graph and its 8-bit variant) and shows its results
+// with the heat map; `--accuracy=FOLDER` runs the Accuracy dock on a
+// dataset folder (with --class_names=FILE for its labels) and shows its
+// per-layer heat map.
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -14,7 +17,9 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
+#include <QWindow>
 #include <QDir>
 #include <QIcon>
 #include <QImage>
@@ -27,6 +32,7 @@
 
 #include "graphview/graph_view.h"
 #include "model/summary.h"
+#include "ui/accuracy_panel.h"
 #include "ui/benchmark_panel.h"
 #include "ui/document.h"
 #include "ui/live_summary.h"
@@ -41,9 +47,10 @@ struct GuiArgs {
   QString apply;
   QString select;
   QString inputs, outputs;
-  int width = 1600, height = 1000;
+  int width = 0, height = 0;  // 0: the screen's free area
   bool welcome = false;
   bool benchmark = false;
+  QString accuracy, class_names;
   std::string error;
 };
 
@@ -75,7 +82,10 @@ GuiArgs parseArgs(const QStringList& arguments) {
   const QCommandLineOption size("size", "Window size WIDTHxHEIGHT (with --screenshot).", "size");
   const QCommandLineOption welcome("welcome", "Take the welcome page (with --screenshot).");
   const QCommandLineOption benchmark("benchmark", "Run the Benchmark dock first (with --screenshot).");
-  parser.addOptions({screenshot, apply, select, inputs, outputs, size, welcome, benchmark});
+  const QCommandLineOption accuracy("accuracy", "Run the Accuracy dock on a dataset folder (with --screenshot).",
+                                    "folder");
+  const QCommandLineOption class_names("class_names", "Class names for --accuracy (labels.txt).", "file");
+  parser.addOptions({screenshot, apply, select, inputs, outputs, size, welcome, benchmark, accuracy, class_names});
   parser.addPositionalArgument("model", "The model to open.", "[MODEL]");
   if (!parser.parse(arguments)) {
     a.error = parser.errorText().toStdString() + " (see gdstudio --help)";
@@ -88,6 +98,8 @@ GuiArgs parseArgs(const QStringList& arguments) {
   a.outputs = parser.value(outputs);
   a.welcome = parser.isSet(welcome);
   a.benchmark = parser.isSet(benchmark);
+  a.accuracy = parser.value(accuracy);
+  a.class_names = parser.value(class_names);
   if (parser.isSet(size)) {
     // --size=WIDTHxHEIGHT of the window in --screenshot mode.
     const QStringList parts = parser.value(size).split('x');
@@ -108,6 +120,10 @@ GuiArgs parseArgs(const QStringList& arguments) {
     a.error = "--apply, --select, --inputs and --outputs need --screenshot (in the window, use the docks)";
   if (a.error.empty() && a.benchmark && a.screenshot.isEmpty())
     a.error = "--benchmark needs --screenshot (in the window, use View > Benchmark…)";
+  if (a.error.empty() && !a.accuracy.isEmpty() && a.screenshot.isEmpty())
+    a.error = "--accuracy needs --screenshot (in the window, use View > Compare accuracy…)";
+  if (a.error.empty() && !a.class_names.isEmpty() && a.accuracy.isEmpty())
+    a.error = "--class_names goes with --accuracy=FOLDER";
   if (a.error.empty() && a.welcome && a.screenshot.isEmpty())
     a.error = "--welcome needs --screenshot (without a model the window starts on the welcome page)";
   if (a.error.empty() && a.welcome &&
@@ -165,12 +181,16 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
   if (!mark_error.empty()) return fail("--inputs: " + mark_error);
   mark_error = mark(args.outputs, gds::ui::IoMark::Kind::Output);
   if (!mark_error.empty()) return fail("--outputs: " + mark_error);
-  if ((!args.apply.isEmpty() || args.benchmark) && args.inputs.isEmpty() && args.outputs.isEmpty()) {
+  if ((!args.apply.isEmpty() || args.benchmark || !args.accuracy.isEmpty()) && args.inputs.isEmpty() &&
+      args.outputs.isEmpty()) {
     auto summary = window.liveSummary()->current();
     if (summary) {
+      // The likely ones, as "Mark suggested" marks them.
       QStringList in, out;
-      for (const auto& i : summary->inputs) in << QString::fromStdString(i.name);
-      for (const auto& o : summary->outputs) out << QString::fromStdString(o.first);
+      for (const auto& i : summary->suggested_inputs)
+        if (i.likely) in << QString::fromStdString(i.name);
+      for (const auto& o : summary->suggested_outputs)
+        if (o.likely) out << QString::fromStdString(o.name);
       mark(in.join(','), gds::ui::IoMark::Kind::Input);
       mark(out.join(','), gds::ui::IoMark::Kind::Output);
       std::printf("Using the suggested inputs (%s) and outputs (%s)\n", in.join(',').toStdString().c_str(),
@@ -195,7 +215,6 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
   if (args.benchmark) {
     gds::ui::BenchmarkPanel* panel = window.benchmarkPanel();
     window.benchmarkAction()->trigger();
-    window.resizeDocks({window.benchmarkDock()}, {args.height * 11 / 20}, Qt::Vertical);
     panel->runsSpin()->setValue(20);
     if (!panel->start()) return fail("--benchmark: " + panel->lastError().toStdString());
     if (!panel->waitUntilIdle(600000)) return fail("--benchmark: timed out");
@@ -205,6 +224,18 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
     const QString slowest = panel->timeTable()->model()->index(0, 0).data().toString();
     if (!slowest.isEmpty()) window.document()->select(slowest);
     std::printf("Benchmarked: %s\n", panel->statusText().toStdString().c_str());
+    if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
+  }
+  if (!args.accuracy.isEmpty()) {
+    gds::ui::AccuracyPanel* panel = window.accuracyPanel();
+    window.accuracyAction()->trigger();
+    panel->setUseDataset(true);
+    panel->setDataset(args.accuracy, QString(), args.class_names);
+    if (!panel->run()) return fail("--accuracy: " + panel->lastError().toStdString());
+    if (!panel->waitUntilIdle(600000)) return fail("--accuracy: timed out");
+    if (!panel->lastResult()) return fail("--accuracy: " + panel->lastError().toStdString());
+    panel->tabs()->setCurrentIndex(1);  // Layers, with the heat map on the graph
+    std::printf("Compared: %s\n", panel->headlineText().toStdString().c_str());
     if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
   }
   return grabWindow(window, args.screenshot);
@@ -246,7 +277,14 @@ int gdsRunGui(int argc, char** argv) {
   gds::ui::MainWindow window;
   window.setInteractive(!screenshot);
   if (screenshot) {
-    window.resize(args.width, args.height);
+    // The screen's free area unless --size says otherwise (readSettings has
+    // arranged the window for the screen already).
+    // --size is the image's size: the window's, without its frame.
+    if (args.width > 0) {
+      window.winId();  // the platform window, whose frame is known
+      const QMargins frame = window.windowHandle() ? window.windowHandle()->frameMargins() : QMargins();
+      window.arrangeForScreen(QRect(0, 0, args.width, args.height).marginsAdded(frame));
+    }
     window.show();
     return runScreenshot(window, args);
   }

@@ -1,5 +1,7 @@
 #include "graphview/graph_scene.h"
 
+#include <algorithm>
+
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
@@ -212,6 +214,20 @@ void GraphScene::resetExpansion() {
   expansion_ = data_->hierarchy().defaultExpansion();
   emit expansionChanged();
   requestLayout();
+}
+
+bool GraphScene::collapseDeepestLevel() {
+  if (!data_) return false;
+  const Hierarchy& h = data_->hierarchy();
+  int deepest = 0;
+  for (int g = 1; g < h.groupCount(); ++g)
+    if (expansion_[g]) deepest = std::max(deepest, h.group(g).depth);
+  if (deepest == 0) return false;
+  for (int g = 1; g < h.groupCount(); ++g)
+    if (expansion_[g] && h.group(g).depth == deepest) expansion_[g] = 0;
+  emit expansionChanged();
+  requestLayout();
+  return true;
 }
 
 bool GraphScene::revealNode(const std::string& name) {

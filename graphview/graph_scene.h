@@ -78,6 +78,9 @@ class GraphScene : public QGraphicsScene {
   void expandAll();
   void collapseAll();
   void resetExpansion();  // the default state
+  // Collapses the expanded scopes of the deepest expanded level; false when
+  // only the root is expanded.
+  bool collapseDeepestLevel();
   // Expands the scopes holding `name`; false when there is no such node.
   bool revealNode(const std::string& name);
   const Expansion& expansion() const { return expansion_; }

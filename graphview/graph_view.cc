@@ -1,6 +1,7 @@
 #include "graphview/graph_view.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -16,6 +17,7 @@
 namespace gds::graphview {
 namespace {
 constexpr double kMinZoom = 0.01, kMaxZoom = 8.0;
+constexpr int kMinimapMargin = 24;  // pixels between the minimap and the view's edges
 }
 
 GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, parent), scene_(scene) {
@@ -29,8 +31,12 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
   minimap_ = new Minimap(this);
+  legend_ = new LegendBar(this);
   connect(scene_, &GraphScene::layoutApplied, this, &GraphView::onLayoutApplied);
-  connect(scene_, &GraphScene::overlayChanged, viewport(), [this] { viewport()->update(); });
+  connect(scene_, &GraphScene::overlayChanged, this, [this] {
+    updateLegend();
+    viewport()->update();
+  });
 }
 
 double GraphView::zoom() const { return transform().m11(); }
@@ -39,9 +45,11 @@ void GraphView::setZoom(double z) {
   z = std::clamp(z, kMinZoom, kMaxZoom);
   QPointF center = mapToScene(viewport()->rect().center());
   setTransform(QTransform::fromScale(z, z));
+  updateSceneRect();
   centerOn(center);
   emit zoomChanged(z);
-  minimap_->update();
+  updateMinimapVisibility();
+  emit viewChanged();
 }
 
 void GraphView::scaleBy(double factor) {
@@ -49,7 +57,36 @@ void GraphView::scaleBy(double factor) {
   double target = std::clamp(z * factor, kMinZoom, kMaxZoom);
   if (target == z) return;
   scale(target / z, target / z);
+  updateSceneRect();
   emit zoomChanged(target);
+  updateMinimapVisibility();
+  emit viewChanged();
+}
+
+// Room beyond the graph's right and bottom edges as large as the minimap,
+// so any node can be scrolled out from under it.
+void GraphView::updateSceneRect() {
+  if (!scene_) return;
+  const QRectF b = scene_->currentLayout().bounds;
+  if (b.isEmpty()) return;
+  const double z = std::max(zoom(), kMinZoom);
+  const QSize m = minimap_->size();
+  const double pad = 20 / z;
+  setSceneRect(b.adjusted(-pad, -pad, pad + (m.width() + kMinimapMargin) / z, pad + (m.height() + kMinimapMargin) / z));
+}
+
+bool GraphView::minimapShown() const { return minimap_->isVisible(); }
+
+QRect GraphView::minimapRect() const {
+  if (!minimap_->isVisible()) return QRect();
+  return QRect(viewport()->mapFrom(this, minimap_->pos()), minimap_->size());
+}
+
+void GraphView::updateMinimapVisibility() {
+  const QRectF b = scene_ ? scene_->currentLayout().bounds : QRectF();
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const bool all_visible = b.isEmpty() || visible.contains(b);
+  minimap_->setVisible(minimap_wanted_ && !all_visible);
   minimap_->update();
 }
 
@@ -68,8 +105,45 @@ void GraphView::fitAll() {
   if (r.isEmpty()) return;
   fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
   if (zoom() > 1.0) setZoom(1.0);
+  updateSceneRect();
+  centerOn(r.center());
   emit zoomChanged(zoom());
-  minimap_->update();
+  updateMinimapVisibility();
+}
+
+void GraphView::showStart() {
+  if (!scene_) return;
+  const QRectF b = scene_->currentLayout().bounds;
+  if (b.isEmpty()) return;
+  const QSize v = viewport()->size();
+  const double fit = std::min((v.width() - 40.0) / b.width(), (v.height() - 40.0) / b.height());
+  if (fit >= kReadableZoom) {
+    fitAll();
+    return;
+  }
+  setTransform(QTransform::fromScale(kReadableZoom, kReadableZoom));
+  updateSceneRect();
+  const double z = kReadableZoom;
+  const bool lr = scene_->leftToRight();
+  // The free band beside the minimap, across the flow.
+  const QSize m = minimap_->size();
+  const double free_across = (lr ? v.height() - m.height() : v.width() - m.width()) - 2.0 * kMinimapMargin;
+  const double extent_across = (lr ? b.height() : b.width()) * z;
+  QPointF c;
+  if (!lr) {
+    // Top of the graph at the top of the view; across, centred in the band
+    // left of the minimap when it fits there, else from the left edge.
+    const double cx = extent_across <= free_across ? b.center().x() + (v.width() / 2.0 - (kMinimapMargin + free_across / 2.0)) / z
+                                                   : b.left() - 20 / z + v.width() / (2 * z);
+    c = QPointF(cx, b.top() - 20 / z + v.height() / (2 * z));
+  } else {
+    const double cy = extent_across <= free_across ? b.center().y() + (v.height() / 2.0 - (kMinimapMargin + free_across / 2.0)) / z
+                                                   : b.top() - 20 / z + v.height() / (2 * z);
+    c = QPointF(b.left() - 20 / z + v.width() / (2 * z), cy);
+  }
+  centerOn(c);
+  emit zoomChanged(zoom());
+  updateMinimapVisibility();
 }
 
 void GraphView::zoomToSelection() {
@@ -79,12 +153,15 @@ void GraphView::zoomToSelection() {
   if (r.isEmpty()) return;
   fitInView(r.adjusted(-60, -60, 60, 60), Qt::KeepAspectRatio);
   if (zoom() > 1.5) setZoom(1.5);
+  updateSceneRect();
   emit zoomChanged(zoom());
-  minimap_->update();
+  updateMinimapVisibility();
 }
 
-void GraphView::setMinimapVisible(bool on) { minimap_->setVisible(on); }
-bool GraphView::minimapVisible() const { return minimap_->isVisible(); }
+void GraphView::setMinimapVisible(bool on) {
+  minimap_wanted_ = on;
+  updateMinimapVisibility();
+}
 
 bool GraphView::selectAndCenter(const std::string& name) {
   if (!scene_ || !scene_->graph() || scene_->graph()->find(name) < 0) return false;
@@ -129,9 +206,24 @@ void GraphView::stepMatch(int delta) {
 }
 
 void GraphView::onLayoutApplied() {
+  if (!scene_) return;
+  updateSceneRect();
   if (first_layout_) {
+    // A first view that would need scrolling across the flow at a readable
+    // zoom shows one level less (a wide level of parallel scopes, as in a
+    // hub module): the user expands what they look for. Scrolling along the
+    // flow (a long chain) is natural and kept.
+    const QRectF b = scene_->currentLayout().bounds;
+    const bool lr = scene_->leftToRight();
+    const double across = (lr ? b.height() : b.width()) * kReadableZoom;
+    const double room = lr ? viewport()->height() : viewport()->width();
+    if (!b.isEmpty() && across > 1.5 * room && fit_attempts_ < 4 && scene_->collapseDeepestLevel()) {
+      ++fit_attempts_;
+      return;  // the next layout comes back here
+    }
     first_layout_ = false;
-    fitAll();
+    fit_attempts_ = 0;
+    showStart();
   }
   if (anchor_group_ >= 0) {
     // Keep the toggled scope where the user double-clicked it.
@@ -260,58 +352,105 @@ bool GraphView::viewportEvent(QEvent* event) {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  const QSize s(std::min(220, width() / 4), std::min(160, height() / 4));
-  minimap_->setGeometry(width() - s.width() - 24, height() - s.height() - 24, s.width(), s.height());
+  const QSize s(std::min(200, width() / 5), std::min(150, height() / 5));
+  minimap_->setGeometry(width() - s.width() - kMinimapMargin, height() - s.height() - kMinimapMargin, s.width(),
+                        s.height());
   minimap_->refresh();
+  updateSceneRect();
+  updateMinimapVisibility();
+  updateLegend();
 }
 
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
-  minimap_->update();
+  updateMinimapVisibility();
+  emit viewChanged();
   if (scene_ && scene_->hasOverlay()) viewport()->update();
 }
 
-void GraphView::drawForeground(QPainter* painter, const QRectF&) {
-  if (!scene_) return;
-  LegendInfo legend = scene_->legend();
-  if (legend.title.isEmpty() && legend.entries.empty()) return;
-  painter->save();
-  painter->resetTransform();
-  painter->setRenderHint(QPainter::Antialiasing);
-  const double w = 190, h = legend.gradient ? 58 : 26 + 18.0 * legend.entries.size();
-  QRectF box(12, 12, w, h);
-  painter->setPen(QPen(QColor(200, 200, 200), 1));
-  painter->setBrush(QColor(255, 255, 255, 235));
-  painter->drawRoundedRect(box, 6, 6);
-  painter->setPen(QColor(30, 30, 30));
-  painter->setFont(style::titleFont());
-  painter->drawText(box.adjusted(10, 4, -10, 0), Qt::AlignLeft | Qt::AlignTop, legend.title);
-  painter->setFont(style::nameFont());
-  if (legend.gradient) {
-    QRectF bar(box.left() + 10, box.top() + 24, w - 20, 10);
-    QLinearGradient grad(bar.topLeft(), bar.topRight());
-    for (int i = 0; i <= 8; ++i) grad.setColorAt(i / 8.0, heatColor(i / 8.0));
-    painter->setPen(Qt::NoPen);
-    painter->setBrush(grad);
-    painter->drawRect(bar);
-    painter->setPen(QColor(60, 60, 60));
-    QString unit = legend.unit.isEmpty() ? QString() : QLatin1Char(' ') + legend.unit;
-    painter->drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), 14), Qt::AlignLeft,
-                      QString::number(legend.min, 'g', 3) + unit);
-    painter->drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), 14), Qt::AlignRight,
-                      QString::number(legend.max, 'g', 3) + unit);
-  } else {
-    double y = box.top() + 24;
-    for (const auto& [label, color] : legend.entries) {
-      painter->setPen(QPen(QColor(150, 150, 150), 0.8));
-      painter->setBrush(color);
-      painter->drawRoundedRect(QRectF(box.left() + 10, y + 2, 14, 11), 2, 2);
-      painter->setPen(QColor(40, 40, 40));
-      painter->drawText(QRectF(box.left() + 30, y, w - 40, 16), Qt::AlignLeft | Qt::AlignVCenter, label);
-      y += 18;
+QRect GraphView::legendRect() const { return legend_->isVisible() ? legend_->geometry() : QRect(); }
+
+void GraphView::updateLegend() {
+  LegendInfo legend = scene_ ? scene_->legend() : LegendInfo();
+  legend_->setLegend(legend);
+  const int h = legend_->empty() ? 0 : 26;
+  setViewportMargins(0, h, 0, 0);
+  const int f = frameWidth();
+  legend_->setGeometry(f, f, width() - 2 * f, h);
+  legend_->setVisible(h > 0);
+}
+
+std::string GraphView::nodeNearestCentre(const std::function<bool(const std::string&)>& accept) const {
+  if (!scene_) return {};
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const QPointF centre = visible.center();
+  std::string best;
+  double best_d = 0;
+  for (QGraphicsItem* item : scene_->items(visible)) {
+    if (item->type() != NodeItem::Type) continue;
+    const std::string name = scene_->nodeNameAt(item);
+    if (name.empty() || (accept && !accept(name))) continue;
+    const QPointF d = item->sceneBoundingRect().center() - centre;
+    const double dist = d.x() * d.x() + d.y() * d.y();
+    if (best.empty() || dist < best_d) {
+      best = name;
+      best_d = dist;
     }
   }
-  painter->restore();
+  return best;
+}
+
+// ----------------------------------------------------------------- LegendBar
+
+LegendBar::LegendBar(QWidget* parent) : QWidget(parent) {
+  setObjectName("GraphLegend");
+  hide();
+}
+
+void LegendBar::setLegend(const LegendInfo& legend) {
+  legend_ = legend;
+  update();
+}
+
+void LegendBar::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.fillRect(rect(), QColor(255, 255, 255));
+  p.setPen(QColor(215, 215, 215));
+  p.drawLine(rect().bottomLeft(), rect().bottomRight());
+  const QRectF r = QRectF(rect()).adjusted(10, 0, -10, -1);
+  p.setPen(QColor(30, 30, 30));
+  p.setFont(style::titleFont());
+  const double title_w = QFontMetricsF(style::titleFont()).horizontalAdvance(legend_.title) + 14;
+  p.drawText(r, Qt::AlignLeft | Qt::AlignVCenter, legend_.title);
+  p.setFont(style::nameFont());
+  const QFontMetricsF fm(style::nameFont());
+  double x = r.left() + title_w;
+  const double cy = r.center().y();
+  if (legend_.gradient) {
+    const QString unit = legend_.unit.isEmpty() ? QString() : QLatin1Char(' ') + legend_.unit;
+    const QString lo = QString::number(legend_.min, 'g', 3) + unit, hi = QString::number(legend_.max, 'g', 3) + unit;
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(QPointF(x, cy + fm.ascent() / 2 - 1), lo);
+    x += fm.horizontalAdvance(lo) + 6;
+    const QRectF bar(x, cy - 5, 160, 10);
+    QLinearGradient grad(bar.topLeft(), bar.topRight());
+    for (int i = 0; i <= 8; ++i) grad.setColorAt(i / 8.0, heatColor(i / 8.0));
+    p.setPen(Qt::NoPen);
+    p.setBrush(grad);
+    p.drawRect(bar);
+    p.setPen(QColor(60, 60, 60));
+    p.drawText(QPointF(bar.right() + 6, cy + fm.ascent() / 2 - 1), hi);
+    return;
+  }
+  for (const auto& [label, color] : legend_.entries) {
+    p.setPen(QPen(QColor(150, 150, 150), 0.8));
+    p.setBrush(color);
+    p.drawRoundedRect(QRectF(x, cy - 6, 14, 11), 2, 2);
+    p.setPen(QColor(40, 40, 40));
+    p.drawText(QPointF(x + 19, cy + fm.ascent() / 2 - 1), label);
+    x += 19 + fm.horizontalAdvance(label) + 16;
+  }
 }
 
 // ----------------------------------------------------------------- Minimap

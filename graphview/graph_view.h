@@ -13,13 +13,16 @@
 #include <QImage>
 #include <QPointer>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "graphview/graph_scene.h"
+#include "graphview/scene_data.h"
 
 namespace gds::graphview {
 
+class LegendBar;
 class Minimap;
 
 class GraphView : public QGraphicsView {
@@ -32,14 +35,33 @@ class GraphView : public QGraphicsView {
   // from then on (the scene may be deleted before its views).
   void detachScene();
 
+  // The zoom at which node labels read (the op type at 10 px, the name at
+  // 9 px): the first view of a graph never starts below it.
+  static constexpr double kReadableZoom = 0.9;
+
   double zoom() const;  // 1.0: one scene unit per pixel
   void setZoom(double zoom);
   void zoomIn();
   void zoomOut();
   void fitAll();
   void zoomToSelection();
+  // The user's choice; the minimap only shows while part of the graph is
+  // outside the view (with everything visible there is nothing to find).
   void setMinimapVisible(bool on);
-  bool minimapVisible() const;
+  bool minimapVisible() const { return minimap_wanted_; }
+  bool minimapShown() const;
+  // The minimap's area in viewport coordinates (empty when hidden).
+  QRect minimapRect() const;
+  // The legend of an overlay (heat map, changes) is a strip above the
+  // viewport, so it never covers a node or a scope header. Its area in the
+  // view's coordinates; empty when there is no overlay.
+  QRect legendRect() const;
+  // The node nearest to the viewport's centre among those `accept` takes
+  // (all when null); empty when none is in view.
+  std::string nodeNearestCentre(const std::function<bool(const std::string&)>& accept = nullptr) const;
+  // The next layout is a new graph's first: show it as on opening (see
+  // onLayoutApplied). MainWindow calls it when another model is opened.
+  void showNextAsNew() { first_layout_ = true; fit_attempts_ = 0; }
 
   // Reveals (expanding its scopes), selects and centres a node. False when
   // the graph has no such node.
@@ -59,6 +81,8 @@ class GraphView : public QGraphicsView {
   void contextMenuRequested(const QString& name, const QPoint& globalPos);
   void scopeToggled(const QString& path, bool expanded);
   void zoomChanged(double zoom);
+  // The visible part of the scene moved or was scaled (scroll, zoom, fit).
+  void viewChanged();
   void searchPositionChanged(int index, int count);
 
  protected:
@@ -70,22 +94,48 @@ class GraphView : public QGraphicsView {
   bool viewportEvent(QEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
-  void drawForeground(QPainter* painter, const QRectF& rect) override;
 
  private:
   void onLayoutApplied();
+  // The first view of a graph: fit when that reads, else the readable zoom
+  // at the start of the graph (its top, or its left when laid out left to
+  // right), clear of the minimap.
+  void showStart();
+  void updateMinimapVisibility();
+  void updateSceneRect();
+  void updateLegend();
   void scaleBy(double factor);
   void centerOnName(const std::string& name);
   void stepMatch(int delta);
 
   GraphScene* scene_;
   Minimap* minimap_;
+  LegendBar* legend_;
   bool first_layout_ = true;
+  int fit_attempts_ = 0;
+  bool minimap_wanted_ = true;
   std::string pending_center_;
   // Keeps a toggled scope under the cursor across the re-layout.
   int anchor_group_ = -1;
   QPoint anchor_view_pos_;
   int match_index_ = -1;
+};
+
+// The legend strip above the viewport: the overlay's title, then its
+// colour ramp with the range, or its categories.
+class LegendBar : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit LegendBar(QWidget* parent);
+  void setLegend(const LegendInfo& legend);
+  bool empty() const { return legend_.title.isEmpty() && legend_.entries.empty(); }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  LegendInfo legend_;
 };
 
 // The whole graph in a corner, with the visible area; click or drag to move there.

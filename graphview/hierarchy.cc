@@ -4,6 +4,8 @@
 #include <cctype>
 #include <unordered_map>
 
+#include "model/auxiliary.h"
+
 namespace gds::graphview {
 namespace {
 
@@ -121,14 +123,52 @@ std::shared_ptr<const Hierarchy> Hierarchy::build(std::shared_ptr<const model::G
     ++h->shown_nodes_;
   }
 
+  // Auxiliary items at the top level: a node classified auxiliary, a
+  // top-level scope whose shown nodes all are. They move into one group when
+  // they hold at least two nodes.
+  std::vector<char> aux_node(n, 0);
+  std::vector<char> aux_raw(raw.size(), 0);
+  if (options.group_auxiliary) {
+    const auto kinds = model::classifyAuxiliary(g);
+    std::vector<int> aux_count(raw.size(), 0);
+    for (int i = 0; i < n; ++i) {
+      if (h->folded_into_[i] >= 0) continue;
+      // A folded constant follows its host; only shown nodes decide.
+      aux_node[i] = kinds[static_cast<size_t>(i)] != model::AuxiliaryKind::None;
+      if (aux_node[i])
+        for (int r = raw_of[i]; r >= 0; r = raw[r].parent) ++aux_count[r];
+    }
+    int moved = 0;
+    for (size_t r = 1; r < raw.size(); ++r)
+      if (raw[r].parent == 0 && raw[r].count > 0 && aux_count[r] == raw[r].count) {
+        aux_raw[r] = 1;
+        moved += raw[r].count;
+      }
+    for (int i = 0; i < n; ++i)
+      if (h->folded_into_[i] < 0 && raw_of[i] == 0 && aux_node[i]) ++moved;
+    if (moved < 2) std::fill(aux_raw.begin(), aux_raw.end(), 0);
+    if (moved < 2) std::fill(aux_node.begin(), aux_node.end(), 0);
+  }
+
   // 3. Real groups: scopes with at least two shown nodes (a meta-node for one
   // node helps nobody); smaller scopes dissolve into their parent.
   std::vector<int> real_of_raw(raw.size(), -1);
   h->groups_.push_back(Group{});
   real_of_raw[0] = 0;
+  if (std::find(aux_raw.begin(), aux_raw.end(), 1) != aux_raw.end() ||
+      std::find(aux_node.begin(), aux_node.end(), 1) != aux_node.end()) {
+    Group aux;
+    aux.path = kAuxiliaryPath;
+    aux.label = "Auxiliary nodes";
+    aux.parent = 0;
+    aux.depth = 1;
+    aux.auxiliary = true;
+    h->auxiliary_group_ = static_cast<int>(h->groups_.size());
+    h->groups_.push_back(std::move(aux));
+  }
   // Raw groups were created parents first, so one forward pass suffices.
   for (size_t r = 1; r < raw.size(); ++r) {
-    int parent_real = real_of_raw[raw[r].parent];
+    int parent_real = aux_raw[r] ? h->auxiliary_group_ : real_of_raw[raw[r].parent];
     if (raw[r].count >= 2) {
       Group grp;
       grp.path = raw[r].path;
@@ -153,15 +193,21 @@ std::shared_ptr<const Hierarchy> Hierarchy::build(std::shared_ptr<const model::G
     return std::to_string(grp) + "|" + g.op(i) + "|" + name.substr(0, end);
   };
   std::unordered_map<std::string, int> series_count, series_group;
+  // The group a shown node belongs to before series: its scope's, or the
+  // auxiliary group for an auxiliary node at the top level.
+  auto scopeGroup = [&](int i) {
+    const int grp = real_of_raw[raw_of[i]];
+    return grp == 0 && aux_node[i] && h->auxiliary_group_ > 0 ? h->auxiliary_group_ : grp;
+  };
   for (int i = 0; i < n; ++i)
-    if (h->folded_into_[i] < 0) ++series_count[seriesKey(i, real_of_raw[raw_of[i]])];
+    if (h->folded_into_[i] < 0) ++series_count[seriesKey(i, scopeGroup(i))];
   h->group_of_.assign(n, 0);
   std::vector<char> group_listed(h->groups_.size(), 0);
   group_listed[0] = 1;
   std::vector<std::unordered_map<std::string, int>> op_counts(h->groups_.size());
   for (int i = 0; i < n; ++i) {
     if (h->folded_into_[i] >= 0) continue;
-    int grp = real_of_raw[raw_of[i]];
+    int grp = scopeGroup(i);
     {
       std::string key = seriesKey(i, grp);
       if (series_count[key] >= kSeriesMin) {
@@ -283,7 +329,9 @@ Expansion Hierarchy::defaultExpansion(int budget) const {
   Expansion e(groups_.size(), 0);
   e[0] = 1;
   int visible = static_cast<int>(groups_[0].groups.size() + groups_[0].nodes.size());
-  std::vector<int> level = groups_[0].groups;
+  std::vector<int> level;
+  for (int grp : groups_[0].groups)
+    if (grp != auxiliary_group_) level.push_back(grp);
   while (!level.empty()) {
     int cost = 0;
     std::vector<int> next;

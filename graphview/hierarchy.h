@@ -24,6 +24,11 @@ struct HierarchyOptions {
   // Netron's rule: a Const with one consumer (and Identity "read" wrappers
   // of such a Const) is drawn as a weight badge on its consumer.
   bool fold_constants = true;
+  // TensorBoard's rule: top-level scopes and nodes that save, restore or
+  // initialize variables, compute gradients or write summaries
+  // (model/auxiliary.h) go into one "Auxiliary nodes" group, laid out
+  // beside the main graph without its edges to it.
+  bool group_auxiliary = true;
 };
 
 // Something drawn at one level: an op node, a group, or the boundary of the
@@ -52,7 +57,11 @@ class Hierarchy {
     // Most frequent op types in the subtree, most frequent first (at most 3).
     std::vector<std::pair<std::string, int>> top_ops;
     bool series = false;  // a series of numbered siblings ("Identity_*"), not a name scope
+    bool auxiliary = false;  // the group of auxiliary nodes (path kAuxiliaryPath)
   };
+  // Path of the auxiliary group: not a valid TensorFlow node name, so it
+  // never collides with a scope.
+  static constexpr const char* kAuxiliaryPath = "(auxiliary)";
   // Edges between two children of a group, bundled.
   struct Bundle {
     ItemRef from, to;
@@ -72,6 +81,8 @@ class Hierarchy {
   const Group& group(int g) const { return groups_[g]; }
   const std::vector<Bundle>& bundles(int g) const { return bundles_[g]; }
   int findGroup(const std::string& path) const;  // -1 when absent
+  // The auxiliary group (a child of the root), or -1 when the graph has none.
+  int auxiliaryGroup() const { return auxiliary_group_; }
 
   // The group a shown node sits in directly (folded nodes: their host's group).
   int groupOf(int node) const { return group_of_[node]; }
@@ -90,6 +101,7 @@ class Hierarchy {
 
   // TensorBoard-like start state: expand levels breadth-first, a whole level
   // at a time, while the number of visible items stays within `budget`.
+  // The auxiliary group starts collapsed.
   Expansion defaultExpansion(int budget = 60) const;
   Expansion allExpanded() const { return Expansion(groups_.size(), 1); }
   // Expands every group on the way to `node` (or to the folded node's host).
@@ -104,6 +116,7 @@ class Hierarchy {
   std::vector<int> folded_into_;
   std::vector<std::vector<int>> weights_;
   int shown_nodes_ = 0;
+  int auxiliary_group_ = -1;
 };
 
 }  // namespace gds::graphview

@@ -109,7 +109,11 @@ std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, co
   LevelGraph level;
   level.left_to_right = options.left_to_right;
   std::unordered_map<int, int> node_item, group_item;
+  // The auxiliary group sits beside the main graph (TensorBoard's layout):
+  // it takes no part in the level's layout and its edges are not drawn.
+  const int aside = group == 0 ? h.auxiliaryGroup() : -1;
   for (int c : grp.groups) {
+    if (c == aside) continue;
     group_item[c] = static_cast<int>(out->children.size());
     out->children.push_back({ItemRef::Group, c});
     const auto& child = child_layouts[c];
@@ -146,7 +150,15 @@ std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, co
   };
   auto expandedGroup = [&](const ItemRef& r) { return r.kind == ItemRef::Group && expansion[r.index]; };
   const auto& bundles = h.bundles(group);
-  for (const auto& b : bundles) {
+  auto touchesAside = [&](const Hierarchy::Bundle& b) {
+    return aside > 0 && ((b.from.kind == ItemRef::Group && b.from.index == aside) ||
+                         (b.to.kind == ItemRef::Group && b.to.index == aside));
+  };
+  std::vector<int> edge_of_bundle(bundles.size(), -1);
+  for (size_t k = 0; k < bundles.size(); ++k) {
+    const auto& b = bundles[k];
+    if (touchesAside(b)) continue;
+    edge_of_bundle[k] = static_cast<int>(level.edges.size());
     LevelGraph::Edge e;
     e.from = itemOf(b.from);
     e.to = itemOf(b.to);
@@ -192,11 +204,23 @@ std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, co
     out->rects.push_back(QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height()));
   }
   const bool lr = options.left_to_right;
+  if (aside > 0) {
+    // Beside the flow: right of a top-to-bottom graph, below a left-to-right one.
+    const auto& child = child_layouts[aside];
+    const QSizeF s = expansion[aside] && child ? child->size : sizes.meta[aside];
+    const double gap = 60;
+    QRectF r = lr ? QRectF(pad, out->size.height() + gap - pad, s.width(), s.height())
+                  : QRectF(out->size.width() + gap - pad, top, s.width(), s.height());
+    out->children.push_back({ItemRef::Group, aside});
+    out->rects.push_back(r);
+    out->size = out->size.expandedTo(QSizeF(r.right() + pad, r.bottom() + pad));
+  }
   if (level.source >= 0) out->in_point = placed.centers[level.source] + shift;
   if (level.sink >= 0) out->out_point = placed.centers[level.sink] + shift;
   for (size_t k = 0; k < bundles.size(); ++k) {
     const auto& b = bundles[k];
-    QPainterPath path = placed.paths[k].translated(shift);
+    if (edge_of_bundle[k] < 0) continue;
+    QPainterPath path = placed.paths[static_cast<size_t>(edge_of_bundle[k])].translated(shift);
     // Edges at an expanded frame continue inside it from its In/Out point:
     // end this part on the frame's side, level with that point.
     if (expandedGroup(b.to)) {

@@ -7,6 +7,9 @@ namespace gds::model {
 void setAttrType(tensorflow::NodeDef* node, const std::string& name, tensorflow::DataType type) {
   (*node->mutable_attr())[name].set_type(type);
 }
+void setAttrInt(tensorflow::NodeDef* node, const std::string& name, std::int64_t value) {
+  (*node->mutable_attr())[name].set_i(value);
+}
 void setAttrInts(tensorflow::NodeDef* node, const std::string& name, const std::vector<std::int64_t>& values) {
   auto* list = (*node->mutable_attr())[name].mutable_list();
   list->Clear();

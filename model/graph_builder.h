@@ -88,6 +88,7 @@ class GraphBuilder {
 
 // Attr setters for hand-built nodes.
 void setAttrType(tensorflow::NodeDef* node, const std::string& name, tensorflow::DataType type);
+void setAttrInt(tensorflow::NodeDef* node, const std::string& name, std::int64_t value);
 void setAttrInts(tensorflow::NodeDef* node, const std::string& name, const std::vector<std::int64_t>& values);
 void setAttrString(tensorflow::NodeDef* node, const std::string& name, const std::string& value);
 void setAttrBool(tensorflow::NodeDef* node, const std::string& name, bool value);

@@ -264,7 +264,21 @@ void Inferer::inferNode(int i) {
     return;
   }
   if (op == "ReadVariableOp") {
-    set(i, 0, TensorInfo::unknown(typeAttr(n, "dtype")));
+    // The handle's shape and dtype (TF keeps them as the resource's
+    // handle data): the "shape" attr of the VarHandleOp it reads, through
+    // Identity ops of the handle.
+    const DataType dt = typeAttr(n, "dtype");
+    int src = input(i, 0).first;
+    for (int hops = 0; src >= 0 && hops < 8 && isOneOf(g_.op(src), {"Identity", "Enter"}); ++hops)
+      src = input(src, 0).first;
+    const auto* s = src >= 0 && g_.op(src) == "VarHandleOp" ? attr(g_.node(src), "shape") : nullptr;
+    bool known = false;
+    Shape shape;
+    if (s && s->value_case() == tensorflow::AttrValue::kShape) {
+      known = true;
+      shape = shapeFromProto(s->shape(), &known);
+    }
+    set(i, 0, known ? TensorInfo::ranked(dt, shape) : TensorInfo::unknown(dt));
     return;
   }
   // Ops whose output 0 has input 0's shape.
@@ -318,6 +332,25 @@ void Inferer::inferNode(int i) {
     DataType dt = cmp ? tensorflow::DT_BOOL : passDtype(0);
     auto b = broadcast(in(i, 0), in(i, 1), dt);
     set(i, 0, b ? *b : TensorInfo::unknown(dt));
+    return;
+  }
+  // QuantizedAdd/QuantizedMul (quantized_add_op.cc / quantized_mul_op.cc):
+  // the broadcast of x and y as Toutput, plus the output range as scalars.
+  if (op == "QuantizedAdd" || op == "QuantizedMul") {
+    DataType dt = typeAttr(n, "Toutput", tensorflow::DT_QINT32);
+    auto b = broadcast(in(i, 0), in(i, 1), dt);
+    set(i, 0, b ? *b : TensorInfo::unknown(dt));
+    set(i, 1, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    set(i, 2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    return;
+  }
+  // QuantizedBiasAdd: the input's shape as out_type (BiasAddShape).
+  if (op == "QuantizedBiasAdd") {
+    TensorInfo t = in(i, 0);
+    t.dtype = typeAttr(n, "out_type", tensorflow::DT_QINT32);
+    set(i, 0, t);
+    set(i, 1, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
+    set(i, 2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
     return;
   }
   if (op == "AddN") {
@@ -775,6 +808,36 @@ void Inferer::inferNode(int i) {
     set(i, 0, TensorInfo::ranked(tensorflow::DT_FLOAT,
                                  {intAttr(n, "desired_samples", -1), intAttr(n, "desired_channels", -1)}));
     set(i, 1, TensorInfo::ranked(tensorflow::DT_INT32, {}));
+    return;
+  }
+  // The audio front end (tensorflow/core/ops/audio_ops.cc): a spectrogram of
+  // [samples, channels] audio is [channels, 1 + (samples - window) / stride,
+  // 1 + NextPowerOfTwo(window) / 2] (no frame when the clip is shorter than a
+  // window); MFCCs keep channels and frames and give dct_coefficient_count.
+  if (op == "AudioSpectrogram") {
+    const TensorInfo& x = in(i, 0);
+    const std::int64_t window = intAttr(n, "window_size", -1), stride = intAttr(n, "stride", -1);
+    std::int64_t channels = -1, frames = -1, bins = -1;
+    if (x.known_rank && x.shape.size() == 2) channels = x.shape[1];
+    if (x.known_rank && x.shape.size() == 2 && x.shape[0] >= 0 && window > 0 && stride > 0)
+      frames = x.shape[0] < window ? 0 : 1 + (x.shape[0] - window) / stride;
+    if (window > 0 && window <= (std::int64_t(1) << 30)) {
+      std::int64_t fft = 1;
+      while (fft < window) fft <<= 1;
+      bins = 1 + fft / 2;
+    }
+    set(i, 0, TensorInfo::ranked(tensorflow::DT_FLOAT, {channels, frames, bins}));
+    return;
+  }
+  if (op == "Mfcc") {
+    const TensorInfo& s = in(i, 0);
+    std::int64_t channels = -1, frames = -1;
+    if (s.known_rank && s.shape.size() == 3) {
+      channels = s.shape[0];
+      frames = s.shape[1];
+    }
+    const std::int64_t dct = intAttr(n, "dct_coefficient_count", 13);
+    set(i, 0, TensorInfo::ranked(tensorflow::DT_FLOAT, {channels, frames, dct > 0 ? dct : -1}));
     return;
   }
   if (op == "RequantizationRange") {

@@ -220,6 +220,111 @@ void printOneDim(const HostTensor& t, size_t dim, std::int64_t limit, std::int64
   }
 }
 
+// Longest data paths through the non-auxiliary part of the graph: depth[i]
+// from any input to i, height[i] from i to any output (in edges). Loops'
+// back edges are skipped (topoOrder ignores them), so both are finite.
+void pathLengths(const Graph& g, const std::vector<AuxiliaryKind>& aux, std::vector<int>* depth,
+                 std::vector<int>* height) {
+  const int n = g.size();
+  depth->assign(static_cast<std::size_t>(n), 0);
+  height->assign(static_cast<std::size_t>(n), 0);
+  std::vector<int> position(static_cast<std::size_t>(n), 0);
+  const auto& order = g.topoOrder();
+  for (std::size_t k = 0; k < order.size(); ++k) position[static_cast<std::size_t>(order[k])] = static_cast<int>(k);
+  auto main = [&](int i) { return aux[static_cast<std::size_t>(i)] == AuxiliaryKind::None; };
+  auto forward = [&](int from, int to) { return position[static_cast<std::size_t>(from)] < position[static_cast<std::size_t>(to)]; };
+  for (int i : order) {
+    if (!main(i)) continue;
+    for (const auto& in : g.inputs(i))
+      if (!in.control && main(in.node) && forward(in.node, i))
+        (*depth)[static_cast<std::size_t>(i)] = std::max((*depth)[static_cast<std::size_t>(i)], (*depth)[static_cast<std::size_t>(in.node)] + 1);
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int i = *it;
+    if (!main(i)) continue;
+    for (const auto& c : g.consumers(i))
+      if (c.port >= 0 && main(c.node) && forward(i, c.node))
+        (*height)[static_cast<std::size_t>(i)] = std::max((*height)[static_cast<std::size_t>(i)], (*height)[static_cast<std::size_t>(c.node)] + 1);
+  }
+}
+
+// A Placeholder that carries data: not a boolean flag, a captured variable
+// (resource) or a numeric scalar (a hyper-parameter such as keep_prob); a
+// string scalar is data (encoded images, WAV clips).
+bool dataLike(const SummaryNode& n) {
+  const auto base = static_cast<tensorflow::DataType>(baseDtype(n.dtype));
+  if (base == tensorflow::DT_BOOL || base == tensorflow::DT_RESOURCE || base == tensorflow::DT_VARIANT) return false;
+  if (base == tensorflow::DT_STRING) return true;
+  return !n.has_shape || !n.known_rank || !n.shape.empty();
+}
+
+void rankSuggestions(const Graph& g, Summary* s) {
+  const auto aux = classifyAuxiliary(g);
+  for (auto k : aux) s->auxiliary_nodes += k != AuxiliaryKind::None;
+  std::vector<int> depth, height;
+  pathLengths(g, aux, &depth, &height);
+  struct Ranked {
+    Suggestion suggestion;
+    int group = 0;  // 0 likely, 1 other main-graph nodes, 2 flags, 3 auxiliary
+    int order = 0;
+  };
+  auto sortAndStore = [](std::vector<Ranked>& ranked, std::vector<Suggestion>* out) {
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& a, const Ranked& b) {
+      if (a.group != b.group) return a.group < b.group;
+      return a.suggestion.path_length > b.suggestion.path_length;
+    });
+    for (auto& r : ranked) out->push_back(std::move(r.suggestion));
+  };
+
+  std::vector<Ranked> inputs;
+  int longest = 0;
+  for (const auto& in : s->inputs) {
+    const int i = g.find(in.name);
+    if (i >= 0 && dataLike(in) && aux[static_cast<std::size_t>(i)] == AuxiliaryKind::None)
+      longest = std::max(longest, height[static_cast<std::size_t>(i)]);
+  }
+  for (const auto& in : s->inputs) {
+    const int i = g.find(in.name);
+    if (i < 0) continue;
+    Ranked r;
+    r.suggestion.name = in.name;
+    r.suggestion.op = in.op;
+    r.suggestion.auxiliary = aux[static_cast<std::size_t>(i)];
+    r.suggestion.path_length = height[static_cast<std::size_t>(i)];
+    const bool main = r.suggestion.auxiliary == AuxiliaryKind::None && baseDtype(in.dtype) != tensorflow::DT_RESOURCE;
+    // Real data reaches most of the network (labels and masks of a
+    // training graph reach only the loss).
+    r.suggestion.likely = main && dataLike(in) && 2 * r.suggestion.path_length >= longest;
+    r.group = r.suggestion.likely ? 0 : !main ? 3 : dataLike(in) ? 1 : 2;
+    inputs.push_back(std::move(r));
+  }
+  sortAndStore(inputs, &s->suggested_inputs);
+
+  std::vector<Ranked> outputs;
+  longest = 0;
+  for (const auto& [name, op] : s->outputs) {
+    const int i = g.find(name);
+    if (i >= 0 && aux[static_cast<std::size_t>(i)] == AuxiliaryKind::None)
+      longest = std::max(longest, depth[static_cast<std::size_t>(i)]);
+  }
+  for (const auto& [name, op] : s->outputs) {
+    const int i = g.find(name);
+    if (i < 0) continue;
+    Ranked r;
+    r.suggestion.name = name;
+    r.suggestion.op = op;
+    r.suggestion.auxiliary = aux[static_cast<std::size_t>(i)];
+    r.suggestion.path_length = depth[static_cast<std::size_t>(i)];
+    const bool main = r.suggestion.auxiliary == AuxiliaryKind::None;
+    // The ends of the main path: as deep as the deepest output, give or
+    // take a few ops (a Softmax beside its ArgMax).
+    r.suggestion.likely = main && longest > 0 && 10 * r.suggestion.path_length >= 9 * longest;
+    r.group = r.suggestion.likely ? 0 : main ? 1 : 3;
+    outputs.push_back(std::move(r));
+  }
+  sortAndStore(outputs, &s->suggested_outputs);
+}
+
 }  // namespace
 
 std::string humanReadableNum(std::int64_t value) {
@@ -407,7 +512,17 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
   bool any_floppable = false;
   for (int i = 0; i < graph.size() && !any_floppable; ++i) any_floppable = isFloppable(graph.op(i));
   if (any_floppable) {
-    InferredShapes shapes = inferShapes(graph, options.input_shapes);
+    // benchmark_model runs an unknown batch as 1; so do the FLOPs here,
+    // saying which inputs it applied to (flops_batch_one).
+    ShapeOverrides overrides = options.input_shapes;
+    for (const auto& in : s.inputs) {
+      if (overrides.count(in.name) || !in.known_rank || in.shape.empty() || in.shape[0] >= 0) continue;
+      Shape one = in.shape;
+      one[0] = 1;
+      overrides[in.name] = one;
+      s.flops_batch_one.push_back(in.name);
+    }
+    InferredShapes shapes = inferShapes(graph, overrides);
     for (int i = 0; i < graph.size(); ++i) {
       if (!isFloppable(graph.op(i))) continue;
       std::int64_t f = nodeFlops(graph, shapes, i);
@@ -419,6 +534,7 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
       addTo(&s.flops_by_type[graph.op(i)], f);
     }
   }
+  rankSuggestions(graph, &s);
   return s;
 }
 
@@ -627,10 +743,44 @@ std::string formatSummaryText(const Summary& s) {
          std::to_string(s.variable_shape_parameters) + " (" + humanReadableNum(s.variable_shape_parameters) +
          ") variable elements by shape)\n";
   out += "FLOPs: " + std::to_string(s.flops) + " (" + humanReadableNum(s.flops) + ")";
+  if (!s.flops_batch_one.empty())
+    out += ", with batch 1 for " + join(s.flops_batch_one, ", ") + " (unknown batch size; give --input_shape for another)";
   if (!s.flops_unknown_nodes.empty())
     out += ", not counting " + std::to_string(s.flops_unknown_nodes.size()) +
            " nodes with unknown shapes (give --input_shape)";
   out += "\n";
+
+  // The likely inputs and outputs, and a benchmark command with only them
+  // when summarize_graph's (every Placeholder and variable, every unconsumed
+  // node) differs.
+  std::vector<std::string> likely_in, likely_out, in_types, in_shapes;
+  for (const auto& sug : s.suggested_inputs) {
+    if (!sug.likely) continue;
+    likely_in.push_back(sug.name);
+    for (const auto& n : s.inputs)
+      if (n.name == sug.name) {
+        in_types.push_back(tfTypeName(n.dtype));
+        Shape shape = n.has_shape && n.known_rank ? n.shape : Shape{};
+        if (!shape.empty() && shape[0] < 0) shape[0] = 1;
+        in_shapes.push_back(joinInts(shape, ","));
+      }
+  }
+  for (const auto& sug : s.suggested_outputs)
+    if (sug.likely) likely_out.push_back(sug.name);
+  // Only when the ranking tells more than summarize_graph's lists: some
+  // possible input or output is not a likely one.
+  const bool ranked = likely_in.size() != s.suggested_inputs.size() || likely_out.size() != s.suggested_outputs.size();
+  if (ranked) {
+    out += "Suggested inputs (real data first): " + (likely_in.empty() ? std::string("none") : join(likely_in, ", ")) +
+           "; outputs (ends of the main path): " + (likely_out.empty() ? std::string("none") : join(likely_out, ", "));
+    if (s.auxiliary_nodes > 0)
+      out += "; " + std::to_string(s.auxiliary_nodes) + " auxiliary nodes (checkpoints, initialization, gradients, summaries) ranked last";
+    out += "\n";
+  }
+  if (ranked && !likely_in.empty() && !likely_out.empty() && (likely_in != layers || likely_out != outs))
+    out += "gdstudio benchmark --graph=" + s.path + " --show_flops --input_layer=" + join(likely_in, ",") +
+           " --input_layer_type=" + join(in_types, ",") + " --input_layer_shape=" + join(in_shapes, ":") +
+           " --output_layer=" + join(likely_out, ",") + "\n";
   auto tensorLine = [](const char* kind, const TensorSummary& t) {
     return std::string(kind) + " tensor: name=" + t.name + ", type=" + tfTypeName(t.dtype) +
            ", shape=" + partialShapeText(t.known_rank, t.shape) +
@@ -696,6 +846,17 @@ nlohmann::json toJson(const Summary& s) {
   j["flops"] = s.flops;
   j["flops_by_type"] = s.flops_by_type;
   j["flops_unknown_nodes"] = s.flops_unknown_nodes;
+  j["flops_batch_one"] = s.flops_batch_one;
+  auto suggestions = [](const std::vector<Suggestion>& list) {
+    json a = json::array();
+    for (const auto& sug : list)
+      a.push_back({{"name", sug.name}, {"op", sug.op}, {"likely", sug.likely},
+                   {"auxiliary", auxiliaryKindName(sug.auxiliary)}, {"path_length", sug.path_length}});
+    return a;
+  };
+  j["suggested_inputs"] = suggestions(s.suggested_inputs);
+  j["suggested_outputs"] = suggestions(s.suggested_outputs);
+  j["auxiliary_nodes"] = s.auxiliary_nodes;
   j["warnings"] = s.warnings;
   j["signature_keys"] = s.signature_keys;
   j["object_based"] = s.object_based;

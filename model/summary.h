@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/auxiliary.h"
 #include "model/graph.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
@@ -32,6 +33,20 @@ struct SummaryNode {
   bool has_shape = false;   // the node has a "shape" attr
   bool known_rank = false;  // ... and its rank is known
   Shape shape;              // -1 for unknown dims
+};
+
+// One possible input (Placeholder) or output, ranked for a person choosing
+// what to feed and fetch. Not part of summarize_graph's output.
+struct Suggestion {
+  std::string name;
+  std::string op;
+  // A real data input (not a flag, a captured variable or an auxiliary node)
+  // with most of the graph downstream; an output at an end of the main path.
+  bool likely = false;
+  AuxiliaryKind auxiliary = AuxiliaryKind::None;
+  // Inputs: the longest data path from here to an output; outputs: the
+  // longest data path from an input to here; auxiliary nodes not counted.
+  int path_length = 0;
 };
 
 // A model input or output tensor with what the graph records about it:
@@ -95,6 +110,13 @@ struct Summary {
   std::map<std::string, std::int64_t> flops_by_type;
   // Such nodes whose shapes are not statically known (not counted).
   std::vector<std::string> flops_unknown_nodes;
+  // Inputs whose unknown batch (first) dimension FLOPs counted as 1, as
+  // benchmark_model runs them; a user's shape for the input overrides it.
+  std::vector<std::string> flops_batch_one;
+  // Every possible input (Placeholders) and output above, ranked: likely
+  // ones first, then by path length; auxiliary ones last.
+  std::vector<Suggestion> suggested_inputs, suggested_outputs;
+  int auxiliary_nodes = 0;  // see model/auxiliary.h
   // Const nodes whose value does not decode (skipped, as TensorFlow does).
   std::vector<std::string> warnings;
   // MetaGraph/SavedModel: the signature keys (not "__saved_model_init_op").
@@ -121,8 +143,9 @@ Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& i
 
 // summarize_graph's output for the summary (its lines and order), with the
 // suggested command for `gdstudio benchmark`, followed by the extra lines
-// (node count, file size, parameter bytes, FLOPs, and the input and output
-// tensors with quantization when the graph records them).
+// (node count, file size, parameter bytes, FLOPs, the input and output
+// tensors with quantization when the graph records them, the likely inputs
+// and outputs and a benchmark command with only those).
 std::string formatSummaryText(const Summary& summary);
 // --print_structure: "name (Op): [in1, in2]" per node in TensorFlow's
 // execution order, Consts with ", value=<Tensor DebugString>".

@@ -1,7 +1,10 @@
 #include "ui/accuracy_models.h"
 
+#include "ui/variants.h"
+
 #include <QColor>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -41,6 +44,23 @@ QString formatMetric(double value) {
 }
 
 QString formatCount(std::int64_t part, std::int64_t whole) { return QStringLiteral("%1/%2").arg(part).arg(whole); }
+
+double medianSampleSqnrDb(const AccuracyResult& result) {
+  std::vector<double> v;
+  if (result.dataset)
+    for (const auto& item : result.samples.items) v.push_back(item.sqnr_db);
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  if (n % 2 == 1) return v[n / 2];
+  const double lo = v[n / 2 - 1], hi = v[n / 2];
+  return std::isinf(lo) || std::isinf(hi) ? (std::isinf(lo) ? lo : hi) : (lo + hi) / 2;
+}
+
+bool showsTopFive(const engine::OutputAggregate& output) {
+  if (!output.classifier || output.rows <= 0) return false;
+  return output.error.stats.count / output.rows > 5;
+}
 
 std::pair<std::int64_t, std::int64_t> topOneAgreement(const AccuracyResult& result) {
   if (result.dataset) return {result.samples.agree, result.samples.inputs};
@@ -101,7 +121,7 @@ QVariant AccuracyOutputsModel::data(const QModelIndex& index, int role) const {
       if (role == Qt::DisplayRole) return formatCount(o.top1_agree, o.rows);
       if (role == kSortRole) return o.rows ? double(o.top1_agree) / double(o.rows) : 0.0;
       return QVariant();
-    case 7: return o.classifier ? metricCell(o.top5_overlap, role) : QVariant();
+    case 7: return showsTopFive(o) ? metricCell(o.top5_overlap, role) : QVariant();
     case 8:
     case 9: {
       if (!accuracy) return QVariant();
@@ -193,12 +213,14 @@ int AccuracyHistoryModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(runs_.size());
 }
 
-int AccuracyHistoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 9; }
+int AccuracyHistoryModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : 10; }
 
 QVariant AccuracyHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
-  const QStringList names = {tr("Run"),      tr("Compared"),        tr("Inputs"),      tr("Excluded ops"), tr("Top-1 agreement"),
-                             tr("Accuracy"), tr("Worst SQNR (dB)"), tr("Worst layer"), tr("Seconds")};
+  const QStringList names = {tr("Run"),          tr("Compared"),        tr("Inputs"),
+                             tr("8-bit weights"), tr("Excluded ops"),    tr("Top-1 agreement"),
+                             tr("Accuracy"),      tr("Worst SQNR (dB)"), tr("Worst layer"),
+                             tr("Seconds")};
   return section >= 0 && section < names.size() ? QVariant(names[section]) : QVariant();
 }
 
@@ -206,30 +228,35 @@ QVariant AccuracyHistoryModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return QVariant();
   const AccuracyResult& r = *runs_[static_cast<std::size_t>(index.row())];
   if (role == kNodeNameRole) return r.layers.empty() ? QVariant() : QString::fromStdString(r.layers.front().error.stats.name);
-  if (role != Qt::DisplayRole && role != kSortRole) return index.column() == 6 ? metricCell(r.worstSqnrDb(), role) : QVariant();
+  if (role != Qt::DisplayRole && role != kSortRole) return index.column() == 7 ? metricCell(r.worstSqnrDb(), role) : QVariant();
   switch (index.column()) {
     case 0: return index.row() + 1;
     case 1: return tr("%1 vs %2").arg(r.reference_name, r.other_name);
     case 2: return QString::fromStdString(r.input_description);
     case 3: {
+      // Per-channel and per-tensor runs otherwise read the same.
+      const std::string scheme = weightsScheme(r.pipeline);
+      return scheme.empty() ? QVariant() : QVariant(tr(scheme.c_str()));
+    }
+    case 4: {
       QStringList ops;
       for (const auto& op : r.excluded) ops << QString::fromStdString(op);
       return ops.isEmpty() ? tr("none") : ops.join(", ");
     }
-    case 4: {
+    case 5: {
       auto [agree, total] = topOneAgreement(r);
       if (total == 0) return QVariant();
       return role == kSortRole ? QVariant(double(agree) / double(total)) : QVariant(formatCount(agree, total));
     }
-    case 5:
+    case 6:
       if (!r.dataset || r.samples.labelled == 0) return QVariant();
       if (role == kSortRole) return double(r.samples.correct_other) / r.samples.labelled;
       return QStringLiteral("%1 %2, %3 %4")
           .arg(r.reference_name, formatCount(r.samples.correct_reference, r.samples.labelled), r.other_name,
                formatCount(r.samples.correct_other, r.samples.labelled));
-    case 6: return metricCell(r.worstSqnrDb(), role);
-    case 7: return r.layers.empty() ? QVariant() : QString::fromStdString(r.layers.front().error.stats.name);
-    case 8: return role == kSortRole ? QVariant(r.seconds) : QVariant(QString::number(r.seconds, 'f', 2));
+    case 7: return metricCell(r.worstSqnrDb(), role);
+    case 8: return r.layers.empty() ? QVariant() : QString::fromStdString(r.layers.front().error.stats.name);
+    case 9: return role == kSortRole ? QVariant(r.seconds) : QVariant(QString::number(r.seconds, 'f', 2));
   }
   return QVariant();
 }

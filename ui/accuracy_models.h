@@ -103,4 +103,14 @@ class AccuracyHistoryModel : public QAbstractTableModel {
 // output's rows; {0, 0} when there is no classifier output.
 std::pair<std::int64_t, std::int64_t> topOneAgreement(const AccuracyResult& result);
 
+// The median over the dataset's samples of the first output's SQNR (dB;
+// +inf for an identical output): the headline figure, which one near-exact
+// sample (188 dB) cannot pull up as it does a mean in dB. NaN when not a
+// dataset run or no sample.
+double medianSampleSqnrDb(const AccuracyResult& result);
+
+// Top-5 overlap means something only with more than five classes (with
+// five or fewer it is always 100%).
+bool showsTopFive(const engine::OutputAggregate& output);
+
 }  // namespace gds::ui

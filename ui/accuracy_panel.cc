@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -97,7 +98,11 @@ void AccuracyPanel::buildUi() {
   outer->setContentsMargins(4, 4, 4, 4);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   outer->addWidget(splitter);
-  auto* settings = new QWidget(splitter);
+  // The settings scroll when the dock is short (a 768-pixel screen).
+  auto* settings_scroll = new QScrollArea(splitter);
+  settings_scroll->setWidgetResizable(true);
+  settings_scroll->setFrameShape(QFrame::NoFrame);
+  auto* settings = new QWidget;
   auto* col = new QVBoxLayout(settings);
   col->setContentsMargins(0, 0, 4, 0);
 
@@ -150,8 +155,9 @@ void AccuracyPanel::buildUi() {
   folder_row->addWidget(browse);
   form->addRow(tr("Folder"), folder_row);
   labels_ = new QLineEdit(dataset_page);
-  labels_->setPlaceholderText(tr("default: <folder>/labels.csv"));
-  labels_->setToolTip(tr("labels.csv: file,label per line; '|' separates accepted labels"));
+  labels_->setPlaceholderText(tr("default: <folder>/labels.csv; none: no labels"));
+  labels_->setToolTip(tr("labels.csv: file,label per line; '|' separates accepted labels. 'none' compares the "
+                         "samples without labels. Labels that name no class are skipped and counted."));
   form->addRow(tr("Labels"), labels_);
   label_map_ = new QLineEdit(dataset_page);
   label_map_->setPlaceholderText(tr("labels.txt; empty: class ids"));
@@ -218,7 +224,9 @@ void AccuracyPanel::buildUi() {
   auto* results = new QWidget(splitter);
   auto* results_col = new QVBoxLayout(results);
   results_col->setContentsMargins(4, 0, 0, 0);
-  splitter->addWidget(settings);
+  settings_scroll->setWidget(settings);
+  settings_scroll->setMinimumWidth(settings->sizeHint().width() + 16);
+  splitter->addWidget(settings_scroll);
   splitter->addWidget(results);
   splitter->setStretchFactor(1, 1);
   splitter->setSizes({520, 1000});
@@ -454,7 +462,16 @@ QString AccuracyPanel::headlineText() const {
     parts << tr("accuracy %1 <b>%2</b>, %3 <b>%4</b>")
                  .arg(r.reference_name, formatCount(r.samples.correct_reference, r.samples.labelled), r.other_name,
                       formatCount(r.samples.correct_other, r.samples.labelled));
-  if (!r.outputs.empty()) parts << tr("output SQNR %1 dB").arg(formatMetric(r.outputs.front().error.stats.sqnr_db));
+  if (r.unknown_labels > 0)
+    parts << tr("%n sample(s) not counted for accuracy: their labels name no class of the class names (%1)", nullptr,
+                r.unknown_labels)
+                 .arg(QString::fromStdString(r.unknown_label_example).toHtmlEscaped());
+  const double median = medianSampleSqnrDb(r);
+  if (!std::isnan(median))
+    parts << tr("output SQNR %1 dB (median of %n sample(s))", nullptr, static_cast<int>(r.samples.items.size()))
+                 .arg(formatMetric(median));
+  else if (!r.outputs.empty())
+    parts << tr("output SQNR %1 dB").arg(formatMetric(r.outputs.front().error.stats.sqnr_db));
   if (!r.layers.empty())
     parts << tr("worst layer %1 (%2 dB)")
                  .arg(QString::fromStdString(r.layers.front().error.stats.name).toHtmlEscaped(),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <limits>
 #include <unordered_map>
 
@@ -102,8 +103,26 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
       return Status::Error("A dataset feeds one input; " + std::to_string(inputs.size()) +
                            " inputs are marked (mark exactly one input)");
     if (request.dataset_dir.empty()) return Status::Error("Choose a dataset folder");
-    auto dataset = engine::openDataset(request.dataset_dir, request.labels_path);
-    if (!dataset.ok()) return dataset.status().withContext("Dataset folder");
+    // "none" in the Labels field: the samples are compared unlabelled, even
+    // when the folder has a labels.csv.
+    const bool no_labels = QString::fromStdString(request.labels_path).compare("none", Qt::CaseInsensitive) == 0;
+    const std::string labels_path = no_labels ? std::string() : request.labels_path;
+    std::error_code ec;
+    if (!labels_path.empty() && !std::filesystem::is_regular_file(labels_path, ec))
+      return Status::Error("Labels: '" + labels_path +
+                           "' is not a file (a labels.csv of 'file,label' lines; 'none' for no labels)");
+    auto dataset = engine::openDataset(request.dataset_dir, labels_path);
+    if (!dataset.ok()) {
+      // Errors about the labels file (given or the folder's labels.csv) name the Labels field.
+      const std::string default_labels = (std::filesystem::path(request.dataset_dir) / "labels.csv").string();
+      const std::string& m = dataset.status().message();
+      const bool about_labels = (!labels_path.empty() && m.rfind(labels_path, 0) == 0) || m.rfind(default_labels, 0) == 0;
+      return dataset.status().withContext(about_labels ? "Labels" : "Dataset folder");
+    }
+    if (no_labels) {
+      dataset->labels.clear();
+      dataset->labels_path.clear();
+    }
     engine::DatasetOptions options;
     options.compare = compare_options;
     options.preprocess = request.preprocess;
@@ -111,6 +130,28 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
       auto map = engine::readLabelMap(request.label_map_path);
       if (!map.ok()) return map.status().withContext("Class names");
       options.label_map = std::move(*map);
+    }
+    // A label naming no class of the label map could never match: such
+    // samples are compared unlabelled and counted, instead of stopping the
+    // whole comparison (gdstudio compare refuses them: a script wants to know).
+    if (!options.label_map.empty()) {
+      for (auto it = dataset->labels.begin(); it != dataset->labels.end();) {
+        std::vector<std::string> known;
+        for (const auto& label : it->second) {
+          bool found = false;
+          for (const auto& c : options.label_map) found = found || engine::labelMatches(c, {label});
+          if (found) known.push_back(label);
+          else if (result.unknown_label_example.empty())
+            result.unknown_label_example = "'" + it->first + "' is labelled '" + label + "'";
+        }
+        if (known.empty() && !it->second.empty()) {
+          ++result.unknown_labels;
+          it = dataset->labels.erase(it);
+        } else {
+          it->second = std::move(known);
+          ++it;
+        }
+      }
     }
     options.cancelled = observer.cancelled;
     options.progress = [&](int done, int total, const std::string& file) {

@@ -46,6 +46,10 @@ struct AccuracyResult {
   bool dataset = false;
   std::string input_description;       // "random (seed 1)", "dataset images/ (7 files)"
   engine::DatasetResult samples;       // dataset mode: counts, items, confusion
+  // Dataset mode: samples whose labels name no class of the label map,
+  // compared unlabelled, and the first such label ("'x.png' is labelled 'tabby'").
+  int unknown_labels = 0;
+  std::string unknown_label_example;
   std::vector<engine::OutputAggregate> outputs;
   std::vector<LayerError> layers;      // worst (lowest SQNR) first
   double seconds = 0;

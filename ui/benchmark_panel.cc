@@ -183,6 +183,9 @@ QTableView* BenchmarkPanel::makeTable(QAbstractItemModel* model) {
   view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
   view->horizontalHeader()->setHighlightSections(false);
   view->horizontalHeader()->setStretchLastSection(false);
+  // The header and two rows at least: the dock fits under the side columns
+  // of a 768-pixel screen; the table scrolls.
+  view->setMinimumHeight(3 * view->verticalHeader()->defaultSectionSize() + 2 * view->frameWidth());
   connect(view, &QTableView::clicked, this, &BenchmarkPanel::activateRow);
   connect(view, &QTableView::activated, this, &BenchmarkPanel::activateRow);
   return view;
@@ -216,6 +219,9 @@ QWidget* BenchmarkPanel::createResults() {
   headline_view_->setSelectionMode(QAbstractItemView::NoSelection);
   headline_view_->setAlternatingRowColors(true);
 
+  // Wide enough for the figure names and two variants' values: the chart
+  // gives up width first.
+  headline_view_->setMinimumWidth(headline_view_->fontMetrics().horizontalAdvance("Compressed size  0.000 ms  0.000 ms") + 40);
   chart_ = new OpTypeChart(top);
   top->addWidget(headline_view_);
   top->addWidget(chart_);

@@ -378,7 +378,7 @@ bool BenchmarkProxyModel::filterAcceptsRow(int row, const QModelIndex& parent) c
 
 OpTypeChart::OpTypeChart(QWidget* parent) : QWidget(parent) {
   setObjectName("OpTypeChart");
-  setMinimumSize(320, 180);
+  setMinimumSize(260, 110);
 }
 
 QColor OpTypeChart::variantColor(int variant) {

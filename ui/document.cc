@@ -178,7 +178,10 @@ void Document::setInputShape(const std::string& node_name, const model::Shape& s
 }
 
 void Document::pushTransformStep(GraphPtr after, StepInfo step) {
-  undo_stack_.push(new ApplyTransformCommand(this, graph_, std::move(after), std::move(step)));
+  std::optional<StepInfo> previous;
+  if (has_last_step_) previous = last_step_;
+  undo_stack_.push(new ApplyTransformCommand(this, graph_, std::move(after), std::move(step), std::move(previous),
+                                             last_step_before_));
 }
 
 std::vector<StepInfo> Document::appliedSteps() const {

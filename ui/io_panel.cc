@@ -10,6 +10,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <map>
+
 #include "model/shape_inference.h"
 #include "model/summary.h"
 #include "ui/command_line.h"
@@ -30,6 +32,7 @@ QString shapeText(const IoMark& m) {
 
 constexpr int kKindRole = Qt::UserRole;
 constexpr int kNameRole = Qt::UserRole + 1;
+constexpr int kLikelyRole = Qt::UserRole + 2;
 
 }  // namespace
 
@@ -37,21 +40,44 @@ IoPanel::IoPanel(Document* document, LiveSummary* summary, QWidget* parent)
     : QWidget(parent), document_(document), summary_(summary) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
+  // summarize's suggestions first: where a new user starts.
+  auto* cand_label = new QLabel(tr("Suggested by summarize — likely first, in bold (double-click to mark):"), this);
+  cand_label->setWordWrap(true);
+  layout->addWidget(cand_label);
+  candidates_ = new QListWidget(this);
+  candidates_->setObjectName("IoSuggestions");
+  candidates_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  candidates_->setMinimumHeight(3 * candidates_->fontMetrics().height() + 10);
+  // Long scope paths: the middle goes, the end (the node) stays; the
+  // tooltip has it whole.
+  candidates_->setTextElideMode(Qt::ElideMiddle);
+  candidates_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  candidates_->setUniformItemSizes(true);
+  layout->addWidget(candidates_, 3);
+  use_candidate_ = new QPushButton(tr("Mark suggested"), this);
+  use_candidate_->setToolTip(tr("Mark the selected suggestions, or the likely ones (bold) when none is selected"));
+
+  auto* marked_row = new QHBoxLayout;
+  marked_row->addWidget(new QLabel(tr("Marked:"), this), 1);
+  marked_row->addWidget(use_candidate_);
+  layout->addLayout(marked_row);
   table_ = new QTableWidget(0, kColumns, this);
   table_->setHorizontalHeaderLabels({tr("Kind"), tr("Node"), tr("Type"), tr("Shape")});
   table_->horizontalHeader()->setSectionResizeMode(kName, QHeaderView::Stretch);
   table_->horizontalHeader()->setSectionResizeMode(kKind, QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setSectionResizeMode(kDtype, QHeaderView::ResizeToContents);
   table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setToolTip(tr("Double-click an input's shape to change it (use -1 or ? for an unknown dimension)"));
+  table_->setMinimumHeight(2 * table_->verticalHeader()->defaultSectionSize() + 8);
   layout->addWidget(table_, 2);
 
   auto* buttons = new QHBoxLayout;
   mark_input_ = new QPushButton(tr("Mark input"), this);
-  mark_input_->setToolTip(tr("Mark the selected node as a model input"));
+  mark_input_->setToolTip(tr("Mark the node selected in the graph as a model input"));
   mark_output_ = new QPushButton(tr("Mark output"), this);
-  mark_output_->setToolTip(tr("Mark the selected node as a model output"));
+  mark_output_->setToolTip(tr("Mark the node selected in the graph as a model output"));
   remove_ = new QPushButton(tr("Remove"), this);
   remove_->setToolTip(tr("Remove the selected marks"));
   buttons->addWidget(mark_input_);
@@ -64,14 +90,6 @@ IoPanel::IoPanel(Document* document, LiveSummary* summary, QWidget* parent)
   copy_command_->setToolTip(tr("Copy a `gdstudio transform` command line with these inputs and outputs and the "
                                "steps applied so far"));
   layout->addWidget(copy_command_);
-
-  auto* cand_label = new QLabel(tr("Suggested by summarize (double-click to mark):"), this);
-  layout->addWidget(cand_label);
-  candidates_ = new QListWidget(this);
-  layout->addWidget(candidates_, 1);
-  use_candidate_ = new QPushButton(tr("Mark suggested"), this);
-  use_candidate_->setToolTip(tr("Mark the selected suggestions"));
-  layout->addWidget(use_candidate_, 0, Qt::AlignRight);
 
   connect(mark_input_, &QPushButton::clicked, this, [this] {
     if (!document_->selection().isEmpty())
@@ -96,6 +114,10 @@ IoPanel::IoPanel(Document* document, LiveSummary* summary, QWidget* parent)
   connect(document_, &Document::selectionChanged, this, [this](const QString& s) {
     mark_input_->setEnabled(!s.isEmpty());
     mark_output_->setEnabled(!s.isEmpty());
+  });
+  connect(document_, &Document::documentReset, this, [this] {
+    mark_input_->setEnabled(false);
+    mark_output_->setEnabled(false);
   });
   connect(summary_, &LiveSummary::summaryChanged, this, &IoPanel::refreshCandidates);
   mark_input_->setEnabled(false);
@@ -128,30 +150,65 @@ void IoPanel::refreshMarks() {
   updating_ = false;
 }
 
+// Likely inputs, likely outputs, then the other inputs and outputs as
+// model::Summary ranks them (auxiliary ones last, in grey).
 void IoPanel::refreshCandidates() {
   candidates_->clear();
   auto s = summary_->current();
+  use_candidate_->setEnabled(false);
   if (!s) return;
-  for (const auto& in : s->inputs) {
-    auto* item = new QListWidgetItem(tr("input  %1  (%2 %3)")
-                                         .arg(QString::fromStdString(in.name),
-                                              QString::fromStdString(model::dtypeName(in.dtype)),
-                                              QString::fromStdString(model::partialShapeText(in.known_rank, in.shape))));
-    item->setData(kKindRole, 0);
-    item->setData(kNameRole, QString::fromStdString(in.name));
+  std::map<std::string, const model::SummaryNode*> inputs;
+  for (const auto& in : s->inputs) inputs[in.name] = &in;
+  std::map<std::string, std::string> output_ops(s->outputs.begin(), s->outputs.end());
+  auto add = [this, &inputs, &output_ops](const model::Suggestion& sug, bool input) {
+    QString text;
+    if (input) {
+      const model::SummaryNode* in = inputs.at(sug.name);
+      text = tr("input  %1  (%2 %3)")
+                 .arg(QString::fromStdString(sug.name), QString::fromStdString(model::dtypeName(in->dtype)),
+                      QString::fromStdString(model::partialShapeText(in->known_rank, in->shape)));
+    } else {
+      text = tr("output %1  (%2)").arg(QString::fromStdString(sug.name), QString::fromStdString(output_ops[sug.name]));
+    }
+    if (sug.auxiliary != model::AuxiliaryKind::None) text += tr("  · %1").arg(model::auxiliaryKindName(sug.auxiliary));
+    auto* item = new QListWidgetItem(text);
+    item->setData(kKindRole, input ? 0 : 1);
+    item->setData(kNameRole, QString::fromStdString(sug.name));
+    item->setData(kLikelyRole, sug.likely);
+    QFont f = item->font();
+    f.setBold(sug.likely);
+    item->setFont(f);
+    if (!sug.likely) item->setForeground(QColor(110, 110, 110));
+    item->setToolTip(text + "\n" +
+                     (sug.likely ? (input ? tr("Likely input: real data with most of the graph downstream")
+                                          : tr("Likely output: an end of the main path"))
+                                 : sug.auxiliary != model::AuxiliaryKind::None
+                                       ? tr("Auxiliary (%1): not part of the model's computation")
+                                             .arg(model::auxiliaryKindName(sug.auxiliary))
+                                       : tr("Possible, but not on the main path")));
     candidates_->addItem(item);
+  };
+  for (bool likely : {true, false}) {
+    for (const auto& sug : s->suggested_inputs)
+      if (sug.likely == likely && inputs.count(sug.name)) add(sug, true);
+    for (const auto& sug : s->suggested_outputs)
+      if (sug.likely == likely) add(sug, false);
   }
-  for (const auto& [name, op] : s->outputs) {
-    auto* item = new QListWidgetItem(tr("output %1  (%2)").arg(QString::fromStdString(name), QString::fromStdString(op)));
-    item->setData(kKindRole, 1);
-    item->setData(kNameRole, QString::fromStdString(name));
-    candidates_->addItem(item);
-  }
+  use_candidate_->setEnabled(candidates_->count() > 0);
+}
+
+int IoPanel::likelyCount() const {
+  int n = 0;
+  for (int i = 0; i < candidates_->count(); ++i) n += candidates_->item(i)->data(kLikelyRole).toBool();
+  return n;
 }
 
 void IoPanel::useCandidate() {
   auto items = candidates_->selectedItems();
-  if (items.isEmpty() && candidates_->currentItem()) items << candidates_->currentItem();
+  // Nothing selected: the likely ones (Mark suggested on a fresh model).
+  if (items.isEmpty())
+    for (int i = 0; i < candidates_->count(); ++i)
+      if (candidates_->item(i)->data(kLikelyRole).toBool()) items << candidates_->item(i);
   std::vector<IoMark> marks = document_->ioMarks();
   int added = 0;
   for (auto* item : items) {
@@ -162,6 +219,7 @@ void IoPanel::useCandidate() {
     ++added;
   }
   if (added) document_->setMarks(std::move(marks), tr("Mark %n suggested node(s)", nullptr, added));
+  else if (items.isEmpty()) emit message(tr("No suggestion to mark: select some in the list"));
 }
 
 void IoPanel::removeSelected() {

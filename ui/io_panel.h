@@ -1,7 +1,8 @@
-// The Inputs & outputs dock: the nodes marked as model inputs and outputs with
-// dtype and shape (an input's shape is editable: it is what
-// strip_unused_nodes and the benchmark use), the candidates summarize
-// suggests, and "Copy as gdstudio transform command".
+// The Inputs & outputs dock: the candidates summarize suggests, ranked (the
+// likely ones first, in bold; Mark suggested marks them when none is
+// selected), the nodes marked as model inputs and outputs with dtype and
+// shape (an input's shape is editable: it is what strip_unused_nodes and the
+// benchmark use), and "Copy as gdstudio transform command".
 #pragma once
 
 #include <QWidget>
@@ -24,6 +25,9 @@ class IoPanel : public QWidget {
   QString transformCommandText() const;
   QTableWidget* table() const { return table_; }
   QListWidget* candidates() const { return candidates_; }
+  QPushButton* markSuggestedButton() const { return use_candidate_; }
+  // Suggestions in bold: the ones Mark suggested marks when none is selected.
+  int likelyCount() const;
 
  signals:
   void message(const QString& text);

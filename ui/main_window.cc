@@ -23,8 +23,9 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QScreen>
+#include <QShowEvent>
+#include <QWindow>
 #include <QSettings>
-#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTextBrowser>
@@ -43,6 +44,7 @@
 #include "model/summary.h"
 #include "model/summary_diff.h"
 #include "ui/accuracy_panel.h"
+#include "ui/blocking_job.h"
 #include "ui/benchmark_panel.h"
 #include "ui/command_line.h"
 #include "ui/io_panel.h"
@@ -51,7 +53,11 @@
 #include "ui/summary_panel.h"
 #include "ui/task_indicator.h"
 #include "ui/transform_runner.h"
+#include "ui/side_by_side.h"
+#include "ui/step_panel.h"
 #include "ui/transforms_panel.h"
+#include "ui/variant_export.h"
+#include "ui/window_layout.h"
 #include "ui/variants.h"
 
 // The ui library is static: its resources must be registered explicitly.
@@ -61,6 +67,9 @@ namespace gds::ui {
 namespace {
 
 constexpr int kMaxRecent = 10;
+// Version of the saved dock layout: 2 has the Last step dock and the left
+// column split; older layouts are not restored.
+constexpr int kLayoutVersion = 2;
 const char* const kModelFilter =
     "TensorFlow models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta *.tflite);;All files (*)";
 
@@ -136,15 +145,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     outer->addLayout(row);
     outer->addStretch(2);
   }
-  splitter_ = new QSplitter(Qt::Horizontal, centre_);
-  before_view_ = new graphview::GraphView(before_scene_, splitter_);
-  before_view_->setToolTip(tr("The graph before the last step (removed nodes in red)"));
-  view_ = new graphview::GraphView(scene_, splitter_);
-  splitter_->addWidget(before_view_);
-  splitter_->addWidget(view_);
-  before_view_->hide();
+  side_by_side_ = new SideBySideView(scene_, before_scene_, centre_);
+  view_ = side_by_side_->currentView();
+  before_view_ = side_by_side_->beforeView();
   centre_->addWidget(welcome_page_);
-  centre_->addWidget(splitter_);
+  centre_->addWidget(side_by_side_);
   setCentralWidget(centre_);
 
   createActions();
@@ -158,6 +163,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(document_, &Document::lastStepChanged, this, &MainWindow::onLastStepChanged);
   connect(document_, &Document::modifiedChanged, this, &MainWindow::updateTitle);
   connect(document_, &Document::documentReset, this, &MainWindow::updateTitle);
+  // Another model: its first view is shown as on opening (readable zoom, its start).
+  connect(document_, &Document::documentReset, view_, &graphview::GraphView::showNextAsNew);
   connect(live_summary_, &LiveSummary::summaryChanged, this, &MainWindow::updateStatus);
   connect(&load_watcher_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoadDone);
 
@@ -185,7 +192,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     last_error_ = m;
     statusBar()->showMessage(tr("Transform failed: %1").arg(m.left(200)), 10000);
   });
-  connect(transforms_panel_, &TransformsPanel::sideBySideToggled, this, &MainWindow::updateSideBySide);
+  connect(step_panel_, &StepPanel::sideBySideToggled, this, &MainWindow::updateSideBySide);
   connect(io_panel_, &IoPanel::message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
   connect(task_, &TaskIndicator::cancelRequested, this, [this] {
     if (isLoading()) cancelLoading();
@@ -234,6 +241,10 @@ void MainWindow::createActions() {
   export_pipeline_ = new QAction(tr("Export &Pipeline as Command Line…"), this);
   export_pipeline_->setToolTip(tr("Write the applied steps as gdstudio and TensorFlow transform_graph commands"));
   connect(export_pipeline_, &QAction::triggered, this, &MainWindow::exportPipelineDialog);
+  save_variant_ = new QAction(tr("Save 8-&bit Variant As…"), this);
+  save_variant_->setToolTip(tr("Write the 8-bit variant the Benchmark and Accuracy docks measure (the current graph "
+                               "through their 8-bit pipeline)"));
+  connect(save_variant_, &QAction::triggered, this, &MainWindow::saveVariantDialog);
   freeze_ = new QAction(tr("&Freeze…"), this);
   freeze_->setToolTip(tr("Replace the variables by Consts holding their checkpoint values (freeze_graph)"));
   freeze_->setEnabled(false);
@@ -242,14 +253,7 @@ void MainWindow::createActions() {
   quit_->setShortcut(QKeySequence::Quit);
   connect(quit_, &QAction::triggered, this, &QWidget::close);
 
-  undo_ = document_->undoStack()->createUndoAction(this, tr("&Undo"));
-  undo_->setShortcut(QKeySequence::Undo);
-  undo_->setIcon(QIcon::fromTheme("edit-undo"));
-  undo_->setToolTip(tr("Undo the last step"));
-  redo_ = document_->undoStack()->createRedoAction(this, tr("&Redo"));
-  redo_->setShortcut(QKeySequence::Redo);
-  redo_->setIcon(QIcon::fromTheme("edit-redo"));
-  redo_->setToolTip(tr("Redo the step undone last"));
+  createUndoActions();
   find_ = new QAction(QIcon::fromTheme("edit-find"), tr("&Find…"), this);
   find_->setShortcut(QKeySequence::Find);
   find_->setToolTip(tr("Find nodes by name, op type or attribute value"));
@@ -343,6 +347,7 @@ void MainWindow::createMenus() {
   file->addSeparator();
   file->addAction(save_);
   file->addAction(save_as_);
+  file->addAction(save_variant_);
   file->addSeparator();
   file->addAction(freeze_);
   file->addSeparator();
@@ -384,7 +389,9 @@ void MainWindow::createMenus() {
   view_menu_->addAction(benchmark_);
   view_menu_->addAction(accuracy_);
   view_menu_->addSeparator();
-  for (QDockWidget* dock : findChildren<QDockWidget*>()) view_menu_->addAction(dock->toggleViewAction());
+  for (QDockWidget* dock : {io_dock_, properties_dock_, transforms_dock_, step_dock_, summary_dock_, history_dock_,
+                            benchmark_dock_, accuracy_dock_})
+    view_menu_->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* keys = help->addAction(tr("&Keyboard Shortcuts"));
@@ -420,7 +427,7 @@ void MainWindow::createMenus() {
   // Every toolbar button says what it does and its key (computed, so it
   // matches the platform's key bindings and Help ▸ Keyboard Shortcuts).
   for (QAction* a : tools->actions()) {
-    if (a->isSeparator() || a->shortcut().isEmpty()) continue;
+    if (a->isSeparator() || a->shortcut().isEmpty() || a == undo_ || a == redo_) continue;  // those two name their step
     QString tip = a->toolTip();
     if (tip.isEmpty()) tip = a->text().remove('&');
     a->setToolTip(tip + " (" + a->shortcut().toString(QKeySequence::NativeText) + ")");
@@ -428,33 +435,81 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::createDocks() {
-  auto dock = [this](const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area) {
+  auto dock = [this](const QString& title, const char* name, QWidget* widget, QSize useful) {
     auto* d = new QDockWidget(title, this);
     d->setObjectName(name);
     d->setWidget(widget);
-    addDockWidget(area, d);
+    // The menu entry reads the title as a mnemonic: "&" must be doubled there.
+    d->toggleViewAction()->setText(QString(title).replace('&', "&&"));
+    setUsefulSize(d, useful);
     return d;
   };
   properties_ = new PropertiesPanel(document_, this);
   summary_panel_ = new SummaryPanel(live_summary_, this);
   io_panel_ = new IoPanel(document_, live_summary_, this);
-  transforms_panel_ = new TransformsPanel(document_, runner_, this);
+  transforms_panel_ = new TransformsPanel(document_, runner_, live_summary_, this);
+  step_panel_ = new StepPanel(document_, runner_, this);
   auto* history = new QUndoView(document_->undoStack(), this);
   history->setEmptyLabel(tr("<opened model>"));
-  QDockWidget* props = dock(tr("Node properties"), "PropertiesDock", properties_, Qt::LeftDockWidgetArea);
-  QDockWidget* io = dock(tr("Inputs && outputs"), "IoDock", io_panel_, Qt::LeftDockWidgetArea);
-  QDockWidget* tr_dock = dock(tr("Transforms"), "TransformsDock", transforms_panel_, Qt::RightDockWidgetArea);
-  QDockWidget* sum = dock(tr("Summary"), "SummaryDock", summary_panel_, Qt::RightDockWidgetArea);
-  QDockWidget* hist = dock(tr("History"), "HistoryDock", history, Qt::RightDockWidgetArea);
-  tabifyDockWidget(props, io);
-  props->raise();
-  tabifyDockWidget(sum, hist);
-  splitDockWidget(tr_dock, sum, Qt::Vertical);
-  tr_dock->raise();
-  resizeDocks({props, tr_dock}, {380, 420}, Qt::Horizontal);
-  resizeDocks({tr_dock, sum}, {650, 250}, Qt::Vertical);
+  io_dock_ = dock(tr("Inputs & outputs"), "IoDock", io_panel_, {260, 200});
+  properties_dock_ = dock(tr("Node properties"), "PropertiesDock", properties_, {260, 120});
+  transforms_dock_ = dock(tr("Transforms"), "TransformsDock", transforms_panel_, {300, 220});
+  step_dock_ = dock(tr("Last step"), "StepDock", step_panel_, {300, 110});
+  summary_dock_ = dock(tr("Summary"), "SummaryDock", summary_panel_, {300, 110});
+  history_dock_ = dock(tr("History"), "HistoryDock", history, {300, 110});
   createBenchmarkDock();
   createAccuracyDock();
+  arrangeDocks(this, windowDocks());
+}
+
+WindowDocks MainWindow::windowDocks() const {
+  return {io_dock_, properties_dock_, transforms_dock_, step_dock_, summary_dock_, history_dock_, benchmark_dock_,
+          accuracy_dock_};
+}
+
+void MainWindow::arrangeForScreen(const QRect& available) {
+  screen_area_ = available;
+  // The frame (title bar, borders) counts: known once the platform window exists.
+  if (!windowHandle()) create();
+  const QMargins frame = windowHandle() ? windowHandle()->frameMargins() : QMargins();
+  setGeometry(fitWindowGeometry(available.marginsRemoved(frame)));
+  arrangeDocks(this, windowDocks());
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // A window manager tells the frame's size only now: keep the frame on the screen.
+  const QRect area = screen_area_.isEmpty() && screen() ? screen()->availableGeometry() : screen_area_;
+  const QRect frame = frameGeometry();
+  if (!area.isEmpty() && (frame.width() > area.width() || frame.height() > area.height())) {
+    const QSize extra = frame.size() - size();
+    resize(size().boundedTo(area.size() - extra));
+  }
+}
+
+// Undo and Redo keep their labels: the toolbar does not move when the step
+// they name changes; the step is in their tooltips (and the History dock).
+void MainWindow::createUndoActions() {
+  QUndoStack* stack = document_->undoStack();
+  undo_ = new QAction(QIcon::fromTheme("edit-undo"), tr("&Undo"), this);
+  undo_->setShortcut(QKeySequence::Undo);
+  redo_ = new QAction(QIcon::fromTheme("edit-redo"), tr("&Redo"), this);
+  redo_->setShortcut(QKeySequence::Redo);
+  connect(undo_, &QAction::triggered, stack, &QUndoStack::undo);
+  connect(redo_, &QAction::triggered, stack, &QUndoStack::redo);
+  auto update = [this, stack] {
+    undo_->setEnabled(stack->canUndo());
+    redo_->setEnabled(stack->canRedo());
+    const QString undo_tip = stack->canUndo() ? tr("Undo: %1").arg(stack->undoText()) : tr("Undo the last step");
+    const QString redo_tip = stack->canRedo() ? tr("Redo: %1").arg(stack->redoText()) : tr("Redo the step undone last");
+    undo_->setToolTip(undo_tip + " (" + undo_->shortcut().toString(QKeySequence::NativeText) + ")");
+    redo_->setToolTip(redo_tip + " (" + redo_->shortcut().toString(QKeySequence::NativeText) + ")");
+    undo_->setStatusTip(undo_tip);
+    redo_->setStatusTip(redo_tip);
+  };
+  connect(stack, &QUndoStack::indexChanged, this, update);
+  connect(stack, &QUndoStack::cleanChanged, this, update);
+  update();
 }
 
 // The Accuracy dock (issue 8) at the bottom beside the Benchmark one, hidden
@@ -466,15 +521,12 @@ void MainWindow::createAccuracyDock() {
   accuracy_dock_ = new QDockWidget(tr("Accuracy"), this);
   accuracy_dock_->setObjectName("AccuracyDock");
   accuracy_dock_->setWidget(accuracy_panel_);
+  setUsefulSize(accuracy_dock_, {640, 250});
   addDockWidget(Qt::BottomDockWidgetArea, accuracy_dock_);
-  if (benchmark_dock_) tabifyDockWidget(benchmark_dock_, accuracy_dock_);
   accuracy_dock_->hide();
   accuracy_ = new QAction(tr("Compare &accuracy…"), this);
   accuracy_->setToolTip(tr("Compare the current graph with its 8-bit variant on inputs or a dataset, per output and per layer"));
-  connect(accuracy_, &QAction::triggered, this, [this] {
-    accuracy_dock_->show();
-    accuracy_dock_->raise();
-  });
+  connect(accuracy_, &QAction::triggered, this, [this] { showBottomDock(this, accuracy_dock_); });
 }
 
 // The Benchmark dock (issue 8) at the bottom, hidden until asked for.
@@ -484,14 +536,12 @@ void MainWindow::createBenchmarkDock() {
   benchmark_dock_ = new QDockWidget(tr("Benchmark"), this);
   benchmark_dock_->setObjectName("BenchmarkDock");
   benchmark_dock_->setWidget(benchmark_panel_);
+  setUsefulSize(benchmark_dock_, {640, 250});
   addDockWidget(Qt::BottomDockWidgetArea, benchmark_dock_);
   benchmark_dock_->hide();
   benchmark_ = new QAction(QIcon::fromTheme("utilities-system-monitor"), tr("&Benchmark…"), this);
   benchmark_->setToolTip(tr("Time the current graph, the original file and its 8-bit variant side by side"));
-  connect(benchmark_, &QAction::triggered, this, [this] {
-    benchmark_dock_->show();
-    benchmark_dock_->raise();
-  });
+  connect(benchmark_, &QAction::triggered, this, [this] { showBottomDock(this, benchmark_dock_); });
 }
 
 void MainWindow::createStatusBar() {
@@ -512,11 +562,15 @@ void MainWindow::createStatusBar() {
 
 void MainWindow::readSettings() {
   QSettings s;
-  if (!restoreGeometry(s.value("window/geometry").toByteArray())) {
-    QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
-    resize(std::min(1600, avail.width()), std::min(1000, avail.height()));
+  const QRect avail = screen() ? screen()->availableGeometry() : QRect(0, 0, 1366, 768);
+  // A saved layout of this version, within the screen it opens on now;
+  // else (first start, an older layout) the default arrangement.
+  if (restoreGeometry(s.value("window/geometry").toByteArray()) &&
+      restoreState(s.value("window/state").toByteArray(), kLayoutVersion)) {
+    setGeometry(fitWindowGeometry(avail, geometry()));
+  } else {
+    arrangeForScreen(avail);
   }
-  restoreState(s.value("window/state").toByteArray());
   full_names_->setChecked(s.value("view/fullNames", false).toBool());
   edge_labels_->setChecked(s.value("view/edgeLabels", false).toBool());
   fold_consts_->setChecked(s.value("view/foldConstants", true).toBool());
@@ -528,7 +582,7 @@ void MainWindow::readSettings() {
 void MainWindow::writeSettings() {
   QSettings s;
   s.setValue("window/geometry", saveGeometry());
-  s.setValue("window/state", saveState());
+  s.setValue("window/state", saveState(kLayoutVersion));
   s.setValue("view/fullNames", full_names_->isChecked());
   s.setValue("view/edgeLabels", edge_labels_->isChecked());
   s.setValue("view/foldConstants", fold_consts_->isChecked());
@@ -712,15 +766,8 @@ bool MainWindow::saveTo(const QString& path, QString* error) {
   const GraphPtr graph = document_->graph();
   const std::string file = path.toStdString();
   saving_ = true;
-  task_->start(tr("Saving %1…").arg(QFileInfo(path).fileName()), 0, false);
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  QFutureWatcher<Status> watcher;
-  QEventLoop loop;
-  connect(&watcher, &QFutureWatcher<Status>::finished, &loop, &QEventLoop::quit);
-  watcher.setFuture(QtConcurrent::run([graph, file] { return model::saveGraph(*graph, file); }));
-  if (!watcher.isFinished()) loop.exec(QEventLoop::ExcludeUserInputEvents);
-  const Status st = watcher.result();
-  QApplication::restoreOverrideCursor();
+  const Status st = runBlockingJob<Status>(task_, tr("Saving %1…").arg(QFileInfo(path).fileName()),
+                                           [graph, file] { return model::saveGraph(*graph, file); });
   saving_ = false;
   if (!isLoading() && !runner_->isRunning()) task_->finish();
   if (!st.ok()) {
@@ -886,6 +933,36 @@ bool MainWindow::exportPipeline(const QString& path, QString* error) {
   return st.ok();
 }
 
+bool MainWindow::saveVariant(const QString& path, QString* error) {
+  auto fail = [&](const QString& message) {
+    last_error_ = message;
+    if (error) *error = message;
+    return false;
+  };
+  if (saving_) return fail(tr("A save is already running"));
+  auto snapshot = variants_->snapshot(VariantKind::EightBit);
+  if (!snapshot.ok()) return fail(QString::fromStdString(snapshot.error()));
+  saving_ = true;
+  const std::string file = path.toStdString();
+  const Status st = runBlockingJob<Status>(task_, tr("Building and saving the 8-bit variant as %1…").arg(QFileInfo(path).fileName()),
+                                           [snap = std::move(snapshot).value(), file] { return buildAndSaveVariant(snap, file); });
+  saving_ = false;
+  if (!isLoading() && !runner_->isRunning()) task_->finish();
+  if (!st.ok()) return fail(QString::fromStdString(st.message()));
+  last_error_.clear();
+  return true;
+}
+
+void MainWindow::saveVariantDialog() {
+  QString base = QFileInfo(document_->displayName()).completeBaseName();
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save the 8-bit variant"), base + "_8bit.pb",
+                                                    variantExportFilters().join(";;"));
+  if (path.isEmpty()) return;
+  QString err;
+  if (!saveVariant(path, &err)) showError(tr("Cannot save the 8-bit variant"), err);
+  else statusBar()->showMessage(tr("Wrote the 8-bit variant to %1").arg(path), 5000);
+}
+
 void MainWindow::exportDotDialog(bool rich) {
   QString base = QFileInfo(document_->displayName()).completeBaseName();
   QString path = QFileDialog::getSaveFileName(this, rich ? tr("Export rich DOT") : tr("Export DOT (graph_to_dot)"),
@@ -920,9 +997,12 @@ void MainWindow::exportPipelineDialog() {
 
 void MainWindow::onGraphChanged() {
   const bool has = !document_->isEmpty();
-  for (QAction* a : {save_, save_as_, export_dot_tf_, export_dot_rich_, export_image_, export_pipeline_, fit_,
-                     zoom_in_, zoom_out_, zoom_sel_, expand_all_, collapse_all_})
+  for (QAction* a : {save_, save_as_, save_variant_, export_dot_tf_, export_dot_rich_, export_image_, export_pipeline_,
+                     fit_, zoom_in_, zoom_out_, zoom_sel_, expand_all_, collapse_all_})
     a->setEnabled(has);
+  // Marking needs a node: none on the welcome page, none before one is selected.
+  mark_input_->setEnabled(has && !document_->selection().isEmpty());
+  mark_output_->setEnabled(has && !document_->selection().isEmpty());
   freeze_->setEnabled(has && canFreeze() && !freezing_);
   if (!has) {
     scene_->clearGraph();
@@ -937,7 +1017,7 @@ void MainWindow::onGraphChanged() {
     setWelcomeMessage(tr("<h3>The graph cannot be drawn</h3><p>%1</p>").arg(QString::fromStdString(st.message()).toHtmlEscaped()));
     centre_->setCurrentWidget(welcome_page_);
   } else {
-    centre_->setCurrentWidget(splitter_);
+    centre_->setCurrentWidget(side_by_side_);
   }
   onMarksChanged();
   onLastStepChanged();
@@ -946,8 +1026,8 @@ void MainWindow::onGraphChanged() {
 }
 
 void MainWindow::onSelectionChanged(const QString& name) {
-  mark_input_->setEnabled(!name.isEmpty());
-  mark_output_->setEnabled(!name.isEmpty());
+  mark_input_->setEnabled(!name.isEmpty() && !document_->isEmpty());
+  mark_output_->setEnabled(!name.isEmpty() && !document_->isEmpty());
   if (name.isEmpty()) return;
   auto selected = scene_->selectedNodes();
   if (selected.size() == 1 && selected.front() == name.toStdString()) return;
@@ -977,16 +1057,16 @@ void MainWindow::onLastStepChanged() {
 
 void MainWindow::updateSideBySide() {
   const StepInfo* step = document_->lastStep();
-  const bool show = transforms_panel_->sideBySide() && step && document_->lastStepBefore();
+  const bool show = step_panel_->sideBySide() && step && document_->lastStepBefore();
   if (!show) {
-    before_view_->hide();
+    side_by_side_->hideBefore();
     before_scene_->clearGraph();
     return;
   }
   if (!before_scene_->hasGraph() || before_scene_->graph() == nullptr ||
       &before_scene_->graph()->def() != document_->lastStepBefore().get()) {
     if (!before_scene_->setGraph(document_->lastStepBefore()).ok()) {
-      before_view_->hide();
+      side_by_side_->hideBefore();
       return;
     }
   }
@@ -996,8 +1076,7 @@ void MainWindow::updateSideBySide() {
     for (const auto& c : step->diff->changed) status[c.name] = graphview::DiffStatus::Changed;
   }
   before_scene_->setDiffStatus(status);
-  before_view_->show();
-  splitter_->setSizes({splitter_->width() / 2, splitter_->width() / 2});
+  side_by_side_->showBefore(QString::fromStdString(step->text));
 }
 
 void MainWindow::updateTitle() {
@@ -1211,12 +1290,8 @@ bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList
   // local event loop keeps the window painting (as saveTo does).
   freezing_ = true;
   freeze_->setEnabled(false);
-  task_->start(tr("Freezing %1…").arg(document_->displayName()), 0, false);
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  QFutureWatcher<Outcome> watcher;
-  QEventLoop loop;
-  connect(&watcher, &QFutureWatcher<Outcome>::finished, &loop, &QEventLoop::quit);
-  watcher.setFuture(QtConcurrent::run([loaded = std::move(loaded), options, before] {
+  Outcome out = runBlockingJob<Outcome>(task_, tr("Freezing %1…").arg(document_->displayName()),
+                                        [loaded = std::move(loaded), options, before] {
     Outcome out;
     QElapsedTimer timer;
     timer.start();
@@ -1230,10 +1305,7 @@ bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList
     if (diff.ok()) out.diff = std::make_shared<model::SummaryDiff>(std::move(diff.value()));
     out.result = std::move(frozen.value());
     return out;
-  }));
-  if (!watcher.isFinished()) loop.exec(QEventLoop::ExcludeUserInputEvents);
-  Outcome out = watcher.result();
-  QApplication::restoreOverrideCursor();
+  });
   freezing_ = false;
   freeze_->setEnabled(canFreeze());
   if (!isLoading() && !runner_->isRunning()) task_->finish();

@@ -13,6 +13,7 @@
 
 #include "model/io.h"
 #include "ui/document.h"
+#include "ui/window_layout.h"
 
 class QAction;
 class QDockWidget;
@@ -20,7 +21,6 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QPushButton;
-class QSplitter;
 class QStackedWidget;
 class QToolBar;
 
@@ -36,6 +36,8 @@ class BenchmarkPanel;
 class IoPanel;
 class LiveSummary;
 class PropertiesPanel;
+class SideBySideView;
+class StepPanel;
 class SummaryPanel;
 class TaskIndicator;
 class TransformRunner;
@@ -69,6 +71,22 @@ class MainWindow : public QMainWindow {
   bool exportImage(const QString& path, QString* error = nullptr);
   bool exportPipeline(const QString& path, QString* error = nullptr);
   QString pipelineCommandText() const;
+  // File ▸ Save 8-bit Variant As…: builds the 8-bit variant (the Benchmark
+  // and Accuracy docks' pipeline) in a worker and writes it (ui/variant_export.h).
+  bool saveVariant(const QString& path, QString* error = nullptr);
+  QAction* saveVariantAction() const { return save_variant_; }
+
+  // The first arrangement for a screen whose free area is `available`: the
+  // window fills it (never more) and the docks get their shares
+  // (ui/window_layout.h). Done on a first start; public for the tests.
+  void arrangeForScreen(const QRect& available);
+  // Every dock of the window, by role.
+  QDockWidget* ioDock() const { return io_dock_; }
+  QDockWidget* propertiesDock() const { return properties_dock_; }
+  QDockWidget* transformsDock() const { return transforms_dock_; }
+  QDockWidget* stepDock() const { return step_dock_; }
+  QDockWidget* summaryDock() const { return summary_dock_; }
+  QDockWidget* historyDock() const { return history_dock_; }
 
   // Freezing (issue 9): a SavedModel, a MetaGraph, or any graph with
   // Variable/VariableV2/VarHandleOp nodes can be frozen with a checkpoint.
@@ -97,6 +115,8 @@ class MainWindow : public QMainWindow {
   SummaryPanel* summaryPanel() const { return summary_panel_; }
   IoPanel* ioPanel() const { return io_panel_; }
   TransformsPanel* transformsPanel() const { return transforms_panel_; }
+  StepPanel* stepPanel() const { return step_panel_; }
+  SideBySideView* centreView() const { return side_by_side_; }
   graphview::GraphView* graphView() const { return view_; }
   // The variants (current / original / 8-bit pipeline) the Benchmark and
   // Accuracy panels share, and the Benchmark dock (issue 8).
@@ -115,6 +135,10 @@ class MainWindow : public QMainWindow {
   bool welcomeShown() const;
   QPushButton* welcomeSampleButton() const { return welcome_sample_; }
   QToolBar* mainToolBar() const { return toolbar_; }
+  QAction* undoAction() const { return undo_; }
+  QAction* redoAction() const { return redo_; }
+  QAction* markInputAction() const { return mark_input_; }
+  QAction* markOutputAction() const { return mark_output_; }
   // The Help ▸ Keyboard shortcuts text (HTML).
   QString shortcutsHtml() const;
   QString lastError() const { return last_error_; }
@@ -126,6 +150,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
@@ -138,6 +163,9 @@ class MainWindow : public QMainWindow {
   void createActions();
   void createMenus();
   void createDocks();
+  void createUndoActions();
+  WindowDocks windowDocks() const;
+  void saveVariantDialog();
   void createBenchmarkDock();
   void createAccuracyDock();
   void createStatusBar();
@@ -178,7 +206,7 @@ class MainWindow : public QMainWindow {
   graphview::GraphView* view_;
   graphview::GraphScene* before_scene_;
   graphview::GraphView* before_view_;
-  QSplitter* splitter_;
+  SideBySideView* side_by_side_;
   QStackedWidget* centre_;
   QWidget* welcome_page_;
   QLabel* welcome_;         // title / state line ("Loading…", errors)
@@ -190,6 +218,8 @@ class MainWindow : public QMainWindow {
   SummaryPanel* summary_panel_;
   IoPanel* io_panel_;
   TransformsPanel* transforms_panel_;
+  StepPanel* step_panel_;
+  QDockWidget *io_dock_, *properties_dock_, *transforms_dock_, *step_dock_, *summary_dock_, *history_dock_;
   Variants* variants_ = nullptr;
   BenchmarkPanel* benchmark_panel_ = nullptr;
   QDockWidget* benchmark_dock_ = nullptr;
@@ -205,7 +235,7 @@ class MainWindow : public QMainWindow {
   QAction *open_, *open_dir_, *save_, *save_as_, *export_dot_tf_, *export_dot_rich_, *export_image_,
       *export_pipeline_, *quit_, *undo_, *redo_, *find_, *find_next_, *find_prev_, *mark_input_, *mark_output_,
       *fit_, *zoom_in_, *zoom_out_, *zoom_sel_, *expand_all_, *collapse_all_, *full_names_, *edge_labels_,
-      *fold_consts_, *left_right_, *minimap_, *freeze_;
+      *fold_consts_, *left_right_, *minimap_, *freeze_, *save_variant_;
   QFutureWatcher<LoadOutcome> load_watcher_;
   bool load_cancelled_ = false;
   bool loading_ = false;
@@ -215,6 +245,7 @@ class MainWindow : public QMainWindow {
   bool interactive_ = true;
   QString last_error_;
   QPointer<QMessageBox> error_box_;
+  QRect screen_area_;  // what arrangeForScreen was given
 };
 
 }  // namespace gds::ui

@@ -1,42 +1,64 @@
 #include "ui/transforms_panel.h"
 
-#include <QCheckBox>
-#include <QGroupBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
+
+#include <algorithm>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
-#include <QTableWidget>
-#include <QTime>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "model/summary.h"
 #include "transforms/transform.h"
+#include "ui/live_summary.h"
 #include "ui/transform_form.h"
 #include "ui/transform_runner.h"
 
 namespace gds::ui {
 namespace {
 
-QString num(std::int64_t v) { return QString::fromStdString(model::humanReadableNum(v)); }
-
-QString signedNum(std::int64_t v) {
-  if (v == 0) return "0";
-  return (v > 0 ? "+" : "-") + QString::fromStdString(model::humanReadableNum(v > 0 ? v : -v));
+// "1,128,128,3" for strip_unused_nodes' shape: an unknown batch is 1 (what
+// benchmark_model and the 8-bit pipeline feed); other unknown dimensions
+// leave no shape to suggest.
+std::string shapeParam(const model::Shape& shape) {
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    std::int64_t d = shape[i];
+    if (d < 0 && i == 0) d = 1;
+    if (d < 0) return {};
+    out += (i ? "," : "") + std::to_string(d);
+  }
+  return out;
 }
+
+// The parameter form's area asks for the whole form (QScrollArea's own
+// size hint keeps the first form's size), so the layout gives every row
+// room before the catalogue takes the rest; a form taller than the dock
+// scrolls.
+class FormArea : public QScrollArea {
+ public:
+  using QScrollArea::QScrollArea;
+  QSize sizeHint() const override {
+    const QSize form = widget() ? widget()->sizeHint() : QSize(0, 0);
+    const int f = 2 * frameWidth();
+    return {form.width() + f + verticalScrollBar()->sizeHint().width(), form.height() + f};
+  }
+};
 
 }  // namespace
 
-TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QWidget* parent)
-    : QWidget(parent), document_(document), runner_(runner) {
+TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, LiveSummary* summary, QWidget* parent)
+    : QWidget(parent), document_(document), runner_(runner), summary_(summary) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->setChildrenCollapsible(false);
   layout->addWidget(splitter);
 
   // Top: catalogue, description and the parameter form.
@@ -58,9 +80,10 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   step_preview_->setWordWrap(true);
   step_preview_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   step_preview_->setStyleSheet("color: palette(mid); font-family: monospace;");
-  auto* form_scroll = new QScrollArea(top);
-  form_scroll->setWidgetResizable(true);
-  form_scroll->setFrameShape(QFrame::NoFrame);
+  form_scroll_ = new FormArea(top);
+  form_scroll_->setObjectName("TransformFormArea");
+  form_scroll_->setWidgetResizable(true);
+  form_scroll_->setFrameShape(QFrame::NoFrame);
   auto* form_holder = new QWidget;
   auto* fh = new QVBoxLayout(form_holder);
   fh->setContentsMargins(0, 0, 0, 0);
@@ -68,7 +91,7 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   fh->addWidget(form_);
   fh->addWidget(step_preview_);
   fh->addStretch();
-  form_scroll->setWidget(form_holder);
+  form_scroll_->setWidget(form_holder);
   apply_ = new QPushButton(tr("Apply"), top);
   apply_->setToolTip(tr("Apply this transform to the current graph as one undoable step"));
   add_to_pipeline_ = new QPushButton(tr("Add to pipeline"), top);
@@ -78,20 +101,28 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   row->addStretch();
   row->addWidget(apply_);
   tl->addWidget(filter_);
-  catalogue_->setMinimumHeight(110);
-  tl->addWidget(catalogue_, 2);
-  tl->addWidget(form_scroll, 3);
+  // The form takes the height its rows need first (up to the whole dock:
+  // longer forms scroll); the catalogue takes the rest, four names at least.
+  catalogue_->setMinimumHeight(3 * catalogue_->fontMetrics().height() + 8);
+  catalogue_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+  form_scroll_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+  form_scroll_->setMinimumHeight(2 * (filter_->sizeHint().height() + 4));  // two rows, the rest scrolls
+  // The form grows first (to its whole height), the catalogue takes the rest.
+  tl->addWidget(catalogue_, 1);
+  tl->addWidget(form_scroll_, 100);
   tl->addLayout(row);
 
-  // Middle: the pipeline.
+  // Bottom: the pipeline.
   auto* mid = new QWidget(splitter);
   auto* ml = new QVBoxLayout(mid);
   ml->setContentsMargins(0, 0, 0, 0);
-  ml->addWidget(new QLabel(tr("Pipeline (TensorFlow --transforms syntax; paste one here):"), mid));
+  auto* pipeline_label = new QLabel(tr("Pipeline (--transforms syntax; paste one):"), mid);
+  pipeline_label->setToolTip(tr("Steps in TensorFlow's transform_graph --transforms syntax, applied one by one"));
+  ml->addWidget(pipeline_label);
   pipeline_ = new QPlainTextEdit(mid);
-  pipeline_->setPlaceholderText("strip_unused_nodes(type=float, shape=\"1,224,224,3\") fold_constants(ignore_errors=true) "
-                                "fold_batch_norms fold_old_batch_norms");
+  pipeline_->setObjectName("TransformPipeline");
   pipeline_->setTabChangesFocus(true);
+  pipeline_->setMinimumHeight(pipeline_->fontMetrics().height() + 14);
   ml->addWidget(pipeline_, 1);
   auto* prow = new QHBoxLayout;
   cancel_ = new QPushButton(tr("Cancel"), mid);
@@ -102,37 +133,8 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   prow->addStretch();
   prow->addWidget(apply_pipeline_);
   ml->addLayout(prow);
-
-  // Bottom: the last step's before/after and the messages.
-  auto* bottom = new QWidget(splitter);
-  auto* bl = new QVBoxLayout(bottom);
-  bl->setContentsMargins(0, 0, 0, 0);
-  step_title_ = new QLabel(bottom);
-  step_title_->setWordWrap(true);
-  diff_table_ = new QTableWidget(0, 4, bottom);
-  diff_table_->setHorizontalHeaderLabels({tr(""), tr("Before"), tr("After"), tr("Change")});
-  diff_table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-  for (int c = 1; c < 4; ++c) diff_table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-  diff_table_->verticalHeader()->hide();
-  diff_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  diff_table_->verticalHeader()->setDefaultSectionSize(diff_table_->fontMetrics().height() + 4);
-  node_changes_ = new QLabel(bottom);
-  node_changes_->setWordWrap(true);
-  side_by_side_ = new QCheckBox(tr("Show before and after side by side"), bottom);
-  side_by_side_->setToolTip(tr("Show the graph before the last step next to the current one"));
-  messages_ = new QPlainTextEdit(bottom);
-  messages_->setReadOnly(true);
-  messages_->setMaximumBlockCount(500);
-  messages_->setPlaceholderText(tr("Messages from the transforms appear here"));
-  bl->addWidget(step_title_);
-  bl->addWidget(diff_table_, 3);
-  bl->addWidget(node_changes_);
-  bl->addWidget(side_by_side_);
-  bl->addWidget(messages_, 1);
-  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(0, 5);
   splitter->setStretchFactor(1, 1);
-  splitter->setStretchFactor(2, 3);
-  splitter->setSizes({330, 110, 330});
 
   connect(filter_, &QLineEdit::textChanged, this, &TransformsPanel::filterCatalogue);
   connect(catalogue_, &QListWidget::currentRowChanged, this, &TransformsPanel::onTransformSelected);
@@ -147,31 +149,15 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, QW
   });
   connect(apply_pipeline_, &QPushButton::clicked, this, &TransformsPanel::applyPipeline);
   connect(cancel_, &QPushButton::clicked, runner_, &TransformRunner::cancel);
-  connect(side_by_side_, &QCheckBox::toggled, this, &TransformsPanel::sideBySideToggled);
-
   connect(runner_, &TransformRunner::started, this, [this] { setRunning(true); });
-  connect(runner_, &TransformRunner::finished, this, [this](bool completed) {
-    setRunning(false);
-    if (!completed && !runner_->isRunning()) appendMessage(tr("Stopped."), false);
-  });
-  connect(runner_, &TransformRunner::stepStarted, this, [this](int i, int n, const QString& text) {
-    appendMessage(tr("Applying %1 (step %2 of %3)").arg(text).arg(i + 1).arg(n), false);
-  });
-  connect(runner_, &TransformRunner::stepIgnored, this, [this](const QString& m) { appendMessage(m, false); });
-  connect(runner_, &TransformRunner::failed, this, [this](const QString& m) {
-    appendMessage(tr("Error: %1\nThe graph is unchanged by this step.").arg(m), true);
-  });
-  connect(runner_, &TransformRunner::stepApplied, this, [this](const StepInfo& s) {
-    QString line = QString::fromStdString(s.name) + tr(": %1 ms").arg(s.milliseconds, 0, 'f', 1);
-    if (s.diff) line += "  " + QString::fromStdString(model::formatDiffCompact(*s.diff));
-    appendMessage(line, false);
-  });
-  connect(document_, &Document::lastStepChanged, this, &TransformsPanel::showLastStep);
-  connect(document_, &Document::documentReset, this, [this] { messages_->clear(); });
+  connect(runner_, &TransformRunner::finished, this, [this] { setRunning(false); });
+  connect(document_, &Document::ioMarksChanged, this, &TransformsPanel::updatePipelineExample);
+  connect(document_, &Document::documentReset, this, &TransformsPanel::updatePipelineExample);
+  if (summary_) connect(summary_, &LiveSummary::summaryChanged, this, &TransformsPanel::updatePipelineExample);
 
   setRunning(false);
   if (catalogue_->count()) catalogue_->setCurrentRow(0);
-  showLastStep();
+  updatePipelineExample();
 }
 
 bool TransformsPanel::selectTransform(const QString& name) {
@@ -182,28 +168,85 @@ bool TransformsPanel::selectTransform(const QString& name) {
   return true;
 }
 
-QString TransformsPanel::messages() const { return messages_->toPlainText(); }
-bool TransformsPanel::sideBySide() const { return side_by_side_->isChecked(); }
-
+// What the list shows and what the form edits stay the same transform: when
+// the filter hides the selected one, the first one shown is selected, and
+// with none shown the form is empty and Apply is off.
 void TransformsPanel::filterCatalogue(const QString& text) {
   for (int i = 0; i < catalogue_->count(); ++i) {
     auto* item = catalogue_->item(i);
     item->setHidden(!text.isEmpty() && !item->text().contains(text, Qt::CaseInsensitive) &&
                     !item->toolTip().contains(text, Qt::CaseInsensitive));
   }
+  QListWidgetItem* current = catalogue_->currentItem();
+  if (current && !current->isHidden()) return;
+  for (int i = 0; i < catalogue_->count(); ++i)
+    if (!catalogue_->item(i)->isHidden()) {
+      catalogue_->setCurrentRow(i);
+      return;
+    }
+  catalogue_->setCurrentRow(-1);
 }
 
 void TransformsPanel::onTransformSelected() {
   auto* item = catalogue_->currentItem();
   const transforms::TransformInfo* info =
-      item ? transforms::TransformRegistry::builtin().find(item->text().toStdString()) : nullptr;
+      item && !item->isHidden() ? transforms::TransformRegistry::builtin().find(item->text().toStdString()) : nullptr;
   form_->setTransform(info);
   description_->setText(info ? "<b>" + QString::fromStdString(info->name) + "</b>: " +
                                    QString::fromStdString(info->summary).toHtmlEscaped()
-                             : QString());
+                             : tr("<i>No transform matches the filter.</i>"));
+  step_preview_->setText(info ? QString::fromStdString(form_->step().text()) : QString());
   apply_->setEnabled(info && !runner_->isRunning());
   add_to_pipeline_->setEnabled(info != nullptr);
+  fitFormHeight();
 }
+
+// The form area grows to the new form's height (FormArea::sizeHint), no
+// further: the catalogue takes the rest. The new rows count once shown,
+// which QLayout does from the event loop: measure after it.
+void TransformsPanel::fitFormHeight() {
+  QTimer::singleShot(0, this, [this] {
+    if (QLayout* l = form_->layout()) l->activate();
+    if (QLayout* l = form_scroll_->widget()->layout()) l->activate();
+    form_scroll_->setMaximumHeight(std::max(form_scroll_->minimumHeight(), form_scroll_->sizeHint().height()));
+    form_scroll_->updateGeometry();
+  });
+}
+
+QString TransformsPanel::pipelineExample() const {
+  std::vector<std::pair<std::string, std::string>> inputs;  // name, shape parameter
+  tensorflow::DataType dtype = tensorflow::DT_FLOAT;
+  for (const IoMark& m : document_->ioMarks())
+    if (m.kind == IoMark::Kind::Input) {
+      inputs.emplace_back(m.name, m.shape_known ? shapeParam(m.shape) : std::string());
+      dtype = m.dtype;
+    }
+  auto s = summary_ ? summary_->current() : nullptr;
+  if (inputs.empty() && s) {
+    for (const auto& sug : s->suggested_inputs) {
+      if (!sug.likely) continue;
+      for (const auto& in : s->inputs)
+        if (in.name == sug.name) {
+          inputs.emplace_back(in.name, in.has_shape && in.known_rank ? shapeParam(in.shape) : std::string());
+          dtype = in.dtype;
+        }
+    }
+  }
+  std::string strip = "strip_unused_nodes";
+  if (inputs.size() == 1) {
+    strip += "(type=" + model::dtypeName(dtype);
+    if (!inputs[0].second.empty()) strip += ", shape=\"" + inputs[0].second + "\"";
+    strip += ")";
+  } else if (inputs.size() > 1) {
+    std::string pairs;
+    for (const auto& [name, shape] : inputs)
+      if (!shape.empty()) pairs += ", name=" + name + ", shape_for_name=\"" + shape + "\"";
+    if (!pairs.empty()) strip += "(type=float" + pairs + ")";
+  }
+  return QString::fromStdString(strip + " fold_constants(ignore_errors=true) fold_batch_norms fold_old_batch_norms");
+}
+
+void TransformsPanel::updatePipelineExample() { pipeline_->setPlaceholderText(pipelineExample()); }
 
 void TransformsPanel::applyForm() {
   if (!form_->transform()) return;
@@ -216,64 +259,6 @@ void TransformsPanel::setRunning(bool running) {
   apply_->setEnabled(!running && form_->transform());
   apply_pipeline_->setEnabled(!running);
   cancel_->setEnabled(running);
-}
-
-void TransformsPanel::appendMessage(const QString& text, bool error) {
-  QString stamp = QTime::currentTime().toString("HH:mm:ss");
-  QString html = "<span style='color:gray'>" + stamp + "</span> ";
-  QString body = text.toHtmlEscaped().replace("\n", "<br>");
-  html += error ? "<span style='color:#c0392b'>" + body + "</span>" : body;
-  messages_->appendHtml(html);
-}
-
-void TransformsPanel::showLastStep() {
-  const StepInfo* step = document_->lastStep();
-  diff_table_->setRowCount(0);
-  if (!step || !step->diff) {
-    step_title_->setText(tr("<i>Apply a step to see its before/after figures here.</i>"));
-    node_changes_->clear();
-    side_by_side_->setEnabled(false);
-    return;
-  }
-  side_by_side_->setEnabled(true);
-  const model::SummaryDiff& d = *step->diff;
-  step_title_->setText(tr("<b>Last step:</b> <tt>%1</tt> (%2 ms)")
-                           .arg(QString::fromStdString(step->text).toHtmlEscaped())
-                           .arg(step->milliseconds, 0, 'f', 1));
-  auto addRow = [this](const QString& label, std::int64_t before, std::int64_t after, bool bold) {
-    int r = diff_table_->rowCount();
-    diff_table_->insertRow(r);
-    auto* l = new QTableWidgetItem(label);
-    QFont f = l->font();
-    f.setBold(bold);
-    l->setFont(f);
-    diff_table_->setItem(r, 0, l);
-    auto* b = new QTableWidgetItem(num(before));
-    auto* a = new QTableWidgetItem(num(after));
-    auto* c = new QTableWidgetItem(signedNum(after - before));
-    for (auto* item : {b, a, c}) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    b->setToolTip(QString::number(before));
-    a->setToolTip(QString::number(after));
-    c->setToolTip(QString::number(after - before));
-    if (after < before) c->setForeground(QColor(0x1e, 0x84, 0x49));
-    if (after > before) c->setForeground(QColor(0xc0, 0x39, 0x2b));
-    diff_table_->setItem(r, 1, b);
-    diff_table_->setItem(r, 2, a);
-    diff_table_->setItem(r, 3, c);
-  };
-  addRow(tr("Nodes"), d.nodes.before, d.nodes.after, true);
-  addRow(tr("Parameters"), d.const_parameters.before + d.variable_parameters.before,
-         d.const_parameters.after + d.variable_parameters.after, true);
-  addRow(tr("Parameter bytes"), d.const_bytes.before, d.const_bytes.after, true);
-  addRow(tr("FLOPs"), d.flops.before, d.flops.after, true);
-  addRow(tr("Control edges"), d.control_edges.before, d.control_edges.after, true);
-  for (const auto& op : d.op_types) addRow("  " + QString::fromStdString(op.op), op.before, op.after, false);
-  node_changes_->setText(tr("<span style='color:%4'>■</span> %1 added &nbsp; <span style='color:%5'>■</span> %2 removed "
-                            "&nbsp; <span style='color:%6'>■</span> %3 changed")
-                             .arg(d.added.size())
-                             .arg(d.removed.size())
-                             .arg(d.changed.size())
-                             .arg("#2e9d4a", "#c0392b", "#e0a020"));
 }
 
 }  // namespace gds::ui

@@ -4,16 +4,20 @@
 
 #include <QUndoCommand>
 
+#include <optional>
 #include <vector>
 
 #include "ui/document.h"
 
 namespace gds::ui {
 
-// One transform step: the graph before and after, and what ran.
+// One transform step: the graph before and after, and what ran. Undo goes
+// back to the graph before and to the step that made it (when there was
+// one), so the before/after figures always describe the graph shown.
 class ApplyTransformCommand : public QUndoCommand {
  public:
-  ApplyTransformCommand(Document* document, GraphPtr before, GraphPtr after, StepInfo step);
+  ApplyTransformCommand(Document* document, GraphPtr before, GraphPtr after, StepInfo step,
+                        std::optional<StepInfo> previous_step = std::nullopt, GraphPtr previous_before = nullptr);
   void undo() override;
   void redo() override;
   const StepInfo& step() const { return step_; }
@@ -24,6 +28,8 @@ class ApplyTransformCommand : public QUndoCommand {
   Document* document_;
   GraphPtr before_, after_;
   StepInfo step_;
+  std::optional<StepInfo> previous_step_;
+  GraphPtr previous_before_;
 };
 
 // Marking or unmarking inputs/outputs and editing an input's shape.

@@ -124,6 +124,19 @@ std::vector<std::string> ignoredOps(const std::string& pipeline) {
   return out;
 }
 
+std::string weightsScheme(const std::string& pipeline) {
+  auto steps = transforms::parseTransformString(pipeline);
+  if (!steps.ok()) return {};
+  bool quantizes = false, per_channel = false;
+  for (const auto& step : *steps) {
+    if (step.name != "quantize_nodes" && step.name != "quantize_weights") continue;
+    quantizes = true;
+    auto it = step.params.find("per_channel");
+    per_channel = per_channel || (it != step.params.end() && !it->second.empty() && it->second.back() == "true");
+  }
+  return !quantizes ? std::string() : per_channel ? "per channel" : "per tensor";
+}
+
 // ---------------------------------------------------------------- Variants
 
 Variants::Variants(Document* document, QObject* parent) : QObject(parent), document_(document) {

@@ -80,6 +80,10 @@ void measureGraphSize(const tensorflow::GraphDef& graph, std::int64_t* serialize
 Result<std::string> addIgnoredOp(const std::string& pipeline, const std::string& op);
 // The ignore_op values of the quantize_nodes steps (empty when it does not parse).
 std::vector<std::string> ignoredOps(const std::string& pipeline);
+// How the pipeline quantizes weights: "per channel" when a quantize_weights
+// or quantize_nodes step has per_channel=true, "per tensor" when it has such
+// steps without it (TensorFlow's recipe), "" when none (or it does not parse).
+std::string weightsScheme(const std::string& pipeline);
 
 // The variants of one Document, shared by the Benchmark and Accuracy panels
 // (owned by MainWindow). Holds the 8-bit pipeline text: while the user has

@@ -75,7 +75,26 @@ std::string decodeWav(const std::string& bytes, std::int64_t desired_channels, s
   return "";
 }
 
-void fftInPlace(std::vector<double>* re_v, std::vector<double>* im_v) {
+namespace {
+
+// e^{-2*pi*i*k/n} for k < n/2: one table per transform size, so the
+// butterflies do no trigonometry (computing cos/sin in every butterfly was
+// most of AudioSpectrogram's time). A butterfly of length len uses every
+// (n/len)-th entry.
+struct Twiddles {
+  std::vector<double> re, im;
+  explicit Twiddles(size_t n) : re(n / 2), im(n / 2) {
+    const double pi = std::atan(1.0) * 4;
+    for (size_t k = 0; k < n / 2; ++k) {
+      const double angle = -2 * pi * static_cast<double>(k) / static_cast<double>(n);
+      re[k] = std::cos(angle);
+      im[k] = std::sin(angle);
+    }
+  }
+};
+
+// Radix-2 decimation in time, n a power of two (twiddles made for n).
+void fftWithTwiddles(const Twiddles& w, std::vector<double>* re_v, std::vector<double>* im_v) {
   std::vector<double>& re = *re_v;
   std::vector<double>& im = *im_v;
   const size_t n = re.size();
@@ -88,13 +107,12 @@ void fftInPlace(std::vector<double>* re_v, std::vector<double>* im_v) {
       std::swap(im[i], im[j]);
     }
   }
-  const double pi = std::atan(1.0) * 4;
   for (size_t len = 2; len <= n; len <<= 1) {
-    const double angle = -2 * pi / static_cast<double>(len);
+    const size_t half = len / 2, step = n / len;
     for (size_t i = 0; i < n; i += len)
-      for (size_t k = 0; k < len / 2; ++k) {
-        const double wr = std::cos(angle * static_cast<double>(k)), wi = std::sin(angle * static_cast<double>(k));
-        const size_t a = i + k, b = i + k + len / 2;
+      for (size_t k = 0; k < half; ++k) {
+        const double wr = w.re[k * step], wi = w.im[k * step];
+        const size_t a = i + k, b = i + k + half;
         const double xr = re[b] * wr - im[b] * wi;
         const double xi = re[b] * wi + im[b] * wr;
         re[b] = re[a] - xr;
@@ -103,6 +121,13 @@ void fftInPlace(std::vector<double>* re_v, std::vector<double>* im_v) {
         im[a] += xi;
       }
   }
+}
+
+}  // namespace
+
+void fftInPlace(std::vector<double>* re_v, std::vector<double>* im_v) {
+  if (re_v->size() < 2) return;
+  fftWithTwiddles(Twiddles(re_v->size()), re_v, im_v);
 }
 
 std::int64_t spectrogramFrames(std::int64_t samples, std::int64_t window_size, std::int64_t stride) {
@@ -130,12 +155,13 @@ void spectrogram(const float* samples, std::int64_t count, std::int64_t stride_b
     window[i] = 0.5 - 0.5 * std::cos((2 * pi * static_cast<double>(i)) / static_cast<double>(window_size));
   const std::int64_t frames = spectrogramFrames(count, window_size, stride);
   std::vector<double> re(static_cast<size_t>(fft)), im(static_cast<size_t>(fft));
+  const Twiddles twiddles(static_cast<size_t>(fft));
   for (std::int64_t f = 0; f < frames; ++f) {
     std::fill(re.begin(), re.end(), 0.0);
     std::fill(im.begin(), im.end(), 0.0);
     for (std::int64_t j = 0; j < window_size; ++j)
       re[j] = static_cast<double>(samples[(f * stride + j) * stride_between_samples]) * window[j];
-    fftInPlace(&re, &im);
+    if (fft >= 2) fftWithTwiddles(twiddles, &re, &im);
     for (std::int64_t b = 0; b < bins; ++b) {
       // TF stores re^2 + im^2 as float, then takes sqrt in float.
       const float power = static_cast<float>(re[b] * re[b] + im[b] * im[b]);

@@ -539,5 +539,118 @@ node { name: "r" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } 
   EXPECT_EQ(scene.edgeItemCount(), 1);
 }
 
+// TensorBoard's auxiliary nodes: a hub module's 470 checkpoint_initializer
+// scopes, save/save_1 and the Identity/AssignVariableOp readers of restored
+// values go into one group, collapsed, beside the main graph, with no edge
+// drawn to it.
+TEST(Hierarchy, AuxiliaryNodesGoAsideInOneGroup) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  auto def = loadModel("tfnet_inception_v3_hub.meta");
+  ASSERT_TRUE(def);
+  auto graph = model::Graph::build(*def);
+  ASSERT_TRUE(graph.ok()) << graph.error();
+  auto g = std::make_shared<const model::Graph>(std::move(graph).value());
+  auto h = Hierarchy::build(g);
+  const int aux = h->auxiliaryGroup();
+  ASSERT_GT(aux, 0);
+  EXPECT_EQ(h->group(aux).path, Hierarchy::kAuxiliaryPath);
+  EXPECT_EQ(h->group(aux).parent, 0);
+  EXPECT_TRUE(h->group(aux).auxiliary);
+  std::set<std::string> top;
+  for (int c : h->group(0).groups) top.insert(h->group(c).label);
+  for (int v : h->group(0).nodes) top.insert(g->name(v));
+  EXPECT_EQ(top, (std::set<std::string>{"module", "module_apply_default", "Placeholder", "Auxiliary nodes"}));
+  for (const char* scope : {"save", "save_1"}) {
+    const int s = h->findGroup(scope);
+    ASSERT_GT(s, 0) << scope;
+    EXPECT_EQ(h->group(s).parent, aux) << scope;
+    EXPECT_EQ(h->group(s).depth, 2) << scope;
+  }
+  for (const char* node : {"checkpoint_initializer_99", "Identity_375", "AssignVariableOp_375"})
+    EXPECT_TRUE(h->contains(aux, h->groupOf(g->find(node)))) << node;
+  EXPECT_FALSE(h->contains(aux, h->groupOf(g->find("Placeholder"))));
+  EXPECT_FALSE(h->defaultExpansion()[aux]);
+  // Without the option, the hub's top level is the clutter users met.
+  auto flat = Hierarchy::build(g, HierarchyOptions{true, false});
+  EXPECT_EQ(flat->auxiliaryGroup(), -1);
+  std::set<std::string> flat_top;
+  for (int c : flat->group(0).groups) flat_top.insert(flat->group(c).label);
+  for (int v : flat->group(0).nodes) flat_top.insert(g->name(v));
+  EXPECT_EQ(flat_top, (std::set<std::string>{"module", "module_apply_default", "Placeholder", "save", "save_1",
+                                             "checkpoint_initializer_*", "Identity_*", "AssignVariableOp_*"}));
+
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(def).ok());
+  const SceneLayout& layout = scene.currentLayout();
+  QRectF aside, main;
+  for (const auto& grp : layout.groups) {
+    if (grp.group == aux) aside = grp.rect;
+    else if (scene.hierarchy()->group(grp.group).parent == 0) main = main.united(grp.rect);
+  }
+  for (const auto& n : layout.nodes) main = main.united(n.rect);
+  ASSERT_FALSE(aside.isEmpty());
+  EXPECT_GT(aside.left(), main.right());  // right of everything else
+  for (const auto& e : layout.edges) {
+    if (e.group != 0) continue;
+    const auto& b = scene.hierarchy()->bundles(0)[e.bundle];
+    EXPECT_FALSE(b.from.kind == ItemRef::Group && b.from.index == aux);
+    EXPECT_FALSE(b.to.kind == ItemRef::Group && b.to.index == aux);
+  }
+  // A training graph: init and gradients leave the top level.
+  auto train = loadModel("tfnet_xor_train.meta");
+  auto tg = model::Graph::build(*train);
+  ASSERT_TRUE(tg.ok());
+  auto th = Hierarchy::build(std::make_shared<const model::Graph>(std::move(tg).value()));
+  ASSERT_GT(th->auxiliaryGroup(), 0);
+  const int grads = th->findGroup("gradients");
+  ASSERT_GT(grads, 0);
+  EXPECT_EQ(th->group(grads).parent, th->auxiliaryGroup());
+  EXPECT_TRUE(th->contains(th->auxiliaryGroup(), th->groupOf(th->graph().find("init"))));
+}
+
+// The first view of a graph: names read (at least kReadableZoom, or the fit
+// when that is larger), the start of the graph is in view, and no node sits
+// under the minimap.
+TEST(View, FirstViewReadsAndKeepsNodesClearOfTheMinimap) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  for (const char* file : {"mobilenet_v1_0.25_128_frozen.pb", "tfnet_inception_v3_hub.meta", "kws_cnn_s.pb"}) {
+    for (const QSize size : {QSize(700, 640), QSize(1200, 900)}) {
+      GraphScene scene;
+      GraphView view(&scene);
+      view.resize(size);
+      view.show();
+      ASSERT_TRUE(scene.setGraph(loadModel(file)).ok());
+      ASSERT_TRUE(scene.waitForLayout(60000)) << file;
+      for (int i = 0; i < 20 && scene.layoutPending(); ++i) ASSERT_TRUE(scene.waitForLayout(60000));
+      QApplication::processEvents();
+      SCOPED_TRACE(std::string(file) + " at " + std::to_string(size.width()) + "x" + std::to_string(size.height()));
+      EXPECT_GE(view.zoom(), GraphView::kReadableZoom - 1e-9);
+      const QRect viewport = view.viewport()->rect();
+      const QRect minimap = view.minimapRect();
+      int visible = 0;
+      for (QGraphicsItem* item : scene.items()) {
+        // Nodes and collapsed scopes (expanded frames are not selectable).
+        const bool box = item->type() == NodeItem::Type ||
+                         (item->type() == GroupItem::Type && (item->flags() & QGraphicsItem::ItemIsSelectable));
+        if (!box) continue;
+        const QRect r = view.mapFromScene(item->sceneBoundingRect()).boundingRect();
+        if (!viewport.intersects(r)) continue;
+        ++visible;
+        EXPECT_FALSE(!minimap.isEmpty() && minimap.intersects(r)) << scene.nodeNameAt(item);
+      }
+      EXPECT_GE(visible, 4);
+      // The graph's top (its inputs) is in view.
+      const QRectF bounds = scene.currentLayout().bounds;
+      EXPECT_GE(view.mapFromScene(bounds.topLeft()).y(), 0);
+      // Everything visible: no minimap to hide anything.
+      const bool all = QRectF(view.mapToScene(viewport).boundingRect()).contains(bounds);
+      EXPECT_EQ(view.minimapShown(), !all);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gds::graphview

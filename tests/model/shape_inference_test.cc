@@ -119,6 +119,66 @@ TEST(ShapeInference, QuantizedAndLegacyPlaceholders) {
   EXPECT_EQ(lstm->at("labels_softmax").substr(0, 5), "float");
 }
 
+// tensorflow/core/ops/audio_ops.cc: frames = 1 + (samples - window) / stride,
+// bins = 1 + NextPowerOfTwo(window) / 2; Mfcc keeps channels and frames.
+TEST(ShapeInference, AudioFrontEnd) {
+  GDS_REQUIRE_SHARED();
+  // TensorFlow's speech_commands example: 16000 samples, 30 ms windows
+  // (480) every 10 ms (160), 40 coefficients.
+  auto conv = inferFile("speech_commands_conv_actions_frozen.pb");
+  EXPECT_EQ(conv->at("decoded_sample_data"), "float[16000,1]");
+  EXPECT_EQ(conv->at("decoded_sample_data:1"), "int32[]");
+  EXPECT_EQ(conv->at("AudioSpectrogram"), "float[1,98,257]");
+  EXPECT_EQ(conv->at("Mfcc"), "float[1,98,40]");
+  EXPECT_EQ(conv->at("Conv2D"), "float[1,98,40,64]");
+  // The Hello Edge KWS models: 40 ms windows (640) every 20 ms (320), 10 MFCCs.
+  auto kws = inferFile("kws_cnn_s.pb");
+  EXPECT_EQ(kws->at("AudioSpectrogram"), "float[1,49,513]");
+  EXPECT_EQ(kws->at("Mfcc"), "float[1,49,10]");
+  // A clip shorter than one window has no frame; an unknown length, unknown frames.
+  GraphBuilder b;
+  auto* wav = b.add("DecodeWav", "wav", {b.placeholder("bytes", tensorflow::DT_STRING, {})});
+  setAttrInt(wav, "desired_samples", 100);
+  setAttrInt(wav, "desired_channels", 2);
+  auto* spec = b.add("AudioSpectrogram", "spec", {"wav"});
+  setAttrInt(spec, "window_size", 256);
+  setAttrInt(spec, "stride", 128);
+  auto* any = b.add("DecodeWav", "any", {"bytes"});
+  setAttrInt(any, "desired_samples", -1);
+  setAttrInt(any, "desired_channels", 1);
+  auto* spec2 = b.add("AudioSpectrogram", "spec2", {"any"});
+  setAttrInt(spec2, "window_size", 300);
+  setAttrInt(spec2, "stride", 100);
+  auto* mfcc = b.add("Mfcc", "mfcc", {"spec2", "wav:1"});
+  setAttrInt(mfcc, "dct_coefficient_count", 13);
+  auto l = infer(b.graph());
+  EXPECT_EQ(l->at("spec"), "float[2,0,129]");
+  EXPECT_EQ(l->at("spec2"), "float[1,?,257]");
+  EXPECT_EQ(l->at("mfcc"), "float[1,?,13]");
+}
+
+// The ops quantize_nodes writes keep their float op's shape, so FLOPs and
+// memory figures of an 8-bit graph are those of the float one.
+TEST(ShapeInference, QuantizedBinaryOpsAndBiasAdd) {
+  GraphBuilder b;
+  std::string x = b.placeholder("x", tensorflow::DT_QUINT8, {1, 4, 4, 8});
+  std::string y = b.placeholder("y", tensorflow::DT_QUINT8, {8});
+  std::string lo = b.placeholder("lo", tensorflow::DT_FLOAT, {});
+  auto* add = b.add("QuantizedAdd", "add", {x, y, lo, lo, lo, lo});
+  setAttrType(add, "Toutput", tensorflow::DT_QINT32);
+  auto* mul = b.add("QuantizedMul", "mul", {x, "add", lo, lo, lo, lo});
+  setAttrType(mul, "Toutput", tensorflow::DT_QINT32);
+  auto* bias = b.add("QuantizedBiasAdd", "bias", {x, y, lo, lo, lo, lo});
+  setAttrType(bias, "out_type", tensorflow::DT_QINT32);
+  auto l = infer(b.graph());
+  EXPECT_EQ(l->at("add"), "qint32[1,4,4,8]");
+  EXPECT_EQ(l->at("add:1"), "float[]");
+  EXPECT_EQ(l->at("add:2"), "float[]");
+  EXPECT_EQ(l->at("mul"), "qint32[1,4,4,8]");
+  EXPECT_EQ(l->at("bias"), "qint32[1,4,4,8]");
+  EXPECT_EQ(l->at("bias:2"), "float[]");
+}
+
 TEST(ShapeInference, BuiltGraphs) {
   GraphBuilder b;
   std::string x = b.placeholder("x", tensorflow::DT_FLOAT, {-1, 10, 10, 4});

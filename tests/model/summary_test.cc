@@ -62,20 +62,103 @@ TEST(Summary, MobilenetFrozenExactText) {
   EXPECT_EQ(summaryOf("mobilenet_v1_0.25_128_quantized.pb").flops, 27140608);
 }
 
-TEST(Summary, UnknownBatchNeedsInputShapeForFlops) {
+// benchmark_model runs an unknown batch as 1: so do the FLOPs, and say so.
+TEST(Summary, UnknownBatchCountsAsOneAndSaysSo) {
   GDS_REQUIRE_SHARED();
   Summary s = summaryOf("mnist_softmax_android.pb");
-  EXPECT_EQ(s.flops, 0);
-  EXPECT_EQ(s.flops_unknown_nodes, std::vector<std::string>{"layer/W_p_b/MatMul"});
+  // 1*10 outputs * K=784 * 2.
+  EXPECT_EQ(s.flops, 15680);
+  EXPECT_TRUE(s.flops_unknown_nodes.empty());
+  EXPECT_EQ(s.flops_batch_one, std::vector<std::string>{"input/x_input"});
   EXPECT_EQ(s.const_parameters, 7851);  // 784*10 weights + 10 biases + ArgMax axis
-  // With batch 1: 1*10 outputs * K=784 * 2.
-  Summary one = summaryOf("mnist_softmax_android.pb", {{"input/x_input", {1, 784}}});
-  EXPECT_EQ(one.flops, 15680);
-  EXPECT_TRUE(one.flops_unknown_nodes.empty());
+  // A shape the user gives wins, and nothing is assumed then.
+  Summary three = summaryOf("mnist_softmax_android.pb", {{"input/x_input", {3, 784}}});
+  EXPECT_EQ(three.flops, 3 * 15680);
+  EXPECT_TRUE(three.flops_batch_one.empty());
   std::string text = formatSummaryText(s);
+  // summarize_graph's command keeps the unknown batch.
   EXPECT_NE(text.find("--input_layer_shape=-1,784 --output_layer=output\n"), std::string::npos);
-  EXPECT_NE(text.find("FLOPs: 0 (0), not counting 1 nodes with unknown shapes (give --input_shape)\n"),
+  EXPECT_NE(text.find("FLOPs: 15680 (15.68k), with batch 1 for input/x_input (unknown batch size; give "
+                      "--input_shape for another)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(toJson(s)["flops_batch_one"], nlohmann::json({"input/x_input"}));
+}
+
+// The keyword-spotting models take a WAV file: DecodeWav -> AudioSpectrogram
+// -> Mfcc shapes give the convolutions theirs.
+TEST(Summary, FlopsThroughTheAudioFrontEnd) {
+  GDS_REQUIRE_SHARED();
+  Summary s = summaryOf("speech_commands_conv_actions_frozen.pb");
+  EXPECT_TRUE(s.flops_unknown_nodes.empty());
+  // 98 frames x 40 MFCCs: conv 20x8x1x64 SAME over 98x40 (250880 outputs),
+  // max pool 2x2, conv 10x4x64x64 over 49x20 (62720 outputs), then MatMul
+  // 62720 -> 5 classes.
+  const std::int64_t expected = 98 * 40 * 64 * 20 * 8 * 2 + 49 * 20 * 64 * 10 * 4 * 64 * 2 + 62720 * 5 * 2;
+  EXPECT_EQ(s.flops, expected);
+  // The convolutional keyword models (the recurrent ones keep their MatMuls
+  // inside while loops, whose shapes stay unknown).
+  Summary cnn = summaryOf("kws_cnn_s.pb");
+  EXPECT_EQ(cnn.flops_by_type.at("Conv2D"), 4928000);
+  EXPECT_EQ(cnn.flops_by_type.at("MatMul"), 68608);
+  EXPECT_TRUE(cnn.flops_unknown_nodes.empty());
+  Summary ds = summaryOf("kws_ds_cnn_s.pb");
+  EXPECT_EQ(ds.flops, 4736000 + 576000 + 1536);
+  EXPECT_TRUE(ds.flops_unknown_nodes.empty());
+}
+
+// TF-Hub and training graphs: summarize_graph lists every Placeholder (the
+// captured variables too) and every unconsumed node; the ranking puts the
+// real data input and the end of the main path first.
+TEST(Summary, SuggestionsRankRealInputsAndMainOutputsFirst) {
+  GDS_REQUIRE_SHARED();
+  Summary hub = summaryOf("tfnet_inception_v3_hub.meta");
+  ASSERT_EQ(hub.suggested_inputs.size(), hub.inputs.size());
+  EXPECT_EQ(hub.inputs.size(), 379u);
+  EXPECT_EQ(hub.suggested_inputs[0].name, "Placeholder");
+  EXPECT_TRUE(hub.suggested_inputs[0].likely);
+  int likely = 0;
+  for (const auto& in : hub.suggested_inputs) likely += in.likely;
+  EXPECT_EQ(likely, 2);  // Placeholder feeds the applied module, module/hub_input/images the module's own copy
+  EXPECT_EQ(hub.suggested_inputs[1].name, "module/hub_input/images");
+  // The captured variables (resource Placeholders) come last.
+  EXPECT_EQ(hub.suggested_inputs.back().op, "Placeholder");
+  EXPECT_FALSE(hub.suggested_inputs.back().likely);
+  ASSERT_EQ(hub.suggested_outputs.size(), hub.outputs.size());
+  EXPECT_EQ(hub.outputs.size(), 2448u);
+  EXPECT_EQ(hub.suggested_outputs[0].name, "module/hub_output/feature_vector/SpatialSqueeze");
+  EXPECT_EQ(hub.suggested_outputs[1].name, "module_apply_default/hub_output/feature_vector/SpatialSqueeze");
+  EXPECT_FALSE(hub.suggested_outputs[2].likely);
+  // Initialization checks and the save/restore subgraph rank last.
+  EXPECT_EQ(hub.suggested_outputs.back().auxiliary, AuxiliaryKind::Initialization);
+  EXPECT_GT(hub.auxiliary_nodes, 3000);
+  // The resource variables' shapes reach the applied module: its FLOPs count
+  // (Inception v3 at 299x299, about 5.7G multiply-adds).
+  EXPECT_GT(hub.flops, 11000000000LL);
+  const std::string text = formatSummaryText(hub);
+  EXPECT_NE(text.find("Suggested inputs (real data first): Placeholder, module/hub_input/images; outputs (ends of "
+                      "the main path): module/hub_output/feature_vector/SpatialSqueeze, "
+                      "module_apply_default/hub_output/feature_vector/SpatialSqueeze; "),
             std::string::npos);
+
+  Summary train = summaryOf("tfnet_vd_cnn_train.meta");
+  ASSERT_FALSE(train.suggested_inputs.empty());
+  EXPECT_EQ(train.suggested_inputs[0].name, "x");  // the text, not the labels y or the is_training flag
+  EXPECT_TRUE(train.suggested_inputs[0].likely);
+  for (size_t i = 1; i < train.suggested_inputs.size(); ++i) EXPECT_FALSE(train.suggested_inputs[i].likely);
+  std::vector<std::string> likely_outputs;
+  for (const auto& o : train.suggested_outputs)
+    if (o.likely) likely_outputs.push_back(o.name);
+  EXPECT_EQ(likely_outputs, (std::vector<std::string>{"loss/value", "accuracy/value"}));
+  // 116 possible outputs; the gradients and optimizer updates rank last.
+  EXPECT_EQ(train.suggested_outputs.size(), 116u);
+  EXPECT_NE(formatSummaryText(train).find("gdstudio benchmark --graph=" + train.path +
+                                          " --show_flops --input_layer=x --input_layer_type=int32 "
+                                          "--input_layer_shape=1,1014 --output_layer=loss/value,accuracy/value\n"),
+            std::string::npos);
+  nlohmann::json j = toJson(train);
+  EXPECT_EQ(j["suggested_inputs"][0]["name"], "x");
+  EXPECT_EQ(j["suggested_inputs"][0]["likely"], true);
 }
 
 TEST(Summary, TrainingGraphVariablesAndControlEdges) {

@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QDir>
+#include <QFile>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,6 +25,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -195,9 +197,11 @@ TEST(AccuracyPanel, DatasetMatchesTheCliThenExcludingTheWorstOpReruns) {
   // The history shows both runs and what each excluded.
   auto* history = f.panel->historyModel();
   ASSERT_EQ(2, history->rowCount());
-  EXPECT_EQ("none", history->index(0, 3).data().toString().toStdString());
-  EXPECT_EQ(op, history->index(1, 3).data().toString());
-  EXPECT_EQ(fraction(second->samples.agree, 7), history->index(1, 4).data().toString().toStdString());
+  EXPECT_EQ("8-bit weights", history->headerData(3, Qt::Horizontal).toString().toStdString());
+  EXPECT_EQ("per tensor", history->index(0, 3).data().toString().toStdString());
+  EXPECT_EQ("none", history->index(0, 4).data().toString().toStdString());
+  EXPECT_EQ(op, history->index(1, 4).data().toString());
+  EXPECT_EQ(fraction(second->samples.agree, 7), history->index(1, 5).data().toString().toStdString());
   EXPECT_TRUE(f.panel->headlineText().contains("excluded from quantization: " + op));
 }
 
@@ -289,6 +293,70 @@ TEST(AccuracyPanel, MissingDatasetFolderIsNamed) {
   EXPECT_EQ(0, f.panel->historyModel()->rowCount());
 }
 
+// A photo folder's labels.csv whose label is not in the label map: that
+// sample is compared unlabelled and counted, the others still count; 'none'
+// in the Labels field ignores the folder's labels.csv; a wrong Labels entry
+// or a malformed labels.csv is blamed on the Labels field.
+TEST(AccuracyPanel, UnknownLabelsAreSkippedAndCountedNoneMeansNoLabels) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Fixture f;
+  ASSERT_TRUE(f.open());
+  const std::string dir = test::tempDir() + "/photos_unknown_label";
+  QDir().mkpath(QString::fromStdString(dir));
+  for (const char* file : {"chelsea.png", "coffee.png"}) {
+    QFile::remove(QString::fromStdString(dir + "/" + file));
+    ASSERT_TRUE(QFile::copy(QString::fromStdString(test::dataPath(std::string("images/") + file)),
+                            QString::fromStdString(dir + "/" + file)));
+  }
+  auto write = [&](const std::string& text) {
+    QFile labels(QString::fromStdString(dir + "/labels.csv"));
+    ASSERT_TRUE(labels.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    labels.write(text.c_str());
+  };
+  write("file,label\nchelsea.png,tabbby cat\ncoffee.png,espresso|cup|coffee mug\n");
+  const QString label_map = QString::fromStdString(test::modelPath("mobilenet_v1_0.25_128_labels.txt"));
+  f.panel->setUseDataset(true);
+  f.panel->setDataset(QString::fromStdString(dir), QString(), label_map);
+  ASSERT_TRUE(f.panel->run());
+  ASSERT_TRUE(f.panel->waitUntilIdle());
+  ASSERT_TRUE(f.panel->lastError().isEmpty()) << f.panel->lastError().toStdString();
+  auto r = f.panel->lastResult();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(2, r->samples.inputs);
+  EXPECT_EQ(1, r->samples.labelled);
+  EXPECT_EQ(1, r->unknown_labels);
+  EXPECT_EQ("'chelsea.png' is labelled 'tabbby cat'", r->unknown_label_example);
+  EXPECT_TRUE(f.panel->headlineText().contains(
+      "1 sample(s) not counted for accuracy: their labels name no class of the class names ('chelsea.png' is "
+      "labelled 'tabbby cat')"))
+      << f.panel->headlineText().toStdString();
+  EXPECT_TRUE(f.panel->headlineText().contains("dB (median of 2 sample(s))")) << f.panel->headlineText().toStdString();
+
+  f.panel->setDataset(QString::fromStdString(dir), "none", label_map);
+  ASSERT_TRUE(f.panel->run());
+  ASSERT_TRUE(f.panel->waitUntilIdle());
+  ASSERT_TRUE(f.panel->lastError().isEmpty()) << f.panel->lastError().toStdString();
+  EXPECT_EQ(0, f.panel->lastResult()->samples.labelled);
+  EXPECT_EQ(0, f.panel->lastResult()->unknown_labels);
+  EXPECT_EQ(2, f.panel->lastResult()->samples.inputs);
+
+  const std::string missing = dir + "/no_such_labels.csv";
+  f.panel->setDataset(QString::fromStdString(dir), QString::fromStdString(missing), label_map);
+  ASSERT_TRUE(f.panel->run());
+  ASSERT_TRUE(f.panel->waitUntilIdle());
+  EXPECT_EQ("Labels: '" + missing + "' is not a file (a labels.csv of 'file,label' lines; 'none' for no labels)",
+            f.panel->lastError().toStdString());
+
+  write("chelsea.png tabby\n");
+  f.panel->setDataset(QString::fromStdString(dir), QString(), label_map);
+  ASSERT_TRUE(f.panel->run());
+  ASSERT_TRUE(f.panel->waitUntilIdle());
+  EXPECT_EQ("Labels: " + dir + "/labels.csv line 1: expected 'file,label' (several accepted labels separated by "
+            "'|'), got 'chelsea.png tabby'",
+            f.panel->lastError().toStdString());
+}
+
 TEST(AccuracyPanel, NoOutputMarkedIsExplained) {
   GDS_REQUIRE_SHARED();
   ensureApp();
@@ -358,6 +426,62 @@ TEST(AccuracyPanel, Screenshot) {
   QApplication::processEvents();
   EXPECT_TRUE(window.grab().save(QDir(cwd).absoluteFilePath(QString::fromLocal8Bit(out))));
   QDir::setCurrent(cwd);
+}
+
+// The history tells per-channel runs from per-tensor ones (the 8-bit
+// pipeline they used), and says nothing when neither variant was 8-bit.
+TEST(AccuracyHistory, SaysHowTheWeightsWereQuantized) {
+  EXPECT_EQ(weightsScheme("quantize_weights quantize_nodes(ignore_op=MatMul)"), "per tensor");
+  EXPECT_EQ(weightsScheme("quantize_weights(per_channel=true) quantize_nodes(per_channel=true)"), "per channel");
+  EXPECT_EQ(weightsScheme("fold_constants(ignore_errors=true)"), "");
+  EXPECT_EQ(weightsScheme("quantize_nodes(unclosed"), "");
+  AccuracyHistoryModel history;
+  for (const char* pipeline : {"quantize_weights quantize_nodes", "quantize_weights(per_channel=true) quantize_nodes",
+                               ""}) {
+    auto r = std::make_shared<AccuracyResult>();
+    r->pipeline = pipeline;
+    history.append(r);
+  }
+  ASSERT_EQ(history.rowCount(), 3);
+  EXPECT_EQ(history.index(0, 3).data().toString(), "per tensor");
+  EXPECT_EQ(history.index(1, 3).data().toString(), "per channel");
+  EXPECT_FALSE(history.index(2, 3).data().isValid());
+  EXPECT_EQ(history.index(1, 4).data().toString(), "none");
+}
+
+// Figures that do not mislead: the headline SQNR is the samples' median
+// (one near-exact sample does not lift it as it lifts a mean in dB), and
+// Top-5 overlap is left out for five classes or fewer.
+TEST(AccuracyFigures, MedianSqnrAndTopFiveOnlyWithMoreThanFiveClasses) {
+  AccuracyResult r;
+  EXPECT_TRUE(std::isnan(medianSampleSqnrDb(r)));
+  r.dataset = true;
+  for (double db : {21.0, 188.0, 19.0}) {
+    engine::DatasetItem item;
+    item.sqnr_db = db;
+    r.samples.items.push_back(item);
+  }
+  EXPECT_DOUBLE_EQ(medianSampleSqnrDb(r), 21.0);  // the mean would read 76 dB
+  engine::DatasetItem exact;
+  exact.sqnr_db = std::numeric_limits<double>::infinity();
+  r.samples.items.push_back(exact);
+  EXPECT_DOUBLE_EQ(medianSampleSqnrDb(r), 104.5);  // (21 + 188) / 2
+
+  engine::OutputAggregate two;
+  two.classifier = true;
+  two.rows = 3;
+  two.error.stats.count = 6;  // 3 rows of 2 classes
+  two.top5_overlap = 1.0;
+  EXPECT_FALSE(showsTopFive(two));
+  engine::OutputAggregate imagenet = two;
+  imagenet.error.stats.count = 3 * 1001;
+  EXPECT_TRUE(showsTopFive(imagenet));
+  auto result = std::make_shared<AccuracyResult>();
+  result->outputs = {two, imagenet};
+  AccuracyOutputsModel model;
+  model.setResult(result);
+  EXPECT_FALSE(model.index(0, 7).data().isValid());
+  EXPECT_TRUE(model.index(1, 7).data().isValid());
 }
 
 }  // namespace

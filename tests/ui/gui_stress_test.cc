@@ -53,6 +53,7 @@
 #include "ui/main_window.h"
 #include "ui/transform_form.h"
 #include "ui/transform_runner.h"
+#include "ui/step_panel.h"
 #include "ui/transforms_panel.h"
 
 namespace gds::ui {
@@ -362,7 +363,7 @@ class GuiStress {
       scene()->clearOverlay();
     } else if (r < 91) {
       QCheckBox* side = nullptr;
-      for (QCheckBox* c : w_.transformsPanel()->findChildren<QCheckBox*>())
+      for (QCheckBox* c : w_.stepPanel()->findChildren<QCheckBox*>())
         if (c->text().contains("side by side")) side = c;
       if (side) {
         log(side->isChecked() ? "side by side off" : "side by side on");

@@ -39,6 +39,7 @@
 #include "ui/tensor_stats.h"
 #include "ui/transform_form.h"
 #include "ui/transform_runner.h"
+#include "ui/step_panel.h"
 #include "ui/transforms_panel.h"
 
 namespace gds::ui {
@@ -367,8 +368,8 @@ TEST_F(WindowTest, MobilenetInspectMarkTransformUndoRedoSaveExport) {
   EXPECT_EQ(s3->flops, s0->flops);
   EXPECT_TRUE(w.isWindowModified());
   EXPECT_EQ(doc->appliedSteps().size(), 3u);
-  EXPECT_GT(w.transformsPanel()->diffTable()->rowCount(), 5);
-  EXPECT_EQ(w.transformsPanel()->diffTable()->item(0, 0)->text(), "Nodes");
+  EXPECT_GT(w.stepPanel()->diffTable()->rowCount(), 5);
+  EXPECT_EQ(w.stepPanel()->diffTable()->item(0, 0)->text(), "Nodes");
   EXPECT_TRUE(w.graphScene()->hasOverlay());
   GraphPtr after_bn = doc->graph();
 
@@ -441,7 +442,7 @@ TEST_F(WindowTest, TransformErrorLeavesGraphAndShowsMessage) {
   EXPECT_FALSE(failure.isEmpty());
   EXPECT_TRUE(failure.contains("no_such_node")) << failure.toStdString();
   EXPECT_EQ(w.document()->graph(), before);
-  EXPECT_TRUE(w.transformsPanel()->messages().contains("no_such_node"));
+  EXPECT_TRUE(w.stepPanel()->messages().contains("no_such_node"));
   // An unknown transform: the parser's error lists the valid names.
   failure.clear();
   EXPECT_FALSE(w.transformRunner()->start(QString("fold_everything")));

@@ -1,0 +1,186 @@
+// The window on the screens deployment engineers use (1366x768 laptops,
+// 1920x1080 monitors), offscreen: it fits the screen, every visible dock
+// gets at least its useful size, no two docks overlap, the Benchmark and
+// Accuracy docks open tall enough to show their settings, and the toolbar
+// does not move when the step Undo names changes.
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QToolBar>
+#include <QToolButton>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/test_util.h"
+#include "tests/ui/ui_test_app.h"
+#include "ui/document.h"
+#include "ui/main_window.h"
+#include "ui/window_layout.h"
+
+namespace gds::ui {
+namespace {
+
+using uitest::ensureApp;
+
+const char* const kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
+const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
+
+std::vector<QDockWidget*> visibleDocks(const MainWindow& w) {
+  std::vector<QDockWidget*> out;
+  for (QDockWidget* d : w.findChildren<QDockWidget*>())
+    if (d->isVisible() && !d->visibleRegion().isEmpty()) out.push_back(d);
+  return out;
+}
+
+std::string describe(const QDockWidget* d) {
+  const QRect g = d->geometry();
+  return d->windowTitle().toStdString() + " " + std::to_string(g.width()) + "x" + std::to_string(g.height()) + "+" +
+         std::to_string(g.x()) + "+" + std::to_string(g.y()) + " (useful " + std::to_string(usefulSize(d).width()) +
+         "x" + std::to_string(usefulSize(d).height()) + ", minimum hint " +
+         std::to_string(d->minimumSizeHint().width()) + "x" + std::to_string(d->minimumSizeHint().height()) + ")";
+}
+
+// The geometry rules, for whatever the window shows now.
+void checkLayout(MainWindow& w, const QSize& screen) {
+  QApplication::processEvents();
+  if (std::getenv("GDS_LAYOUT_DEBUG"))
+    for (const QDockWidget* d : w.findChildren<QDockWidget*>()) {
+      std::printf("  %s\n", describe(d).c_str());
+      for (const QWidget* c : d->widget()->findChildren<QWidget*>())
+        if (c->isVisible() && c->minimumSizeHint().height() > 15)
+          std::printf("      %s %s min %dx%d h %d\n", c->metaObject()->className(), c->objectName().toStdString().c_str(),
+                      c->minimumSizeHint().width(), c->minimumSizeHint().height(), c->height());
+    }
+  EXPECT_LE(w.frameGeometry().width(), screen.width());
+  EXPECT_LE(w.frameGeometry().height(), screen.height());
+  EXPECT_LE(w.minimumSizeHint().height(), screen.height());
+  EXPECT_LE(w.minimumSizeHint().width(), screen.width());
+  const auto docks = visibleDocks(w);
+  for (const QDockWidget* d : docks) {
+    SCOPED_TRACE(describe(d));
+    // Tabbed docks share their area: the one shown gets it.
+    EXPECT_GE(d->width(), usefulSize(d).width());
+    EXPECT_GE(d->height(), usefulSize(d).height());
+    // The panel inside has at least the room its layout needs: nothing in
+    // it is drawn over something else.
+    EXPECT_GE(d->widget()->height(), d->widget()->minimumSizeHint().height());
+    EXPECT_GE(d->widget()->width(), d->widget()->minimumSizeHint().width());
+  }
+  for (size_t i = 0; i < docks.size(); ++i)
+    for (size_t j = i + 1; j < docks.size(); ++j)
+      EXPECT_FALSE(docks[i]->geometry().intersects(docks[j]->geometry()))
+          << describe(docks[i]) << " overlaps " << describe(docks[j]);
+  // The graph keeps a usable centre.
+  EXPECT_GE(w.centralWidget()->width(), 560);
+  EXPECT_GE(w.centralWidget()->height(), 200);
+}
+
+class WindowLayout : public ::testing::TestWithParam<QSize> {
+ protected:
+  static void SetUpTestSuite() { ensureApp(); }
+};
+
+TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
+  const QSize screen = GetParam();
+  MainWindow w;
+  w.setInteractive(false);
+  w.arrangeForScreen(QRect(QPoint(0, 0), screen));
+  w.show();
+  {
+    SCOPED_TRACE("welcome page");
+    checkLayout(w, screen);
+  }
+  // The docks a first start shows, in their places.
+  for (QDockWidget* d : {w.ioDock(), w.propertiesDock(), w.transformsDock(), w.stepDock()})
+    EXPECT_TRUE(d->isVisible() && !d->visibleRegion().isEmpty()) << d->windowTitle().toStdString();
+  EXPECT_EQ(w.dockWidgetArea(w.ioDock()), Qt::LeftDockWidgetArea);
+  EXPECT_EQ(w.dockWidgetArea(w.transformsDock()), Qt::RightDockWidgetArea);
+  EXPECT_LT(w.ioDock()->y(), w.propertiesDock()->y());  // the suggestions first
+  EXPECT_TRUE(w.benchmarkDock()->isHidden());
+  // "&" reads as itself in the title, and doubled in the View menu's entry.
+  EXPECT_EQ(w.ioDock()->windowTitle(), "Inputs & outputs");
+  EXPECT_EQ(w.ioDock()->toggleViewAction()->text(), "Inputs && outputs");
+
+  GDS_REQUIRE_SHARED();
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+  {
+    SCOPED_TRACE("model open");
+    checkLayout(w, screen);
+  }
+  w.benchmarkAction()->trigger();
+  {
+    SCOPED_TRACE("Benchmark dock open");
+    checkLayout(w, screen);
+    // Tall enough for its settings: the variants, the pipeline and Run.
+    EXPECT_GE(w.benchmarkDock()->height(), usefulSize(w.benchmarkDock()).height());
+  }
+  w.accuracyAction()->trigger();
+  {
+    SCOPED_TRACE("Accuracy dock open");
+    checkLayout(w, screen);
+    EXPECT_GE(w.accuracyDock()->height(), usefulSize(w.accuracyDock()).height());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Screens, WindowLayout, ::testing::Values(QSize(1366, 768), QSize(1920, 1080)),
+                         [](const ::testing::TestParamInfo<QSize>& info) {
+                           return std::to_string(info.param.width()) + "x" + std::to_string(info.param.height());
+                         });
+
+// A saved geometry from a larger screen is moved and shrunk into this one.
+TEST(WindowLayout, SavedGeometryIsFittedIntoTheScreen) {
+  const QRect screen(0, 0, 1366, 768);
+  EXPECT_EQ(fitWindowGeometry(screen), screen);
+  EXPECT_EQ(fitWindowGeometry(screen, QRect(100, 50, 800, 600)), QRect(100, 50, 800, 600));
+  EXPECT_EQ(fitWindowGeometry(screen, QRect(300, 200, 1600, 1181)), QRect(0, 0, 1366, 768));
+  EXPECT_EQ(fitWindowGeometry(screen, QRect(900, 500, 800, 600)), QRect(566, 168, 800, 600));
+  EXPECT_EQ(fitWindowGeometry(QRect(0, 28, 1920, 1052), QRect(-50, 0, 1000, 900)), QRect(0, 28, 1000, 900));
+}
+
+// Undo and Redo keep their labels whatever step they name: the buttons
+// after them stay put.
+TEST(WindowLayout, ToolbarButtonsStayWhenTheUndoStepChanges) {
+  ensureApp();
+  MainWindow w;
+  w.setInteractive(false);
+  w.arrangeForScreen(QRect(0, 0, 1366, 768));
+  w.show();
+  Document* doc = w.document();
+  QToolBar* bar = w.mainToolBar();
+  QWidget* fit = nullptr;
+  for (QAction* a : bar->actions())
+    if (a->text().contains("Fit")) fit = bar->widgetForAction(a);
+  ASSERT_NE(fit, nullptr);
+  GDS_REQUIRE_SHARED();
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle());
+  QApplication::processEvents();
+  const QPoint before = fit->pos();
+  doc->toggleMark("input", IoMark::Kind::Input);
+  doc->toggleMark(kOutput, IoMark::Kind::Output);  // "Mark output MobilenetV1/Predictions/Reshape_1"
+  QApplication::processEvents();
+  EXPECT_EQ(fit->pos(), before);
+  EXPECT_EQ(w.undoAction()->text(), "&Undo");
+  EXPECT_TRUE(w.undoAction()->isEnabled());
+  EXPECT_TRUE(w.undoAction()->toolTip().contains(kOutput)) << w.undoAction()->toolTip().toStdString();
+  doc->undoStack()->undo();
+  QApplication::processEvents();
+  EXPECT_EQ(fit->pos(), before);
+  EXPECT_TRUE(w.redoAction()->isEnabled());
+  EXPECT_TRUE(w.redoAction()->toolTip().startsWith("Redo: Mark output")) << w.redoAction()->toolTip().toStdString();
+  w.undoAction()->trigger();
+  EXPECT_TRUE(doc->ioMarks().empty());
+  EXPECT_FALSE(w.undoAction()->isEnabled());
+}
+
+}  // namespace
+}  // namespace gds::ui
