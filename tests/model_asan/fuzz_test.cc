@@ -2,7 +2,8 @@
 // reads an untrusted graph (index, shape inference, summary, structure,
 // diff). Built with AddressSanitizer + UBSan (see tests/CMakeLists.txt): the
 // test passes when no input crashes, leaks or hits undefined behaviour.
-// GDS_FUZZ_SECONDS sets the time budget (default 40).
+// GDS_FUZZ_SECONDS sets the time budget (default 40); each loop still runs a
+// minimum number of inputs on a slow machine.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -114,6 +115,13 @@ void exercise(const tensorflow::GraphDef& reference, const tensorflow::GraphDef&
   EXPECT_FALSE(text.empty());
 }
 
+// A time budget, but never fewer than `minimum` inputs: on a loaded machine
+// the loop still covers what the assertions after it count on.
+bool keepFuzzing(std::chrono::steady_clock::time_point start, double budget, long iterations, long minimum) {
+  return iterations < minimum ||
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget;
+}
+
 TEST(LoaderFuzz, MutatedModelsNeverCrash) {
   auto corpus = seeds();
   const double budget = std::getenv("GDS_FUZZ_SECONDS") ? std::atof(std::getenv("GDS_FUZZ_SECONDS")) : 40.0;
@@ -122,7 +130,7 @@ TEST(LoaderFuzz, MutatedModelsNeverCrash) {
   std::string dir = test::tempDir();
   tensorflow::GraphDef reference = makeSampleModel();
   long iterations = 0, parsed = 0, indexed = 0;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+  while (keepFuzzing(start, budget, iterations, 200)) {
     std::string bytes = mutate(corpus, rng);
     ++iterations;
     auto g = parseGraphDef(bytes, "fuzz");
@@ -140,7 +148,6 @@ TEST(LoaderFuzz, MutatedModelsNeverCrash) {
     }
   }
   std::printf("fuzz: %ld inputs, %ld parsed, %ld indexed in %.0f s\n", iterations, parsed, indexed, budget);
-  EXPECT_GT(iterations, 100);
   EXPECT_GT(parsed, 0);
 }
 
@@ -228,7 +235,7 @@ TEST(LoaderFuzz, MutatedTf2SavedModelsNeverCrash) {
   std::filesystem::create_directory_symlink(source + "/variables", dir + "/variables");
   const std::string path = dir + "/saved_model.pb";
   long iterations = 0, loaded = 0, frozen = 0;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+  while (keepFuzzing(start, budget, iterations, 24)) {
     std::string bytes;
     if (iterations % 4 == 0) {
       bytes = mutate({*original}, rng);
@@ -261,7 +268,6 @@ TEST(LoaderFuzz, MutatedTf2SavedModelsNeverCrash) {
     (void)inlined;
   }
   std::printf("tf2 fuzz: %ld inputs, %ld loaded, %ld frozen in %.0f s\n", iterations, loaded, frozen, budget);
-  EXPECT_GT(iterations, 20);
   EXPECT_GT(loaded, iterations / 2);
   EXPECT_GT(frozen, 0);
 }
@@ -283,7 +289,7 @@ TEST(TfliteFuzz, MutatedModelsNeverCrash) {
   Rng rng(0x7f13f13fULL);
   tensorflow::GraphDef reference = makeSampleModel();
   long iterations = 0, read = 0, rewritten = 0;
-  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < budget) {
+  while (keepFuzzing(start, budget, iterations, 200)) {
     std::string bytes = mutate(corpus, rng);
     if (bytes.size() >= 8 && rng.below(2)) bytes.replace(4, 4, "TFL3");  // keep most inputs on the reader's path
     ++iterations;
@@ -301,7 +307,6 @@ TEST(TfliteFuzz, MutatedModelsNeverCrash) {
     EXPECT_TRUE(back.ok()) << back.error();
   }
   std::printf("tflite fuzz: %ld inputs, %ld read, %ld rewritten in %.0f s\n", iterations, read, rewritten, budget);
-  EXPECT_GT(iterations, 100);
   EXPECT_GT(read, 0);
 }
 
