@@ -30,6 +30,13 @@ class KernelInit {
   virtual bool inputShape(int i, Shape* shape) const = 0;
   // Value of input i when it is a Const known at compile time (nullptr otherwise).
   virtual const Tensor* constantInput(int i) const = 0;
+  // The graph node producing data input i and its output port, whether or not
+  // it is fed (nullptr when unknown). Kernels read attrs their producers carry
+  // (the TFLite dialect's per-tensor quantization, model/tflite/dialect.h).
+  virtual const tensorflow::NodeDef* inputProducer(int i, int* port) const {
+    (void)i; (void)port;
+    return nullptr;
+  }
   // Use the reference (plain loop) implementations instead of optimized ones.
   virtual bool referenceKernels() const = 0;
   // PlanOptions::winograd.

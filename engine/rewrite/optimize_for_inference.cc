@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "model/tflite/dialect.h"
+
 namespace gds::engine {
 
 std::shared_ptr<const tensorflow::GraphDef> optimizeForInference(const tensorflow::GraphDef& graph,
@@ -11,6 +13,10 @@ std::shared_ptr<const tensorflow::GraphDef> optimizeForInference(const tensorflo
                                                                   const InferenceRewrites& rewrites,
                                                                   InferenceRewriteStats* stats) {
   if (stats) *stats = {};
+  // A TensorFlow Lite model runs as the file says, as TFLite's interpreter
+  // runs it: folding would drop the quantization attrs that the dialect
+  // keeps on the nodes it replaces (model/tflite/dialect.h).
+  if (model::tflite::isDialectGraph(graph)) return nullptr;
   std::shared_ptr<const tensorflow::GraphDef> folded;
   if (rewrites.fold_and_fuse)
     folded = foldAndFuse(graph, feeds, fetches, options, stats ? &stats->fold_and_fuse : nullptr);

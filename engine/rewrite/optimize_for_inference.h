@@ -9,7 +9,8 @@
 //      quantize_nodes puts after them become one node each (bit-identical).
 //
 // Plan::compile compiles exactly the graph it is given; compileForInference
-// is what the CLI, the window and the measuring tools (engine/eval/) call:
+// is what the CLI, the window and the measuring tools (engine/eval/) call
+// (a TensorFlow Lite model, model/tflite/dialect.h, is compiled unchanged):
 //
 //   auto plan = engine::compileForInference(graph, {"input"}, {"softmax"}, options);
 //

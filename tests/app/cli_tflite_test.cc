@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "model/io.h"
+#include "model/npy.h"
 #include "model/tflite/dialect.h"
 #include "tests/test_util.h"
 
@@ -147,6 +148,46 @@ TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
     else EXPECT_TRUE(contains(r.err, "cannot be exported: gdstudio maps no TensorFlow Lite builtin to ")) << r.err;
     EXPECT_FALSE(fs::exists(out)) << c.error;
   }
+}
+
+TEST(CliTflite, RunAndBenchmarkTensorFlowMadeInt8Files) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  // hello_world_int8: Arm NN's output for the stored input, bit for bit.
+  CommandResult r = runGdstudio({"run", "--graph=" + modelPath("tflite/hello_world_int8.tflite"),
+                                 "--input=serving_default_dense_input=" + modelPath("tflite/hello_world_int8.input.npy"),
+                                 "--output=StatefulPartitionedCall", "--out_dir=" + dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto got = model::readNpy(dir + "/StatefulPartitionedCall.npy");
+  auto expected = model::readNpy(modelPath("tflite/hello_world_int8.output.npy"));
+  ASSERT_TRUE(got.ok() && expected.ok()) << r.out;
+  ASSERT_EQ(got->dtype, tensorflow::DT_INT8);
+  ASSERT_EQ(got->shape, expected->shape);
+  EXPECT_EQ(got->valueAt(0), expected->valueAt(0));
+  CommandResult b = runGdstudio({"benchmark", "--graph=" + modelPath("tflite/openmv_mobilenet_int8.tflite"),
+                                 "--input_layer=serving_default_input_4", "--input_layer_shape=1,96,96,1",
+                                 "--input_layer_type=int8", "--output_layer=StatefulPartitionedCall", "--num_runs=3",
+                                 "--show_summary=true"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_TRUE(contains(b.out, "Number of nodes executed: 87\n")) << b.out;
+  EXPECT_TRUE(contains(b.out, "tfl.conv_2d\t       15\t")) << b.out;
+  EXPECT_TRUE(contains(b.out, "tfl.depthwise_conv_2d\t       13\t")) << b.out;
+}
+
+TEST(CliTflite, CompareFloatGraphWithItsInt8Export) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  CommandResult q = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + dir + "/q.tflite",
+                                 "--input_arrays=input", "--output_arrays=MobilenetV1/Predictions/Reshape_1",
+                                 "--quantize=int8", "--calibration_data=" + dataPath("images")});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + dir + "/q.tflite",
+                                 "--output=MobilenetV1/Predictions/Reshape_1", "--dataset=" + dataPath("images")});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  // The int8 .tflite run with TFLite's arithmetic keeps float's top-1 on 6
+  // of the 7 photos.
+  EXPECT_TRUE(contains(c.out, "inputs\t7\ntop1_agreement\t6/7\n")) << c.out;
 }
 
 TEST(CliTflite, CorruptTfliteFilesFailCleanly) {

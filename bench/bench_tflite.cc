@@ -1,0 +1,185 @@
+// Whole-graph latency of a TensorFlow Lite int8 model run in gdstudio with
+// TFLite's arithmetic (the .tflite `gdstudio tflite_convert --quantize=int8`
+// writes, read back from the file) against, in the same run, our float graph
+// and the per-channel 8-bit graph of the 8-bit pipeline with its ranges
+// calibrated (the fastest 8-bit GraphDef variant, see bench_quant.cc). Both
+// 8-bit variants are calibrated on the same four seeded random inputs. 1 and
+// 2 threads; median ms; ratios float / TFLite int8 (> 1: int8 faster) and
+// per-channel / TFLite int8 (>= 1: no slower than the per-channel path).
+//
+//   bench_tflite --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=N] [--threads=1,2]
+// bench/bench_tflite.sh generates the ResNet-50 (100 MB, never committed) and
+// runs this.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/eval/calibrate.h"
+#include "engine/quantized/conv_dnnl.h"
+#include "engine/quantized/gemm.h"
+#include "engine/rewrite/optimize_for_inference.h"
+#include "model/io.h"
+#include "model/tflite/writer.h"
+#include "transforms/pipeline.h"
+#include "transforms/tflite/convert.h"
+
+using namespace gds;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string flag(int argc, char** argv, const std::string& name, const std::string& fallback) {
+  const std::string prefix = "--" + name + "=";
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return argv[i] + prefix.size();
+  return fallback;
+}
+
+std::vector<int> intList(const std::string& text) {
+  std::vector<int> v;
+  for (std::size_t p = 0; p < text.size();) {
+    std::size_t q = text.find(',', p);
+    if (q == std::string::npos) q = text.size();
+    v.push_back(std::stoi(text.substr(p, q - p)));
+    p = q + 1;
+  }
+  return v;
+}
+
+struct Model {
+  std::string label, path, input, output;
+  std::vector<std::int64_t> shape;
+};
+
+// Median wall time of `runs` runs after 3 warm-ups, in ms; -1 on error.
+double medianMs(engine::Plan& plan, const engine::Tensor& input, int runs, std::string* error) {
+  for (int i = 0; i < 3; ++i) {
+    auto out = plan.run({input});
+    if (!out.ok()) {
+      *error = out.error();
+      return -1;
+    }
+  }
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    auto t0 = Clock::now();
+    (void)plan.run({input});
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+engine::Tensor randomInput(const std::vector<std::int64_t>& shape, unsigned seed) {
+  engine::Tensor t(tensorflow::DT_FLOAT, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  for (std::int64_t i = 0; i < t.numElements(); ++i) t.data<float>()[i] = d(rng);
+  return t;
+}
+
+struct Variant {
+  std::string name;
+  std::shared_ptr<tensorflow::GraphDef> graph;
+  std::string input, output;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int runs = std::stoi(flag(argc, argv, "runs", "10"));
+  const std::vector<int> thread_counts = intList(flag(argc, argv, "threads", "1,2"));
+  const std::string models_dir = flag(argc, argv, "models", "");
+  const std::string resnet = flag(argc, argv, "resnet50", "");
+  const std::string tmp = flag(argc, argv, "tmp", "/tmp");
+  if (models_dir.empty() && resnet.empty()) {
+    std::fprintf(stderr, "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2]\n",
+                 argv[0]);
+    return 2;
+  }
+  std::printf("8-bit accumulators: %s\n", engine::quantized::dnnlAvailable()
+                                              ? ("oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")").c_str()
+                                              : "gemmlowp (no oneDNN VNNI here)");
+  std::vector<Model> models;
+  if (!models_dir.empty())
+    models.push_back({"mobilenet_1.0_224", models_dir + "/generated/mobilenet_v1_1.0_224_random.pb", "input",
+                      "MobilenetV1/Predictions/Reshape_1", {1, 224, 224, 3}});
+  if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});
+  std::printf("whole graph, median ms of %d runs; float/x = float ms / TFLite int8 ms, pc/x = per-channel ms / TFLite "
+              "int8 ms\n",
+              runs);
+  std::printf("%-18s\tthreads\tfloat\tper-channel\tTFLite int8\tfloat/x\tpc/x\n", "model");
+  for (const Model& m : models) {
+    auto loaded = model::load(m.path);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "%s: %s\n", m.label.c_str(), loaded.error().c_str());
+      continue;
+    }
+    std::vector<std::vector<engine::Tensor>> samples;
+    for (unsigned k = 0; k < 4; ++k) samples.push_back({randomInput(m.shape, 11 + k)});
+    std::vector<Variant> variants;
+    variants.push_back({"float", std::make_shared<tensorflow::GraphDef>(loaded->graph), m.input, m.output});
+    // Per-channel 8-bit GraphDef, ranges calibrated.
+    std::string shape_text;
+    for (std::size_t i = 0; i < m.shape.size(); ++i) shape_text += (i ? "," : "") + std::to_string(m.shape[i]);
+    transforms::PipelineOptions popt;
+    popt.compute_diff = false;
+    auto eight = transforms::applyTransforms(loaded->graph, transforms::eightBitPipeline({m.input}, {shape_text}, true),
+                                             {m.input}, {m.output}, popt);
+    if (!eight.ok()) {
+      std::fprintf(stderr, "%s: 8-bit pipeline: %s\n", m.label.c_str(), eight.error().c_str());
+      continue;
+    }
+    auto calibrated = engine::calibrate(eight->graph, {m.input}, samples);
+    if (!calibrated.ok()) {
+      std::fprintf(stderr, "%s: calibration: %s\n", m.label.c_str(), calibrated.error().c_str());
+      continue;
+    }
+    variants.push_back({"per-channel", std::make_shared<tensorflow::GraphDef>(std::move(calibrated->graph)), m.input,
+                        m.output});
+    // The TFLite int8 model, written and read back as a user opens it.
+    transforms::tflite::ConvertOptions copt;
+    copt.inputs = {m.input};
+    copt.outputs = {m.output};
+    copt.quantize = transforms::tflite::Quantize::Int8;
+    copt.calibration = samples;
+    auto converted = transforms::tflite::convertToTflite(loaded->graph, copt);
+    if (!converted.ok()) {
+      std::fprintf(stderr, "%s: tflite_convert: %s\n", m.label.c_str(), converted.error().c_str());
+      continue;
+    }
+    const std::string file = tmp + "/bench_tflite_" + m.label + ".tflite";
+    Status saved = model::tflite::saveTflite(converted->graph, file);
+    auto reread = saved.ok() ? model::load(file) : Result<model::LoadedModel>(saved);
+    std::remove(file.c_str());
+    if (!reread.ok()) {
+      std::fprintf(stderr, "%s: %s\n", m.label.c_str(), reread.error().c_str());
+      continue;
+    }
+    variants.push_back({"tflite", std::make_shared<tensorflow::GraphDef>(std::move(reread->graph)), m.input,
+                        converted->graph_outputs.at(0)});
+    const engine::Tensor input = randomInput(m.shape, 3);
+    for (int threads : thread_counts) {
+      engine::PlanOptions options;
+      options.num_threads = threads;
+      std::vector<double> ms;
+      for (const Variant& v : variants) {
+        std::string error;
+        auto plan = engine::compileForInference(v.graph, {v.input}, {v.output}, options);
+        const double t = plan.ok() ? medianMs(**plan, input, runs, &error) : -1;
+        if (!plan.ok()) error = plan.error();
+        if (t < 0) std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), v.name.c_str(), error.c_str());
+        ms.push_back(t);
+      }
+      std::printf("%-18s\t%d\t%.2f\t%.2f\t%.2f\t%.2fx\t%.2fx\n", m.label.c_str(), threads, ms[0], ms[1], ms[2],
+                  ms[0] / ms[2], ms[1] / ms[2]);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,235 @@
+// The TFLite dialect's kernels: TensorFlow Lite's fixed-point arithmetic on
+// known values, hand-checked int8 layers, and every .tflite of the corpus
+// (TensorFlow-made; ../shared/models/tflite/MANIFEST.md) run in gdstudio
+// against the Arm NN outputs stored beside it: float within 1e-5 relative,
+// int8 within one quantization step; the fast int8 path bit-identical to
+// the reference loops.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "engine/quantized/tflite.h"
+#include "model/graph.h"
+#include "model/io.h"
+#include "model/npy.h"
+#include "model/tflite/dialect.h"
+#include "tests/test_util.h"
+
+namespace gds::engine {
+namespace {
+
+namespace qt = quantized::tfl;
+namespace mt = model::tflite;
+using model::HostTensor;
+
+TEST(TfliteFixedPoint, QuantizeMultiplierSplitsIntoQ31AndShift) {
+  std::int32_t q;
+  int shift;
+  qt::quantizeMultiplier(0.5, &q, &shift);
+  EXPECT_EQ(q, 1 << 30);
+  EXPECT_EQ(shift, 0);
+  qt::quantizeMultiplier(0.25, &q, &shift);
+  EXPECT_EQ(q, 1 << 30);
+  EXPECT_EQ(shift, -1);
+  qt::quantizeMultiplier(1.5, &q, &shift);
+  EXPECT_EQ(q, 1610612736);  // 0.75 * 2^31
+  EXPECT_EQ(shift, 1);
+  // 0.0003921568 = 0.8224 * 2^-11: q = round(0.8224... * 2^31).
+  qt::quantizeMultiplier(0.0003921568, &q, &shift);
+  EXPECT_EQ(shift, -11);
+  EXPECT_EQ(q, static_cast<std::int32_t>(std::round(std::frexp(0.0003921568, &shift) * 2147483648.0)));
+  // A mantissa that rounds up to 2^31 moves to the next exponent.
+  qt::quantizeMultiplier(0.99999999999, &q, &shift);
+  EXPECT_EQ(q, 1 << 30);
+  EXPECT_EQ(shift, 1);
+  qt::quantizeMultiplier(0.0, &q, &shift);
+  EXPECT_EQ(q, 0);
+  EXPECT_EQ(shift, 0);
+  qt::quantizeMultiplier(1e-12, &q, &shift);  // below 2^-31: zero, as TFLite
+  EXPECT_EQ(q, 0);
+  EXPECT_EQ(shift, 0);
+}
+
+TEST(TfliteFixedPoint, RoundingIsGemmlowps) {
+  EXPECT_EQ(qt::roundingDivideByPOT(5, 1), 3);    // 2.5 -> 3
+  EXPECT_EQ(qt::roundingDivideByPOT(-5, 1), -3);  // -2.5 -> -3 (half away from zero)
+  EXPECT_EQ(qt::roundingDivideByPOT(-4, 1), -2);
+  EXPECT_EQ(qt::roundingDivideByPOT(7, 2), 2);    // 1.75
+  EXPECT_EQ(qt::roundingDivideByPOT(-6, 2), -2);  // -1.5 -> -2
+  const std::int32_t min = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(qt::saturatingRoundingDoublingHighMul(min, min), std::numeric_limits<std::int32_t>::max());
+  EXPECT_EQ(qt::saturatingRoundingDoublingHighMul(1 << 30, 1 << 30), 1 << 29);
+  // (-3 * 2^30) * 2^30 * 2 / 2^32 = -1.5 * 2^30, rounded to nearest.
+  EXPECT_EQ(qt::saturatingRoundingDoublingHighMul(-(3 << 29), 1 << 30), -(3 << 28));
+  // x * 0.25 = 25 for 100; x * 0.75 * 2 = 150; -101 * 0.25 = -25.25 -> -25.
+  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(100, 1 << 30, -1), 25);
+  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(100, 1610612736, 1), 150);
+  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(-101, 1 << 30, -1), -25);
+  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(-102, 1 << 30, -1), -26);  // -25.5 -> -26
+}
+
+TEST(TfliteFixedPoint, Int8ActivationRanges) {
+  std::int32_t lo, hi;
+  ASSERT_TRUE(qt::activationRange("RELU6", 0.05f, -10, &lo, &hi));
+  EXPECT_EQ(lo, -10);
+  EXPECT_EQ(hi, 110);  // -10 + 6 / 0.05
+  ASSERT_TRUE(qt::activationRange("RELU6", 0.01f, -128, &lo, &hi));
+  EXPECT_EQ(lo, -128);
+  EXPECT_EQ(hi, 127);  // 472 saturates
+  ASSERT_TRUE(qt::activationRange("RELU", 0.1f, 20, &lo, &hi));
+  EXPECT_EQ(lo, 20);
+  EXPECT_EQ(hi, 127);
+  ASSERT_TRUE(qt::activationRange("RELU_N1_TO_1", 0.01f, 0, &lo, &hi));
+  EXPECT_EQ(lo, -100);
+  EXPECT_EQ(hi, 100);
+  EXPECT_FALSE(qt::activationRange("TANH", 0.01f, 0, &lo, &hi));
+}
+
+TEST(TfliteInt8, ConvPerChannelByHand) {
+  // 1x3x3x2 input, two 2x2 filters (per-channel scales 0.5 and 0.25), VALID,
+  // stride 1: the accumulators are sum f * (x - zp) + bias, computed here
+  // with plain integers, and the output round(acc * in * f / out) + zp_out.
+  qt::ConvShape s;
+  s.batch = 1;
+  s.in_h = s.in_w = 3;
+  s.in_c = 2;
+  s.out_h = s.out_w = 2;
+  s.out_c = 2;
+  s.k_h = s.k_w = 2;
+  const std::int8_t input[18] = {1, -2, 3, 4, -5, 6, 7, -8, 9, 10, -11, 12, 13, -14, 15, 16, -17, 18};
+  const std::int8_t filter[16] = {1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4, -5, -6, -7, -8};
+  const std::int32_t bias[2] = {100, -100};
+  qt::Requant r;
+  r.input_offset = 3;  // zero point -3
+  r.output_offset = 5;
+  qt::convMultipliers(0.1f, {0.5f, 0.25f}, 1.0f, &r);
+  std::int8_t out[8];
+  qt::convReference(s, r, input, filter, bias, out);
+  for (std::int64_t oy = 0; oy < 2; ++oy)
+    for (std::int64_t ox = 0; ox < 2; ++ox)
+      for (int oc = 0; oc < 2; ++oc) {
+        std::int64_t acc = bias[oc];
+        for (int fy = 0; fy < 2; ++fy)
+          for (int fx = 0; fx < 2; ++fx)
+            for (int ic = 0; ic < 2; ++ic)
+              acc += filter[((oc * 2 + fy) * 2 + fx) * 2 + ic] * (input[((oy + fy) * 3 + ox + fx) * 2 + ic] + 3);
+        const double real = static_cast<double>(acc) * 0.1 * (oc == 0 ? 0.5 : 0.25);
+        const std::int64_t expected = std::clamp<std::int64_t>(std::llround(real) + 5, -128, 127);
+        EXPECT_EQ(out[(oy * 2 + ox) * 2 + oc], expected) << oy << "," << ox << "," << oc << " acc " << acc;
+      }
+}
+
+TEST(TfliteInt8, AddRescalesBothInputsAsTflite) {
+  // Add of 0.5 * (a - 1) and 0.25 * (b + 2) into scale 0.5, zero point 3.
+  const qt::BinaryParams p = qt::binaryParams(qt::BinaryOp::kAdd, 0.5f, 1, 0.25f, -2, 0.5f, 3, -128, 127);
+  for (int a = -128; a <= 127; a += 17)
+    for (int b = -128; b <= 127; b += 13) {
+      const double real = 0.5 * (a - 1) + 0.25 * (b + 2);
+      const double q = real / 0.5 + 3;
+      const int got = qt::binaryElement(qt::BinaryOp::kAdd, p, static_cast<std::int8_t>(a), static_cast<std::int8_t>(b));
+      const int expected = static_cast<int>(std::clamp(std::floor(q + 0.5), -128.0, 127.0));
+      // Halves are where TFLite's fixed point may round either way.
+      if (std::fabs(q - std::floor(q) - 0.5) > 1e-6) EXPECT_EQ(got, expected) << a << " + " << b;
+      else EXPECT_LE(std::abs(got - expected), 1) << a << " + " << b;
+    }
+  // Mul: 0.5 * (a - 1) * 0.25 * (b + 2) into scale 1/16, zero point 0.
+  const qt::BinaryParams m = qt::binaryParams(qt::BinaryOp::kMul, 0.5f, 1, 0.25f, -2, 0.0625f, 0, -128, 127);
+  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMul, m, 5, 2), 32);  // 0.5 * 4 * 0.25 * 4 = 2 = 32 / 16
+  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMul, m, -127, 125), -128);  // -64 * 31.75 saturates
+}
+
+// The model inputs (Placeholders by _input_index) and outputs ("node:port"
+// by _output_index) of a .tflite's dialect graph.
+struct ModelIo {
+  std::vector<std::string> inputs, outputs;
+};
+ModelIo modelIo(const tensorflow::GraphDef& g) {
+  std::map<std::int64_t, std::string> in, out;
+  for (const auto& n : g.node()) {
+    auto i = n.attr().find(mt::kInputIndexAttr);
+    if (i != n.attr().end()) in[i->second.i()] = n.name();
+    auto o = n.attr().find(mt::kOutputIndexAttr);
+    if (o != n.attr().end())
+      for (int p = 0; p < o->second.list().i_size(); ++p)
+        if (o->second.list().i(p) >= 0) out[o->second.list().i(p)] = n.name() + ":" + std::to_string(p);
+  }
+  ModelIo io;
+  for (auto& [k, v] : in) io.inputs.push_back(v);
+  for (auto& [k, v] : out) io.outputs.push_back(v);
+  return io;
+}
+
+Result<std::vector<Tensor>> runTflite(const tensorflow::GraphDef& g, const std::vector<Tensor>& feeds, bool reference,
+                                      int threads = 1) {
+  const ModelIo io = modelIo(g);
+  PlanOptions options;
+  options.reference_kernels = reference;
+  options.num_threads = threads;
+  auto plan = Plan::compile(g, io.inputs, io.outputs, options);
+  if (!plan.ok()) return plan.status();
+  return (*plan)->run(feeds);
+}
+
+// The output's quantization scale (for "within one step" checks).
+float outputScale(const tensorflow::GraphDef& g, const std::string& tensor) {
+  const model::TensorRef r = model::parseTensorName(tensor);
+  for (const auto& n : g.node())
+    if (n.name() == r.node) {
+      const mt::Quantization q = mt::quantizationOf(n, r.port);
+      return q.scale.empty() ? 0.0f : q.scale[0];
+    }
+  return 0.0f;
+}
+
+TEST(TfliteCorpus, EveryTensorFlowMadeFileMatchesArmNn) {
+  GDS_REQUIRE_SHARED();
+  const std::vector<std::string> files = {"hello_world_float", "hello_world_int8", "micro_speech_int8",
+                                          "occupancy_dense_float", "openmv_mobilenet_int8"};
+  // Every .tflite of the folder is in the list.
+  EXPECT_EQ(model::findModels(test::modelPath("tflite")).size(), files.size());
+  for (const std::string& name : files) {
+    SCOPED_TRACE(name);
+    auto m = model::load(test::modelPath("tflite/" + name + ".tflite"));
+    ASSERT_TRUE(m.ok()) << m.error();
+    auto input = model::readNpy(test::modelPath("tflite/" + name + ".input.npy"));
+    auto expected = model::readNpy(test::modelPath("tflite/" + name + ".output.npy"));
+    ASSERT_TRUE(input.ok() && expected.ok());
+    const std::vector<Tensor> feeds = {Tensor::fromHost(*input)};
+    auto ref = runTflite(m->graph, feeds, true);
+    ASSERT_TRUE(ref.ok()) << ref.error();
+    auto fast = runTflite(m->graph, feeds, false, 2);
+    ASSERT_TRUE(fast.ok()) << fast.error();
+    ASSERT_EQ(ref->size(), 1u);
+    const HostTensor got = ref->at(0).toHost();
+    ASSERT_EQ(got.shape, expected->shape);
+    ASSERT_EQ(got.dtype, expected->dtype);
+    // The fast path computes the reference's bytes.
+    ASSERT_EQ(fast->at(0).bytes(), ref->at(0).bytes());
+    EXPECT_EQ(std::memcmp(fast->at(0).raw(), ref->at(0).raw(), ref->at(0).bytes()), 0);
+    double worst = 0;
+    if (got.dtype == tensorflow::DT_INT8) {
+      for (std::int64_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got.valueAt(i) - expected->valueAt(i)));
+      EXPECT_LE(worst, 1.0) << "int8 outputs differ by more than one step (scale "
+                            << outputScale(m->graph, modelIo(m->graph).outputs[0]) << ")";
+    } else {
+      for (std::int64_t i = 0; i < got.size(); ++i) {
+        const double e = expected->valueAt(i), g = got.valueAt(i);
+        worst = std::max(worst, std::fabs(g - e) / std::max(std::fabs(e), 1e-30));
+      }
+      EXPECT_LE(worst, 1e-5);
+    }
+    std::printf("%s: worst difference from Arm NN %s %.3g\n", name.c_str(),
+                got.dtype == tensorflow::DT_INT8 ? "(steps)" : "(relative)", worst);
+  }
+}
+
+}  // namespace
+}  // namespace gds::engine
