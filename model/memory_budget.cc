@@ -121,11 +121,10 @@ Result<std::int64_t> checkedElements(const std::int64_t* dims, std::size_t rank,
     if (dims[i] < 0)
       return Status::Error(what + ": dimension " + std::to_string(i) + " is " + std::to_string(dims[i]) +
                            "; expected a size >= 0");
+    // An overflowing product is refused even when a later dimension is 0
+    // (NumPy refuses such a shape too: "array is too big").
     if (__builtin_mul_overflow(n, dims[i], &n)) {
       n = -1;
-      // Keep looking for a zero dimension: a product with 0 is 0, whatever the rest.
-      for (std::size_t k = i; k < rank; ++k)
-        if (dims[k] == 0) return std::int64_t{0};
       break;
     }
   }

@@ -166,8 +166,7 @@ Result<StagedFile> StagedFile::create(const std::string& path, const std::string
   if (fd >= 0) out.slot_ = claimSlot(name.data());
   pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   if (fd < 0)
-    return Status::Error(path + ": cannot create a temporary file in " + dir.string() + " (" +
-                         std::strerror(mkstemp_errno) + ")");
+    return Status::Error(path + ": cannot create a temporary file (" + std::string(std::strerror(mkstemp_errno)) + ")");
   out.temp_ = name.data();
 
   // mkstemp creates 0600, so nobody else reads the bytes while they are

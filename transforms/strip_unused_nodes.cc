@@ -40,6 +40,27 @@ Result<model::Shape> parseShape(const TransformContext& ctx, const std::string& 
   return dims;
 }
 
+Status checkSizesFit(const TransformContext& ctx, const std::string& param, const std::string& text) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    if (!part.empty()) {
+      char* end = nullptr;
+      errno = 0;
+      std::strtoll(part.c_str(), &end, 10);
+      if (*end == '\0' && errno == ERANGE)
+        return ctx.error("parameter '" + param + "': size " + part + " in '" + text +
+                         "' does not fit in 64 bits (TensorFlow's TensorShapeFromString refuses it too)");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return Status::Ok();
+}
+
 Status checkPerName(const TransformContext& ctx, const std::string& per_name, const char* example) {
   if (!ctx.has("name") && !ctx.has(per_name)) return Status::Ok();
   if (ctx.has(per_name) && ctx.count(per_name) != ctx.count("name"))
@@ -93,17 +114,11 @@ Result<GraphDef> stripUnusedNodes(const GraphDef& in, const TransformContext& ct
   GDS_RETURN_IF_ERROR(checkPerName(
       ctx, "shape_for_name", "strip_unused_nodes(name=foo, shape_for_name=\"2,2,1\", name=bar, shape_for_name=\"1\")"));
 
-  // Every shape parameter is checked up front, also those of inputs that are
-  // Placeholders already (whose shape is not used): a malformed or
-  // overflowing size is the user's error whichever node it names.
-  for (const auto& text : ctx.list("shape")) {
-    auto s = parseShape(ctx, "shape", text);
-    if (!s.ok()) return s.status();
-  }
-  for (const auto& text : ctx.list("shape_for_name")) {
-    auto s = parseShape(ctx, "shape_for_name", text);
-    if (!s.ok()) return s.status();
-  }
+  // Sizes beyond int64 are refused up front, also in shapes of inputs that
+  // are Placeholders already (whose shape is otherwise unused, as in
+  // TensorFlow, which parses a shape only for the nodes it converts).
+  for (const char* param : {"shape", "shape_for_name"})
+    for (const auto& text : ctx.list(param)) GDS_RETURN_IF_ERROR(checkSizesFit(ctx, param, text));
 
   std::unordered_map<std::string, int> index;
   index.reserve(static_cast<size_t>(in.node_size()) * 2);
