@@ -8,9 +8,10 @@
 
 #include "app/flags.h"
 #include "app/test_reporter.h"
-#include "engine/benchmark.h"
-#include "engine/benchmark_report.h"
-#include "engine/feeds.h"
+#include "engine/eval/benchmark.h"
+#include "engine/eval/benchmark_report.h"
+#include "engine/eval/feeds.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/memory_budget.h"
 #include "model/shape_inference.h"
@@ -199,10 +200,11 @@ int runBenchmarkCommand(int argc, char** argv) {
   plan_options.num_threads = static_cast<int>(*threads);
   plan_options.reference_kernels = flags.boolean("reference");
   plan_options.winograd = flags.boolean("winograd");
-  plan_options.optimize_graph = flags.boolean("optimize_graph");
-  plan_options.fuse_quantized = flags.boolean("optimize_graph");
+  engine::InferenceRewrites rewrites;
+  rewrites.fold_and_fuse = flags.boolean("optimize_graph");
+  rewrites.fuse_quantized = flags.boolean("optimize_graph");
   auto init_start = std::chrono::steady_clock::now();
-  auto plan = engine::Plan::compile(graph, feed_names, fetches, plan_options);
+  auto plan = engine::compileForInference(graph, feed_names, fetches, plan_options, rewrites);
   if (!plan.ok()) return fail(graph_path + ": " + plan.error());
   double init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
 

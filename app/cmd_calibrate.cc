@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
-#include "engine/calibrate.h"
-#include "engine/dataset.h"
+#include "engine/eval/calibrate.h"
+#include "engine/eval/dataset.h"
 #include "model/io.h"
 
 namespace gds::app {

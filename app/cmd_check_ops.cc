@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
-#include "engine/kernel.h"
+#include "engine/builtin_kernels.h"
 #include "model/io.h"
 #include "model/runtime_ops.h"
 
@@ -27,7 +27,7 @@ model::RuntimeOps interpreterOps() {
   r.name = "gdstudio";
   r.title = "gdstudio's interpreter";
   r.source = "the interpreter's kernel registry";
-  const auto& registry = engine::KernelRegistry::global();
+  const auto& registry = engine::builtinKernels();
   for (const auto& op : registry.ops()) {
     r.ops[op] = "";
     std::set<tensorflow::DataType> types;

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
-#include "engine/compare.h"
-#include "engine/dataset.h"
+#include "engine/eval/compare.h"
+#include "engine/eval/dataset.h"
 #include "model/graph.h"
 #include "model/io.h"
 

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "app/flags.h"
-#include "engine/dataset.h"
-#include "engine/plan.h"
+#include "engine/eval/dataset.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 
 namespace gds::app {
@@ -93,7 +93,7 @@ int runLabelImage(int argc, char** argv) {
   auto image = engine::loadSample(image_path, input, preprocess);
   if (!image.ok()) return fail(image.error());
 
-  auto plan = engine::Plan::compile(graph, {input.name}, {flags.str("output_layer")});
+  auto plan = engine::compileForInference(graph, {input.name}, {flags.str("output_layer")});
   if (!plan.ok()) return fail("Running model failed: " + graph_path + ": " + plan.error());
   auto outputs = (*plan)->run({*image});
   if (!outputs.ok()) return fail("Running model failed: " + outputs.error());

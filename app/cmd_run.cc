@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "app/flags.h"
-#include "engine/feeds.h"
-#include "engine/plan.h"
+#include "engine/eval/feeds.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/npy.h"
 #include "model/staged_file.h"
@@ -97,7 +97,8 @@ int runRun(int argc, char** argv) {
   options.num_threads = static_cast<int>(*threads);
   options.reference_kernels = flags.boolean("reference");
   options.winograd = flags.boolean("winograd");
-  auto plan = engine::Plan::compile(std::shared_ptr<const tensorflow::GraphDef>(graph), feed_names, outputs, options);
+  auto plan =
+      engine::compileForInference(std::shared_ptr<const tensorflow::GraphDef>(graph), feed_names, outputs, options);
   if (!plan.ok()) return fail(flags.str("graph") + ": " + plan.error());
 
   std::vector<engine::Tensor> feeds;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "app/flags.h"
-#include "engine/dataset.h"
+#include "engine/eval/dataset.h"
 #include "model/freeze.h"
 #include "model/io.h"
 #include "model/shape_inference.h"

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/memmapped.h"
 
@@ -109,7 +109,7 @@ int child(const std::string& path, const std::string& input, const std::string& 
   auto graph = std::make_shared<tensorflow::GraphDef>();
   graph->Swap(&loaded->graph);
   report += format("load", residentNow(watch), start);
-  auto plan = gds::engine::Plan::compile(std::shared_ptr<const tensorflow::GraphDef>(graph), {input}, {output});
+  auto plan = gds::engine::compileForInference(std::shared_ptr<const tensorflow::GraphDef>(graph), {input}, {output});
   if (!plan.ok()) {
     std::fprintf(stderr, "%s\n", plan.error().c_str());
     return 1;

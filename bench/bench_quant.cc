@@ -27,11 +27,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/eval/calibrate.h"
 #include "engine/ops/gemm.h"
-#include "engine/calibrate.h"
-#include "engine/plan.h"
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "engine/thread_pool.h"
 #include "model/io.h"
 #include "transforms/pipeline.h"
@@ -205,20 +205,21 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
       engine::PlanOptions options;
       options.num_threads = threads;
       std::string error;
-      auto fplan = engine::Plan::compile(float_graph, {m.input}, {m.output}, options);
+      auto fplan = engine::compileForInference(float_graph, {m.input}, {m.output}, options);
       const double tf = fplan.ok() ? medianMs(**fplan, input, runs, &error) : -1;
       if (!fplan.ok()) error = fplan.error();
       if (tf < 0) {
         std::fprintf(stderr, "%s float: %s\n", m.label.c_str(), error.c_str());
         break;
       }
-      options.fuse_quantized = fuse;
+      engine::InferenceRewrites rewrites;
+      rewrites.fuse_quantized = fuse;
       for (const Variant& v : variants) {
         std::printf("%-16s\t%-11s\t%d\t%.2f", m.label.c_str(), v.name, threads, tf);
         int fused = 0;
         for (auto b : backends) {
           quantized::setDefaultGemmBackend(b);
-          auto qplan = engine::Plan::compile(v.graph, {m.input}, {m.output}, options);
+          auto qplan = engine::compileForInference(v.graph, {m.input}, {m.output}, options, rewrites);
           const double tq = qplan.ok() ? medianMs(**qplan, input, runs, &error) : -1;
           if (!qplan.ok()) error = qplan.error();
           quantized::resetDefaultGemmBackend();

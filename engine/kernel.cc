@@ -1,7 +1,5 @@
 #include "engine/kernel.h"
 
-#include <mutex>
-
 namespace gds::engine {
 namespace {
 
@@ -119,15 +117,6 @@ DataType KernelInit::typeAttr() const {
 
 Status KernelContext::error(const std::string& message) const {
   return Status::Error(nodeLabel(node()) + ": " + message);
-}
-
-KernelRegistry& KernelRegistry::global() {
-  static KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    registerBuiltinKernels(*r);
-    return r;
-  }();
-  return *registry;
 }
 
 void KernelRegistry::add(const std::string& op, KernelFactory factory, DataType dtype) {

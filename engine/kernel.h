@@ -1,7 +1,8 @@
 // The kernel interface: each op separates preparation (init: read attrs,
 // check what is known at compile time, once per Plan) from evaluation
 // (compute: the hot path, run many times). Kernels are registered by op type
-// (and optionally dtype) in KernelRegistry.
+// (and optionally dtype) in a KernelRegistry; engine/builtin_kernels.h has
+// them all.
 #pragma once
 
 #include <functional>
@@ -107,7 +108,7 @@ class OpKernel {
   }
   // Output dtypes (called after init). Empty: the plan derives them from the
   // node's attrs with TensorFlow's usual rules ("T", "dtype", "out_type", ...;
-  // see outputTypesFromAttrs in engine/plan.h).
+  // see engine/output_types.h).
   virtual std::vector<DataType> outputTypes(const KernelInit& init) const { (void)init; return {}; }
   // Statically known output shapes (called after init; dims may be -1).
   // Return false when nothing is known; shapes->size() must equal numOutputs.
@@ -120,7 +121,6 @@ using KernelFactory = std::function<std::unique_ptr<OpKernel>()>;
 
 class KernelRegistry {
  public:
-  static KernelRegistry& global();  // all built-in kernels registered
   // dtype DT_INVALID: any dtype (the kernel checks in init).
   void add(const std::string& op, KernelFactory factory, DataType dtype = tensorflow::DT_INVALID);
   // Looks up by op and the node's "T"/"dtype" attr; nullptr when absent.
@@ -133,9 +133,5 @@ class KernelRegistry {
  private:
   std::map<std::string, std::map<int, KernelFactory>> kernels_;
 };
-
-// Each kernel family file defines one of these; registerBuiltinKernels calls
-// them all (explicit calls, so a static library drops nothing).
-void registerBuiltinKernels(KernelRegistry& registry);
 
 }  // namespace gds::engine

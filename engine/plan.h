@@ -4,11 +4,20 @@
 //
 //   PlanOptions options;
 //   options.num_threads = 2;
-//   auto plan = Plan::compile(graph, {"input"}, {"MobilenetV1/Predictions/Reshape_1"}, options);
+//   auto plan = compileForInference(graph, {"input"}, {"MobilenetV1/Predictions/Reshape_1"}, options);
 //   if (!plan.ok()) return plan.status();            // names the node and op
 //   auto outputs = (*plan)->run({input_tensor});     // one Tensor per fetch
 //
-// Compilation
+// Plan::compile compiles exactly the graph it is given. To run a model for
+// inference, call compileForInference (engine/rewrite/optimize_for_inference.h)
+// instead: it applies the inference rewrites first (constant folding, fused
+// float contractions, fused 8-bit layers: what grappler does before a
+// TensorFlow session runs a graph; the rewrites never change what the
+// fetches compute, and InferenceRewrites turns each off) and then calls
+// Plan::compile. The CLI, the window and engine/eval/ use it; Plan::compile
+// alone is for the rewrites themselves (constant folding runs a Plan).
+//
+// Compilation (engine/plan_compiler.cc)
 // - Prunes the graph to the nodes the fetches need (data and control inputs).
 // - Any tensor "node:port" (or "node", port 0) can be fed; its consumers read
 //   the fed value and the producer is not run unless something else needs it.
@@ -24,7 +33,7 @@
 //   (no copy). The GraphDef passed by reference must therefore outlive the
 //   Plan; pass a shared_ptr to let the Plan keep it alive.
 //
-// Execution
+// Execution (engine/executor.cc)
 // - Dataflow execution as TensorFlow's executor does it, including control
 //   flow: Switch/Merge with dead-tensor propagation, while loops with frames
 //   and iterations (Enter with frame_name/is_constant, Exit, NextIteration,
@@ -59,15 +68,8 @@ struct PlanOptions {
   std::map<std::string, Shape> input_shapes;
   // Share a pool between plans (num_threads is then ignored).
   std::shared_ptr<ThreadPool> pool;
-  // Kernels to use (nullptr: KernelRegistry::global()).
+  // Kernels to use (nullptr: builtinKernels(), engine/builtin_kernels.h).
   const KernelRegistry* registry = nullptr;
-  // Fold constant subgraphs and fuse Conv2D/DepthwiseConv2dNative/MatMul with
-  // their bias, batch norm and Relu/Relu6 first (engine/fusion.h).
-  bool optimize_graph = true;
-  // Fuse 8-bit layers (QuantizedConv2D/MatMul with their Requantize,
-  // QuantizedBiasAdd, QuantizedRelu and Dequantize) into one kernel each
-  // (engine/quantized_fusion.h); results are bit-identical either way.
-  bool fuse_quantized = true;
   // Let float 3x3 stride-1 convolutions with enough channels use Winograd's
   // F(2x2, 3x3) algorithm (oneDNN), some 1.4x faster there; results differ
   // from the direct convolution by rounding only (a few 1e-6 relative).
@@ -104,16 +106,6 @@ struct RunProfile {
   std::vector<NodeRunStats> nodes;  // indexed like Plan::nodes()
 };
 
-// Output dtypes of a node by TensorFlow's op definitions when the kernel does
-// not say: fixed types (Shape -> out_type, comparisons -> bool, ArgMax ->
-// output_type, Cast -> DstT, ...), else "T"/"dtype", else the first input's.
-std::vector<DataType> outputTypesFromAttrs(const tensorflow::NodeDef& node, int num_outputs,
-                                           const std::vector<DataType>& input_types);
-
-// The value of a Const node; borrows tensor_content (kept alive by `owner`,
-// which may be empty when the caller guarantees the NodeDef outlives it).
-Result<Tensor> constTensor(const tensorflow::NodeDef& node, std::shared_ptr<const void> owner);
-
 class Plan {
  public:
   static Result<std::unique_ptr<Plan>> compile(const tensorflow::GraphDef& graph, std::vector<std::string> feeds,
@@ -147,7 +139,7 @@ class Plan {
   const ThreadPool& pool() const { return *pool_; }
   std::int64_t runCount() const { return step_; }
 
-  struct Impl;  // implementation details (plan.cc)
+  struct Impl;  // the compiled graph (engine/plan_impl.h)
 
  private:
   Plan();

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 namespace gds::engine {
 namespace {
@@ -175,6 +176,26 @@ std::string Tensor::debugString(int max_values) const {
   if (n > max_values) os << ", ...";
   os << "}";
   return os.str();
+}
+
+Result<Tensor> constTensor(const tensorflow::NodeDef& node, std::shared_ptr<const void> owner) {
+  const std::string label = "node '" + node.name() + "' (" + node.op() + ")";
+  auto it = node.attr().find("value");
+  if (it == node.attr().end() || it->second.value_case() != tensorflow::AttrValue::kTensor)
+    return Status::Error(label + ": missing tensor attr 'value'");
+  const tensorflow::TensorProto& proto = it->second.tensor();
+  DataType dtype = model::baseDtype(proto.dtype());
+  bool known = true;
+  Shape shape = model::shapeFromProto(proto.tensor_shape(), &known);
+  std::int64_t n = model::numElements(shape);
+  std::size_t esize = model::dtypeSize(dtype);
+  if (known && n >= 0 && esize > 0 && !proto.tensor_content().empty() &&
+      proto.tensor_content().size() == static_cast<std::size_t>(n) * esize) {
+    return Tensor::borrow(dtype, shape, proto.tensor_content().data(), std::move(owner));
+  }
+  auto host = model::decodeTensor(proto);
+  if (!host.ok()) return Status::Error(label + ": " + host.error());
+  return Tensor::fromHost(*host);
 }
 
 }  // namespace gds::engine

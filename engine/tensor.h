@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/proto.h"
+#include "model/status.h"
 #include "model/tensor.h"
 
 namespace gds::engine {
@@ -91,5 +92,10 @@ class Tensor {
   std::shared_ptr<std::vector<std::string>> strings_;
   std::shared_ptr<Resource> resource_;
 };
+
+// The value of a Const node; borrows tensor_content (kept alive by `owner`,
+// which may be empty when the caller guarantees the NodeDef outlives it).
+// Errors name the node.
+Result<Tensor> constTensor(const tensorflow::NodeDef& node, std::shared_ptr<const void> owner);
 
 }  // namespace gds::engine

@@ -27,8 +27,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "engine/kernel.h"
-#include "engine/plan.h"
+#include "engine/builtin_kernels.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "transforms/builtin.h"
@@ -123,7 +123,7 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
   if (!index.ok()) return ctx.error(index.error());
   const model::Graph& g = *index;
   const int n = g.size();
-  const auto& kernels = engine::KernelRegistry::global();
+  const auto& kernels = engine::builtinKernels();
   model::ShapeOverrides recorded_inputs;
   if (!*clear_shapes) recorded_inputs = recordedPlaceholderShapes(graph);
   model::InferredShapes shapes = model::inferShapes(g, recorded_inputs);
@@ -237,7 +237,7 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
     }
     std::vector<std::string> fetches;
     for (const auto& t : to_replace) fetches.push_back(t.first + ":" + std::to_string(t.second));
-    auto plan = engine::Plan::compile(sub, {}, fetches);
+    auto plan = engine::compileForInference(sub, {}, fetches);
     if (!plan.ok()) return ctx.error("evaluating the constant subgraph failed: " + plan.error());
     auto values = (*plan)->run({});
     if (!values.ok()) return ctx.error("evaluating the constant subgraph failed: " + values.error());

@@ -4,10 +4,10 @@
 // __requant_min_max:[min][max]"), picks the percentile range per node and
 // replaces each RequantizationRange by <name>/frozen_min and /frozen_max
 // Consts. The rule itself is engine::freezeRequantizationRanges, shared with
-// the one-step calibration (engine/calibrate.h).
+// the one-step calibration (engine/eval/calibrate.h).
 #include <sstream>
 
-#include "engine/calibrate.h"
+#include "engine/eval/calibrate.h"
 #include "model/io.h"
 #include "transforms/builtin.h"
 

@@ -381,7 +381,7 @@ Result<GraphDef> removeRedundantQuantizations(const GraphDef& in, const Transfor
 //   [Relu|Relu6](Add|BiasAdd(Conv2D|DepthwiseConv2dNative|MatMul(x, W), bias))
 // chain with constant weights and bias (float Consts, or quantize_weights'
 // Dequantize of Consts) becomes one QuantizedFused<Op> (engine/
-// kernels/quantized_per_channel.cc): qint8 weights with one range per output
+// quantized/kernels/per_channel.cc): qint8 weights with one range per output
 // channel, the bias added to the 32-bit result, the activation applied before
 // the single requantization. The usual QuantizeV2 chain feeds it and a
 // Dequantize keeps the chain's last float name, so the passes that follow

@@ -5,7 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
-#include "engine/compare.h"
+#include "engine/eval/compare.h"
 
 namespace gds::ui {
 namespace {

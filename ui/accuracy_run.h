@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/dataset.h"
+#include "engine/eval/dataset.h"
 #include "model/status.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"

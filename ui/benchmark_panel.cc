@@ -28,7 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/benchmark_report.h"
+#include "engine/eval/benchmark_report.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
 

@@ -13,7 +13,7 @@
 
 #include <memory>
 
-#include "engine/stats_calculator.h"
+#include "engine/eval/stats_calculator.h"
 #include "ui/benchmark_tables.h"
 
 class QCheckBox;

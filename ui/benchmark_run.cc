@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 
 namespace gds::ui {
 
@@ -72,7 +72,7 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgr
     engine::PlanOptions plan_options;
     plan_options.num_threads = settings.num_threads;
     const auto start = std::chrono::steady_clock::now();
-    auto plan = engine::Plan::compile(vb.built.graph, feed_names, fetches, plan_options);
+    auto plan = engine::compileForInference(vb.built.graph, feed_names, fetches, plan_options);
     if (!plan.ok()) {
       out.error = name + ": " + plan.error();
       return out;

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/benchmark.h"
+#include "engine/eval/benchmark.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
 
@@ -29,7 +29,7 @@ struct BenchmarkSettings {
 struct VariantBenchmark {
   VariantKind kind = VariantKind::Current;
   BuiltVariant built;  // graph, sizes, pipeline
-  double init_seconds = 0;  // Plan::compile
+  double init_seconds = 0;  // compileForInference
   int num_threads = 1;
   engine::BenchmarkResult result;
 };

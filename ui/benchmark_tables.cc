@@ -9,7 +9,7 @@
 #include <limits>
 #include <map>
 
-#include "engine/benchmark_report.h"
+#include "engine/eval/benchmark_report.h"
 #include "model/summary.h"
 
 namespace gds::ui {

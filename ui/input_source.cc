@@ -18,8 +18,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine/dataset.h"
-#include "engine/feeds.h"
+#include "engine/eval/dataset.h"
+#include "engine/eval/feeds.h"
 #include "model/io.h"
 
 namespace gds::ui {

@@ -3,7 +3,7 @@
 // of a dataset folder (an image resized and normalized as `gdstudio compare`
 // does, a WAV clip for a string input, or a .npy file). InputSource is the
 // value (copied to workers); InputSourceWidget edits it; makeFeeds turns it
-// into one tensor per marked input with engine/feeds.h.
+// into one tensor per marked input with engine/eval/feeds.h.
 //
 //   InputSource src = widget->value();                         // GUI thread
 //   auto marks = document->ioMarks();

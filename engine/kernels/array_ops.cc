@@ -1,77 +1,25 @@
 // Data-movement kernels for every dtype (strings included): ConcatV2,
 // Concat, Pack, Unpack, Split, SplitV, Slice, StridedSlice (all masks, as
 // tensorflow/core/util/strided_slice_op.cc), Tile, Transpose, Gather,
-// GatherV2, Pad, PadV2, MirrorPad (REFLECT/SYMMETRIC).
+// GatherV2, Pad, PadV2, MirrorPad (REFLECT/SYMMETRIC). The index math is
+// engine/ops/array.h and engine/ops/strided_slice.h.
 #include <algorithm>
 #include <functional>
 #include <numeric>
 
 #include "engine/kernels/kernel_util.h"
+#include "engine/ops/array.h"
+#include "engine/ops/strided_slice.h"
 
 namespace gds::engine {
 namespace {
 
 using kern::shapeStr;
+using ops::buildStridedSlice;
+using ops::gatherByDimMaps;
+using ops::StridedSliceSpec;
+using ops::stridesOf;
 using std::int64_t;
-
-std::vector<int64_t> stridesOf(const Shape& s) {
-  std::vector<int64_t> st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
-
-// Copies out[o] = in[map_0[o_0], map_1[o_1], ...] (a map value of -1 writes
-// `pad` instead); the gather behind Slice, StridedSlice, Tile, Pad, MirrorPad.
-template <typename T>
-void gatherByDimMaps(const T* in, const Shape& in_shape, T* out, const Shape& out_shape,
-                     const std::vector<std::vector<int64_t>>& maps, const T& pad) {
-  const size_t r = out_shape.size();
-  if (r == 0) {
-    out[0] = in[0];
-    return;
-  }
-  const auto in_st = stridesOf(in_shape);
-  const auto out_st = stridesOf(out_shape);
-  // Trailing dimensions taken whole (the channels of a spatial Pad or Slice)
-  // are one contiguous block in both tensors: copied at once.
-  size_t whole = r;
-  while (whole > 0 && out_shape[whole - 1] == in_shape[whole - 1]) {
-    const auto& m = maps[whole - 1];
-    bool identity = true;
-    for (int64_t o = 0; o < out_shape[whole - 1] && identity; ++o) identity = m[static_cast<size_t>(o)] == o;
-    if (!identity) break;
-    --whole;
-  }
-  const int64_t block = whole < r ? out_st[whole] * out_shape[whole] : 1;
-  std::function<void(size_t, int64_t, int64_t)> rec = [&](size_t d, int64_t io, int64_t oo) {
-    if (d == whole) {
-      std::copy(in + io, in + io + block, out + oo);
-      return;
-    }
-    const auto& m = maps[d];
-    const int64_t n = out_shape[d];
-    if (d + 1 == r) {
-      for (int64_t o = 0; o < n; ++o) out[oo + o] = m[static_cast<size_t>(o)] < 0 ? pad : in[io + m[static_cast<size_t>(o)]];
-      return;
-    }
-    for (int64_t o = 0; o < n; ++o) {
-      int64_t i = m[static_cast<size_t>(o)];
-      if (i < 0) {
-        std::fill(out + oo + o * out_st[d], out + oo + (o + 1) * out_st[d], pad);
-      } else if (d + 1 == whole) {
-        // A run of consecutive source indices is one contiguous copy (the
-        // interior of a padded row).
-        int64_t len = 1;
-        while (o + len < n && m[static_cast<size_t>(o + len)] == i + len) ++len;
-        std::copy(in + io + i * in_st[d], in + io + (i + len) * in_st[d], out + oo + o * out_st[d]);
-        o += len - 1;
-      } else {
-        rec(d + 1, io + i * in_st[d], oo + o * out_st[d]);
-      }
-    }
-  };
-  if (model::numElements(out_shape) > 0) rec(0, 0, 0);
-}
 
 template <typename Fn>
 Status withStorage(KernelContext& ctx, DataType dtype, Fn&& fn) {
@@ -324,117 +272,6 @@ class SliceKernel : public OpKernel {
     return runMaps(ctx, x, out_shape, maps, nullptr);
   }
 };
-
-struct StridedSliceSpec {
-  Shape processing;  // shape of the strided region
-  Shape final_shape;
-  std::vector<int64_t> begin, stride;  // per input dim
-};
-
-Status buildStridedSlice(const Shape& input, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
-                         const std::vector<int64_t>& strides, int64_t begin_mask, int64_t end_mask,
-                         int64_t ellipsis_mask, int64_t new_axis_mask, int64_t shrink_mask, StridedSliceSpec* spec) {
-  if (begin.size() != end.size() || begin.size() != strides.size())
-    return Status::Error("begin, end and strides must have the same length (" + std::to_string(begin.size()) +
-                         ", " + std::to_string(end.size()) + ", " + std::to_string(strides.size()) + ")");
-  if (ellipsis_mask & (ellipsis_mask - 1)) return Status::Error("multiple ellipses in slice spec are not allowed");
-  int sparse_dims = static_cast<int>(begin.size());
-  std::vector<int64_t> sb = begin, se = end, ss = strides;
-  // No ellipsis: an implicit one at the end.
-  if (!ellipsis_mask) {
-    ellipsis_mask |= int64_t(1) << sparse_dims;
-    sb.push_back(0);
-    se.push_back(0);
-    ss.push_back(1);
-    ++sparse_dims;
-  }
-  int num_add_axis_after_ellipsis = 0;
-  bool seen = false;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if (seen && ((int64_t(1) << i) & new_axis_mask)) ++num_add_axis_after_ellipsis;
-    if ((int64_t(1) << i) & ellipsis_mask) seen = true;
-  }
-  const int dims = static_cast<int>(input.size());
-  std::vector<int64_t> db(static_cast<size_t>(dims), 0), de(static_cast<size_t>(dims), 0), ds(static_cast<size_t>(dims), 1);
-  int64_t dbm = 0, dem = 0, dsm = 0;
-  constexpr int64_t kNewAxis = -1, kShrinkAxis = -2;
-  std::vector<int64_t> gather;
-  int full = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    const int64_t bit = int64_t(1) << i;
-    if (bit & ellipsis_mask) {
-      int next = std::min(dims - (sparse_dims - i) + 1 + num_add_axis_after_ellipsis, dims);
-      for (; full < next; ++full) {
-        db[static_cast<size_t>(full)] = de[static_cast<size_t>(full)] = 0;
-        ds[static_cast<size_t>(full)] = 1;
-        dbm |= int64_t(1) << full;
-        dem |= int64_t(1) << full;
-        gather.push_back(full);
-      }
-    } else if (bit & new_axis_mask) {
-      gather.push_back(kNewAxis);
-    } else {
-      if (full == dims)
-        return Status::Error("index " + std::to_string(i) + " of the slice spec is out of range for input rank " +
-                             std::to_string(dims));
-      db[static_cast<size_t>(full)] = sb[static_cast<size_t>(i)];
-      de[static_cast<size_t>(full)] = se[static_cast<size_t>(i)];
-      ds[static_cast<size_t>(full)] = ss[static_cast<size_t>(i)];
-      if (bit & begin_mask) dbm |= int64_t(1) << full;
-      if (bit & end_mask) dem |= int64_t(1) << full;
-      if (bit & shrink_mask) {
-        gather.push_back(kShrinkAxis);
-        dsm |= int64_t(1) << full;
-      } else {
-        gather.push_back(full);
-      }
-      ++full;
-    }
-  }
-  spec->processing.clear();
-  spec->begin.assign(static_cast<size_t>(dims), 0);
-  spec->stride.assign(static_cast<size_t>(dims), 1);
-  for (int i = 0; i < dims; ++i) {
-    const size_t u = static_cast<size_t>(i);
-    int64_t b = db[u], e = de[u];
-    const int64_t s = ds[u], dim = input[u];
-    const bool shrink = dsm & (int64_t(1) << i);
-    if (s == 0) return Status::Error("strides[" + std::to_string(i) + "] must be non-zero");
-    if (shrink && s <= 0) return Status::Error("only stride 1 allowed on non-range indexing");
-    const bool bm = dbm & (int64_t(1) << i), em = dem & (int64_t(1) << i);
-    const int64_t lo = s > 0 ? 0 : -1, hi = s > 0 ? dim : dim - 1;
-    auto canonical = [&](int64_t x, int c) {
-      if (c == 0 ? bm : em) return s > 0 ? (c == 0 ? lo : hi) : (c == 0 ? hi : lo);
-      int64_t fwd = x < 0 ? dim + x : x;
-      return std::clamp(fwd, lo, hi);
-    };
-    if (shrink) {
-      int64_t fwd = b < 0 ? dim + b : b;
-      if (fwd < 0 || fwd >= dim)
-        return Status::Error("slice index " + std::to_string(b) + " of dimension " + std::to_string(i) +
-                             " out of bounds (size " + std::to_string(dim) + ")");
-      b = fwd;
-      e = b + 1;
-    } else {
-      b = canonical(b, 0);
-      e = canonical(e, 1);
-    }
-    int64_t len = e - b, size;
-    if (shrink) size = 1;
-    else if (len == 0 || ((len < 0) != (s < 0))) size = 0;
-    else size = len / s + (len % s != 0 ? 1 : 0);
-    spec->processing.push_back(size);
-    spec->begin[u] = b;
-    spec->stride[u] = s;
-  }
-  spec->final_shape.clear();
-  for (int64_t g : gather) {
-    if (g == kShrinkAxis) continue;
-    if (g == kNewAxis) spec->final_shape.push_back(1);
-    else spec->final_shape.push_back(spec->processing[static_cast<size_t>(g)]);
-  }
-  return Status::Ok();
-}
 
 class StridedSliceKernel : public OpKernel {
  public:

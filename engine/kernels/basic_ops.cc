@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "engine/kernels/kernel_util.h"
-#include "engine/plan.h"
 
 namespace gds::engine {
 namespace {

@@ -1,6 +1,6 @@
 // Control-flow ops (Switch, Merge, Enter, Exit, NextIteration, LoopCond and
 // their Ref variants). The Plan's executor routes their values between
-// frames and iterations itself (engine/plan.cc, after TensorFlow's
+// frames and iterations itself (engine/executor.cc, after TensorFlow's
 // executor); these kernels exist so the registry knows the ops and so init
 // checks their attrs at compile time.
 #include "engine/kernels/kernel_util.h"

@@ -1,17 +1,19 @@
 // Conv2D, FusedPadConv2D, FusedResizeAndPadConv2D, DepthwiseConv2dNative,
-// MatMul, their _Fused* forms with bias and activation (engine/fusion.h makes
-// them) and BiasAdd kernels (float32). The math lives in engine/ops/conv.h,
-// engine/ops/gemm.h and engine/ops/nn.h; these classes read attrs, check
-// shapes and pick the reference or optimized path.
+// MatMul, their _Fused* forms with bias and activation
+// (engine/rewrite/fold_and_fuse.h makes them) and BiasAdd kernels (float32).
+// The math lives in engine/ops/conv.h, engine/ops/gemm.h, engine/ops/nn.h and,
+// for oneDNN, engine/ops/dnnl_float_parallel.h; these classes read attrs,
+// check shapes and pick the reference or optimized path.
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
 #include <memory>
 
-#include "engine/dnnl_float.h"
 #include "engine/kernels/nn_kernel_util.h"
 #include "engine/ops/conv.h"
+#include "engine/ops/dnnl_float.h"
+#include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
 #include "engine/ops/nn.h"
 
@@ -140,34 +142,15 @@ class ConvBase : public OpKernel {
     if (useOneDnn(reference_, weights_constant_)) {
       const std::array<std::int64_t, 5> key = {s.batch, s.in_h, s.in_w, s.in_c, ctx.pool().numThreads()};
       auto it = primitives_.find(key);
-      if (it == primitives_.end()) it = primitives_.emplace(key, makeParts(s, filter, bias, ctx.pool().numThreads())).first;
-      const std::vector<Part>& parts = it->second;
-      if (!parts.empty()) {
+      if (it == primitives_.end())
+        it = primitives_
+                 .emplace(key, dnnl_float::ParallelConvolution::create(s, depthwise_, filter, bias, activation_, add_,
+                                                                       winograd_, ctx.pool().numThreads()))
+                 .first;
+      if (const dnnl_float::ParallelConvolution* conv = it->second.get()) {
         // oneDNN's sum post-op adds what the output holds.
         if (addend && addend != out) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(rows * channels));
-        auto runParts = [&](std::int64_t b, std::int64_t e) {
-          for (std::int64_t p = b; p < e; ++p) {
-            const Part& part = parts[static_cast<size_t>(p)];
-            if (part.ch_end == 0) {
-              part.primitive->run(in + part.in_offset, out + part.out_offset);
-              continue;
-            }
-            // A slice of the output channels: computed densely, then copied
-            // into its columns (with a residual, the columns' sums first
-            // copied out).
-            const std::int64_t width = part.ch_end - part.ch_begin;
-            thread_local std::vector<float> slice;
-            slice.resize(static_cast<size_t>(rows * width));
-            if (add_)
-              for (std::int64_t r = 0; r < rows; ++r)
-                std::memcpy(slice.data() + r * width, out + r * channels + part.ch_begin, sizeof(float) * width);
-            part.primitive->run(in, slice.data());
-            for (std::int64_t r = 0; r < rows; ++r)
-              std::memcpy(out + r * channels + part.ch_begin, slice.data() + r * width, sizeof(float) * width);
-          }
-        };
-        if (parts.size() == 1) runParts(0, 1);
-        else ctx.pool().parallelFor(static_cast<std::int64_t>(parts.size()), 1e9, runParts);
+        conv->run(in, out, ctx.pool());
         return;
       }
     }
@@ -184,76 +167,6 @@ class ConvBase : public OpKernel {
       else ops::conv2dOptimized(s, in, filter, out, &ctx.pool(), &scratch_);
     }
     ops::biasActivation(out, rows, channels, bias, activation_, &ctx.pool(), addend);
-  }
-
-  // One oneDNN primitive per slice of the output, one slice per pool thread:
-  // groups of images; for one image, bands of output rows (each reading the
-  // input rows its windows cover, with its own top/bottom padding), or, when
-  // the filter is larger than the input (late layers, where reading the
-  // weights is the cost), groups of output channels, so that each thread
-  // reads its share of the weights only.
-  struct Part {
-    std::unique_ptr<dnnl_float::Convolution> primitive;
-    std::int64_t in_offset = 0, out_offset = 0;  // floats
-    std::int64_t ch_begin = 0, ch_end = 0;       // output channels; 0, 0: all of them
-  };
-  std::vector<Part> makeParts(const ops::Conv2DShape& s, const float* filter, const float* bias, int threads) const {
-    const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
-    const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
-    // Below ~1 MFLOP (some 10 us) per thread, handing work to the pool's
-    // spinning worker costs about what the split saves.
-    const double flops = 2.0 * static_cast<double>(s.batch * s.out_h * s.out_w * channels) *
-                         static_cast<double>(s.filter_h * s.filter_w * (depthwise_ ? 1 : s.in_c));
-    const std::int64_t count = std::max<std::int64_t>(
-        1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(flops / 1e6)}));
-    std::vector<Part> parts;
-    const dnnl_float::Convolution* first = nullptr;
-    const bool winograd = winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_);
-    const auto slices = ops::convChannelSlices(s, depthwise_, count);
-    if (!slices.empty()) {
-      for (const auto& [begin, end] : slices) {
-        Part part;
-        part.ch_begin = begin;
-        part.ch_end = end;
-        ops::Conv2DShape p = s;
-        p.out_c = part.ch_end - part.ch_begin;
-        dnnl_float::Convolution::Options o;
-        o.add_to_output = add_;
-        o.winograd = winograd;
-        o.filter_ld = s.out_c;
-        part.primitive = dnnl_float::Convolution::create(p, false, filter + part.ch_begin,
-                                                         bias ? bias + part.ch_begin : nullptr, activation_, o);
-        if (!part.primitive) return {};
-        parts.push_back(std::move(part));
-      }
-      return parts;
-    }
-    for (std::int64_t i = 0; i < count; ++i) {
-      const std::int64_t u0 = units * i / count, u1 = units * (i + 1) / count;
-      ops::Conv2DShape p = s;
-      Part part;
-      if (count == 1) {
-        // The whole convolution.
-      } else if (s.batch > 1) {
-        p.batch = u1 - u0;
-        part.in_offset = u0 * s.in_h * s.in_w * s.in_c;
-        part.out_offset = u0 * s.out_h * s.out_w * channels;
-      } else {
-        std::int64_t in0 = 0;
-        p = ops::convRowBand(s, u0, u1, &in0);
-        part.in_offset = in0 * s.in_w * s.in_c;
-        part.out_offset = u0 * s.out_w * channels;
-      }
-      dnnl_float::Convolution::Options o;
-      o.add_to_output = add_;
-      o.share = first;
-      o.winograd = winograd;
-      part.primitive = dnnl_float::Convolution::create(p, depthwise_, filter, bias, activation_, o);
-      if (!part.primitive) return {};
-      if (!first) first = part.primitive.get();
-      parts.push_back(std::move(part));
-    }
-    return parts;
   }
 
   double convFlops(const std::vector<Shape>& inputs, const std::vector<Shape>& outputs, size_t filter_input) const {
@@ -273,7 +186,8 @@ class ConvBase : public OpKernel {
   ops::Activation activation_ = ops::Activation::kNone;
   bool add_ = false;  // a fused residual Add (the node's input 3)
   std::vector<float> scratch_;  // im2col patches, reused across runs
-  std::map<std::array<std::int64_t, 5>, std::vector<Part>> primitives_;  // by input shape and threads
+  // oneDNN's convolution by input shape and threads (null: the Eigen path).
+  std::map<std::array<std::int64_t, 5>, std::unique_ptr<dnnl_float::ParallelConvolution>> primitives_;
 };
 
 // Conv2D(input, filter) and DepthwiseConv2dNative(input, filter), and their
@@ -425,18 +339,13 @@ class MatMulKernel : public OpKernel {
       const int threads = ctx.pool().numThreads();
       auto it = primitives_.find({m, threads});
       if (it == primitives_.end())
-        it = primitives_.emplace(std::make_pair(m, threads), makeParts(m, n, k, b.data<float>(), bias, threads)).first;
-      const std::vector<Part>& parts = it->second;
-      if (!parts.empty()) {
-        const float* a_data = a.data<float>();
-        auto runParts = [&](std::int64_t p0, std::int64_t p1) {
-          for (std::int64_t p = p0; p < p1; ++p) {
-            const Part& part = parts[static_cast<size_t>(p)];
-            part.primitive->run(a_data + part.a_offset, c + part.c_offset);
-          }
-        };
-        if (parts.size() == 1) runParts(0, 1);
-        else ctx.pool().parallelFor(static_cast<std::int64_t>(parts.size()), 1e9, runParts);
+        it = primitives_
+                 .emplace(std::make_pair(m, threads),
+                          dnnl_float::ParallelInnerProduct::create(m, n, k, b.data<float>(), transpose_b_, bias,
+                                                                   activation_, threads))
+                 .first;
+      if (const dnnl_float::ParallelInnerProduct* ip = it->second.get()) {
+        ip->run(a.data<float>(), c, ctx.pool());
         return Status::Ok();
       }
     }
@@ -455,44 +364,8 @@ class MatMulKernel : public OpKernel {
   bool fused_;
   bool transpose_a_ = false, transpose_b_ = false, reference_ = false, weights_constant_ = false;
   ops::Activation activation_ = ops::Activation::kNone;
-  // One oneDNN inner product per slice of the output, one per pool thread:
-  // groups of rows, or for a single row groups of columns (each with its
-  // slice of the weights).
-  struct Part {
-    std::unique_ptr<dnnl_float::InnerProduct> primitive;
-    std::int64_t a_offset = 0, c_offset = 0;  // floats
-  };
-  std::vector<Part> makeParts(std::int64_t m, std::int64_t n, std::int64_t k, const float* b, const float* bias,
-                              int threads) const {
-    const double flops = 2.0 * static_cast<double>(m * n * k);
-    const bool by_rows = m > 1;
-    const std::int64_t units = by_rows ? m : n / 16;
-    const std::int64_t count = std::max<std::int64_t>(
-        1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(flops / 1e6)}));
-    std::vector<Part> parts;
-    for (std::int64_t i = 0; i < count; ++i) {
-      Part part;
-      if (by_rows || count == 1) {
-        const std::int64_t r0 = m * i / count, r1 = m * (i + 1) / count;
-        part.a_offset = r0 * k;
-        part.c_offset = r0 * n;
-        part.primitive = dnnl_float::InnerProduct::create(r1 - r0, n, k, b, transpose_b_ ? k : n, transpose_b_, bias,
-                                                          activation_, n);
-      } else {
-        // Column blocks, multiples of 16 wide.
-        const std::int64_t j0 = units * i / count * 16, j1 = i + 1 == count ? n : units * (i + 1) / count * 16;
-        part.c_offset = j0;
-        part.primitive = dnnl_float::InnerProduct::create(
-            m, j1 - j0, k, transpose_b_ ? b + j0 * k : b + j0, transpose_b_ ? k : n, transpose_b_,
-            bias ? bias + j0 : nullptr, activation_, n);
-      }
-      if (!part.primitive) return {};
-      parts.push_back(std::move(part));
-    }
-    return parts;
-  }
-
-  std::map<std::pair<std::int64_t, int>, std::vector<Part>> primitives_;  // by rows and threads
+  // oneDNN's inner product by rows and threads (null: the GEMM path).
+  std::map<std::pair<std::int64_t, int>, std::unique_ptr<dnnl_float::ParallelInnerProduct>> primitives_;
 };
 
 class BiasAddKernel : public OpKernel {

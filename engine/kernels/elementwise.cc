@@ -5,7 +5,8 @@
 // Each op has a reference path (one loop over output elements that unravels
 // the index, the specification) and an optimized path: broadcast dims are
 // collapsed to a few strided loops whose contiguous inner runs are Eigen
-// array expressions (vectorized) and split over the thread pool.
+// array expressions (vectorized) and split over the thread pool. The math of
+// both is engine/ops/elementwise.h.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -15,247 +16,19 @@
 #include <Eigen/Core>
 
 #include "engine/kernels/kernel_util.h"
+#include "engine/ops/elementwise.h"
 
 namespace gds::engine {
 namespace {
 
+// The functors, loops and Unary of engine/ops/elementwise.h.
+using namespace ops;  // NOLINT(build/namespaces)
 using kern::broadcastShapes;
 using std::int32_t;
 using std::int64_t;
 
-template <typename T>
-using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
-template <typename T>
-using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
-
 // ---------------------------------------------------------------------------
-// Broadcast geometry.
-
-struct BroadcastPlan {
-  Shape out;
-  // Collapsed dims (outermost first) and element strides of a and b (0 when
-  // broadcast along that dim).
-  std::vector<int64_t> dims, sa, sb;
-};
-
-bool makeBroadcastPlan(const Shape& a, const Shape& b, BroadcastPlan* p) {
-  if (!broadcastShapes(a, b, &p->out)) return false;
-  size_t r = p->out.size();
-  std::vector<int64_t> da(r, 1), db(r, 1);
-  for (size_t i = 0; i < a.size(); ++i) da[r - a.size() + i] = a[i];
-  for (size_t i = 0; i < b.size(); ++i) db[r - b.size() + i] = b[i];
-  // Collapse adjacent dims with the same broadcast pattern.
-  std::vector<int64_t> dims;
-  std::vector<int> pat;  // bit0: a broadcast, bit1: b broadcast
-  for (size_t i = 0; i < r; ++i) {
-    if (p->out[i] == 1) continue;
-    int pt = (da[i] == 1 ? 1 : 0) | (db[i] == 1 ? 2 : 0);
-    if (!dims.empty() && pat.back() == pt) dims.back() *= p->out[i];
-    else {
-      dims.push_back(p->out[i]);
-      pat.push_back(pt);
-    }
-  }
-  if (dims.empty()) {
-    dims.push_back(1);
-    pat.push_back(0);
-  }
-  p->dims = dims;
-  p->sa.assign(dims.size(), 0);
-  p->sb.assign(dims.size(), 0);
-  int64_t stride_a = 1, stride_b = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    if (!(pat[i] & 1)) {
-      p->sa[i] = stride_a;
-      stride_a *= dims[i];
-    }
-    if (!(pat[i] & 2)) {
-      p->sb[i] = stride_b;
-      stride_b *= dims[i];
-    }
-  }
-  return true;
-}
-
-// Offsets of input elements for output element `index` (reference path).
-inline void unravel(int64_t index, const Shape& out, const Shape& in, int64_t* offset) {
-  int64_t off = 0, stride = 1;
-  size_t r = out.size(), ri = in.size();
-  for (size_t k = 0; k < r; ++k) {
-    size_t d = r - 1 - k;
-    int64_t coord = index % out[d];
-    index /= out[d];
-    if (k < ri) {
-      int64_t dim = in[ri - 1 - k];
-      if (dim != 1) off += coord * stride;
-      stride *= dim;
-    }
-  }
-  *offset = off;
-}
-
-// ---------------------------------------------------------------------------
-// Binary functors. scalar(a, b) is the specification; vec(x, y) an Eigen
-// array expression for float/double (nullptr-like tag when absent).
-
-#define GDS_BINARY(Name, scalar_expr, has_vec, vec_expr)                        \
-  struct Name {                                                                \
-    template <typename T>                                                      \
-    static T scalar(T a, T b) { return scalar_expr; }                          \
-    static constexpr bool kVec = has_vec;                                      \
-    template <typename X, typename Y>                                          \
-    static auto vec(const X& x, const Y& y) { return vec_expr; }               \
-  };
-
-GDS_BINARY(AddOp, a + b, true, x + y)
-GDS_BINARY(SubOp, a - b, true, x - y)
-GDS_BINARY(MulOp, a * b, true, x * y)
-GDS_BINARY(DivOp, a / b, true, x / y)
-GDS_BINARY(MaxOp, (a > b ? a : b), true, x.max(y))
-GDS_BINARY(MinOp, (a < b ? a : b), true, x.min(y))
-GDS_BINARY(SqDiffOp, (a - b) * (a - b), true, (x - y).square())
-#undef GDS_BINARY
-
-struct PowOp {
-  template <typename T>
-  static T scalar(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::pow(a, b);
-    } else {
-      // Integer power by squaring (TensorFlow errors on negative exponents;
-      // the kernel checks before running).
-      T result = 1, base = a;
-      for (T e = b; e > 0; e >>= 1) {
-        if (e & 1) result *= base;
-        base *= base;
-      }
-      return result;
-    }
-  }
-  static constexpr bool kVec = false;
-  template <typename X, typename Y>
-  static auto vec(const X& x, const Y&) { return x; }
-};
-
-struct FloorDivOp {
-  template <typename T>
-  static T scalar(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return std::floor(a / b);
-    } else {
-      // TensorFlow's google_floor_div: round toward negative infinity.
-      if ((a < 0) != (b < 0)) {
-        T abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
-        return -((abs_a + abs_b - 1) / abs_b);
-      }
-      return a / b;
-    }
-  }
-  static constexpr bool kVec = false;
-  template <typename X, typename Y>
-  static auto vec(const X& x, const Y&) { return x; }
-};
-
-struct FloorModOp {
-  template <typename T>
-  static T scalar(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      T m = std::fmod(a, b);
-      return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
-    } else {
-      T m = a % b;
-      return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
-    }
-  }
-  static constexpr bool kVec = false;
-  template <typename X, typename Y>
-  static auto vec(const X& x, const Y&) { return x; }
-};
-
-// Comparisons and logical ops produce bool.
-#define GDS_COMPARE(Name, expr)            \
-  struct Name {                            \
-    template <typename T>                  \
-    static bool scalar(T a, T b) { return expr; } \
-  };
-GDS_COMPARE(LessOp, a < b)
-GDS_COMPARE(GreaterOp, a > b)
-GDS_COMPARE(LessEqualOp, a <= b)
-GDS_COMPARE(GreaterEqualOp, a >= b)
-GDS_COMPARE(EqualOp, a == b)
-GDS_COMPARE(NotEqualOp, a != b)
-GDS_COMPARE(LogicalAndOp, a && b)
-GDS_COMPARE(LogicalOrOp, a || b)
-#undef GDS_COMPARE
-
-// ---------------------------------------------------------------------------
-// Broadcast loops.
-
-template <typename T, typename R, typename F>
-void referenceBinary(const Tensor& a, const Tensor& b, Tensor* out, F f) {
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  R* po = out->data<R>();
-  int64_t n = out->numElements();
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t oa, ob;
-    unravel(i, out->shape(), a.shape(), &oa);
-    unravel(i, out->shape(), b.shape(), &ob);
-    po[i] = f(pa[oa], pb[ob]);
-  }
-}
-
-// Runs inner(a_ptr, a_stride, b_ptr, b_stride, out_ptr, length) over the
-// innermost collapsed dim for every combination of the outer ones; outer rows
-// are split over the pool.
-template <typename T, typename R, typename Inner>
-void stridedBinary(const BroadcastPlan& p, const T* a, const T* b, R* out, const ThreadPool& pool, Inner inner) {
-  const size_t r = p.dims.size();
-  const int64_t inner_len = p.dims[r - 1];
-  const int64_t isa = p.sa[r - 1], isb = p.sb[r - 1];
-  int64_t rows = 1;
-  for (size_t i = 0; i + 1 < r; ++i) rows *= p.dims[i];
-  if (rows == 1) {
-    pool.parallelFor(inner_len, 2.0, [&](int64_t begin, int64_t end) {
-      inner(a + begin * isa, isa, b + begin * isb, isb, out + begin, end - begin);
-    });
-    return;
-  }
-  pool.parallelFor(rows, 2.0 * static_cast<double>(inner_len), [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      int64_t rem = row, oa = 0, ob = 0;
-      for (size_t k = r - 1; k-- > 0;) {
-        int64_t c = rem % p.dims[k];
-        rem /= p.dims[k];
-        oa += c * p.sa[k];
-        ob += c * p.sb[k];
-      }
-      inner(a + oa, isa, b + ob, isb, out + row * inner_len, inner_len);
-    }
-  });
-}
-
-template <typename Op, typename T>
-void innerArith(const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n) {
-  if constexpr (Op::kVec && std::is_floating_point_v<T>) {
-    using Arr = Eigen::Array<T, Eigen::Dynamic, 1>;
-    ArrayMap<T> o(out, n);
-    if (sa && sb) o = Op::vec(ConstArrayMap<T>(a, n), ConstArrayMap<T>(b, n));
-    else if (sa) o = Op::vec(ConstArrayMap<T>(a, n), Arr::Constant(n, *b));
-    else if (sb) o = Op::vec(Arr::Constant(n, *a), ConstArrayMap<T>(b, n));
-    else o = Op::vec(Arr::Constant(n, *a), Arr::Constant(n, *b));
-  } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = Op::template scalar<T>(a[i * sa], b[i * sb]);
-  }
-}
-
-template <typename Op, typename T>
-void innerCompare(const T* a, int64_t sa, const T* b, int64_t sb, bool* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = Op::template scalar<T>(a[i * sa], b[i * sb]);
-}
-
-// ---------------------------------------------------------------------------
-// Kernels.
+// Binary kernels.
 
 bool isArithType(DataType t) {
   return t == tensorflow::DT_FLOAT || t == tensorflow::DT_DOUBLE || t == tensorflow::DT_INT32 ||
@@ -351,7 +124,8 @@ class ArithKernel : public BinaryKernelBase {
     }
     if (out->numElements() == 0) return Status::Ok();
     if (reference_) {
-      referenceBinary<T, T>(a, b, out, [](T x, T y) { return Op::template scalar<T>(x, y); });
+      referenceBinary<T, T>(a.data<T>(), a.shape(), b.data<T>(), b.shape(), out->data<T>(), out->shape(),
+                            [](T x, T y) { return Op::template scalar<T>(x, y); });
     } else {
       stridedBinary<T, T>(p, a.data<T>(), b.data<T>(), out->data<T>(), ctx.pool(), innerArith<Op, T>);
     }
@@ -404,7 +178,8 @@ class CompareKernel : public BinaryKernelBase {
   template <typename T>
   void run(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor* out, const BroadcastPlan& p) {
     if (reference_)
-      referenceBinary<T, bool>(a, b, out, [](T x, T y) { return Op::template scalar<T>(x, y); });
+      referenceBinary<T, bool>(a.data<T>(), a.shape(), b.data<T>(), b.shape(), out->data<bool>(), out->shape(),
+                               [](T x, T y) { return Op::template scalar<T>(x, y); });
     else
       stridedBinary<T, bool>(p, a.data<T>(), b.data<T>(), out->data<bool>(), ctx.pool(), innerCompare<Op, T>);
   }
@@ -413,87 +188,6 @@ class CompareKernel : public BinaryKernelBase {
 
 // ---------------------------------------------------------------------------
 // Unary ops.
-
-enum class Unary {
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Floor, Ceil, Round, Tanh, Sigmoid, Relu, Relu6, Elu,
-  Sign, Log1p, Expm1, Sin, Cos, Softplus, Selu, LeakyRelu
-};
-
-template <typename T>
-T unaryScalar(Unary op, T x, float alpha) {
-  switch (op) {
-    case Unary::Neg: return -x;
-    case Unary::Abs: return x < 0 ? -x : x;
-    case Unary::Square: return x * x;
-    case Unary::Sign: return static_cast<T>(x > 0 ? 1 : (x < 0 ? -1 : 0));
-    case Unary::Relu: return x > 0 ? x : T(0);
-    case Unary::Relu6: return x < 0 ? T(0) : (x > 6 ? T(6) : x);
-    default: break;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    switch (op) {
-      case Unary::Exp: return std::exp(x);
-      case Unary::Log: return std::log(x);
-      case Unary::Sqrt: return std::sqrt(x);
-      case Unary::Rsqrt: return T(1) / std::sqrt(x);
-      case Unary::Reciprocal: return T(1) / x;
-      case Unary::Floor: return std::floor(x);
-      case Unary::Ceil: return std::ceil(x);
-      case Unary::Round: return std::nearbyint(x);  // banker's rounding, as TensorFlow's Round
-      case Unary::Tanh: return std::tanh(x);
-      case Unary::Sigmoid: return T(1) / (T(1) + std::exp(-x));
-      case Unary::Elu: return x < 0 ? std::expm1(x) : x;
-      case Unary::Log1p: return std::log1p(x);
-      case Unary::Expm1: return std::expm1(x);
-      case Unary::Sin: return std::sin(x);
-      case Unary::Cos: return std::cos(x);
-      case Unary::Softplus: return x > T(20) ? x : std::log1p(std::exp(x));
-      case Unary::Selu: {
-        const T scale = T(1.0507009873554804934193349852946), a = T(1.6732632423543772848170429916717);
-        return x < 0 ? scale * a * std::expm1(x) : scale * x;
-      }
-      case Unary::LeakyRelu: return x < 0 ? static_cast<T>(alpha) * x : x;
-      default: break;
-    }
-  } else {
-    if (op == Unary::Reciprocal) return x == 0 ? T(0) : T(1) / x;
-  }
-  return x;
-}
-
-void unaryFloatVec(Unary op, const float* in, float* out, int64_t n, float alpha) {
-  ConstArrayMap<float> x(in, n);
-  ArrayMap<float> o(out, n);
-  switch (op) {
-    case Unary::Neg: o = -x; break;
-    case Unary::Abs: o = x.abs(); break;
-    case Unary::Exp: o = x.exp(); break;
-    case Unary::Log: o = x.log(); break;
-    case Unary::Sqrt: o = x.sqrt(); break;
-    case Unary::Rsqrt: o = x.rsqrt(); break;
-    case Unary::Square: o = x.square(); break;
-    case Unary::Reciprocal: o = x.inverse(); break;
-    case Unary::Floor: o = x.floor(); break;
-    case Unary::Ceil: o = x.ceil(); break;
-    case Unary::Tanh: o = x.tanh(); break;
-    case Unary::Sigmoid: o = x.unaryExpr(Eigen::internal::scalar_logistic_op<float>()); break;
-    case Unary::Relu: o = x.max(0.0f); break;
-    case Unary::Relu6: o = x.max(0.0f).min(6.0f); break;
-    case Unary::Elu: o = (x < 0.0f).select(x.exp() - 1.0f, x); break;
-    case Unary::LeakyRelu: o = (x < 0.0f).select(x * alpha, x); break;
-    default:
-      for (int64_t i = 0; i < n; ++i) out[i] = unaryScalar<float>(op, in[i], alpha);
-  }
-}
-
-double unaryCost(Unary op) {
-  switch (op) {
-    case Unary::Exp: case Unary::Log: case Unary::Tanh: case Unary::Sigmoid: case Unary::Elu: case Unary::Sin:
-    case Unary::Cos: case Unary::Softplus: case Unary::Selu: case Unary::Log1p: case Unary::Expm1: return 20;
-    case Unary::Sqrt: case Unary::Rsqrt: case Unary::Reciprocal: return 8;
-    default: return 1;
-  }
-}
 
 class UnaryKernel : public OpKernel {
  public:

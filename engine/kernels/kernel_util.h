@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/kernel.h"
+#include "engine/ops/broadcast.h"
 
 namespace gds::engine::kern {
 
@@ -49,25 +50,8 @@ inline bool normalizeAxis(std::int64_t axis, std::int64_t rank, std::int64_t* ou
 
 inline std::string shapeStr(const Shape& s) { return model::shapeString(s); }
 
-// numpy/TensorFlow broadcasting of two shapes (BCast); false when they are
-// incompatible. Unknown dims (-1) stay unknown unless the other side fixes them.
-inline bool broadcastShapes(const Shape& a, const Shape& b, Shape* out) {
-  size_t r = std::max(a.size(), b.size());
-  out->assign(r, 1);
-  for (size_t i = 0; i < r; ++i) {
-    std::int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
-    std::int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
-    std::int64_t d;
-    if (da == db) d = da;
-    else if (da == 1) d = db;
-    else if (db == 1) d = da;
-    else if (da < 0) d = db;
-    else if (db < 0) d = da;
-    else return false;
-    (*out)[i] = d;
-  }
-  return true;
-}
+// numpy/TensorFlow broadcasting of two shapes (engine/ops/broadcast.h).
+using ops::broadcastShapes;
 
 // Element storage by size: lets data-movement kernels handle every dtype.
 template <std::size_t N>

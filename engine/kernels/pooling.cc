@@ -14,7 +14,8 @@ class PoolKernel : public OpKernel {
     GDS_RETURN_IF_ERROR(nn::readWindowAttrs(init, false, true, &attrs_));
     if (attrs_.padding == ops::Padding::kExplicit && !max_)
       return init.error("padding EXPLICIT is not supported for AvgPool");
-    // Set by the plan's rewrite when it absorbs a Pad (engine/fusion.cc).
+    // Set by the plan's rewrite when it absorbs a Pad
+    // (engine/rewrite/fold_and_fuse.cc).
     if (const tensorflow::AttrValue* v = init.attr("_padding_value")) {
       if (!max_ || attrs_.padding != ops::Padding::kExplicit)
         return init.error("_padding_value needs MaxPool with padding EXPLICIT");

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "engine/kernels/nn_kernel_util.h"
-#include "engine/kernels/philox.h"
+#include "engine/ops/philox.h"
 
 namespace gds::engine {
 

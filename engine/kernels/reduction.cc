@@ -4,7 +4,8 @@
 //
 // Reference path: one pass over the input that maps each element to its
 // output slot. Optimized path: reduced dims are collapsed to [outer, reduce,
-// inner] and evaluated with Eigen's vectorized row/column reductions.
+// inner] and evaluated with Eigen's vectorized row/column reductions. Both
+// are engine/ops/reduce.h.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,155 +14,19 @@
 #include <Eigen/Core>
 
 #include "engine/kernels/kernel_util.h"
+#include "engine/ops/reduce.h"
 
 namespace gds::engine {
 namespace {
 
 using kern::shapeStr;
+using ops::kMaxRank;
+using ops::planReduce;
+using ops::Red;
+using ops::reduceFast;
+using ops::ReducePlan;
+using ops::reduceReference;
 using std::int64_t;
-
-enum class Red { Sum, Mean, Max, Min, Prod, All, Any };
-constexpr size_t kMaxRank = 32;
-
-template <typename T>
-T initial(Red r) {
-  switch (r) {
-    case Red::Max: return std::numeric_limits<T>::lowest();
-    case Red::Min: return std::numeric_limits<T>::max();
-    case Red::Prod: case Red::All: return T(1);
-    default: return T(0);
-  }
-}
-
-template <typename T>
-inline T combine(Red r, T a, T b) {
-  switch (r) {
-    case Red::Max: return a > b ? a : b;
-    case Red::Min: return a < b ? a : b;
-    case Red::Prod:
-      if constexpr (std::is_same_v<T, bool>) return a && b;
-      else return a * b;
-    case Red::All: return a && b;
-    case Red::Any: return a || b;
-    default: return a + b;
-  }
-}
-
-struct ReducePlan {
-  Shape out_shape;       // with keep_dims applied
-  std::vector<bool> reduced;
-  int64_t count = 1;     // elements reduced into each output
-  // Collapsed [outer, reduce, inner] when the reduced dims are contiguous.
-  bool simple = false;
-  int64_t outer = 1, reduce = 1, inner = 1;
-};
-
-Status planReduce(const Shape& in, const std::vector<int64_t>& axes, bool keep_dims, ReducePlan* p,
-                  std::string* err) {
-  const int64_t rank = static_cast<int64_t>(in.size());
-  p->reduced.assign(in.size(), false);
-  for (int64_t a : axes) {
-    int64_t n;
-    if (!kern::normalizeAxis(a, rank, &n)) {
-      *err = "reduction axis " + std::to_string(a) + " is out of range for input shape " + shapeStr(in);
-      return Status::Error(*err);
-    }
-    p->reduced[static_cast<size_t>(n)] = true;
-  }
-  p->out_shape.clear();
-  p->count = 1;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (p->reduced[i]) {
-      p->count *= in[i];
-      if (keep_dims) p->out_shape.push_back(1);
-    } else {
-      p->out_shape.push_back(in[i]);
-    }
-  }
-  // Segments ignoring size-1 dims.
-  std::vector<std::pair<bool, int64_t>> seg;
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == 1) continue;
-    if (!seg.empty() && seg.back().first == p->reduced[i]) seg.back().second *= in[i];
-    else seg.push_back({p->reduced[i], in[i]});
-  }
-  p->outer = p->reduce = p->inner = 1;
-  size_t k = 0;
-  if (k < seg.size() && !seg[k].first) p->outer = seg[k++].second;
-  if (k < seg.size() && seg[k].first) p->reduce = seg[k++].second;
-  if (k < seg.size() && !seg[k].first) p->inner = seg[k++].second;
-  p->simple = k == seg.size();
-  return Status::Ok();
-}
-
-template <typename T>
-void reduceReference(Red r, const T* in, const Shape& shape, const ReducePlan& p, T* out, int64_t out_n) {
-  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
-  std::vector<Acc> acc(static_cast<size_t>(out_n), static_cast<Acc>(initial<T>(r)));
-  // Fixed-size index arrays (rank is checked by the caller).
-  const size_t rank = std::min<size_t>(shape.size(), kMaxRank);
-  int64_t out_stride[kMaxRank] = {}, idx[kMaxRank] = {};
-  int64_t st = 1;
-  for (size_t i = rank; i-- > 0;) {
-    if (!p.reduced[i]) {
-      out_stride[i] = st;
-      st *= shape[i];
-    }
-  }
-  const int64_t n = model::numElements(shape);
-  int64_t o = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    acc[static_cast<size_t>(o)] = combine<Acc>(r, acc[static_cast<size_t>(o)], static_cast<Acc>(in[i]));
-    for (size_t d = rank; d-- > 0;) {
-      o += out_stride[d];
-      if (++idx[d] < shape[d]) break;
-      o -= out_stride[d] * shape[d];
-      idx[d] = 0;
-    }
-  }
-  for (int64_t i = 0; i < out_n; ++i) {
-    Acc v = acc[static_cast<size_t>(i)];
-    if (r == Red::Mean) v = p.count ? v / static_cast<Acc>(p.count) : v;
-    out[i] = static_cast<T>(v);
-  }
-}
-
-template <typename T>
-void reduceFast(Red r, const T* in, const ReducePlan& p, T* out, const ThreadPool& pool) {
-  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
-  using Row = Eigen::Matrix<T, 1, Eigen::Dynamic>;
-  using Col = Eigen::Matrix<T, Eigen::Dynamic, 1>;
-  const int64_t R = p.reduce, K = p.inner;
-  auto one = [&](int64_t o) {
-    const T* src = in + o * R * K;
-    T* dst = out + o * K;
-    if (K == 1) {
-      Eigen::Map<const Col> v(src, R);
-      switch (r) {
-        case Red::Max: *dst = R ? v.maxCoeff() : initial<T>(r); break;
-        case Red::Min: *dst = R ? v.minCoeff() : initial<T>(r); break;
-        case Red::Prod: *dst = v.prod(); break;
-        default: *dst = v.sum(); break;
-      }
-    } else {
-      // Column j of the K x R (column-major) view is input row j.
-      Eigen::Map<const Mat> m(src, K, R);
-      Eigen::Map<Col> d(dst, K);
-      if (R == 0) d.setConstant(initial<T>(r));
-      else if (r == Red::Max) d = m.rowwise().maxCoeff();
-      else if (r == Red::Min) d = m.rowwise().minCoeff();
-      else if (r == Red::Prod) d = m.rowwise().prod();
-      else d = m.rowwise().sum();
-    }
-    if (r == Red::Mean && p.count > 0) {
-      Eigen::Map<Row> d(dst, K);
-      d /= static_cast<T>(p.count);
-    }
-  };
-  pool.parallelFor(p.outer, static_cast<double>(R * K), [&](int64_t b, int64_t e) {
-    for (int64_t o = b; o < e; ++o) one(o);
-  });
-}
 
 class ReduceKernel : public OpKernel {
  public:

@@ -1,6 +1,7 @@
 // Neural-network math on raw buffers (pure functions, no Tensor), following
 // TensorFlow's CPU kernels: pooling, batch normalization, LRN, bias add,
-// image resizing, mirror padding, space<->batch and dequantization.
+// image resizing, mirror padding and space<->batch. (Dequantize is 8-bit
+// arithmetic: engine/quantized/dequantize.h.)
 #pragma once
 
 #include <cstddef>
@@ -79,18 +80,6 @@ void spaceToBatch(const void* input, std::size_t element_size, const std::vector
 void batchToSpace(const void* input, std::size_t element_size, const std::vector<std::int64_t>& in_shape,
                   const std::vector<std::int64_t>& block, const std::vector<std::int64_t>& crop_before,
                   const std::vector<std::int64_t>& out_shape, void* output);
-
-// ---- Dequantize (TF's dequantize_op.cc / quantization_utils.h).
-enum class QuantizeMode { kMinCombined, kMinFirst, kScaled };
-enum class QuantizedType { kQUInt8, kQInt8, kQUInt16, kQInt16, kQInt32 };
-// Input viewed as [pre, slices, post]: slice i uses min_range[i], max_range[i]
-// (slices == 1 when there is no axis). MIN_FIRST only supports slices == 1.
-void dequantize(const void* input, QuantizedType type, std::int64_t pre, std::int64_t slices,
-                std::int64_t post, QuantizeMode mode, const float* min_range, const float* max_range,
-                bool narrow_range, float* output);
-// Dequantize of each of the 256 quint8 levels (no axis, no narrow range):
-// table[v] holds exactly what the Dequantize kernel computes for v.
-void dequantizeLevels(QuantizeMode mode, float min_range, float max_range, float table[256]);
 
 }  // namespace ops
 }  // namespace gds::engine

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/dnnl_common.h"
+#include "engine/ops/dnnl_common.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine::quantized {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <mutex>
 
-#include "engine/ops/nn.h"
+#include "engine/quantized/dequantize.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/quantization.h"
 #include "engine/quantized/vector_loops.h"
@@ -291,7 +291,7 @@ Status prepareSegment(const std::vector<FusedStage>& stages, FusedChainRunner::S
       case FusedStageKind::kDequantize: {
         // The 256 levels through the Dequantize kernel's own function: the
         // table holds exactly what it would compute for each value.
-        ops::dequantizeLevels(st.min_first ? ops::QuantizeMode::kMinFirst : ops::QuantizeMode::kMinCombined, *lo,
+        quantized::dequantizeLevels(st.min_first ? quantized::QuantizeMode::kMinFirst : quantized::QuantizeMode::kMinCombined, *lo,
                               *hi, p.lut);
         if (st.min_first && *lo != *hi) {
           // QuantizedToFloat's double formula (quantization_utils.h).

@@ -1,7 +1,8 @@
 // The arithmetic of TensorFlow's quantized ops (tensorflow/core/kernels/
-// quantized_*.cc) as pure functions on buffers, each with a plain reference
-// loop beside the optimized version where they differ. The kernel classes in
-// engine/kernels/quantized_*.cc only check inputs and call these.
+// quantized_*.cc) as pure functions on buffers. Where the optimized version
+// (ops.cc) computes differently, a plain reference loop (*Reference,
+// ops_reference.cc) specifies it. The kernel classes in
+// engine/quantized/kernels/ only check inputs and call these.
 #pragma once
 
 #include <cstdint>
@@ -113,9 +114,19 @@ void resizeBilinearI32(const ResizeShape& s, const std::int32_t* input, std::int
 // ComputeLerpReference: through float, with FloatToQuantized at the end.
 void resizeBilinearU8Reference(const ResizeShape& s, const std::uint8_t* input, float min, float max,
                                std::uint8_t* output);
+namespace detail {
+// The source rows/columns and interpolation weights of each output
+// row/column (compute_interpolation_weights), the weights also as integers
+// with `resolution` fractional bits; shared by both resize paths.
+struct Lerp {
+  std::vector<std::int64_t> lower, upper;
+  std::vector<float> lerp;
+  std::vector<std::int64_t> ilerp;
+};
+Lerp lerpCache(std::int64_t out_size, std::int64_t in_size, float scale, bool half_pixel, int resolution);
+}  // namespace detail
 
 // ---- QuantizeV2 (float -> T) over `count` values with one range.
-enum class QuantizeMode { kMinCombined, kMinFirst, kScaled };
 enum class RoundMode { kHalfAwayFromZero, kHalfToEven };
 struct QuantizeV2Options {
   QuantizeMode mode = QuantizeMode::kMinCombined;

@@ -31,6 +31,9 @@
 
 namespace gds::engine::quantized {
 
+// The "mode" attr of QuantizeV2 and Dequantize: how a range maps onto T.
+enum class QuantizeMode { kMinCombined, kMinFirst, kScaled };
+
 template <typename T>
 constexpr std::int64_t lowestOf() { return static_cast<std::int64_t>(std::numeric_limits<T>::lowest()); }
 template <typename T>

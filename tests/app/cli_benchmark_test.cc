@@ -31,8 +31,8 @@ TEST(CliBenchmark, PrintsTensorFlowTablesForTheSampleModel) {
   EXPECT_NE(r.out.find("FLOPs estimate: 2.16M\n"), std::string::npos);
   // Every executed node is observed: the plan folds the batch-norm arithmetic
   // into the filters and runs each convolution with its bias and Relu6 as one
-  // node (engine/fusion.h), so 10 fused convolutions, AvgPool, Squeeze,
-  // Softmax and 20 Consts run (the Placeholder is fed).
+  // node (engine/rewrite/fold_and_fuse.h), so 10 fused convolutions, AvgPool,
+  // Squeeze, Softmax and 20 Consts run (the Placeholder is fed).
   EXPECT_NE(r.out.find("Number of nodes executed: 33\n"), std::string::npos);
 }
 

@@ -168,6 +168,58 @@ TEST(SelectiveRegistration, MobileNetsFloatAndEightBit) {
   EXPECT_EQ(r.err, "");
 }
 
+// The class is the registration's #__VA_ARGS__ after macro expansion:
+// a type that came through TF_CALL_int32 is spelled ::tensorflow::int32,
+// one written in the REGISTERn call stays int32, and mirror_pad_op.cc
+// names its device CpuDevice.
+TEST(SelectiveRegistration, ClassesAreSpelledAsTheMacrosExpandThem) {
+  GDS_REQUIRE_SHARED();
+  auto r = test::runGdstudio(
+      {"print_selective_registration_header", "--graphs=" + test::modelPath("stylize_quantized.pb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  for (const char* k : {"\"PackOp<CPUDevice, ::tensorflow::int32>\",\n",
+                        "\"StridedSliceOp<CPUDevice, ::tensorflow::int32>\",\n",
+                        "\"StridedSliceOp<CPUDevice, float>\",\n", "\"BinaryOp<CPUDevice, functor::mul<int32>>\",\n",
+                        "\"MirrorPadOp<CpuDevice, float, int32>\",\n"})
+    EXPECT_NE(r.out.find(k), std::string::npos) << k;
+  EXPECT_EQ(r.out.find("PackOp<CPUDevice, int32>"), std::string::npos);
+  EXPECT_EQ(r.out.find("MirrorPadOp<CPUDevice"), std::string::npos);
+}
+
+// The keyword-spotting RNNs' TensorArray loop and TF2-era AddV2 have classes;
+// kernels constrained only on an index type match any T.
+TEST(SelectiveRegistration, RnnLoopsAddV2AndIndexOnlyConstraints) {
+  GDS_REQUIRE_SHARED();
+  for (const char* graph : {"kws_crnn_s.pb", "kws_lstm_s.pb"}) {
+    auto r = test::runGdstudio({"print_selective_registration_header", "--graphs=" + test::modelPath(graph)});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "") << graph;
+    for (const char* k : {"\"TensorArrayOp\",\n", "\"TensorArrayReadOp<CPUDevice, float>\",\n",
+                          "\"TensorArrayUnpackOrScatterOp<CPUDevice, float, false >\",\n",
+                          "     || isequal(op, \"TensorArrayScatterV3\")\n"})
+      EXPECT_NE(r.out.find(k), std::string::npos) << graph << ": " << k;
+  }
+  auto add = test::runGdstudio(
+      {"print_selective_registration_header", "--graphs=" + test::modelPath("op_tests_migraphx/addv2_test.pb")});
+  ASSERT_EQ(add.exit_code, 0) << add.err;
+  EXPECT_EQ(add.err, "");
+  EXPECT_NE(add.out.find("\"BinaryOp<CPUDevice, functor::add<float>>\",\n"), std::string::npos) << add.out;
+
+  tensorflow::NodeDef tile;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"(name: "t" op: "Tile" attr { key: "T" value { type: DT_UINT8 } }
+         attr { key: "Tmultiples" value { type: DT_INT64 } })",
+      &tile));
+  EXPECT_EQ(model::kernelClassFor(tile), "TileOp<CPUDevice, int64>");
+  tensorflow::NodeDef b2s;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"(name: "b" op: "BatchToSpaceND" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "Tblock_shape" value { type: DT_INT64 } } attr { key: "Tcrops" value { type: DT_INT64 } })",
+      &b2s));
+  EXPECT_EQ(model::kernelClassFor(b2s), "BatchToSpaceNDOp<CPUDevice, float>");
+}
+
 TEST(SelectiveRegistration, KernelTableRowsAreWellFormed) {
   std::ifstream f(test::sourceDir() + "/resources/ops/tensorflow_kernel_classes.txt");
   ASSERT_TRUE(f.good());

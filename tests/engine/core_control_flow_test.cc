@@ -50,7 +50,7 @@ node { name: "w/Exit_acc" op: "Exit" input: "w/Switch_acc" attr { key: "T" value
 
 TEST(CoreControlFlow, WhileLoopRunsUntilLoopCondIsFalse) {
   auto g = parseGraph(kWhileLoop);
-  auto plan = Plan::compile(g, {"n"}, {"w/Exit_acc", "w/Exit_i"});
+  auto plan = compileForInference(g, {"n"}, {"w/Exit_acc", "w/Exit_i"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   for (int n : {10, 0, 1, 3}) {
     RunProfile profile;
@@ -74,7 +74,7 @@ TEST(CoreControlFlow, WhileLoopRunsUntilLoopCondIsFalse) {
 
 TEST(CoreControlFlow, FetchInsideLoopIsAnError) {
   auto g = parseGraph(kWhileLoop);
-  auto plan = Plan::compile(g, {"n"}, {"w/mul"});
+  auto plan = compileForInference(g, {"n"}, {"w/mul"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error(), "fetch 'w/mul' is inside while loop 'w/ctx'; fetch the loop's Exit outputs instead");
 }
@@ -96,7 +96,7 @@ node { name: "m" op: "Merge" input: "f_check" input: "t" attr { key: "T" value {
 
 TEST(CoreControlFlow, CondTakesOneBranchAndPropagatesDeadness) {
   auto g = parseGraph(kCond);
-  auto plan = Plan::compile(g, {"pred", "x"}, {"m", "m:1"});
+  auto plan = compileForInference(g, {"pred", "x"}, {"m", "m:1"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   RunProfile profile;
   auto t = (*plan)->run({B({}, {true}), F({2}, {3, 4})}, &profile);
@@ -123,7 +123,7 @@ TEST(CoreControlFlow, CondTakesOneBranchAndPropagatesDeadness) {
 
 TEST(CoreControlFlow, FetchingADeadTensorIsAnError) {
   auto g = parseGraph(kCond);
-  auto plan = Plan::compile(g, {"pred", "x"}, {"t"});
+  auto plan = compileForInference(g, {"pred", "x"}, {"t"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto r = (*plan)->run({B({}, {false}), F({1}, {1})});
   ASSERT_FALSE(r.ok());
@@ -135,14 +135,14 @@ TEST(CoreControlFlow, TfnetCondTestMeta) {
   auto m = model::load(test::modelPath("tfnet_cond_test.meta"));
   ASSERT_TRUE(m.ok()) << m.error();
   // Const = 2, Const_1 = 5: 2 < 5, so cond/Merge = Const * 17.
-  auto plan = Plan::compile(m->graph, {}, {"cond/Merge", "cond/Merge:1"});
+  auto plan = compileForInference(m->graph, {}, {"cond/Merge", "cond/Merge:1"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto out = (*plan)->run({});
   ASSERT_TRUE(out.ok()) << out.error();
   EXPECT_EQ((*out)[0].data<std::int32_t>()[0], 34);
   EXPECT_EQ((*out)[1].data<std::int32_t>()[0], 1);
   // Feeding Const = 7 takes the false branch: Const_1 + 23.
-  auto fed = Plan::compile(m->graph, {"Const"}, {"cond/Merge"});
+  auto fed = compileForInference(m->graph, {"Const"}, {"cond/Merge"});
   ASSERT_TRUE(fed.ok()) << fed.error();
   auto out2 = (*fed)->run({I({}, {7})});
   ASSERT_TRUE(out2.ok()) << out2.error();
@@ -198,7 +198,7 @@ node { name: "tasize" op: "TensorArraySizeV3" input: "ta" input: "scatter" }
 
 TEST(CoreControlFlow, TensorArrayScatterThenReadInLoop) {
   auto g = parseGraph(kTensorArrayLoop);
-  auto plan = Plan::compile(g, {"x"}, {"l/Exit_acc", "tasize"});
+  auto plan = compileForInference(g, {"x"}, {"l/Exit_acc", "tasize"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   for (int run = 0; run < 2; ++run) {  // a fresh TensorArray each run
     auto out = (*plan)->run({F({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8})});
@@ -206,7 +206,7 @@ TEST(CoreControlFlow, TensorArrayScatterThenReadInLoop) {
     EXPECT_EQ(values<float>((*out)[0]), (std::vector<float>{16, 20}));
     EXPECT_EQ((*out)[1].data<std::int32_t>()[0], 4);
   }
-  auto gplan = Plan::compile(g, {"x"}, {"gather"});
+  auto gplan = compileForInference(g, {"x"}, {"gather"});
   ASSERT_TRUE(gplan.ok()) << gplan.error();
   auto gathered = (*gplan)->run({F({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8})});
   ASSERT_TRUE(gathered.ok()) << gathered.error();
@@ -224,12 +224,12 @@ void runKws(const std::string& file, std::int64_t frames, std::int64_t steps) {
   GDS_REQUIRE_SHARED();
   auto m = model::load(test::modelPath(file));
   ASSERT_TRUE(m.ok()) << m.error();
-  auto plan = Plan::compile(m->graph, {"Mfcc"}, {"labels_softmax"});
+  auto plan = compileForInference(m->graph, {"Mfcc"}, {"labels_softmax"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto ref_plan = [&] {
     PlanOptions o;
     o.reference_kernels = true;
-    return Plan::compile(m->graph, {"Mfcc"}, {"labels_softmax"}, o);
+    return compileForInference(m->graph, {"Mfcc"}, {"labels_softmax"}, o);
   }();
   ASSERT_TRUE(ref_plan.ok()) << ref_plan.error();
   // frames x 10 coefficients for a 1 s clip.

@@ -15,7 +15,7 @@ TEST(CorePlanFeeds, ControlInputFromFedPlaceholderComesFromTheFeed) {
            attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
     node { name: 'y' op: 'Mul' input: 'input' input: 'c' attr { key: 'T' value { type: DT_FLOAT } } }
   )pb");
-  auto plan = Plan::compile(g, {"input"}, {"y"});
+  auto plan = compileForInference(g, {"input"}, {"y"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   Tensor x(tensorflow::DT_FLOAT, {3});
   for (int i = 0; i < 3; ++i) x.data<float>()[i] = static_cast<float>(i + 1);
@@ -31,7 +31,7 @@ TEST(CorePlanFeeds, ControlInputFromUnfedPlaceholderStillNeedsAFeed) {
            attr { key: 'dtype' value { type: DT_FLOAT } }
            attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
   )pb");
-  auto plan = Plan::compile(g, {}, {"c"});
+  auto plan = compileForInference(g, {}, {"c"});
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.error().find("node 'input' (Placeholder): must be fed"), std::string::npos) << plan.error();
 }

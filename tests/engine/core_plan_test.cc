@@ -21,7 +21,7 @@ std::string chain(int length) {
 
 TEST(CorePlan, ChainReusesBuffersByLifetime) {
   auto g = parseGraph(chain(20));
-  auto plan = Plan::compile(g, {"x"}, {"n19"});
+  auto plan = compileForInference(g, {"x"}, {"n19"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   Tensor x(tensorflow::DT_FLOAT, {1024});
   for (int i = 0; i < 1024; ++i) x.data<float>()[i] = static_cast<float>(i % 7) - 3.0f;
@@ -43,7 +43,7 @@ TEST(CorePlan, ChainReusesBuffersByLifetime) {
 
 TEST(CorePlan, ProfileRecordsEveryNode) {
   auto g = parseGraph(chain(3));
-  auto plan = Plan::compile(g, {"x"}, {"n2"});
+  auto plan = compileForInference(g, {"x"}, {"n2"});
   ASSERT_TRUE(plan.ok());
   RunProfile profile;
   ASSERT_TRUE((*plan)->run({F({4}, {1, -2, 3, -4})}, &profile).ok());
@@ -72,14 +72,14 @@ node { name: "a" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } 
 node { name: "b" op: "Neg" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "bad" op: "TrainingOnlyOp" input: "b" }
 )pb");
-  auto plan = Plan::compile(g, {"a:0"}, {"b"});
+  auto plan = compileForInference(g, {"a:0"}, {"b"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   ASSERT_EQ((*plan)->nodes().size(), 2u);  // feed + b: x and a are not run
   auto out = (*plan)->run({F({2}, {-1, 2})});
   ASSERT_TRUE(out.ok()) << out.error();
   EXPECT_EQ(values<float>((*out)[0]), (std::vector<float>{1, -2}));
   // Fetching a fed tensor returns the fed value.
-  auto echo = Plan::compile(g, {"a"}, {"a"});
+  auto echo = compileForInference(g, {"a"}, {"a"});
   ASSERT_TRUE(echo.ok());
   EXPECT_EQ(values<float>((*(*echo)->run({F({1}, {-5})}))[0]), (std::vector<float>{-5}));
 }
@@ -87,7 +87,7 @@ node { name: "bad" op: "TrainingOnlyOp" input: "b" }
 TEST(CorePlan, UnknownOpErrorNamesNodeAndSuggestsStripping) {
   auto g = parseGraph(placeholderText("x", tensorflow::DT_FLOAT) +
                       "node { name: 'train/apply' op: 'ApplyAdam' input: 'x' }\n");
-  auto plan = Plan::compile(g, {"x"}, {"train/apply"});
+  auto plan = compileForInference(g, {"x"}, {"train/apply"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error(),
             "node 'train/apply' (ApplyAdam): no kernel for op 'ApplyAdam' in the interpreter; if the node is not "
@@ -97,7 +97,7 @@ TEST(CorePlan, UnknownOpErrorNamesNodeAndSuggestsStripping) {
 
 TEST(CorePlan, VariablesAskForFreezing) {
   auto g = parseGraph("node { name: 'w' op: 'VariableV2' attr { key: 'dtype' value { type: DT_FLOAT } } }\n");
-  auto plan = Plan::compile(g, {}, {"w"});
+  auto plan = compileForInference(g, {}, {"w"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error(), "node 'w' (VariableV2): no kernel for op 'VariableV2': the graph reads variables; freeze it "
                           "first (gdstudio freeze, with its checkpoint) so the weights become Consts");
@@ -105,7 +105,7 @@ TEST(CorePlan, VariablesAskForFreezing) {
 
 TEST(CorePlan, MissingFeedIsACompileError) {
   auto g = parseGraph(chain(1));
-  auto plan = Plan::compile(g, {}, {"n0"});
+  auto plan = compileForInference(g, {}, {"n0"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error(),
             "node 'x' (Placeholder): must be fed: it is a Placeholder of type float that the fetches need; add it to "
@@ -120,13 +120,13 @@ node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } 
        attr { key: "shape" value { shape { dim { size: 4 } } } } }
 node { name: "sum" op: "Add" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
 )pb");
-  auto plan = Plan::compile(g, {"a", "b"}, {"sum"});
+  auto plan = compileForInference(g, {"a", "b"}, {"sum"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error(), "node 'sum' (Add): incompatible shapes for broadcasting: [2,3] and [4]");
   // The input_shapes option overrides the Placeholder's shape.
   PlanOptions options;
   options.input_shapes["b"] = {3};
-  auto ok = Plan::compile(g, {"a", "b"}, {"sum"}, options);
+  auto ok = compileForInference(g, {"a", "b"}, {"sum"}, options);
   ASSERT_TRUE(ok.ok()) << ok.error();
   EXPECT_EQ((*ok)->nodes().back().output_shapes[0], (Shape{2, 3}));
   // Feeds are checked against the known shape and dtype.
@@ -155,7 +155,7 @@ TEST(CorePlan, ConstBorrowsTensorContent) {
   std::memcpy(h.data.data(), v, 12);
   model::encodeTensor(h, (*c->mutable_attr())["value"].mutable_tensor());
   const void* bytes = c->attr().at("value").tensor().tensor_content().data();
-  auto plan = Plan::compile(std::shared_ptr<const tensorflow::GraphDef>(g), {}, {"w"});
+  auto plan = compileForInference(std::shared_ptr<const tensorflow::GraphDef>(g), {}, {"w"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto out = (*plan)->run({});
   ASSERT_TRUE(out.ok());
@@ -176,7 +176,7 @@ TEST(CorePlan, FetchedConstOfACallersGraphIsCopied) {
   )");
   std::vector<Tensor> out;
   {
-    auto plan = Plan::compile(g, {}, {"w", "r"});
+    auto plan = compileForInference(g, {}, {"w", "r"});
     ASSERT_TRUE(plan.ok()) << plan.error();
     auto run = (*plan)->run({});
     ASSERT_TRUE(run.ok()) << run.error();
@@ -195,7 +195,7 @@ node { name: "check" op: "CheckNumerics" input: "x" attr { key: "T" value { type
        attr { key: "message" value { s: "bad input" } } }
 node { name: "y" op: "Relu" input: "x" input: "^check" attr { key: "T" value { type: DT_FLOAT } } }
 )pb");
-  auto plan = Plan::compile(g, {"x"}, {"y"});
+  auto plan = compileForInference(g, {"x"}, {"y"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   EXPECT_TRUE((*plan)->run({F({1}, {1})}).ok());
   auto r = (*plan)->run({F({2}, {1, INFINITY})});
@@ -205,11 +205,11 @@ node { name: "y" op: "Relu" input: "x" input: "^check" attr { key: "T" value { t
 
 TEST(CorePlan, BadFeedAndFetchNames) {
   auto g = parseGraph(chain(1));
-  auto a = Plan::compile(g, {"nope"}, {"n0"});
+  auto a = compileForInference(g, {"nope"}, {"n0"});
   EXPECT_EQ(a.error(), "feed 'nope': no node named 'nope' in the graph");
-  auto b = Plan::compile(g, {"x"}, {"n0:1"});
+  auto b = compileForInference(g, {"x"}, {"n0:1"});
   EXPECT_EQ(b.error(), "fetch 'n0:1': node has only 1 output(s)");
-  auto c = Plan::compile(g, {"x"}, {"missing"});
+  auto c = compileForInference(g, {"x"}, {"missing"});
   EXPECT_EQ(c.error(), "fetch 'missing': no node named 'missing' in the graph");
 }
 
@@ -217,8 +217,8 @@ TEST(CorePlan, ThreadedRunMatchesSingleThread) {
   auto g = parseGraph(chain(6));
   PlanOptions two;
   two.num_threads = 2;
-  auto p1 = Plan::compile(g, {"x"}, {"n5"});
-  auto p2 = Plan::compile(g, {"x"}, {"n5"}, two);
+  auto p1 = compileForInference(g, {"x"}, {"n5"});
+  auto p2 = compileForInference(g, {"x"}, {"n5"}, two);
   ASSERT_TRUE(p1.ok() && p2.ok());
   EXPECT_EQ((*p1)->pool().numThreads(), 1);
   EXPECT_EQ((*p2)->pool().numThreads(), 2);

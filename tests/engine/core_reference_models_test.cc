@@ -60,7 +60,7 @@ void runCase(const std::string& dir, const Case& c, bool reference_kernels) {
   for (const auto& o : c.outputs) fetches.push_back(o.first);
   PlanOptions options;
   options.reference_kernels = reference_kernels;
-  auto plan = Plan::compile(m->graph, feeds, fetches, options);
+  auto plan = compileForInference(m->graph, feeds, fetches, options);
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto out = (*plan)->run(values);
   ASSERT_TRUE(out.ok()) << out.error();
@@ -107,7 +107,7 @@ void kwsAccuracy(const std::string& model_file, int min_correct_percent) {
   GDS_REQUIRE_SHARED();
   auto m = model::load(test::modelPath(model_file));
   ASSERT_TRUE(m.ok()) << m.error();
-  auto plan = Plan::compile(m->graph, {"wav_data"}, {"labels_softmax"});
+  auto plan = compileForInference(m->graph, {"wav_data"}, {"labels_softmax"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   std::vector<std::string> labels;
   {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 
 namespace gds::engine::coretest {
 
@@ -74,7 +74,7 @@ inline OpRun runOp(const std::string& op, const std::vector<Tensor>& inputs, con
   PlanOptions options;
   options.reference_kernels = reference;
   OpRun r;
-  auto plan = Plan::compile(std::shared_ptr<const tensorflow::GraphDef>(g), feeds, fetches, options);
+  auto plan = compileForInference(std::shared_ptr<const tensorflow::GraphDef>(g), feeds, fetches, options);
   if (!plan.ok()) {
     r.status = plan.status();
     return r;

@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/freeze.h"
 #include "model/io.h"
 #include "tests/test_util.h"
@@ -15,7 +15,7 @@
 namespace gds {
 namespace {
 
-using engine::Plan;
+using engine::compileForInference;
 using engine::Tensor;
 
 TEST(FreezeRun, CifarSameOutputsAsTensorFlowsFrozenGraph) {
@@ -29,9 +29,9 @@ TEST(FreezeRun, CifarSameOutputsAsTensorFlowsFrozenGraph) {
   auto tf = model::load(test::modelPath("mlnet_cifar_frozen.pb"));
   ASSERT_TRUE(tf.ok()) << tf.error();
 
-  auto plan_ours = Plan::compile(ours->graph, {"Input"}, {"Output"});
+  auto plan_ours = compileForInference(ours->graph, {"Input"}, {"Output"});
   ASSERT_TRUE(plan_ours.ok()) << plan_ours.error();
-  auto plan_tf = Plan::compile(tf->graph, {"Input"}, {"Output"});
+  auto plan_tf = compileForInference(tf->graph, {"Input"}, {"Output"});
   ASSERT_TRUE(plan_tf.ok()) << plan_tf.error();
 
   std::mt19937 rng(7);
@@ -91,7 +91,8 @@ TEST(FreezeRun, IrisPredictionsMatchTensorFlow) {
   // their _output_shapes say [-1,1], which is what we feed.
   engine::PlanOptions plan_options;
   for (const auto& c : columns) plan_options.input_shapes[c] = {n, 1};
-  auto plan = Plan::compile(frozen->graph, columns, {"dnn/multi_class_head/predictions/probabilities"}, plan_options);
+  auto plan =
+      compileForInference(frozen->graph, columns, {"dnn/multi_class_head/predictions/probabilities"}, plan_options);
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto out = (*plan)->run(feeds);
   ASSERT_TRUE(out.ok()) << out.error();
@@ -119,7 +120,7 @@ TEST(FreezeRun, MnistSavedModelServingDefaultRuns) {
   options.signature = "serving_default";
   auto frozen = model::freeze(m.value(), options);
   ASSERT_TRUE(frozen.ok()) << frozen.error();
-  auto plan = Plan::compile(frozen->graph, {"Features"}, {"Prediction"});
+  auto plan = compileForInference(frozen->graph, {"Features"}, {"Prediction"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   Tensor input(tensorflow::DT_FLOAT, {3, 28, 28, 1});
   std::mt19937 rng(3);

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <random>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/memmapped.h"
 #include "tests/test_util.h"
@@ -69,9 +69,9 @@ TEST(MemmappedRun, MobilenetSameOutputsAsOriginal) {
   EXPECT_EQ(residentWeightPages(*file), 0);
 
   const std::string out = "MobilenetV1/Predictions/Reshape_1";
-  auto original = engine::Plan::compile(m->graph, {"input"}, {out});
+  auto original = engine::compileForInference(m->graph, {"input"}, {out});
   ASSERT_TRUE(original.ok()) << original.error();
-  auto memmapped = engine::Plan::compile(std::make_shared<const tensorflow::GraphDef>(std::move(loaded->graph)),
+  auto memmapped = engine::compileForInference(std::make_shared<const tensorflow::GraphDef>(std::move(loaded->graph)),
                                          {"input"}, {out});
   ASSERT_TRUE(memmapped.ok()) << memmapped.error();
   EXPECT_EQ(residentWeightPages(*file), 0);  // compiling borrows, never reads

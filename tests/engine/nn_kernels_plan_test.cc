@@ -9,7 +9,7 @@
 
 #include "engine/ops/conv.h"
 #include "engine/ops/nn.h"
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/graph_builder.h"
 
 namespace gds::engine {
@@ -34,7 +34,7 @@ Result<Tensor> runOne(const tensorflow::GraphDef& g, const std::string& feed, co
   PlanOptions options;
   options.reference_kernels = reference;
   options.num_threads = 2;
-  auto plan = Plan::compile(g, {feed}, {fetch}, options);
+  auto plan = compileForInference(g, {feed}, {fetch}, options);
   if (!plan.ok()) return plan.status();
   auto out = (*plan)->run({value});
   if (!out.ok()) return out.status();

@@ -1,5 +1,5 @@
-// Pooling, batch norm, LRN, resize, mirror pad, space<->batch and
-// dequantize math: small cases computed by hand from TensorFlow's rules.
+// Pooling, batch norm, LRN, resize, mirror pad and space<->batch math: small
+// cases computed by hand from TensorFlow's rules.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -152,71 +152,6 @@ TEST(NnLayersTest, SpaceToBatchAndBack) {
   std::vector<std::int16_t> chb(4);
   spaceToBatch(ch.data(), 2, {1, 2, 2}, {2}, {0}, {2, 1, 2}, chb.data());
   EXPECT_EQ(chb, (std::vector<std::int16_t>{1, -1, 2, -2}));
-}
-
-TEST(NnLayersTest, DequantizeModes) {
-  const std::vector<std::uint8_t> q = {0, 128, 255};
-  std::vector<float> out(3);
-  float lo = 0, hi = 255;
-  dequantize(q.data(), QuantizedType::kQUInt8, 1, 1, 3, QuantizeMode::kMinCombined, &lo, &hi, false, out.data());
-  EXPECT_EQ(out, (std::vector<float>{0, 128, 255}));
-  // MIN_FIRST, [-1, 1]: scale 2/255; min / float(scale) = -127.49999... so the
-  // rounded min is -127 steps (TF converts the scale to float before rounding).
-  lo = -1;
-  hi = 1;
-  dequantize(q.data(), QuantizedType::kQUInt8, 1, 1, 3, QuantizeMode::kMinFirst, &lo, &hi, false, out.data());
-  const double s = 2.0 / 255;
-  EXPECT_NEAR(out[0], -127 * s, 1e-6);
-  EXPECT_NEAR(out[1], 1 * s, 1e-6);
-  EXPECT_NEAR(out[2], 128 * s, 1e-6);
-  // SCALED quint8: max / 255.
-  hi = 2.55f;
-  dequantize(q.data(), QuantizedType::kQUInt8, 1, 1, 3, QuantizeMode::kScaled, &lo, &hi, false, out.data());
-  EXPECT_NEAR(out[1], 1.28, 1e-6);
-  // qint8 MIN_COMBINED adds 128 first; SCALED with narrow_range uses -127.
-  const std::vector<std::int8_t> s8 = {-128, 0, 127};
-  lo = -1;
-  hi = 1;
-  dequantize(s8.data(), QuantizedType::kQInt8, 1, 1, 3, QuantizeMode::kMinCombined, &lo, &hi, false, out.data());
-  EXPECT_FLOAT_EQ(out[0], -1);
-  EXPECT_FLOAT_EQ(out[2], 1);
-  lo = -2;
-  dequantize(s8.data(), QuantizedType::kQInt8, 1, 1, 3, QuantizeMode::kScaled, &lo, &hi, true, out.data());
-  EXPECT_FLOAT_EQ(out[2], 127 * (2.0f / 127));
-  EXPECT_FLOAT_EQ(out[0], -128 * (2.0f / 127));
-  // Per-axis SCALED: two slices along axis 0 of a [2, 2] tensor.
-  const std::vector<std::int8_t> a = {127, -127, 127, -127};
-  const float los[] = {-1, -2}, his[] = {1, 2};
-  std::vector<float> ax(4);
-  dequantize(a.data(), QuantizedType::kQInt8, 1, 2, 2, QuantizeMode::kScaled, los, his, true, ax.data());
-  EXPECT_EQ(ax, (std::vector<float>{1, -1, 2, -2}));
-}
-
-// Large 8-bit tensors go through a table of the 256 levels: the same bits as
-// the element-by-element formula of a small tensor, in every mode and for
-// per-axis slices.
-TEST(NnLayersTest, DequantizeOfLarge8BitTensorsEqualsTheSmallTensorPath) {
-  std::vector<std::uint8_t> levels(256);
-  for (int v = 0; v < 256; ++v) levels[static_cast<size_t>(v)] = static_cast<std::uint8_t>(v);
-  std::vector<std::uint8_t> big(3 * 4096);
-  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint8_t>((i * 37 + i / 7) % 256);
-  const float los[] = {-0.731f, -3.0f, 0.0f}, his[] = {5.29f, 0.5f, 2.0f};
-  for (QuantizeMode mode : {QuantizeMode::kMinCombined, QuantizeMode::kMinFirst, QuantizeMode::kScaled})
-    for (QuantizedType type : {QuantizedType::kQUInt8, QuantizedType::kQInt8}) {
-      const bool per_axis = mode != QuantizeMode::kMinFirst;
-      const std::int64_t slices = per_axis ? 3 : 1;
-      std::vector<float> got(big.size());
-      dequantize(big.data(), type, 1, slices, static_cast<std::int64_t>(big.size()) / slices, mode, los, his, false,
-                 got.data());
-      for (std::int64_t s = 0; s < slices; ++s) {
-        float table[256];
-        dequantize(levels.data(), type, 1, 1, 256, mode, los + s, his + s, false, table);
-        const std::int64_t post = static_cast<std::int64_t>(big.size()) / slices;
-        for (std::int64_t i = 0; i < post; ++i)
-          ASSERT_EQ(got[static_cast<size_t>(s * post + i)], table[big[static_cast<size_t>(s * post + i)]])
-              << "mode " << static_cast<int>(mode) << " type " << static_cast<int>(type) << " element " << i;
-      }
-    }
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "engine/ops/conv.h"
 #include "engine/ops/image_decode.h"
 #include "engine/ops/nn.h"
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
 
@@ -74,7 +74,7 @@ SpeechResult runSpeechModel(const std::string& model, const std::string& labels_
   SpeechResult r;
   auto graph = loadGraph(model);
   if (!graph) return r;
-  auto plan = Plan::compile(graph, {"wav_data"}, {"labels_softmax"});
+  auto plan = compileForInference(graph, {"wav_data"}, {"labels_softmax"});
   EXPECT_TRUE(plan.ok()) << plan.status().message();
   if (!plan.ok()) return r;
   const auto labels = readLines(test::modelPath(labels_file));
@@ -160,7 +160,7 @@ TEST(NnModelsTest, MobileNetPutsLabelledClassesInTopFive) {
     ASSERT_TRUE(graph);
     PlanOptions options;
     options.num_threads = 2;
-    auto plan = Plan::compile(graph, {"input"}, {"MobilenetV1/Predictions/Reshape_1"}, options);
+    auto plan = compileForInference(graph, {"input"}, {"MobilenetV1/Predictions/Reshape_1"}, options);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     int checked = 0;
     for (const auto& [file, expected] : readCsv(test::dataPath("images/labels.csv"))) {
@@ -188,7 +188,7 @@ TEST(NnModelsTest, ReferenceKernelsMatchOptimizedOnMobileNet) {
     options.reference_kernels = reference;
     options.num_threads = reference ? 1 : 2;
     // The last convolution's logits, before the softmax flattens differences.
-    auto plan = Plan::compile(graph, {"input"}, {"MobilenetV1/Logits/Conv2d_1c_1x1/BiasAdd"}, options);
+    auto plan = compileForInference(graph, {"input"}, {"MobilenetV1/Logits/Conv2d_1c_1x1/BiasAdd"}, options);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
     auto out = (*plan)->run({input});
     ASSERT_TRUE(out.ok()) << out.status().message();
@@ -210,7 +210,7 @@ TEST(NnModelsTest, OpenCvFaceDetectorRuns) {
   PlanOptions options;
   options.num_threads = 2;
   options.input_shapes["data"] = {1, 300, 300, 3};
-  auto plan = Plan::compile(graph, {"data"}, {"mbox_loc", "mbox_conf_flatten"}, options);
+  auto plan = compileForInference(graph, {"data"}, {"mbox_loc", "mbox_conf_flatten"}, options);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   // BGR minus OpenCV's mean (104, 177, 123).
   ops::DecodedImage im;
@@ -260,7 +260,7 @@ TEST(NnModelsTest, NchwConvFromTheCorpusMatchesNhwcReference) {
   ASSERT_TRUE(filter.ok());
   Tensor x(tensorflow::DT_FLOAT, in_shape);
   for (std::int64_t i = 0; i < x.numElements(); ++i) x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i));
-  auto plan = Plan::compile(graph, {conv->input(0)}, {conv->name()});
+  auto plan = compileForInference(graph, {conv->input(0)}, {conv->name()});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   auto out = (*plan)->run({x});
   ASSERT_TRUE(out.ok()) << out.status().message();

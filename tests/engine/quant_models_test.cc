@@ -6,7 +6,8 @@
 #include <set>
 #include <string>
 
-#include "engine/plan.h"
+#include "engine/builtin_kernels.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
 
@@ -24,7 +25,7 @@ TEST(QuantModels, StylizeQuantizedProducesAPlausibleImage) {
   // Every op of the graph has a kernel; list all that are missing at once.
   std::set<std::string> missing;
   for (const auto& node : graph->node())
-    if (node.op() != "Const" && node.op() != "Placeholder" && !KernelRegistry::global().hasOp(node.op()))
+    if (node.op() != "Const" && node.op() != "Placeholder" && !builtinKernels().hasOp(node.op()))
       missing.insert(node.op());
   if (!missing.empty()) {
     std::string list;
@@ -42,7 +43,7 @@ TEST(QuantModels, StylizeQuantizedProducesAPlausibleImage) {
   for (int i = 0; i < 26; ++i) style.data<float>()[i] = i == 3 ? 1.0f : 0.0f;
   PlanOptions options;
   options.num_threads = 2;
-  auto plan = Plan::compile(graph, {"input", "style_num"}, {"transformer/expand/conv3/conv/Sigmoid"}, options);
+  auto plan = compileForInference(graph, {"input", "style_num"}, {"transformer/expand/conv3/conv/Sigmoid"}, options);
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto out = (*plan)->run({image, style});
   ASSERT_TRUE(out.ok()) << out.error();

@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "engine/kernels/quantized_per_channel_loops.h"
+#include "engine/quantized/per_channel.h"
 #include "tests/engine/quant_test_util.h"
 
 namespace gds::engine {
@@ -235,7 +235,8 @@ TEST(QuantPerChannelFast, FrozenRangeEqualsReference) {
 }
 
 // The loops themselves on values where rounding is decided by the last bit:
-// t exactly k + 0.5, negative t, clamping at both ends.
+// t exactly k + 0.5, negative t, clamping at both ends; the vector and the
+// reference loops agree.
 TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
   const std::int64_t channels = 93, rows = 3;  // 64 + 16 + 8 + 5: every block width of the loops
   std::vector<float> mult(channels), bias(channels);
@@ -245,7 +246,7 @@ TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
     bias[static_cast<std::size_t>(c)] = 0.05f * static_cast<float>(c) - 0.4f;
   }
   for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<std::int32_t>(i * 37 % 201) - 100;
-  qkern::PerChannelRequantize p;
+  quantized::PerChannelRequantize p;
   p.multiplier = mult.data();
   p.bias = bias.data();
   p.clamp_lo = -1.0f;
@@ -253,7 +254,7 @@ TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
   p.scale = 85.0f;  // 255 / 3
   p.offset = -85.0f;
   std::vector<std::uint8_t> out(acc.size());
-  qkern::requantizeRows(p, acc.data(), rows, channels, out.data());
+  quantized::requantizeRows(p, acc.data(), rows, channels, out.data());
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < channels; ++c) {
       const std::size_t i = static_cast<std::size_t>(r * channels + c);
@@ -264,7 +265,7 @@ TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
       EXPECT_EQ(static_cast<int>(std::min(std::max(q, 0.0f), 255.0f)), out[i]) << r << "," << c;
     }
   std::vector<std::int32_t> amin(channels, 1000), amax(channels, -1000);
-  qkern::channelExtremes(acc.data(), rows, channels, amin.data(), amax.data());
+  quantized::channelExtremes(acc.data(), rows, channels, amin.data(), amax.data());
   for (std::int64_t c = 0; c < channels; ++c) {
     std::int32_t lo = 1000, hi = -1000;
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -274,6 +275,14 @@ TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
     EXPECT_EQ(lo, amin[static_cast<std::size_t>(c)]);
     EXPECT_EQ(hi, amax[static_cast<std::size_t>(c)]);
   }
+  // The reference loops compute the same.
+  std::vector<std::uint8_t> reference(acc.size());
+  quantized::requantizeRowsReference(p, acc.data(), rows, channels, reference.data());
+  EXPECT_EQ(reference, out);
+  std::vector<std::int32_t> rmin(channels, 1000), rmax(channels, -1000);
+  quantized::channelExtremesReference(acc.data(), rows, channels, rmin.data(), rmax.data());
+  EXPECT_EQ(rmin, amin);
+  EXPECT_EQ(rmax, amax);
 }
 
 }  // namespace

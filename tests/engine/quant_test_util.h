@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "engine/tensor.h"
 
 namespace gds::engine::qtest {
@@ -68,7 +68,7 @@ class OpGraph {
     PlanOptions options;
     options.reference_kernels = reference;
     options.num_threads = threads;
-    auto plan = Plan::compile(graph_, feeds_, fetches, options);
+    auto plan = compileForInference(graph_, feeds_, fetches, options);
     if (!plan.ok()) return plan.status();
     return (*plan)->run(values_);
   }

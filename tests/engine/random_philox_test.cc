@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/kernels/philox.h"
+#include "engine/ops/philox.h"
 #include "tests/engine/core_test_util.h"
 
 namespace gds::engine {
@@ -95,7 +95,7 @@ std::unique_ptr<Plan> randomPlan(const std::string& op, const std::string& dtype
       " attr { key: 'dtype' value { type: " + dtype + " } }"
       " attr { key: 'seed' value { i: " + std::to_string(seed) + " } }"
       " attr { key: 'seed2' value { i: " + std::to_string(seed2) + " } } }\n");
-  auto plan = Plan::compile(std::make_shared<const tensorflow::GraphDef>(std::move(g)), {"shape"}, {"r"});
+  auto plan = compileForInference(std::make_shared<const tensorflow::GraphDef>(std::move(g)), {"shape"}, {"r"});
   EXPECT_TRUE(plan.ok()) << plan.error();
   return plan.ok() ? std::move(plan).value() : nullptr;
 }
@@ -215,7 +215,7 @@ TEST(RandomOps, UnsupportedDtypeAndNegativeShapeAreErrorsNamingTheNode) {
   auto g = parseGraph(
       "node { name: 'shape' op: 'Placeholder' attr { key: 'dtype' value { type: DT_INT32 } } }\n"
       "node { name: 'r' op: 'RandomUniform' input: 'shape' attr { key: 'dtype' value { type: DT_INT32 } } }\n");
-  auto bad = Plan::compile(g, {"shape"}, {"r"});
+  auto bad = compileForInference(g, {"shape"}, {"r"});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("'r'"), std::string::npos) << bad.error();
   EXPECT_NE(bad.error().find("dtype int32 is not supported (float or double)"), std::string::npos) << bad.error();

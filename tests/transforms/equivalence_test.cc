@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/feeds.h"
-#include "engine/plan.h"
+#include "engine/eval/feeds.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/npy.h"
 #include "tests/test_util.h"
@@ -96,7 +96,7 @@ Result<std::vector<engine::Tensor>> runGraph(const tensorflow::GraphDef& g, cons
     names.push_back(f.name);
     values.push_back(f.value);
   }
-  auto plan = engine::Plan::compile(g, names, c.outputs);
+  auto plan = engine::compileForInference(g, names, c.outputs);
   if (!plan.ok()) return plan.status();
   auto out = (*plan)->run(values);
   if (!out.ok()) return out.status();

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "engine/builtin_kernels.h"
 #include "engine/kernel.h"
 #include "engine/plan.h"
 #include "model/freeze.h"
@@ -214,7 +215,7 @@ TEST(Tf2FrozenInInterpreter, OpsStillWithoutKernels) {
       {"tf2/stock_lstm4_relu", "serving_default", rnn},
       {"tf2/tweet_sentiment_embedding_lstm", "serving_default", rnn},
   };
-  const auto& registry = engine::KernelRegistry::global();
+  const auto& registry = engine::builtinKernels();
   for (const auto& f : models) {
     auto m = model::load(gds::test::modelPath(f.dir));
     ASSERT_TRUE(m.ok()) << m.error();

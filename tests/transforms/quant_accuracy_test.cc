@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/calibrate.h"
-#include "engine/dataset.h"
-#include "engine/plan.h"
+#include "engine/eval/calibrate.h"
+#include "engine/eval/dataset.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
-#include "transforms/pipeline.h"
 #include "tests/test_util.h"
+#include "transforms/pipeline.h"
 
 namespace gds::transforms {
 namespace {
@@ -96,8 +96,8 @@ struct Accuracy {
 Accuracy measure(const GraphDef& quantized) {
   Accuracy a;
   const Photos& p = photos();
-  auto float_plan = engine::Plan::compile(floatGraph(), {"input"}, {kOutput});
-  auto plan = engine::Plan::compile(quantized, {"input"}, {kOutput});
+  auto float_plan = engine::compileForInference(floatGraph(), {"input"}, {kOutput});
+  auto plan = engine::compileForInference(quantized, {"input"}, {kOutput});
   EXPECT_TRUE(float_plan.ok() && plan.ok()) << (plan.ok() ? float_plan.error() : plan.error());
   if (!float_plan.ok() || !plan.ok()) return a;
   for (std::size_t i = 0; i < p.inputs.size(); ++i) {

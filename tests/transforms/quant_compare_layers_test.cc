@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/compare.h"
-#include "engine/dataset.h"
+#include "engine/eval/compare.h"
+#include "engine/eval/dataset.h"
 #include "model/io.h"
-#include "transforms/pipeline.h"
 #include "tests/test_util.h"
+#include "transforms/pipeline.h"
 
 namespace gds::transforms {
 namespace {

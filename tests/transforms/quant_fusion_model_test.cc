@@ -6,8 +6,8 @@
 #include <cstring>
 #include <random>
 
-#include "engine/plan.h"
 #include "engine/quantized/gemm.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
 #include "transforms/pipeline.h"
@@ -33,9 +33,9 @@ TEST(QuantFusionModel, MobilenetEightBitGraphIsBitIdenticalFusedAndUnfused) {
   for (std::int64_t i = 0; i < image.numElements(); ++i) image.data<float>()[i] = d(rng);
 
   auto run = [&](bool fuse, int* fused_nodes) {
-    PlanOptions options;
-    options.fuse_quantized = fuse;
-    auto plan = Plan::compile(graph, {"input"}, {output}, options);
+    InferenceRewrites rewrites;
+    rewrites.fuse_quantized = fuse;
+    auto plan = compileForInference(graph, {"input"}, {output}, {}, rewrites);
     EXPECT_TRUE(plan.ok()) << plan.error();
     if (!plan.ok()) return Tensor();
     *fused_nodes = 0;

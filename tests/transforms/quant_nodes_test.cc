@@ -9,12 +9,12 @@
 #include <set>
 #include <random>
 
-#include "engine/calibrate.h"
-#include "engine/compare.h"
-#include "engine/plan.h"
+#include "engine/eval/calibrate.h"
+#include "engine/eval/compare.h"
+#include "engine/rewrite/optimize_for_inference.h"
+#include "tests/test_util.h"
 #include "transforms/transform.h"
 #include "transforms/transform_utils.h"
-#include "tests/test_util.h"
 
 namespace gds::transforms {
 namespace {
@@ -89,7 +89,7 @@ engine::Tensor randomImage(int seed) {
 }
 
 std::vector<float> runGraph(const GraphDef& g, const engine::Tensor& input) {
-  auto plan = engine::Plan::compile(g, {"image"}, {"pool"});
+  auto plan = engine::compileForInference(g, {"image"}, {"pool"});
   EXPECT_TRUE(plan.ok()) << plan.error();
   if (!plan.ok()) return {};
   auto out = (*plan)->run({input});
@@ -323,7 +323,7 @@ TEST(Calibration, InsertLoggingLogFreezesTheSameRangesAsCalibrate) {
   ASSERT_TRUE(logged.ok()) << logged.error();
   std::vector<std::vector<engine::Tensor>> inputs;
   for (int i = 0; i < 5; ++i) inputs.push_back({randomImage(200 + i)});
-  auto plan = engine::Plan::compile(*logged, {"image"}, {"pool"});
+  auto plan = engine::compileForInference(*logged, {"image"}, {"pool"});
   ASSERT_TRUE(plan.ok()) << plan.error();
   testing::internal::CaptureStderr();
   for (const auto& in : inputs) ASSERT_TRUE((*plan)->run(in).ok());

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <random>
 
-#include "engine/plan.h"
 #include "engine/quantized/gemm.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
 #include "transforms/pipeline.h"
@@ -48,7 +48,7 @@ TEST(QuantPerChannelModel, MobilenetPerChannelLayersAreBitIdenticalToTheReferenc
     PlanOptions options;
     options.reference_kernels = reference;
     options.num_threads = threads;
-    auto plan = Plan::compile(graph, {"input"}, fetches, options);
+    auto plan = compileForInference(graph, {"input"}, fetches, options);
     EXPECT_TRUE(plan.ok()) << plan.error();
     if (!plan.ok()) return std::vector<Tensor>();
     // Twice: the second run uses the weights packed by the first.

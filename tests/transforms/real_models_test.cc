@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
 #include "transforms/pipeline.h"
@@ -50,12 +50,12 @@ PipelineResult runPipeline(const tensorflow::GraphDef& g, const std::string& tra
 // of the first output (or -1 when the interpreter cannot run the original).
 double maxAbsDiff(const tensorflow::GraphDef& a, const tensorflow::GraphDef& b, const std::string& input,
                   const model::Shape& shape, const std::string& output, std::string* why) {
-  auto pa = engine::Plan::compile(a, {input}, {output});
+  auto pa = engine::compileForInference(a, {input}, {output});
   if (!pa.ok()) {
     *why = "original: " + pa.error();
     return -1;
   }
-  auto pb = engine::Plan::compile(b, {input}, {output});
+  auto pb = engine::compileForInference(b, {input}, {output});
   if (!pb.ok()) {
     *why = "transformed: " + pb.error();
     return 1e9;

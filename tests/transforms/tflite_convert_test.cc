@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <map>
 
-#include "engine/dataset.h"
+#include "engine/eval/dataset.h"
 #include "engine/plan.h"
 #include "model/io.h"
 #include "model/npy.h"

@@ -33,14 +33,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/benchmark_report.h"
+#include "engine/eval/benchmark_report.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
 #include "model/npy.h"
 #include "model/summary.h"
 #include "tests/test_util.h"
-#include "transforms/pipeline.h"
 #include "tests/ui/ui_test_app.h"
+#include "transforms/pipeline.h"
 #include "ui/benchmark_panel.h"
 #include "ui/document.h"
 #include "ui/input_source.h"

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 
 namespace gds::transforms::tflite {
 
@@ -15,7 +16,7 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
   if (samples.empty()) return Status::Error("calibration needs at least one representative input");
   engine::PlanOptions options;
   options.num_threads = num_threads;
-  auto plan = engine::Plan::compile(graph, feeds, tensors, options);
+  auto plan = engine::compileForInference(graph, feeds, tensors, options);
   if (!plan.ok()) return plan.status();
   std::map<std::string, TensorRange> ranges;
   std::vector<bool> seen(tensors.size(), false);
@@ -88,7 +89,7 @@ Result<std::vector<std::vector<engine::Tensor>>> calibrationSamples(const tensor
   for (const std::string& name : inputs) fetches.push_back(name + ":0");
   engine::PlanOptions options;
   options.num_threads = num_threads;
-  auto plan = engine::Plan::compile(graph, {source->name}, fetches, options);
+  auto plan = engine::compileForInference(graph, {source->name}, fetches, options);
   if (!plan.ok()) return plan.status();
   for (const std::string& file : files) {
     auto t = engine::loadSample(file, *source, preprocess);

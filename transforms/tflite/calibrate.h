@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/dataset.h"
+#include "engine/eval/dataset.h"
 #include "engine/tensor.h"
 #include "model/proto.h"
 #include "model/status.h"

@@ -1,0 +1,145 @@
+#include "engine/eval/benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+namespace gds::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// benchmark_model's CalculateFlops counts convolutions and matrix products
+// only; elementwise work is left out of the estimate.
+bool countsForFlops(const std::string& op) {
+  return op == "Conv2D" || op == "QuantizedConv2D" || op == "MatMul" || op == "QuantizedMatMul" ||
+         op == "DepthwiseConv2dNative" || op == "FusedPadConv2D" || op == "FusedResizeAndPadConv2D" ||
+         // The plan's fused forms (engine/rewrite/fold_and_fuse.h): the
+         // contraction's FLOPs.
+         op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative" || op == "_FusedMatMul";
+}
+
+std::string formatSeconds(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+}  // namespace
+
+double BenchmarkResult::percentileMs(double p) const {
+  if (latencies_us.empty()) return 0;
+  std::vector<std::int64_t> v = latencies_us;
+  std::sort(v.begin(), v.end());
+  // Nearest-rank on the sorted list; the median of an even count averages the middle two.
+  if (p == 50 && v.size() % 2 == 0) return (static_cast<double>(v[v.size() / 2 - 1]) + static_cast<double>(v[v.size() / 2])) / 2000.0;
+  size_t idx = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+  idx = std::min(std::max<size_t>(idx, 1), v.size()) - 1;
+  return static_cast<double>(v[idx]) / 1000.0;
+}
+
+std::string runPhaseHeader(int max_runs, double max_time_s, bool with_stats, double delay_s) {
+  return "Running benchmark for max " + std::to_string(max_runs) + " iterations, max " + formatSeconds(max_time_s) +
+         " seconds " + (with_stats ? "with" : "without") + " detailed stat logging, with " + formatSeconds(delay_s) +
+         "s sleep between inferences\n";
+}
+
+Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feeds, const BenchmarkOptions& options) {
+  BenchmarkResult result;
+  result.stats.setOptions(options.stats);
+  std::ostringstream log;
+
+  auto sleepBetween = [&] {
+    if (options.inference_delay_s > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.inference_delay_s));
+  };
+  auto runOnce = [&](RunProfile* profile, std::int64_t* us) -> Status {
+    auto t0 = Clock::now();
+    auto out = plan.run(feeds, profile);
+    *us = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
+    if (!out.ok()) return out.status();
+    return Status::Ok();
+  };
+  auto isCancelled = [&] { return options.cancelled && options.cancelled(); };
+
+  // Warm-up.
+  log << runPhaseHeader(options.warmup_runs, -1, false, options.inference_delay_s);
+  for (int i = 0; i < options.warmup_runs; ++i) {
+    if (isCancelled()) return Status::Error("benchmark cancelled");
+    std::int64_t us = 0;
+    GDS_RETURN_IF_ERROR(runOnce(nullptr, &us));
+    result.warmup_us.update(us);
+    if (options.progress) options.progress("warmup", i + 1);
+    sleepBetween();
+  }
+  log << result.warmup_us.toString() << "\n\n";
+
+  // Phase bounded by runs and time, as benchmark_model's RunBenchmark loop.
+  auto phase = [&](bool with_stats) -> Status {
+    log << runPhaseHeader(options.max_num_runs, options.max_time_s, with_stats, options.inference_delay_s);
+    Stat& stat = with_stats ? result.with_stats_us : result.no_stats_us;
+    double total_s = 0;
+    for (int i = 0;; ++i) {
+      if (options.max_num_runs > 0 && i >= options.max_num_runs) break;
+      if (options.max_time_s > 0 && total_s >= options.max_time_s) break;
+      if (options.max_num_runs <= 0 && options.max_time_s <= 0) break;
+      if (isCancelled()) return Status::Error("benchmark cancelled");
+      std::int64_t us = 0;
+      RunProfile profile;
+      GDS_RETURN_IF_ERROR(runOnce(with_stats ? &profile : nullptr, &us));
+      stat.update(us);
+      total_s += static_cast<double>(us) / 1e6;
+      if (with_stats) {
+        const auto& nodes = plan.nodes();
+        std::int64_t run_order = 0;
+        std::int64_t first_ns = -1;
+        for (const auto& n : profile.nodes)
+          if (n.calls > 0 && (first_ns < 0 || n.start_ns < first_ns)) first_ns = n.start_ns;
+        double flops = 0;
+        for (size_t k = 0; k < profile.nodes.size() && k < nodes.size(); ++k) {
+          const NodeRunStats& n = profile.nodes[k];
+          if (nodes[k].graph_index < 0 || n.calls == 0) continue;  // feeds
+          if (countsForFlops(nodes[k].op)) flops += n.flops;
+          result.stats.addNodeStats(nodes[k].name, nodes[k].op, run_order++, (n.start_ns - first_ns) / 1000,
+                                    n.duration_ns / 1000, n.output_bytes);
+        }
+        result.stats.updateRunTotalUs(us);
+        result.stats.updateMemoryUsed(profile.allocated_bytes);
+        result.flops = flops;
+        result.allocated_bytes = profile.allocated_bytes;
+      } else {
+        result.latencies_us.push_back(us);
+      }
+      if (options.progress) options.progress(with_stats ? "stats" : "timing", i + 1);
+      sleepBetween();
+    }
+    log << stat.toString() << "\n\n";
+    return Status::Ok();
+  };
+  GDS_RETURN_IF_ERROR(phase(false));
+  if (options.detailed_stats) {
+    if (options.inter_benchmark_delay_s > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double>(options.inter_benchmark_delay_s));
+    GDS_RETURN_IF_ERROR(phase(true));
+  } else {
+    // One profiled run still gives FLOPs and memory figures.
+    RunProfile profile;
+    std::int64_t us = 0;
+    GDS_RETURN_IF_ERROR(runOnce(&profile, &us));
+    const auto& nodes = plan.nodes();
+    for (size_t k = 0; k < profile.nodes.size() && k < nodes.size(); ++k)
+      if (countsForFlops(nodes[k].op)) result.flops += profile.nodes[k].flops;
+    result.allocated_bytes = profile.allocated_bytes;
+  }
+  result.peak_bytes = plan.peakBytes();
+  log << "Average inference timings in us: Warmup: "
+      << static_cast<std::int64_t>(result.warmup_us.avg()) << ", no stats: "
+      << static_cast<std::int64_t>(result.no_stats_us.avg()) << ", with stats: "
+      << static_cast<std::int64_t>(result.with_stats_us.avg()) << "\n";
+  result.log = log.str();
+  return result;
+}
+
+}  // namespace gds::engine

@@ -1,0 +1,300 @@
+#include "engine/eval/dataset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "engine/eval/feeds.h"
+#include "engine/ops/image_decode.h"
+#include "engine/ops/nn.h"
+#include "model/graph.h"
+#include "model/io.h"
+
+namespace gds::engine {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> splitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// A sample without any error has an infinite SQNR; means over samples count
+// it as 100 dB (far above any 8-bit error) so one exact sample does not make
+// the mean infinite.
+constexpr double kExactSqnrDb = 100.0;
+
+// Sums behind an ErrorAggregate, rebuilt from each sample's ErrorStats.
+struct ErrorSums {
+  ErrorStats first;  // name
+  int samples = 0, exact = 0;
+  std::int64_t count = 0;
+  double max_abs = 0, sum_abs = 0, sum_sq_err = 0, sqnr = 0, cosine = 0, step = 0, rmse_over_step = 0;
+
+  void add(const ErrorStats& s) {
+    if (samples == 0) first = s;
+    ++samples;
+    count += s.count;
+    max_abs = std::max(max_abs, s.max_abs);
+    sum_abs += s.mean_abs * static_cast<double>(s.count);
+    sum_sq_err += s.rmse * s.rmse * static_cast<double>(s.count);
+    if (std::isinf(s.sqnr_db)) ++exact;
+    sqnr += std::isinf(s.sqnr_db) ? kExactSqnrDb : s.sqnr_db;
+    cosine += s.cosine;
+    step += s.step;
+    rmse_over_step += s.rmse_over_step;
+  }
+  ErrorAggregate aggregate() const {
+    ErrorAggregate a;
+    a.samples = samples;
+    a.stats.name = first.name;
+    a.stats.count = count;
+    if (samples == 0) return a;
+    const double n = samples;
+    a.stats.max_abs = max_abs;
+    if (count > 0) {
+      a.stats.mean_abs = sum_abs / static_cast<double>(count);
+      a.stats.rmse = std::sqrt(sum_sq_err / static_cast<double>(count));
+    }
+    a.stats.sqnr_db = exact == samples ? std::numeric_limits<double>::infinity() : sqnr / n;
+    a.stats.cosine = cosine / n;
+    a.stats.step = step / n;
+    a.stats.rmse_over_step = rmse_over_step / n;
+    return a;
+  }
+};
+
+}  // namespace
+
+Result<InputSpec> findGraphInput(const tensorflow::GraphDef& graph, const std::string& name) {
+  const std::string wanted = name.empty() ? "" : model::parseTensorName(name).node;
+  const tensorflow::NodeDef* found = nullptr;
+  for (const auto& n : graph.node()) {
+    if (n.op() != "Placeholder" || (!wanted.empty() && n.name() != wanted)) continue;
+    if (found && wanted.empty()) return Status::Error("the graph has several Placeholders; choose the input");
+    found = &n;
+  }
+  if (!found)
+    return Status::Error(wanted.empty() ? "the graph has no Placeholder; name the input"
+                                        : "no Placeholder named '" + wanted + "'");
+  InputSpec spec;
+  spec.name = found->name();
+  if (found->attr().count("dtype")) spec.dtype = found->attr().at("dtype").type();
+  bool known = false;
+  if (found->attr().count("shape")) spec.shape = model::shapeFromProto(found->attr().at("shape").shape(), &known);
+  if (!known) spec.shape.clear();
+  return spec;
+}
+
+Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const ImagePreprocess& preprocess) {
+  const std::string ext = lower(std::filesystem::path(path).extension().string());
+  if (input.dtype == tensorflow::DT_STRING) return tensorFromFile(path, tensorflow::DT_STRING, path);
+  if (ext == ".npy") return tensorFromFile(path, input.dtype, path);
+  if (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
+    std::int64_t h = 224, w = 224;
+    if (input.shape.size() == 4 && input.shape[1] > 0 && input.shape[2] > 0) {
+      h = input.shape[1];
+      w = input.shape[2];
+    }
+    if (preprocess.height > 0 && preprocess.width > 0) {
+      h = preprocess.height;
+      w = preprocess.width;
+    }
+    // uint8 image inputs take the resized pixels themselves (no mean/std).
+    const bool as_uint8 = input.dtype == tensorflow::DT_UINT8;
+    if (!as_uint8 && input.dtype != tensorflow::DT_FLOAT && input.dtype != tensorflow::DT_INVALID)
+      return Status::Error(path + ": images feed float or uint8 inputs; this input is " +
+                           model::dtypeName(input.dtype));
+    if (!as_uint8 && preprocess.std_dev == 0) return Status::Error(path + ": the image scale (std) must not be 0");
+    auto bytes = model::readFile(path);
+    if (!bytes.ok()) return bytes.status();
+    ops::DecodedImage image;
+    const std::string err = ops::decodeImage(*bytes, 3, &image);
+    if (!err.empty()) return Status::Error(path + ": " + err);
+    std::vector<float> pixels(image.pixels.begin(), image.pixels.end());
+    Tensor t(tensorflow::DT_FLOAT, {1, h, w, 3});
+    float* out = t.data<float>();
+    ops::resizeBilinear(pixels.data(), 1, image.height, image.width, 3, h, w, false, false, out);
+    if (as_uint8) {
+      Tensor u(tensorflow::DT_UINT8, t.shape());
+      for (std::int64_t i = 0; i < u.numElements(); ++i)
+        u.data<std::uint8_t>()[i] = static_cast<std::uint8_t>(std::clamp(std::lround(out[i]), 0L, 255L));
+      return u;
+    }
+    for (std::int64_t i = 0; i < t.numElements(); ++i) out[i] = (out[i] - preprocess.mean) / preprocess.std_dev;
+    return t;
+  }
+  return Status::Error(path + ": unsupported input file (expected .npy, .png, .jpg or, for string inputs, any file)");
+}
+
+Result<Dataset> openDataset(const std::string& dir, const std::string& labels_path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return Status::Error("'" + dir + "' does not exist");
+  if (!std::filesystem::is_directory(dir, ec)) return Status::Error("'" + dir + "' is not a folder");
+  Dataset d;
+  d.dir = dir;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string ext = lower(e.path().extension().string());
+    if (e.is_regular_file() && ext != ".csv" && ext != ".txt" && ext != ".md")
+      d.files.push_back(e.path().filename().string());
+  }
+  if (ec) return Status::Error("'" + dir + "': cannot list the folder: " + ec.message());
+  std::sort(d.files.begin(), d.files.end());
+  if (d.files.empty()) return Status::Error("'" + dir + "' holds no input files (images, WAV clips or .npy)");
+  d.labels_path = labels_path;
+  const std::string default_labels = (std::filesystem::path(dir) / "labels.csv").string();
+  if (d.labels_path.empty() && std::filesystem::exists(default_labels, ec)) d.labels_path = default_labels;
+  if (d.labels_path.empty()) return d;
+  auto text = model::readFile(d.labels_path);
+  if (!text.ok()) return text.status();
+  const auto lines = splitLines(*text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find_first_not_of(" \t") == std::string::npos) continue;
+    const auto comma = lines[i].find(',');
+    const std::string where = d.labels_path + " line " + std::to_string(i + 1);
+    if (comma == std::string::npos)
+      return Status::Error(where + ": expected 'file,label' (several accepted labels separated by '|'), got '" +
+                           lines[i] + "'");
+    const std::string file = lines[i].substr(0, comma);
+    // The first line is a header unless it names a sample ("file,label").
+    if (i == 0 && !std::binary_search(d.files.begin(), d.files.end(), file)) continue;
+    std::vector<std::string> accepted;
+    std::stringstream ss(lines[i].substr(comma + 1));
+    std::string item;
+    while (std::getline(ss, item, '|'))
+      if (!item.empty()) accepted.push_back(item);
+    d.labels[file] = accepted;
+  }
+  return d;
+}
+
+Result<std::vector<std::string>> readLabelMap(const std::string& path) {
+  auto text = model::readFile(path);
+  if (!text.ok()) return text.status();
+  auto lines = splitLines(*text);
+  if (lines.empty()) return Status::Error(path + ": the label map is empty (expected one class name per line)");
+  return lines;
+}
+
+bool labelMatches(const std::string& class_name, const std::vector<std::string>& accepted) {
+  std::string name = class_name;
+  const auto colon = name.find(':');
+  if (colon != std::string::npos && name.find_first_not_of("0123456789") == colon) name = name.substr(colon + 1);
+  std::vector<std::string> names = {name};
+  std::stringstream ss(name);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    while (!part.empty() && part[0] == ' ') part.erase(0, 1);
+    names.push_back(part);
+  }
+  for (const auto& n : names)
+    if (std::find(accepted.begin(), accepted.end(), n) != accepted.end()) return true;
+  return false;
+}
+
+Result<DatasetResult> evaluateDataset(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
+                                      const InputSpec& input, const Dataset& dataset,
+                                      const std::vector<std::string>& outputs, const DatasetOptions& options) {
+  if (outputs.empty()) return Status::Error("no outputs to compare");
+  const auto& label_map = options.label_map;
+  // A label that names no class of the label map could never be matched:
+  // every accuracy figure would be silently wrong.
+  if (!label_map.empty())
+    for (const auto& [file, accepted] : dataset.labels)
+      for (const auto& label : accepted) {
+        bool known = false;
+        for (const auto& c : label_map) known = known || labelMatches(c, {label});
+        if (!known)
+          return Status::Error(dataset.labels_path + ": '" + file + "' is labelled '" + label +
+                               "', which names no class of the label map");
+      }
+  auto className = [&](std::int64_t id) {
+    return id >= 0 && static_cast<std::size_t>(id) < label_map.size() ? label_map[static_cast<std::size_t>(id)]
+                                                                       : std::to_string(id);
+  };
+  DatasetResult result;
+  std::vector<ErrorSums> output_sums(outputs.size());
+  std::vector<OutputAggregate> output_counts(outputs.size());
+  std::vector<double> top5_sums(outputs.size(), 0.0);
+  std::vector<ErrorSums> layer_sums;
+  std::map<std::string, std::size_t> layer_index;
+  double sqnr_sum = 0;
+  const int total = static_cast<int>(dataset.files.size());
+  for (const std::string& file : dataset.files) {
+    if (options.cancelled && options.cancelled()) {
+      result.cancelled = true;
+      break;
+    }
+    if (options.progress) options.progress(result.inputs, total, file);
+    const std::string path = (std::filesystem::path(dataset.dir) / file).string();
+    auto sample = loadSample(path, input, options.preprocess);
+    if (!sample.ok()) return sample.status();
+    auto compared = compare(reference, other, {input.name}, {*sample}, outputs, options.compare);
+    if (!compared.ok()) return compared.status().withContext(file);
+    const auto& o = compared->outputs[0];
+    if (!o.classifier)
+      return Status::Error("'" + outputs[0] + "' is not a classifier output (last dimension >= 2); " +
+                           "a dataset needs one");
+    ++result.inputs;
+    sqnr_sum += std::isinf(o.stats.sqnr_db) ? kExactSqnrDb : o.stats.sqnr_db;
+    DatasetItem item;
+    item.file = file;
+    item.top1_reference = className(o.top1_reference[0]);
+    item.top1_other = className(o.top1_other[0]);
+    item.sqnr_db = o.stats.sqnr_db;
+    if (item.top1_reference == item.top1_other) ++result.agree;
+    else ++result.confusion[{item.top1_reference, item.top1_other}];
+    auto labels = dataset.labels.find(file);
+    if (labels != dataset.labels.end() && !labels->second.empty()) {
+      item.labelled = true;
+      ++result.labelled;
+      item.correct_reference = labelMatches(item.top1_reference, labels->second);
+      item.correct_other = labelMatches(item.top1_other, labels->second);
+      result.correct_reference += item.correct_reference ? 1 : 0;
+      result.correct_other += item.correct_other ? 1 : 0;
+    }
+    result.items.push_back(std::move(item));
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      const auto& oc = compared->outputs[i];
+      output_sums[i].add(oc.stats);
+      auto& counts = output_counts[i];
+      counts.classifier = oc.classifier;
+      counts.rows += oc.rows;
+      counts.top1_agree += oc.top1_agree;
+      top5_sums[i] += oc.top5_overlap * static_cast<double>(oc.rows);
+    }
+    for (const auto& layer : compared->layers) {
+      auto [it, added] = layer_index.emplace(layer.name, layer_sums.size());
+      if (added) layer_sums.emplace_back();
+      layer_sums[it->second].add(layer);
+    }
+  }
+  result.mean_sqnr_db = result.inputs ? sqnr_sum / result.inputs : 0.0;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    OutputAggregate a = output_counts[i];
+    a.error = output_sums[i].aggregate();
+    a.error.stats.name = outputs[i];
+    a.top5_overlap = a.rows > 0 ? top5_sums[i] / static_cast<double>(a.rows) : 0.0;
+    result.outputs.push_back(std::move(a));
+  }
+  for (const auto& sums : layer_sums) result.layers.push_back(sums.aggregate());
+  std::stable_sort(result.layers.begin(), result.layers.end(), [](const ErrorAggregate& x, const ErrorAggregate& y) {
+    return x.stats.sqnr_db < y.stats.sqnr_db;
+  });
+  return result;
+}
+
+}  // namespace gds::engine

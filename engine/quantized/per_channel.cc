@@ -1,0 +1,435 @@
+#include "engine/quantized/per_channel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+
+#include "engine/quantized/vector_loops.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GDS_PC_AVX2 1
+#include <immintrin.h>
+#endif
+
+// The requantization's multiplies and adds must round separately, as the
+// reference loop's do: no contraction into fused multiply-adds. GCC 12 also
+// warns falsely inside its AVX-512 headers.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#elif defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+namespace gds::engine::quantized {
+
+namespace {
+
+inline std::uint8_t requantizeOne(const PerChannelRequantize& p, std::int32_t a, std::int64_t c) {
+  const float x = std::min(std::max(static_cast<float>(a) * p.multiplier[c] + p.bias[c], p.clamp_lo), p.clamp_hi);
+  const float t = x * p.scale;
+  const float r = static_cast<float>(static_cast<std::int32_t>(t + (t >= 0.0f ? 0.5f : -0.5f))) - p.offset;
+  return static_cast<std::uint8_t>(std::min(std::max(r, 0.0f), 255.0f));
+}
+
+// The window taps [lo, hi) of one output coordinate that fall inside the input.
+inline void validTaps(std::int64_t out, std::int64_t stride, std::int64_t pad, std::int64_t dilation,
+                      std::int64_t filter, std::int64_t in, std::int64_t* lo, std::int64_t* hi) {
+  const std::int64_t start = out * stride - pad;  // input coordinate of tap 0
+  *lo = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  *hi = start >= in ? 0 : std::min(filter, (in - 1 - start) / dilation + 1);
+  if (*hi < *lo) *hi = *lo;
+}
+
+void depthwiseRowsPlain(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
+                        const std::int8_t* filter, std::int64_t row_begin, std::int64_t row_end, std::int32_t* out) {
+  const std::int64_t c_n = s.in_c;
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t n = row / s.out_h, oy = row % s.out_h;
+    std::int64_t fy0, fy1;
+    validTaps(oy, s.stride_h, s.pad_top, s.dilation_h, s.filter_h, s.in_h, &fy0, &fy1);
+    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+      std::int64_t fx0, fx1;
+      validTaps(ox, s.stride_w, s.pad_left, s.dilation_w, s.filter_w, s.in_w, &fx0, &fx1);
+      std::int32_t* o = out + (row * s.out_w + ox) * c_n;
+      std::fill(o, o + c_n, 0);
+      for (std::int64_t fy = fy0; fy < fy1; ++fy) {
+        const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+        for (std::int64_t fx = fx0; fx < fx1; ++fx) {
+          const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+          const std::uint8_t* x = input + ((n * s.in_h + iy) * s.in_w + ix) * c_n;
+          const std::int8_t* w = filter + (fy * s.filter_w + fx) * c_n;
+          for (std::int64_t c = 0; c < c_n; ++c)
+            o[c] += (static_cast<std::int32_t>(x[c]) - input_zero) * static_cast<std::int32_t>(w[c]);
+        }
+      }
+    }
+  }
+}
+
+#ifdef GDS_PC_AVX2
+bool haveAvx2() { return cpuHasAvx2(); }
+
+__attribute__((target("avx2"))) void channelExtremesAvx2(const std::int32_t* acc, std::int64_t rows,
+                                                         std::int64_t channels, std::int32_t* amin,
+                                                         std::int32_t* amax) {
+  std::int64_t c = 0;
+  // Thirty-two channels per pass over the rows: each row's two full cache
+  // lines are used at once.
+  for (; c + 32 <= channels; c += 32) {
+    __m256i lo[4], hi[4];
+    for (int j = 0; j < 4; ++j) {
+      lo[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(amin + c + 8 * j));
+      hi[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(amax + c + 8 * j));
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int32_t* a = acc + r * channels + c;
+      for (int j = 0; j < 4; ++j) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8 * j));
+        lo[j] = _mm256_min_epi32(lo[j], v);
+        hi[j] = _mm256_max_epi32(hi[j], v);
+      }
+    }
+    for (int j = 0; j < 4; ++j) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(amin + c + 8 * j), lo[j]);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(amax + c + 8 * j), hi[j]);
+    }
+  }
+  for (; c + 8 <= channels; c += 8) {
+    __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(amin + c));
+    __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(amax + c));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + r * channels + c));
+      lo = _mm256_min_epi32(lo, v);
+      hi = _mm256_max_epi32(hi, v);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(amin + c), lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(amax + c), hi);
+  }
+  for (; c < channels; ++c)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      amin[c] = std::min(amin[c], acc[r * channels + c]);
+      amax[c] = std::max(amax[c], acc[r * channels + c]);
+    }
+}
+
+// channelExtremesAvx2 with sixty-four channels (four 512-bit vectors, one
+// cache line each) per pass over the rows.
+__attribute__((target("avx512f"))) void channelExtremesAvx512(const std::int32_t* acc, std::int64_t rows,
+                                                             std::int64_t channels, std::int32_t* amin,
+                                                             std::int32_t* amax) {
+  std::int64_t c = 0;
+  for (; c + 64 <= channels; c += 64) {
+    __m512i lo[4], hi[4];
+    for (int j = 0; j < 4; ++j) {
+      lo[j] = _mm512_loadu_si512(amin + c + 16 * j);
+      hi[j] = _mm512_loadu_si512(amax + c + 16 * j);
+    }
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int32_t* a = acc + r * channels + c;
+      for (int j = 0; j < 4; ++j) {
+        const __m512i v = _mm512_loadu_si512(a + 16 * j);
+        lo[j] = _mm512_min_epi32(lo[j], v);
+        hi[j] = _mm512_max_epi32(hi[j], v);
+      }
+    }
+    for (int j = 0; j < 4; ++j) {
+      _mm512_storeu_si512(amin + c + 16 * j, lo[j]);
+      _mm512_storeu_si512(amax + c + 16 * j, hi[j]);
+    }
+  }
+  for (; c + 16 <= channels; c += 16) {
+    __m512i lo = _mm512_loadu_si512(amin + c), hi = _mm512_loadu_si512(amax + c);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const __m512i v = _mm512_loadu_si512(acc + r * channels + c);
+      lo = _mm512_min_epi32(lo, v);
+      hi = _mm512_max_epi32(hi, v);
+    }
+    _mm512_storeu_si512(amin + c, lo);
+    _mm512_storeu_si512(amax + c, hi);
+  }
+  for (; c < channels; ++c)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      amin[c] = std::min(amin[c], acc[r * channels + c]);
+      amax[c] = std::max(amax[c], acc[r * channels + c]);
+    }
+}
+
+// Eight results of requantizeOne; max_ps(lo, v) / min_ps(hi, v) are
+// std::max(v, lo) / std::min(v, hi) including their NaN and signed-zero
+// choices.
+__attribute__((target("avx2"))) inline __m128i requantize8(const std::int32_t* a, const float* mult,
+                                                           const float* bias, __m256 clamp_lo, __m256 clamp_hi,
+                                                           __m256 scale, __m256 offset) {
+  const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
+  const __m256 half = _mm256_set1_ps(0.5f);
+  __m256 x = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)));
+  x = _mm256_add_ps(_mm256_mul_ps(x, _mm256_loadu_ps(mult)), _mm256_loadu_ps(bias));
+  x = _mm256_min_ps(clamp_hi, _mm256_max_ps(clamp_lo, x));
+  const __m256 t = _mm256_mul_ps(x, scale);
+  const __m256 up = _mm256_add_ps(t, half), down = _mm256_sub_ps(t, half);
+  const __m256 rounded = _mm256_blendv_ps(down, up, _mm256_cmp_ps(t, zero, _CMP_GE_OQ));
+  __m256 r = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvttps_epi32(rounded)), offset);
+  r = _mm256_min_ps(top, _mm256_max_ps(zero, r));
+  const __m256i q = _mm256_cvttps_epi32(r);
+  const __m128i words = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  return _mm_packus_epi16(words, words);
+}
+
+__attribute__((target("avx2"))) void requantizeRowsAvx2(const PerChannelRequantize& p, const std::int32_t* acc,
+                                                        std::int64_t rows, std::int64_t channels,
+                                                        std::uint8_t* out) {
+  const __m256 clamp_lo = _mm256_set1_ps(p.clamp_lo), clamp_hi = _mm256_set1_ps(p.clamp_hi);
+  const __m256 scale = _mm256_set1_ps(p.scale), offset = _mm256_set1_ps(p.offset);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int32_t* a = acc + r * channels;
+    std::uint8_t* o = out + r * channels;
+    std::int64_t c = 0;
+    for (; c + 8 <= channels; c += 8)
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c),
+                       requantize8(a + c, p.multiplier + c, p.bias + c, clamp_lo, clamp_hi, scale, offset));
+    for (; c < channels; ++c) o[c] = requantizeOne(p, a[c], c);
+  }
+}
+
+bool haveAvx512() { return cpuHasAvx512(); }
+
+// requantizeRowsAvx2 on sixteen values at a time, operation for operation
+// (the pragma above keeps AVX-512's fused multiply-add out).
+__attribute__((target("avx512f,avx512bw"))) void requantizeRowsAvx512(const PerChannelRequantize& p,
+                                                                      const std::int32_t* acc, std::int64_t rows,
+                                                                      std::int64_t channels, std::uint8_t* out) {
+  const __m512 clamp_lo = _mm512_set1_ps(p.clamp_lo), clamp_hi = _mm512_set1_ps(p.clamp_hi);
+  const __m512 scale = _mm512_set1_ps(p.scale), offset = _mm512_set1_ps(p.offset);
+  const __m512 zero = _mm512_setzero_ps(), top = _mm512_set1_ps(255.0f), half = _mm512_set1_ps(0.5f);
+  // When the rounded values and the offset are integers below 2^23 (always,
+  // for ranges that contain zero), subtracting and clamping them as int32
+  // gives the float operations' results with fewer instructions.
+  const float reach = std::max(std::fabs(p.clamp_lo), std::fabs(p.clamp_hi)) * std::fabs(p.scale);
+  const bool integer_tail = reach < 4194304.0f && std::fabs(p.offset) < 4194304.0f && p.offset == std::round(p.offset);
+  const __m512i offset_i = _mm512_set1_epi32(static_cast<std::int32_t>(integer_tail ? p.offset : 0.0f));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int32_t* a = acc + r * channels;
+    std::uint8_t* o = out + r * channels;
+    std::int64_t c = 0;
+    for (; c + 16 <= channels; c += 16) {
+      __m512 x = _mm512_cvtepi32_ps(_mm512_loadu_si512(a + c));
+      x = _mm512_add_ps(_mm512_mul_ps(x, _mm512_loadu_ps(p.multiplier + c)), _mm512_loadu_ps(p.bias + c));
+      x = _mm512_min_ps(clamp_hi, _mm512_max_ps(clamp_lo, x));
+      const __m512 t = _mm512_mul_ps(x, scale);
+      const __m512 rounded = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, zero, _CMP_GE_OQ), _mm512_sub_ps(t, half),
+                                                  _mm512_add_ps(t, half));
+      if (integer_tail) {
+        // Unsigned saturation narrows what max(, 0) leaves: min(, 255).
+        const __m512i q = _mm512_max_epi32(_mm512_sub_epi32(_mm512_cvttps_epi32(rounded), offset_i),
+                                           _mm512_setzero_si512());
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm512_cvtusepi32_epi8(q));
+        continue;
+      }
+      __m512 v = _mm512_sub_ps(_mm512_cvtepi32_ps(_mm512_cvttps_epi32(rounded)), offset);
+      v = _mm512_min_ps(top, _mm512_max_ps(zero, v));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o + c), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(v)));
+    }
+    for (; c + 8 <= channels; c += 8)
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c),
+                       requantize8(a + c, p.multiplier + c, p.bias + c, _mm512_castps512_ps256(clamp_lo),
+                                   _mm512_castps512_ps256(clamp_hi), _mm512_castps512_ps256(scale),
+                                   _mm512_castps512_ps256(offset)));
+    for (; c < channels; ++c) o[c] = requantizeOne(p, a[c], c);
+  }
+}
+
+// Sixteen (or eight) channels of one tap: (x - zero) * w as int16 products
+// widened into int32 accumulators.
+__attribute__((target("avx2"))) inline void tap16(const std::uint8_t* x, const std::int8_t* w, __m256i zero16,
+                                                  __m256i* acc0, __m256i* acc1) {
+  const __m256i xv = _mm256_sub_epi16(
+      _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x))), zero16);
+  const __m256i wv = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
+  const __m256i prod = _mm256_mullo_epi16(xv, wv);
+  *acc0 = _mm256_add_epi32(*acc0, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(prod)));
+  *acc1 = _mm256_add_epi32(*acc1, _mm256_cvtepi16_epi32(_mm256_extracti128_si256(prod, 1)));
+}
+
+__attribute__((target("avx2"))) inline void tap8(const std::uint8_t* x, const std::int8_t* w, __m128i zero16,
+                                                 __m256i* acc) {
+  const __m128i xv = _mm_sub_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(x))), zero16);
+  const __m128i wv = _mm_cvtepi8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(w)));
+  *acc = _mm256_add_epi32(*acc, _mm256_cvtepi16_epi32(_mm_mullo_epi16(xv, wv)));
+}
+
+// One output pixel of the depthwise loop: its window's valid taps, its
+// first input cell and its accumulators.
+struct DepthwisePixel {
+  const std::uint8_t* image;  // this batch element's input
+  std::int64_t fy0, fy1, fx0, fx1, iy0, ix0;
+  std::int32_t* out;
+};
+
+template <typename Visit>
+inline void forEachDepthwisePixel(const ops::Conv2DShape& s, const std::uint8_t* input, std::int64_t row_begin,
+                                  std::int64_t row_end, std::int32_t* out, Visit visit) {
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t n = row / s.out_h, oy = row % s.out_h;
+    DepthwisePixel px;
+    validTaps(oy, s.stride_h, s.pad_top, s.dilation_h, s.filter_h, s.in_h, &px.fy0, &px.fy1);
+    px.image = input + n * s.in_h * s.in_w * s.in_c;
+    px.iy0 = oy * s.stride_h - s.pad_top;
+    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+      validTaps(ox, s.stride_w, s.pad_left, s.dilation_w, s.filter_w, s.in_w, &px.fx0, &px.fx1);
+      px.ix0 = ox * s.stride_w - s.pad_left;
+      px.out = out + (row * s.out_w + ox) * s.in_c;
+      visit(px);
+    }
+  }
+}
+
+// Output-stationary: each output pixel's accumulators stay in registers over
+// its window; channels [c, in_c) sixteen, then eight at a time, then singly.
+__attribute__((target("avx2"))) inline void depthwiseChannelsAvx2(const ops::Conv2DShape& s, const DepthwisePixel& px,
+                                                                  const std::int8_t* filter, std::int32_t input_zero,
+                                                                  std::int64_t c) {
+  const std::int64_t c_n = s.in_c;
+  const __m256i zero16 = _mm256_set1_epi16(static_cast<std::int16_t>(input_zero));
+  const __m128i zero16_128 = _mm_set1_epi16(static_cast<std::int16_t>(input_zero));
+  for (; c + 16 <= c_n; c += 16) {
+    __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+    for (std::int64_t fy = px.fy0; fy < px.fy1; ++fy) {
+      const std::uint8_t* x_row = px.image + (px.iy0 + fy * s.dilation_h) * s.in_w * c_n + c;
+      const std::int8_t* w_row = filter + fy * s.filter_w * c_n + c;
+      for (std::int64_t fx = px.fx0; fx < px.fx1; ++fx)
+        tap16(x_row + (px.ix0 + fx * s.dilation_w) * c_n, w_row + fx * c_n, zero16, &acc0, &acc1);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(px.out + c), acc0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(px.out + c + 8), acc1);
+  }
+  for (; c + 8 <= c_n; c += 8) {
+    __m256i acc = _mm256_setzero_si256();
+    for (std::int64_t fy = px.fy0; fy < px.fy1; ++fy) {
+      const std::uint8_t* x_row = px.image + (px.iy0 + fy * s.dilation_h) * s.in_w * c_n + c;
+      const std::int8_t* w_row = filter + fy * s.filter_w * c_n + c;
+      for (std::int64_t fx = px.fx0; fx < px.fx1; ++fx)
+        tap8(x_row + (px.ix0 + fx * s.dilation_w) * c_n, w_row + fx * c_n, zero16_128, &acc);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(px.out + c), acc);
+  }
+  for (; c < c_n; ++c) {
+    std::int32_t total = 0;
+    for (std::int64_t fy = px.fy0; fy < px.fy1; ++fy)
+      for (std::int64_t fx = px.fx0; fx < px.fx1; ++fx) {
+        const std::int64_t iy = px.iy0 + fy * s.dilation_h, ix = px.ix0 + fx * s.dilation_w;
+        total += (static_cast<std::int32_t>(px.image[(iy * s.in_w + ix) * c_n + c]) - input_zero) *
+                 static_cast<std::int32_t>(filter[(fy * s.filter_w + fx) * c_n + c]);
+      }
+    px.out[c] = total;
+  }
+}
+
+__attribute__((target("avx2"))) void depthwiseRowsAvx2(const ops::Conv2DShape& s, const std::uint8_t* input,
+                                                       std::int32_t input_zero, const std::int8_t* filter,
+                                                       std::int64_t row_begin, std::int64_t row_end,
+                                                       std::int32_t* out) {
+  forEachDepthwisePixel(s, input, row_begin, row_end, out, [&](const DepthwisePixel& px)
+                                                               __attribute__((target("avx2"))) {
+    depthwiseChannelsAvx2(s, px, filter, input_zero, 0);
+  });
+}
+
+// Thirty-two channels at a time, the same int16 products and int32 sums;
+// the remaining channels as above.
+__attribute__((target("avx512f,avx512bw"))) void depthwiseRowsAvx512(const ops::Conv2DShape& s,
+                                                                     const std::uint8_t* input,
+                                                                     std::int32_t input_zero,
+                                                                     const std::int8_t* filter,
+                                                                     std::int64_t row_begin, std::int64_t row_end,
+                                                                     std::int32_t* out) {
+  const std::int64_t c_n = s.in_c;
+  const __m512i zero16 = _mm512_set1_epi16(static_cast<std::int16_t>(input_zero));
+  forEachDepthwisePixel(s, input, row_begin, row_end, out, [&](const DepthwisePixel& px)
+                                                               __attribute__((target("avx512f,avx512bw"))) {
+    std::int64_t c = 0;
+    for (; c + 32 <= c_n; c += 32) {
+      __m512i acc0 = _mm512_setzero_si512(), acc1 = _mm512_setzero_si512();
+      for (std::int64_t fy = px.fy0; fy < px.fy1; ++fy) {
+        const std::uint8_t* x_row = px.image + (px.iy0 + fy * s.dilation_h) * s.in_w * c_n + c;
+        const std::int8_t* w_row = filter + fy * s.filter_w * c_n + c;
+        for (std::int64_t fx = px.fx0; fx < px.fx1; ++fx) {
+          const __m512i xv = _mm512_sub_epi16(
+              _mm512_cvtepu8_epi16(_mm256_loadu_si256(
+                  reinterpret_cast<const __m256i*>(x_row + (px.ix0 + fx * s.dilation_w) * c_n))),
+              zero16);
+          const __m512i wv =
+              _mm512_cvtepi8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w_row + fx * c_n)));
+          const __m512i prod = _mm512_mullo_epi16(xv, wv);
+          acc0 = _mm512_add_epi32(acc0, _mm512_cvtepi16_epi32(_mm512_castsi512_si256(prod)));
+          acc1 = _mm512_add_epi32(acc1, _mm512_cvtepi16_epi32(_mm512_extracti64x4_epi64(prod, 1)));
+        }
+      }
+      _mm512_storeu_si512(px.out + c, acc0);
+      _mm512_storeu_si512(px.out + c + 16, acc1);
+    }
+    depthwiseChannelsAvx2(s, px, filter, input_zero, c);
+  });
+}
+#endif  // GDS_PC_AVX2
+
+}  // namespace
+
+void channelExtremes(const std::int32_t* acc, std::int64_t rows, std::int64_t channels, std::int32_t* amin,
+                     std::int32_t* amax) {
+#ifdef GDS_PC_AVX2
+  if (channels >= 16 && haveAvx512()) return channelExtremesAvx512(acc, rows, channels, amin, amax);
+  if (haveAvx2()) return channelExtremesAvx2(acc, rows, channels, amin, amax);
+#endif
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int32_t* a = acc + r * channels;
+    for (std::int64_t c = 0; c < channels; ++c) {
+      amin[c] = std::min(amin[c], a[c]);
+      amax[c] = std::max(amax[c], a[c]);
+    }
+  }
+}
+
+void perChannelOutputRange(const std::int32_t* amin, const std::int32_t* amax, std::int64_t rows,
+                           std::int64_t channels, const float* multiplier, const float* bias, float act_lo,
+                           float act_hi, float* lo_out, float* hi_out) {
+  float lo = 0.0f, hi = 0.0f;
+  for (std::int64_t c = 0; rows > 0 && c < channels; ++c)
+    for (const std::int32_t a : {amin[c], amax[c]}) {
+      const float x = std::min(std::max(static_cast<float>(a) * multiplier[c] + bias[c], act_lo), act_hi);
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  if (hi == lo) hi = lo + 1.0f;  // all zero: any range containing 0 is exact
+  *lo_out = lo;
+  *hi_out = hi;
+}
+
+void requantizeRows(const PerChannelRequantize& p, const std::int32_t* acc, std::int64_t rows,
+                    std::int64_t channels, std::uint8_t* out) {
+#ifdef GDS_PC_AVX2
+  if (channels >= 16 && haveAvx512()) return requantizeRowsAvx512(p, acc, rows, channels, out);
+  if (haveAvx2()) return requantizeRowsAvx2(p, acc, rows, channels, out);
+#endif
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < channels; ++c) out[r * channels + c] = requantizeOne(p, acc[r * channels + c], c);
+}
+
+bool depthwiseRowsFast(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
+                       const std::int8_t* filter, std::int64_t row_begin, std::int64_t row_end, std::int32_t* out) {
+  if (s.out_c != 1 || input_zero < 0 || input_zero > 255) return false;
+#ifdef GDS_PC_AVX2
+  if (s.in_c >= 32 && haveAvx512()) {
+    depthwiseRowsAvx512(s, input, input_zero, filter, row_begin, row_end, out);
+    return true;
+  }
+  if (haveAvx2()) {
+    depthwiseRowsAvx2(s, input, input_zero, filter, row_begin, row_end, out);
+    return true;
+  }
+#endif
+  depthwiseRowsPlain(s, input, input_zero, filter, row_begin, row_end, out);
+  return true;
+}
+
+}  // namespace gds::engine::quantized

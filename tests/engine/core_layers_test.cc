@@ -1,0 +1,166 @@
+// engine/'s layers (DESIGN.md), read from the sources: every
+// #include "engine/..." of a file in engine/ names a header of the file's own
+// layer or of a lower one, and the include graph has no cycle, between files
+// or between components (a header with its .cc). A new file at
+// engine/'s top must be given a layer here.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gds {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Lowest first. Folders by prefix; the runtime core at engine/'s top is two
+// layers, the kernel interface below the kernels and the plan above them.
+struct Layer {
+  const char* name;
+  std::vector<std::string> members;  // "ops/" (a folder) or "plan" (a stem at the top)
+};
+const std::vector<Layer>& layers() {
+  static const std::vector<Layer> kLayers = {
+      {"core", {"tensor", "thread_pool", "buffer_pool", "kernel"}},
+      {"ops", {"ops/"}},
+      {"quantized", {"quantized/"}},
+      {"kernels", {"kernels/"}},
+      {"quantized kernels", {"quantized/kernels/"}},
+      {"runtime", {"builtin_kernels", "output_types", "plan", "plan_impl", "plan_compiler", "executor"}},
+      {"rewrite", {"rewrite/"}},
+      {"eval", {"eval/"}},
+  };
+  return kLayers;
+}
+
+// The layer of a path relative to engine/ ("ops/conv.h"), -1 if none: the
+// longest matching folder, or the stem of a top-level file.
+int layerOf(const std::string& rel) {
+  int best = -1;
+  std::size_t best_len = 0;
+  const std::string stem = rel.substr(0, rel.rfind('.'));
+  for (std::size_t i = 0; i < layers().size(); ++i)
+    for (const std::string& m : layers()[i].members) {
+      const bool folder = m.back() == '/';
+      if ((folder && rel.compare(0, m.size(), m) == 0 && m.size() > best_len) ||
+          (!folder && rel.find('/') == std::string::npos && stem == m)) {
+        best = static_cast<int>(i);
+        best_len = folder ? m.size() : rel.size();
+      }
+    }
+  return best;
+}
+
+// engine/ file (relative path) -> the engine/ headers it includes.
+std::map<std::string, std::vector<std::string>> includeGraph(const fs::path& engine) {
+  std::map<std::string, std::vector<std::string>> graph;
+  for (const auto& entry : fs::recursive_directory_iterator(engine)) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    const std::string rel = fs::relative(entry.path(), engine).generic_string();
+    auto& edges = graph[rel];
+    std::ifstream in(entry.path());
+    const std::string prefix = "#include \"engine/";
+    for (std::string line; std::getline(in, line);)
+      if (line.compare(0, prefix.size(), prefix) == 0)
+        edges.push_back(line.substr(prefix.size(), line.rfind('"') - prefix.size()));
+  }
+  return graph;
+}
+
+TEST(EngineLayers, EveryIncludePointsToTheSameOrALowerLayer) {
+  const fs::path engine = fs::path(GDS_SOURCE_DIR) / "engine";
+  const auto graph = includeGraph(engine);
+  ASSERT_GT(graph.size(), 100u) << "read " << engine;
+  for (const auto& [file, includes] : graph) {
+    const int from = layerOf(file);
+    EXPECT_GE(from, 0) << "engine/" << file << " is in no layer (tests/engine/core_layers_test.cc)";
+    for (const std::string& h : includes) {
+      EXPECT_TRUE(graph.count(h)) << "engine/" << file << " includes engine/" << h << ", which does not exist";
+      const int to = layerOf(h);
+      if (from < 0 || to < 0) continue;
+      EXPECT_LE(to, from) << "engine/" << file << " (" << layers()[static_cast<std::size_t>(from)].name
+                          << ") includes engine/" << h << " (" << layers()[static_cast<std::size_t>(to)].name
+                          << "), a higher layer";
+    }
+  }
+}
+
+// The first include cycle found ("a -> b -> a"), or "".
+std::string firstCycle(const std::map<std::string, std::vector<std::string>>& graph) {
+  // Iterative depth-first search; a header met again while on the path
+  // closes a cycle.
+  std::map<std::string, int> state;  // 1: on the path, 2: done
+  for (const auto& start : graph) {
+    if (state[start.first]) continue;
+    std::vector<std::pair<std::string, std::size_t>> path = {{start.first, 0}};
+    state[start.first] = 1;
+    while (!path.empty()) {
+      const std::string file = path.back().first;
+      const auto it = graph.find(file);
+      if (it == graph.end() || path.back().second == it->second.size()) {
+        state[file] = 2;
+        path.pop_back();
+        continue;
+      }
+      const std::string h = it->second[path.back().second++];
+      if (state[h] == 1) {
+        std::string cycle;
+        for (const auto& p : path) cycle += "engine/" + p.first + " -> ";
+        return cycle + "engine/" + h;
+      }
+      if (state[h] == 0) {
+        state[h] = 1;
+        path.push_back({h, 0});
+      }
+    }
+  }
+  return "";
+}
+
+// The same graph between components: a header, its .cc and its private half
+// (X_impl.h, shared by X's .cc files) are one node named after X's header, so
+// a.cc including b.h while b.cc includes a.h is a cycle, as the rewrites and
+// the plan once were.
+std::map<std::string, std::vector<std::string>> componentGraph(
+    const std::map<std::string, std::vector<std::string>>& graph) {
+  const auto component = [](const std::string& file) {
+    std::string stem = file.substr(0, file.rfind('.'));
+    const std::string impl = "_impl";
+    if (stem.size() > impl.size() && stem.compare(stem.size() - impl.size(), impl.size(), impl) == 0)
+      stem.resize(stem.size() - impl.size());
+    return stem + ".h";
+  };
+  std::map<std::string, std::set<std::string>> edges;
+  for (const auto& [file, includes] : graph) {
+    const std::string from = component(file);
+    auto& out = edges[from];
+    for (const std::string& h : includes)
+      if (component(h) != from) out.insert(component(h));
+  }
+  std::map<std::string, std::vector<std::string>> result;
+  for (const auto& [from, to] : edges) result[from].assign(to.begin(), to.end());
+  return result;
+}
+
+TEST(EngineLayers, TheIncludeGraphHasNoCycle) {
+  const auto graph = includeGraph(fs::path(GDS_SOURCE_DIR) / "engine");
+  EXPECT_EQ(firstCycle(graph), "");
+  EXPECT_EQ(firstCycle(componentGraph(graph)), "") << "(a header and its .cc as one node)";
+  // Components: the .cc files' includes count, a private half does not
+  // close a cycle with its own header.
+  EXPECT_EQ(firstCycle(componentGraph({{"a.h", {}}, {"a.cc", {"a.h", "b.h"}}, {"b.h", {}}, {"b.cc", {"a.h"}}})),
+            "engine/a.h -> engine/b.h -> engine/a.h");
+  EXPECT_EQ(firstCycle(componentGraph({{"p.h", {}}, {"p_impl.h", {"p.h"}}, {"p.cc", {"p_impl.h"}}})), "");
+  // The search finds one where there is one.
+  EXPECT_EQ(firstCycle({{"a.h", {"b.h"}}, {"b.h", {"c.h"}}, {"c.h", {"a.h"}}}),
+            "engine/a.h -> engine/b.h -> engine/c.h -> engine/a.h");
+  EXPECT_EQ(firstCycle({{"a.h", {"b.h", "c.h"}}, {"b.h", {"c.h"}}, {"c.h", {}}}), "");
+}
+
+}  // namespace
+}  // namespace gds
