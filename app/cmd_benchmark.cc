@@ -13,6 +13,7 @@
 #include "engine/eval/feeds.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
+#include "model/memory_budget.h"
 #include "model/shape_inference.h"
 #include "model/summary.h"
 
@@ -181,6 +182,11 @@ int runBenchmarkCommand(int argc, char** argv) {
       if (!shape.ok()) return fail("--input_layer_shape for " + what + ": " + shape.error());
       for (auto d : *shape)
         if (d < 0) return fail("--input_layer_shape for " + what + " has an unknown dimension; give every dimension a size");
+      // Checked before the tensor is allocated: 100000,100000 floats is 37 GiB.
+      auto elements = model::checkedElements(shape->data(), shape->size(),
+                                             std::max<std::int64_t>(1, static_cast<std::int64_t>(model::dtypeSize(*dtype))),
+                                             "--input_layer_shape for " + what + " (" + shapes[i] + ")");
+      if (!elements.ok()) return fail(elements.error());
       t = engine::tensorFromValues(*dtype, *shape, values.empty() ? "" : values[i], what);
     }
     if (!t.ok()) return fail(t.error());

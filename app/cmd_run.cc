@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <system_error>
 #include <limits>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/npy.h"
+#include "model/staged_file.h"
 
 namespace gds::app {
 namespace {
@@ -109,9 +112,22 @@ int runRun(int argc, char** argv) {
   if (!result.ok()) return fail(result.error());
 
   const std::string dir = flags.str("out_dir");
+  // Two fetched tensors whose file names coincide (a/b and a_b both become
+  // a_b.npy) would overwrite one another: refused before anything is written.
+  std::map<std::string, std::string> file_owner;
+  for (const auto& o : outputs) {
+    auto [it, inserted] = file_owner.emplace(fileNameFor(o), o);
+    if (!inserted && it->second != o)
+      return fail("--output: " + it->second + " and " + o + " would both be written to " + dir + "/" + it->first +
+                  "; fetch one of them in another run");
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return fail("--out_dir " + dir + ": cannot create the folder (" + ec.message() + ")");
+  // Every output is staged to a temporary first and renamed only when all
+  // were written: a failed write leaves none of the new files behind.
+  std::vector<model::StagedFile> staged;
+  std::set<std::string> written;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const engine::Tensor& t = (*result)[i];
     std::printf("%s\n", summaryLine(outputs[i], t).c_str());
@@ -121,8 +137,14 @@ int runRun(int argc, char** argv) {
                    model::dtypeName(t.dtype()).c_str());
       continue;
     }
-    Status w = model::writeNpy(dir + "/" + fileNameFor(outputs[i]), t.toHost());
-    if (!w.ok()) return fail(w.message());
+    if (!written.insert(outputs[i]).second) continue;  // fetched twice: one file
+    auto file = model::StagedFile::create(dir + "/" + fileNameFor(outputs[i]), model::toNpy(t.toHost()));
+    if (!file.ok()) return fail(file.error());
+    staged.push_back(std::move(file).value());
+  }
+  for (auto& file : staged) {
+    Status s = file.commit();
+    if (!s.ok()) return fail(s.message());
   }
   return 0;
 }

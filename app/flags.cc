@@ -9,6 +9,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "model/memory_budget.h"
+
 namespace gds::app {
 namespace {
 
@@ -30,6 +32,14 @@ std::vector<FlagSpec> loggingFlags() {
       {"vmodule", T::String, "", "per-module verbose levels (accepted)", kLogging},
       {"log_dir", T::String, "", "log folder (accepted; nothing is logged to files)", kLogging | kPath},
   };
+}
+
+// Flags of gdstudio every command takes: listed once at the end of --help.
+std::vector<FlagSpec> commonFlags() {
+  return {{"memory_budget", FlagSpec::Type::String, "",
+           "the most bytes one tensor, image or buffer sized by the input may take, e.g. 2G (default: half of "
+           "physical memory, or GDS_MEMORY_BUDGET)",
+           kCommon}};
 }
 
 }  // namespace
@@ -98,6 +108,8 @@ Flags::Flags(std::string command, std::string usage, std::vector<FlagSpec> specs
     : command_(std::move(command)), usage_(std::move(usage)), specs_(std::move(specs)) {
   for (auto& f : loggingFlags())
     if (!spec(f.name)) specs_.push_back(std::move(f));
+  for (auto& f : commonFlags())
+    if (!spec(f.name)) specs_.push_back(std::move(f));
 }
 
 void Flags::setPositional(int min, int max, std::string what) {
@@ -140,7 +152,7 @@ Status Flags::parse(int argc, char** argv, int start) {
     if (!s) {
       std::string valid;
       for (const auto& f : specs_)
-        if (!(f.attrs & kLogging)) valid += (valid.empty() ? "--" : ", --") + f.name;
+        if (!(f.attrs & (kLogging | kCommon))) valid += (valid.empty() ? "--" : ", --") + f.name;
       return Status::Error("unknown flag --" + name + " for '" + command_ + "'; valid flags: " + valid +
                            " (and TensorFlow's logging flags: --logtostderr, --v, ...)");
     }
@@ -204,15 +216,25 @@ std::optional<int> Flags::parseCommand(int argc, char** argv) {
   for (const auto& s : specs_)
     if ((s.attrs & kRequired) && str(s.name).empty()) return fail("--" + s.name + " is required (" + s.help + ")");
   g_min_log_level = static_cast<int>(integer("minloglevel").value());
+  if (!str("memory_budget").empty()) {
+    auto budget = model::parseByteSize(str("memory_budget"), "--memory_budget");
+    if (!budget.ok()) return fail(budget.error());
+    model::setMemoryBudget(*budget);
+  }
   return std::nullopt;
 }
 
 std::string Flags::helpText() const {
   std::string out = usage_ + "\n\nFlags:\n";
   std::string logging;
+  std::string common;
   for (const auto& s : specs_) {
     if (s.attrs & kLogging) {
       logging += (logging.empty() ? "--" : ", --") + s.name;
+      continue;
+    }
+    if (s.attrs & kCommon) {
+      common += "  --" + s.name + "=SIZE: " + s.help + "\n";
       continue;
     }
     std::string left = "  --" + s.name;
@@ -234,6 +256,7 @@ std::string Flags::helpText() const {
   }
   out += "\nFlags take --flag=value or --flag value; a leading ~ in file names is your home folder.\n"
          "TensorFlow's logging flags are accepted too: " + logging + " (--minloglevel=2 hides warnings).\n";
+  if (!common.empty()) out += "Every command takes:\n" + common;
   return out;
 }
 

@@ -20,6 +20,7 @@ namespace gds::app {
 inline constexpr unsigned kRequired = 1;  // parseCommand fails when the flag is missing or empty
 inline constexpr unsigned kPath = 2;      // a file or folder: a leading ~ or ~user is expanded
 inline constexpr unsigned kLogging = 4;   // one of TensorFlow's logging flags (added to every command)
+inline constexpr unsigned kCommon = 8;    // gdstudio's own flag of every command (--memory_budget)
 
 struct FlagSpec {
   // Values: argparse's nargs='*' (inspect_checkpoint's --printoptions k=v k=v):

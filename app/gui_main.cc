@@ -11,6 +11,8 @@
 // dataset folder (with --class_names=FILE for its labels) and shows its
 // per-layer heat map.
 #include <QAction>
+#include <QBuffer>
+#include <QFileInfo>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCommandLineOption>
@@ -31,6 +33,7 @@
 #include <string>
 
 #include "graphview/graph_view.h"
+#include "model/io.h"
 #include "model/summary.h"
 #include "ui/accuracy_panel.h"
 #include "ui/benchmark_panel.h"
@@ -141,7 +144,17 @@ int grabWindow(gds::ui::MainWindow& window, const QString& path) {
   window.waitUntilIdle(10000);
   QImage image = window.grab().toImage();
   if (image.isNull()) return fail("could not grab the window");
-  if (!image.save(path)) return fail("cannot write " + path.toStdString());
+  // Encoded in memory and written like every other file (model::writeFileAtomic).
+  QByteArray bytes;
+  {
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    const QByteArray format = QFileInfo(path).suffix().toLower().toLatin1();
+    if (!image.save(&buffer, format.isEmpty() ? "png" : format.constData()))
+      return fail(path.toStdString() + ": cannot encode the screenshot (expected a .png, .jpg or .bmp name)");
+  }
+  gds::Status written = gds::model::writeFileAtomic(path.toStdString(), std::string(bytes.constData(), static_cast<size_t>(bytes.size())));
+  if (!written.ok()) return fail(written.message());
   std::printf("Wrote %s (%dx%d)\n", path.toStdString().c_str(), image.width(), image.height());
   return 0;
 }

@@ -2,7 +2,11 @@
 // subcommand it is a command-line tool built on the same libraries.
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -30,6 +34,33 @@ void printUsage() {
               "TensorFlow Lite model (.tflite).\n");
 }
 
+// The command line as typed, for an error that cannot name the file itself.
+std::string commandLine(int argc, char** argv) {
+  std::string line;
+  for (int i = 1; i < argc; ++i) line += (i > 1 ? " " : "") + std::string(argv[i]);
+  return line;
+}
+
+// No exception escapes a command: the libraries report errors as values,
+// and what remains (allocation failure past the memory budget's checks, a
+// thread that cannot start, a library's own exception) becomes one error
+// line naming the command and its arguments, with exit status 1.
+int runCommand(const gds::app::Command& c, int argc, char** argv) {
+  try {
+    return c.run(argc - 1, argv + 1);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: %s: out of memory; the input asks for more than this machine can allocate "
+                 "(GDS_MEMORY_BUDGET sets the budget sizes are checked against)\n", commandLine(argc, argv).c_str());
+  } catch (const std::system_error& e) {
+    std::fprintf(stderr, "error: %s: system error: %s\n", commandLine(argc, argv).c_str(), e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s: %s\n", commandLine(argc, argv).c_str(), e.what());
+  } catch (...) {
+    std::fprintf(stderr, "error: %s: unexpected failure\n", commandLine(argc, argv).c_str());
+  }
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -44,7 +75,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     for (const auto& c : gds::app::commands())
-      if (first == c.name) return c.run(argc - 1, argv + 1);
+      if (first == c.name) return runCommand(c, argc, argv);
     if (first.rfind("-", 0) != 0 && first.find('.') == std::string::npos && first.find('/') == std::string::npos) {
       // Neither a flag nor something that looks like a path: most likely a typo'd command.
       if (access(argv[1], F_OK) != 0) {

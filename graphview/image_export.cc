@@ -1,15 +1,16 @@
 #include "graphview/image_export.h"
 
+#include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
 #include <QPainter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 #include <algorithm>
 #include <cmath>
 
 #include "graphview/graph_scene.h"
+#include "model/io.h"
 
 namespace gds::graphview {
 namespace {
@@ -17,6 +18,13 @@ namespace {
 QRectF sourceRect(GraphScene& scene, const ImageOptions& options) {
   if (!options.source.isEmpty()) return options.source;
   return scene.currentLayout().bounds.adjusted(-16, -16, 16, 16);
+}
+
+// Through model::writeFileAtomic, as every file gdstudio writes: the
+// temporary is removed on errors and signals, the target keeps its mode, a
+// FIFO or /dev/stdout is written directly.
+Status writeEncoded(const QString& path, const QByteArray& bytes) {
+  return model::writeFileAtomic(path.toStdString(), std::string(bytes.constData(), static_cast<size_t>(bytes.size())));
 }
 
 }  // namespace
@@ -47,21 +55,25 @@ Status exportPng(GraphScene& scene, const QString& path, const ImageOptions& opt
     painter.setRenderHint(QPainter::TextAntialiasing);
     scene.render(&painter, QRectF(0, 0, image.width(), image.height()), src);
   }
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG", 80) || !file.commit())
-    return Status::Error("'" + path.toStdString() + "': cannot write the PNG file (" + file.errorString().toStdString() + ")");
-  return Status::Ok();
+  QByteArray bytes;
+  {
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!image.save(&buffer, "PNG", 80))
+      return Status::Error("'" + path.toStdString() + "': cannot encode the PNG image");
+  }
+  return writeEncoded(path, bytes);
 }
 
 Status exportSvg(GraphScene& scene, const QString& path, const ImageOptions& options) {
   const QRectF src = sourceRect(scene, options);
   if (src.isEmpty()) return Status::Error("'" + path.toStdString() + "': the graph view is empty");
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly))
-    return Status::Error("'" + path.toStdString() + "': cannot write the SVG file (" + file.errorString().toStdString() + ")");
+  QByteArray bytes;
   {
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
-    svg.setOutputDevice(&file);
+    svg.setOutputDevice(&buffer);
     svg.setSize(src.size().toSize());
     svg.setViewBox(QRectF(QPointF(0, 0), src.size()));
     svg.setTitle(QStringLiteral("Graph"));
@@ -69,9 +81,7 @@ Status exportSvg(GraphScene& scene, const QString& path, const ImageOptions& opt
     painter.fillRect(QRectF(QPointF(0, 0), src.size()), scene.backgroundBrush());
     scene.render(&painter, QRectF(QPointF(0, 0), src.size()), src);
   }
-  if (!file.commit())
-    return Status::Error("'" + path.toStdString() + "': cannot write the SVG file (" + file.errorString().toStdString() + ")");
-  return Status::Ok();
+  return writeEncoded(path, bytes);
 }
 
 }  // namespace gds::graphview

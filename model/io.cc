@@ -22,6 +22,7 @@
 #include "model/memmapped.h"
 #include "model/saved_model_v2.h"
 #include "model/tflite/reader.h"
+#include "model/validate.h"
 
 namespace gds::model {
 namespace fs = std::filesystem;
@@ -52,40 +53,6 @@ Result<std::string> readFile(const std::string& path) {
   if (size > 0 && !in.read(bytes.data(), size))
     return Status::Error(path + ": read failed after " + std::to_string(in.gcount()) + " bytes");
   return bytes;
-}
-
-Status writeFileAtomic(const std::string& path, const std::string& bytes) {
-  fs::path target(path);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
-  if (fd < 0) return Status::Error(path + ": cannot create a temporary file (" + std::strerror(errno) + ")");
-  size_t written = 0;
-  while (written < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      std::string err = std::strerror(errno);
-      ::close(fd);
-      ::unlink(name.data());
-      return Status::Error(path + ": write failed (" + err + ")");
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    std::string err = std::strerror(errno);
-    ::unlink(name.data());
-    return Status::Error(path + ": write failed (" + err + ")");
-  }
-  ::chmod(name.data(), 0644);
-  if (std::rename(name.data(), path.c_str()) != 0) {
-    std::string err = std::strerror(errno);
-    ::unlink(name.data());
-    return Status::Error(path + ": cannot replace the file (" + err + ")");
-  }
-  return Status::Ok();
 }
 
 std::string serialize(const pb::Message& message) {
@@ -129,6 +96,11 @@ class TextErrors : public pb::io::ErrorCollector {
   std::string first;
 };
 
+// Nesting depth allowed in text format: the binary parser's default
+// (CodedInputStream's recursion limit, 100). Without it a .pbtxt nesting
+// AttrValues a few thousand levels deep overflowed the stack.
+constexpr int kTextRecursionLimit = 100;
+
 // Parses text format; unknown fields are a hard error at first, then skipped
 // with a warning so files from newer TensorFlow versions still open.
 Status parseText(const std::string& bytes, pb::Message* message, std::vector<std::string>* warnings) {
@@ -136,6 +108,7 @@ Status parseText(const std::string& bytes, pb::Message* message, std::vector<std
     TextErrors errors;
     pb::TextFormat::Parser parser;
     parser.RecordErrorsTo(&errors);
+    parser.SetRecursionLimit(kTextRecursionLimit);
     if (parser.ParseFromString(bytes, message)) return Status::Ok();
     if (errors.first.find("no field named") == std::string::npos &&
         errors.first.find("has no value named") == std::string::npos)
@@ -144,6 +117,7 @@ Status parseText(const std::string& bytes, pb::Message* message, std::vector<std
     TextErrors lenient_errors;
     pb::TextFormat::Parser lenient;
     lenient.RecordErrorsTo(&lenient_errors);
+    lenient.SetRecursionLimit(kTextRecursionLimit);
     lenient.AllowUnknownField(true);
     lenient.AllowUnknownExtension(true);
     if (lenient.ParseFromString(bytes, message)) {
@@ -350,7 +324,9 @@ std::vector<std::string> findModels(const std::string& dir) {
   return out;
 }
 
-Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
+namespace {
+
+Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& options) {
   if (Status side = checkNotSavedModelSideFile(path); !side.ok()) return side;
   LoadedModel model;
   model.path = path;
@@ -477,6 +453,15 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
   }
   return Status::Error(model.file + ": not a valid " + std::string(modelKindName(order[0])) +
                        " (corrupt or truncated protobuf, " + std::to_string(data.size()) + " bytes)");
+}
+
+}  // namespace
+
+Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
+  auto model = loadUnchecked(path, options);
+  if (!model.ok()) return model;
+  if (Status valid = validateGraph(model->graph); !valid.ok()) return valid.withContext(model->file);
+  return model;
 }
 
 Status saveMessage(const pb::Message& message, const std::string& path, SaveFormat format) {

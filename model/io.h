@@ -120,6 +120,8 @@ std::string serialize(const google::protobuf::Message& message);
 std::string toText(const google::protobuf::Message& message);
 
 Result<std::string> readFile(const std::string& path);
+// Writes through a StagedFile (model/staged_file.h): a temporary renamed over
+// the target, removed on errors and signals; the target's mode is kept.
 Status writeFileAtomic(const std::string& path, const std::string& bytes);
 
 }  // namespace gds::model

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "model/io.h"
+#include "model/memory_budget.h"
 
 namespace gds::model {
 namespace {
@@ -81,10 +82,18 @@ Result<HostTensor> parseNpy(const std::string& bytes, const std::string& name) {
     size_t j = i;
     while (j < dims.size() && std::isdigit(static_cast<unsigned char>(dims[j]))) ++j;
     if (j == i) return Status::Error(name + ": malformed .npy shape '" + shape + "'");
+    // At most 18 digits: every such number fits int64 (a 20-digit size made
+    // std::stoll throw); the product is checked below.
+    if (j - i > 18)
+      return Status::Error(name + ": .npy dimension " + dims.substr(i, j - i) + " in shape '" + shape +
+                           "' is too large");
     t.shape.push_back(std::stoll(dims.substr(i, j - i)));
     i = j;
   }
-  size_t need = static_cast<size_t>(numElements(t.shape)) * dtypeSize(t.dtype);
+  auto elements = checkedElements(t.shape.data(), t.shape.size(), static_cast<std::int64_t>(dtypeSize(t.dtype)),
+                                  name + ": .npy shape " + shape);
+  if (!elements.ok()) return elements.status();
+  size_t need = static_cast<size_t>(*elements) * dtypeSize(t.dtype);
   size_t data_offset = offset + header_len;
   if (bytes.size() - data_offset < need)
     return Status::Error(name + ": truncated .npy data (" + std::to_string(bytes.size() - data_offset) +

@@ -8,7 +8,10 @@
 // quadratic on graphs where hundreds of Identity nodes read one tensor.
 // Unlike TensorFlow, the kept nodes stay in their original order, and the
 // other inputs of a removed node are never dropped from the graph.
+#include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "transforms/builtin.h"
 #include "transforms/transform_utils.h"
@@ -47,21 +50,37 @@ Result<GraphDef> removeNodes(const GraphDef& in, const TransformContext& ctx) {
 
   // Follows chains of removed nodes; "R" and "R:0" resolve, other ports of a
   // removed node are left as they are (TensorFlow renames only output 0).
+  // Iterative: a chain is as long as the graph (30,000 Identity nodes in a
+  // row), which a recursive walk turned into a stack overflow.
   std::unordered_map<std::string, std::string> resolved;
-  std::function<Result<std::string>(const std::string&, int)> resolve =
-      [&](const std::string& node, int depth) -> Result<std::string> {
-    if (depth > static_cast<int>(target.size())) return ctx.error("removed nodes form a cycle through '" + node + "'");
-    auto done = resolved.find(node);
+  auto resolve = [&](const std::string& start) -> Result<std::string> {
+    auto done = resolved.find(start);
     if (done != resolved.end()) return done->second;
-    std::string t = target.at(node);
-    InputParts p = inputParts(t);
-    if (target.count(p.node) && (p.suffix.empty() || p.suffix == ":0")) {
-      auto r = resolve(p.node, depth + 1);
-      if (!r.ok()) return r;
-      t = *r;
+    // Walk down to a kept node (or a resolved one), then set every node of
+    // the path to the answer.
+    std::vector<std::string> path;
+    std::unordered_set<std::string> on_path;
+    std::string node = start;
+    std::string answer;
+    while (true) {
+      if (!on_path.insert(node).second) return ctx.error("removed nodes form a cycle through '" + node + "'");
+      path.push_back(node);
+      const std::string& t = target.at(node);
+      InputParts p = inputParts(t);
+      if (target.count(p.node) && (p.suffix.empty() || p.suffix == ":0")) {
+        auto hit = resolved.find(p.node);
+        if (hit != resolved.end()) {
+          answer = hit->second;
+          break;
+        }
+        node = p.node;
+        continue;
+      }
+      answer = t;
+      break;
     }
-    resolved[node] = t;
-    return t;
+    for (const auto& n : path) resolved[n] = answer;
+    return answer;
   };
 
   GraphDef out;
@@ -74,11 +93,11 @@ Result<GraphDef> removeNodes(const GraphDef& in, const TransformContext& ctx) {
       InputParts p = inputParts(input);
       if (!target.count(p.node)) continue;
       if (p.prefix == "^") {
-        auto r = resolve(p.node, 0);
+        auto r = resolve(p.node);
         if (!r.ok()) return r.status();
         input = "^" + nodeNameFromInput(*r);
       } else if (p.suffix.empty() || p.suffix == ":0") {
-        auto r = resolve(p.node, 0);
+        auto r = resolve(p.node);
         if (!r.ok()) return r.status();
         input = *r;
       }

@@ -4,6 +4,7 @@
 // input that is not a Placeholder becomes one, with the given type (default
 // float) and shape (default scalar); existing Placeholders are kept as they
 // are (TensorFlow's strip_unused_nodes.cc).
+#include <cerrno>
 #include <deque>
 #include <unordered_map>
 
@@ -14,7 +15,7 @@
 namespace gds::transforms {
 namespace {
 
-Result<model::Shape> parseShape(const TransformContext& ctx, const std::string& text) {
+Result<model::Shape> parseShape(const TransformContext& ctx, const std::string& param, const std::string& text) {
   if (text.empty()) return ctx.error("specified shape is empty");
   model::Shape dims;
   size_t start = 0;
@@ -25,7 +26,11 @@ Result<model::Shape> parseShape(const TransformContext& ctx, const std::string& 
     part.erase(0, part.find_first_not_of(" \t"));
     part.erase(part.find_last_not_of(" \t") + 1);
     char* end = nullptr;
+    errno = 0;
     long long v = part.empty() ? 0 : std::strtoll(part.c_str(), &end, 10);
+    if (!part.empty() && *end == '\0' && errno == ERANGE)
+      return ctx.error("parameter '" + param + "': size " + part + " in '" + text +
+                       "' does not fit in 64 bits (TensorFlow's TensorShapeFromString refuses it too)");
     if (part.empty() || *end != '\0' || v < -1)
       return ctx.error("could not parse '" + text + "' as a shape (expected comma-separated sizes, e.g. \"1,224,224,3\")");
     dims.push_back(v);
@@ -33,6 +38,27 @@ Result<model::Shape> parseShape(const TransformContext& ctx, const std::string& 
     start = comma + 1;
   }
   return dims;
+}
+
+Status checkSizesFit(const TransformContext& ctx, const std::string& param, const std::string& text) {
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    if (!part.empty()) {
+      char* end = nullptr;
+      errno = 0;
+      std::strtoll(part.c_str(), &end, 10);
+      if (*end == '\0' && errno == ERANGE)
+        return ctx.error("parameter '" + param + "': size " + part + " in '" + text +
+                         "' does not fit in 64 bits (TensorFlow's TensorShapeFromString refuses it too)");
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return Status::Ok();
 }
 
 Status checkPerName(const TransformContext& ctx, const std::string& per_name, const char* example) {
@@ -65,7 +91,7 @@ Result<model::Shape> shapeFor(const TransformContext& ctx, const std::string& no
   model::Shape shape;  // scalar unless told otherwise
   if (ctx.has("shape")) {
     if (ctx.count("shape") != 1) return ctx.error("pass no more than one default 'shape'");
-    auto s = parseShape(ctx, ctx.list("shape")[0]);
+    auto s = parseShape(ctx, "shape", ctx.list("shape")[0]);
     if (!s.ok()) return s;
     shape = *s;
   }
@@ -73,7 +99,7 @@ Result<model::Shape> shapeFor(const TransformContext& ctx, const std::string& no
   const auto& shapes = ctx.list("shape_for_name");
   for (size_t i = 0; i < names.size() && i < shapes.size(); ++i) {
     if (names[i] != node) continue;
-    auto s = parseShape(ctx, shapes[i]);
+    auto s = parseShape(ctx, "shape_for_name", shapes[i]);
     if (!s.ok()) return s;
     shape = *s;
   }
@@ -87,6 +113,12 @@ Result<GraphDef> stripUnusedNodes(const GraphDef& in, const TransformContext& ct
                                    "strip_unused_nodes(name=foo, type_for_name=float, name=bar, type_for_name=quint8)"));
   GDS_RETURN_IF_ERROR(checkPerName(
       ctx, "shape_for_name", "strip_unused_nodes(name=foo, shape_for_name=\"2,2,1\", name=bar, shape_for_name=\"1\")"));
+
+  // Sizes beyond int64 are refused up front, also in shapes of inputs that
+  // are Placeholders already (whose shape is otherwise unused, as in
+  // TensorFlow, which parses a shape only for the nodes it converts).
+  for (const char* param : {"shape", "shape_for_name"})
+    for (const auto& text : ctx.list(param)) GDS_RETURN_IF_ERROR(checkSizesFit(ctx, param, text));
 
   std::unordered_map<std::string, int> index;
   index.reserve(static_cast<size_t>(in.node_size()) * 2);

@@ -113,5 +113,55 @@ TEST(RemoveNodes, MaxInputsAndErrors) {
             "remove_nodes: parameter 'max_inputs' must be an integer, got 'two'");
 }
 
+TEST(StripUnusedNodes, SizeBeyondInt64IsAnErrorNamingTheParameter) {
+  // strtoll saturated to 9223372036854775807, which went into the graph.
+  auto g = parseGraph(kStrip);
+  EXPECT_EQ(run("strip_unused_nodes", g, {{"shape", {"99999999999999999999,3"}}}, {"mid"}, {"out"}).error(),
+            "strip_unused_nodes: parameter 'shape': size 99999999999999999999 in '99999999999999999999,3' does not "
+            "fit in 64 bits (TensorFlow's TensorShapeFromString refuses it too)");
+  EXPECT_EQ(run("strip_unused_nodes", g,
+                {{"name", {"mid"}}, {"type_for_name", {"float"}}, {"shape_for_name", {"1,-99999999999999999999"}}},
+                {"mid"}, {"out"})
+                .error(),
+            "strip_unused_nodes: parameter 'shape_for_name': size -99999999999999999999 in '1,-99999999999999999999' "
+            "does not fit in 64 bits (TensorFlow's TensorShapeFromString refuses it too)");
+}
+
+TEST(RemoveNodes, ChainOfThirtyThousandIdentities) {
+  // Resolved iteratively: a recursive walk overflowed the stack here.
+  constexpr int kChain = 30000;
+  tensorflow::GraphDef g;
+  auto* x = g.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  std::string prev = "x";
+  for (int i = 0; i < kChain; ++i) {
+    auto* n = g.add_node();
+    n->set_name("id" + std::to_string(i));
+    n->set_op("Identity");
+    n->add_input(prev);
+    prev = n->name();
+  }
+  auto* r = g.add_node();
+  r->set_name("r");
+  r->set_op("Relu");
+  r->add_input(prev);
+  r->add_input("^id" + std::to_string(kChain / 2));
+  auto out = run("remove_nodes", g, {{"op", {"Identity"}}}, {"x"}, {"r"});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(nodeNames(*out), (Names{"x", "r"}));
+  EXPECT_EQ(inputsOf(*out, "r"), (Names{"x", "^x"}));
+}
+
+TEST(RemoveNodes, CycleOfRemovedNodesIsAnError) {
+  auto g = parseGraph(R"(
+    node { name: "a" op: "Identity" input: "b" }
+    node { name: "b" op: "Identity" input: "a" }
+    node { name: "r" op: "Relu" input: "a" }
+  )");
+  EXPECT_EQ(run("remove_nodes", g, {{"op", {"Identity"}}}).error(),
+            "remove_nodes: removed nodes form a cycle through 'a'");
+}
+
 }  // namespace
 }  // namespace gds::transforms
