@@ -21,6 +21,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextDocumentFragment>
 #include <QWindow>
 #include <QDir>
 #include <QIcon>
@@ -248,7 +249,9 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
     if (!panel->waitUntilIdle(600000)) return fail("--accuracy: timed out");
     if (!panel->lastResult()) return fail("--accuracy: " + panel->lastError().toStdString());
     panel->tabs()->setCurrentIndex(1);  // Layers, with the heat map on the graph
-    std::printf("Compared: %s\n", panel->headlineText().toStdString().c_str());
+    // The dock's headline is rich text; the terminal gets its plain words.
+    const QString headline = QTextDocumentFragment::fromHtml(panel->headlineText()).toPlainText();
+    std::printf("Compared: %s\n", headline.toStdString().c_str());
     if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
   }
   return grabWindow(window, args.screenshot);

@@ -92,5 +92,23 @@ TEST(CliWindow, QtOptionsBeforeTheModel) {
       << unknown.err;
 }
 
+// --accuracy runs the Accuracy dock before the screenshot and prints its
+// headline as plain text (the dock shows it as rich text).
+TEST(CliWindow, AccuracyHeadlineOnTheTerminalIsPlainText) {
+  GDS_REQUIRE_SHARED();
+  const std::string png = test::tempDir() + "/a.png";
+  auto r = test::runGdstudio({"-platform", "offscreen", test::modelPath("mobilenet_v1_0.25_128_frozen.pb"),
+                              "--accuracy=" + test::dataPath("images"),
+                              "--class_names=" + test::modelPath("mobilenet_v1_0.25_128_labels.txt"),
+                              "--size=1366x768", "--screenshot=" + png});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Compared: Current vs 8-bit on dataset " + test::dataPath("images") +
+                       " (7 files, labelled): Top-1 agreement 2/7 \u00b7 accuracy Current 3/3, 8-bit 1/3"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find('<'), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Wrote " + png + " (1366x768)"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace gds
