@@ -10,6 +10,8 @@
 
 #include "engine/quantized/tflite.h"
 
+#include "engine/ops/tflite.h"
+
 namespace gds::engine::quantized::tfl {
 
 namespace {
@@ -79,24 +81,14 @@ std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantize
 
 bool activationRange(const char* activation, float scale, std::int32_t zero_point, std::int32_t* act_min,
                      std::int32_t* act_max) {
-  const std::int32_t qmin = -128, qmax = 127;
+  // The float bounds of the fused activation, quantized where finite and
+  // clamped to int8 (TFLite's CalculateActivationRangeQuantized).
+  float lo = 0, hi = 0;
+  if (!ops::tfl::activationRange(activation, &lo, &hi)) return false;
   auto quantize = [&](float f) { return zero_point + static_cast<std::int32_t>(roundAway(f / scale)); };
-  const std::string a = activation;
-  if (a == "NONE") {
-    *act_min = qmin;
-    *act_max = qmax;
-  } else if (a == "RELU") {
-    *act_min = std::max(qmin, quantize(0.0f));
-    *act_max = qmax;
-  } else if (a == "RELU6") {
-    *act_min = std::max(qmin, quantize(0.0f));
-    *act_max = std::min(qmax, quantize(6.0f));
-  } else if (a == "RELU_N1_TO_1") {
-    *act_min = std::max(qmin, quantize(-1.0f));
-    *act_max = std::min(qmax, quantize(1.0f));
-  } else {
-    return false;
-  }
+  const std::int32_t qmin = -128, qmax = 127;
+  *act_min = std::isinf(lo) ? qmin : std::max(qmin, quantize(lo));
+  *act_max = std::isinf(hi) ? qmax : std::min(qmax, quantize(hi));
   return true;
 }
 
