@@ -93,14 +93,29 @@ void averagePoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t
 void maxPoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                       std::int8_t* output);
 
-// Mean over the `inner` elements of each of `outer` x `trailing` groups
-// (input viewed as [outer, inner, trailing]): sum(q - input_zp), scaled by
-// input_scale / output_scale with a quantized multiplier, divided by the
-// count rounding half away from zero, plus output_zp (reference_integer_ops::
-// Mean).
-void meanReference(const std::int8_t* input, std::int64_t outer, std::int64_t inner, std::int64_t trailing,
-                   std::int32_t input_zp, std::int32_t multiplier, int shift, std::int32_t output_zp,
-                   std::int8_t* output);
+// MEAN int8 as TensorFlow Lite's reduce.cc runs it with its default kernels
+// (kGenericOptimized), over the `inner` elements of each of `outer` x
+// `trailing` groups (input viewed as [outer, inner, trailing]):
+// - keep_dims, a 4-D input and axis exactly [1, 2] or [2, 1]
+//   (optimized_integer_ops::Mean): the raw sum times a multiplier for
+//   input_scale / (count * output_scale) (float), plus output_zp -
+//   trunc(input_zp * input_scale / output_scale) (float), clamped;
+// - any other MEAN (reference_ops::QuantizedMeanOrSum): the multiplier of
+//   input_scale / output_scale (double) with 1/count folded in by integer
+//   division (shift by floor(log2 count), at most 32 and 31 + shift), applied
+//   to sum(q) - input_zp * count, plus output_zp, clamped.
+struct MeanParams {
+  bool spatial = false;  // the optimized_integer_ops::Mean form
+  std::int64_t count = 0;
+  std::int32_t input_zp = 0;  // subtracted (general form only)
+  std::int32_t multiplier = 0;
+  int shift = 0;
+  std::int32_t bias = 0;  // added after the multiplier: output_zp (general) or the folded bias (spatial)
+};
+MeanParams meanParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp,
+                      std::int64_t count, bool spatial);
+void meanReference(const MeanParams& p, const std::int8_t* input, std::int64_t outer, std::int64_t inner,
+                   std::int64_t trailing, std::int8_t* output);
 
 // Requantization of one tensor to another scale/zero point (QUANTIZE
 // int8 -> int8, RELU/RELU6 int8 with the activation's clamp).
@@ -109,7 +124,14 @@ struct Rescale {
   int shift = 0;
   std::int32_t act_min = -128, act_max = 127;
 };
+// QUANTIZE int8 -> int8 (quantize.cc: input_scale / output_scale in double).
 Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp);
+// RELU, RELU6, RELU_N1_TO_1 int8 (activations.cc ReluPrepare and
+// QuantizedReluX): the ratio input_scale / output_scale is divided in float
+// before it becomes a multiplier, and the output is clamped to the
+// activation's range; false for other activations.
+bool reluParams(const char* activation, float input_scale, std::int32_t input_zp, float output_scale,
+                std::int32_t output_zp, Rescale* r);
 void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output);
 
 // QUANTIZE float -> int8 (AffineQuantize: round(x / scale) + zero_point,

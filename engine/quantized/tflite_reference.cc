@@ -24,7 +24,7 @@ inline std::int8_t clampToInt8(std::int32_t v, std::int32_t lo, std::int32_t hi)
 inline float roundAway(float v) { return std::round(v); }
 
 // Round-to-nearest division of an accumulator by a positive count, halves
-// away from zero (the pools' and Mean's "acc > 0 ? (acc + n/2)/n : (acc - n/2)/n").
+// away from zero (the average pool's "acc > 0 ? (acc + n/2)/n : (acc - n/2)/n").
 inline std::int32_t divideRounding(std::int32_t acc, std::int32_t n) {
   return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
 }
@@ -266,17 +266,44 @@ void maxPoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t act
   });
 }
 
-void meanReference(const std::int8_t* input, std::int64_t outer, std::int64_t inner, std::int64_t trailing,
-                   std::int32_t input_zp, std::int32_t multiplier, int shift, std::int32_t output_zp,
-                   std::int8_t* output) {
-  const auto n = static_cast<std::int32_t>(inner);
+MeanParams meanParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp,
+                      std::int64_t count, bool spatial) {
+  MeanParams p;
+  p.spatial = spatial;
+  p.count = count;
+  if (count <= 0) return p;  // an empty input: reduce.cc writes zeros
+  if (spatial) {
+    // optimized_integer_ops::Mean computes both in float.
+    p.bias = output_zp - static_cast<std::int32_t>(static_cast<float>(input_zp) * input_scale / output_scale);
+    const float real_scale = input_scale / (static_cast<float>(count) * output_scale);
+    quantizeMultiplier(real_scale, &p.multiplier, &p.shift);
+    return p;
+  }
+  // PrepareMeanOrSum, then QuantizedMeanOrSum's "readapt output rescaling".
+  p.input_zp = input_zp;
+  p.bias = output_zp;
+  quantizeMultiplier(static_cast<double>(input_scale) / static_cast<double>(output_scale), &p.multiplier, &p.shift);
+  int log2 = 63;
+  while (log2 > 0 && !(static_cast<std::uint64_t>(count) >> log2)) --log2;  // 63 - CountLeadingZeros
+  const int s = std::min({log2, 32, 31 + p.shift});
+  p.multiplier = static_cast<std::int32_t>((static_cast<std::int64_t>(p.multiplier) << s) / count);
+  p.shift -= s;
+  return p;
+}
+
+void meanReference(const MeanParams& p, const std::int8_t* input, std::int64_t outer, std::int64_t inner,
+                   std::int64_t trailing, std::int8_t* output) {
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t t = 0; t < trailing; ++t) {
+      if (p.count <= 0) {
+        output[o * trailing + t] = 0;
+        continue;
+      }
       std::int32_t acc = 0;
-      for (std::int64_t i = 0; i < inner; ++i) acc += input[(o * inner + i) * trailing + t] - input_zp;
-      acc = multiplyByQuantizedMultiplier(acc, multiplier, shift);
-      if (n > 0) acc = divideRounding(acc, n);
-      output[o * trailing + t] = clampToInt8(acc + output_zp, -128, 127);
+      for (std::int64_t i = 0; i < inner; ++i) acc += input[(o * inner + i) * trailing + t];
+      if (!p.spatial) acc = static_cast<std::int32_t>(acc - static_cast<std::int64_t>(p.input_zp) * p.count);
+      acc = multiplyByQuantizedMultiplier(acc, p.multiplier, p.shift) + p.bias;
+      output[o * trailing + t] = clampToInt8(acc, -128, 127);
     }
 }
 
@@ -286,6 +313,15 @@ Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_sca
   r.output_zp = output_zp;
   quantizeMultiplier(static_cast<double>(input_scale) / static_cast<double>(output_scale), &r.multiplier, &r.shift);
   return r;
+}
+
+bool reluParams(const char* activation, float input_scale, std::int32_t input_zp, float output_scale,
+                std::int32_t output_zp, Rescale* r) {
+  r->input_zp = input_zp;
+  r->output_zp = output_zp;
+  const float ratio = input_scale / output_scale;  // float / float, then widened, as ReluPrepare
+  quantizeMultiplier(static_cast<double>(ratio), &r->multiplier, &r->shift);
+  return activationRange(activation, output_scale, output_zp, &r->act_min, &r->act_max);
 }
 
 void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output) {

@@ -146,6 +146,77 @@ TEST(TfliteInt8, AddRescalesBothInputsAsTflite) {
   EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMul, m, -127, 125), -128);  // -64 * 31.75 saturates
 }
 
+TEST(TfliteInt8, MeanFoldsTheCountIntoTheMultiplierAsReduceCc) {
+  // reference_ops::QuantizedMeanOrSum (any MEAN but the 4-D spatial one):
+  // scale 1 -> 1 is 2^30 * 2^1; 1/2 folded in gives 2^30 * 2^0, and the
+  // mean -1.5 of {-1, -2} is SaturatingRoundingDoublingHighMul(-3, 2^30) = -1
+  // (rounding to the multiplier's nudge), not the -2 of rounding the
+  // quotient half away from zero (reference_integer_ops::Mean, which
+  // TensorFlow Lite's interpreter no longer runs).
+  const std::int8_t pair[2] = {-1, -2};
+  std::int8_t out = 0;
+  qt::MeanParams p = qt::meanParams(1.0f, 0, 1.0f, 0, 2, /*spatial=*/false);
+  EXPECT_EQ(p.multiplier, 1 << 30);
+  EXPECT_EQ(p.shift, 0);
+  qt::meanReference(p, pair, 1, 2, 1, &out);
+  EXPECT_EQ(out, -1);
+  // With zero points: sum(q) - zp * count, then + output zero point. 49
+  // values: shift floor(log2 49) = 5; 0.5 / 0.25 = 2^30 * 2^2 ->
+  // (2^30 << 5) / 49 with shift -3.
+  std::vector<std::int8_t> many(49);
+  for (int i = 0; i < 49; ++i) many[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i * 37 % 200 - 100);
+  p = qt::meanParams(0.5f, -7, 0.25f, 4, 49, false);
+  EXPECT_EQ(p.multiplier, static_cast<std::int32_t>((std::int64_t{1} << 35) / 49));
+  EXPECT_EQ(p.shift, 2 - 5);
+  qt::meanReference(p, many.data(), 1, 49, 1, &out);
+  // sum(q) = 12: 0.5 * (12 + 343) / 49 / 0.25 = 14.49, but TFLite's two
+  // roundings give SaturatingRoundingDoublingHighMul(355, 701211200) = 116
+  // and RoundingDivideByPOT(116, 3) = 15 (14.5 away from zero): 4 + 15.
+  EXPECT_EQ(out, 19);
+  p = qt::meanParams(0.5f, -7, 2.0f, 4, 49, false);
+  qt::meanReference(p, many.data(), 1, 49, 1, &out);
+  EXPECT_EQ(out, 6);  // 5.81
+
+  // optimized_integer_ops::Mean (keep_dims, 4-D, axis [1, 2]): the raw sum
+  // times input_scale / (count * output_scale), plus output_zp minus the
+  // truncated input_zp * input_scale / output_scale: the same 5.81 comes
+  // out as 5 (0.06 + 4 - trunc(-1.75)).
+  p = qt::meanParams(1.0f, 0, 1.0f, 0, 2, /*spatial=*/true);
+  qt::meanReference(p, pair, 1, 2, 1, &out);
+  EXPECT_EQ(out, -1);
+  p = qt::meanParams(0.5f, -7, 2.0f, 4, 49, true);
+  EXPECT_EQ(p.bias, 5);
+  qt::meanReference(p, many.data(), 1, 49, 1, &out);
+  EXPECT_EQ(out, 5);
+}
+
+TEST(TfliteInt8, ReluMultiplierIsTheFloatRatioAsReluPrepare) {
+  // ReluPrepare: double real_multiplier = input->params.scale /
+  // output->params.scale, a float division; QUANTIZE divides in double.
+  // For 0.1f / 0.3f the two differ below float precision, and so do the
+  // 31-bit multipliers.
+  std::int32_t from_float = 0, from_double = 0;
+  int shift_float = 0, shift_double = 0;
+  qt::quantizeMultiplier(static_cast<double>(0.1f / 0.3f), &from_float, &shift_float);
+  qt::quantizeMultiplier(static_cast<double>(0.1f) / static_cast<double>(0.3f), &from_double, &shift_double);
+  ASSERT_NE(from_float, from_double);
+  qt::Rescale r;
+  ASSERT_TRUE(qt::reluParams("RELU6", 0.1f, -3, 0.3f, -128, &r));
+  EXPECT_EQ(r.multiplier, from_float);
+  EXPECT_EQ(r.shift, shift_float);
+  EXPECT_EQ(r.act_min, -128);
+  EXPECT_EQ(r.act_max, -108);  // -128 + round(6 / 0.3)
+  EXPECT_EQ(qt::rescaleParams(0.1f, -3, 0.3f, -128).multiplier, from_double);
+  const std::int8_t in[4] = {-3, 0, 57, 127};
+  std::int8_t out[4];
+  qt::rescaleReference(r, in, 4, out);
+  EXPECT_EQ(out[0], -128);  // 0
+  EXPECT_EQ(out[1], -127);  // 0.3 -> 1 step
+  EXPECT_EQ(out[2], -108);  // 6.0 -> 20 steps
+  EXPECT_EQ(out[3], -108);  // 13 clamps to 6
+  EXPECT_FALSE(qt::reluParams("TANH", 0.1f, 0, 0.1f, 0, &r));
+}
+
 // The model inputs (Placeholders by _input_index) and outputs ("node:port"
 // by _output_index) of a .tflite's dialect graph.
 struct ModelIo {

@@ -3,9 +3,29 @@
 // (its activation inputs become int8 model inputs with the same
 // quantization), both runtimes are fed the same int8 tensors (what gdstudio
 // computed for that layer's inputs on a real sample), and their int8 outputs
-// are compared in quantization steps. This separates a kernel that deviates
-// (more than one step on its own) from the one-step rounding differences
-// that a deep network carries on to its output.
+// must agree within one quantization step.
+//
+// Why one step and not zero: TensorFlow Lite requantizes an int32
+// accumulator with MultiplyByQuantizedMultiplier (common.h, the default
+// build without TFLITE_SINGLE_ROUNDING), which rounds twice:
+// SaturatingRoundingDoublingHighMul rounds acc * multiplier to an integer,
+// then RoundingDivideByPOT rounds again by the right shift. A value whose
+// exact quotient lies less than 2^-(shift+1) steps below a half (29.4962 in
+// MobileNet's first depthwise layer: acc 4752, multiplier 1706195128, shift
+// -7) is first rounded onto the half (3776 / 128 = 29.5) and then up (30).
+// Arm NN's CpuRef dequantizes inputs, weights and bias to float, accumulates
+// in float and quantizes once with round(value / scale) + offset
+// (src/backends/reference/workloads/ConvImpl.cpp Convolve,
+// FullyConnected.cpp, Pooling2d.cpp with the float Decoder/Encoder of
+// BaseIterator.hpp), so it gives the correctly rounded 29. The same holds for
+// the pools (TFLite rounds the sum of q half away from zero, Arm NN the mean
+// of q - zero_point) and the requantizing QUANTIZE. gdstudio follows
+// TensorFlow Lite, the runtime on the device. In a deep network these
+// one-step differences (0.01% to 2% of a layer's outputs) feed the next
+// layers, so whole models differ by more than a step at the output, most
+// after a softmax, whose slope p(1 - p) turns one step of the logits' scale
+// into up to 64 x that scale steps of 1/256: the whole-model comparison is
+// tests/transforms/tflite_run_test.cc.
 #include <gtest/gtest.h>
 
 #include <algorithm>

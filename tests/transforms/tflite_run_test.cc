@@ -1,7 +1,9 @@
 // The .tflite files gdstudio's converter writes for the corpus run in
 // gdstudio's interpreter with TensorFlow Lite's arithmetic and agree with Arm
 // NN 20.08 (an independent TFLite runtime) on the same inputs: float within
-// 1e-4 of the output range, int8 within one quantization step; the int8
+// 1e-4 of the output range; int8 within one quantization step where the
+// rounding differences of the layers do not add up, else within what the
+// softmax makes of the logits' difference (see the test); the int8
 // MobileNet run in gdstudio keeps the float graph's top-1 on the photos.
 #include <gtest/gtest.h>
 
@@ -35,20 +37,21 @@ struct CorpusModel {
   std::vector<model::Shape> input_shapes;
   std::string output;
   std::string data;
-  // int8: the output is within one step of Arm NN's, or (false) only the
-  // first layer is (see the test).
+  // int8: the output is within one step of Arm NN's, or (false) the
+  // softmax output within what the difference of its input, the logits
+  // tensor, explains (see the test).
   bool one_step = true;
-  std::string first_layer;
+  std::string logits;
 };
 
 const std::vector<CorpusModel>& corpus() {
   static const std::vector<CorpusModel> models = {
       {"mobilenet_v1_0.25_128_frozen.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images", false,
-       "MobilenetV1/MobilenetV1/Conv2d_0/Relu6"},
+       "MobilenetV1/Logits/SpatialSqueeze"},
       {"generated/mobilenet_v1_1.0_224_random.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images", true, ""},
       {"generated/inception_mini.pb", {"input"}, {}, "softmax", "images", true, ""},
-      {"kws_ds_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", false, "MobileNet/conv_1/batch_norm/Relu"},
-      {"kws_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", false, "Relu"},
+      {"kws_ds_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", false, "MobileNet/fc1/BiasAdd"},
+      {"kws_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", false, "add_4"},
   };
   return models;
 }
@@ -190,20 +193,23 @@ TEST(TfliteRun, ConvertedCorpusModelsAgreeWithArmNn) {
         EXPECT_LE(worst, e.output_step * 1.0001) << "more than one quantization step";
         continue;
       }
-      // Arm NN's CpuRef computes each int8 layer in float and rounds once,
-      // TFLite requantizes in fixed point: values at a rounding boundary
-      // differ by one step, and the next layers carry such differences on
-      // (measured on MobileNet 0.25: 1 step after the first layer, 2 after
-      // the second, more later), which the softmax amplifies. These models
-      // are held to one step on their first layer, and to the same top-1.
-      const Exported l = exportModel(m, loaded->graph, true, calibration, m.first_layer);
+      // Each layer agrees with Arm NN within one step on the same input
+      // (tflite_armnn_layers_test.cc says where and why they differ by
+      // one); in these deeper models the differences carry on to the
+      // logits. The softmax's Jacobian diag(p) - p p^T has rows of absolute
+      // sum 2 p (1 - p) <= 1/2, so two exact softmaxes of logits that
+      // differ by at most d (real units) differ by at most d / 2, and each
+      // runtime's rounding adds at most half a step.
+      const Exported l = exportModel(m, loaded->graph, true, calibration, m.logits);
       ASSERT_GT(l.output_step, 0.0f);
-      double layer_worst = 0;
-      bool layer_top1 = true;
-      compareWithArmNn(l, samples, armnn_inputs, &layer_worst, &layer_top1);
-      std::printf("%s int8 first layer %s: gdstudio vs Arm NN max |difference| %.2f steps of %.3g\n", m.name.c_str(),
-                  m.first_layer.c_str(), layer_worst / l.output_step, l.output_step);
-      EXPECT_LE(layer_worst, l.output_step * 1.0001) << "the first layer differs by more than one quantization step";
+      double logits_worst = 0;
+      bool logits_top1 = true;
+      compareWithArmNn(l, samples, armnn_inputs, &logits_worst, &logits_top1);
+      const double bound = logits_worst / 2 + e.output_step;
+      std::printf("%s int8 logits %s: gdstudio vs Arm NN max |difference| %.2f steps of %.3g; softmax bound %.2f steps\n",
+                  m.name.c_str(), m.logits.c_str(), logits_worst / l.output_step, l.output_step,
+                  bound / e.output_step);
+      EXPECT_LE(worst, bound * 1.0001) << "the softmax output differs by more than its input's difference explains";
     }
   }
 }

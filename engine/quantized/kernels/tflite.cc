@@ -520,8 +520,6 @@ class MeanKernel : public TflKernel {
     if (type_ == DT_INT8) {
       GDS_RETURN_IF_ERROR(perTensor(init, 0, &in_));
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_));
-      // reduce.cc: input_scale / output_scale as a quantized multiplier.
-      qt::quantizeMultiplier(static_cast<double>(in_.scale) / static_cast<double>(out_.scale), &multiplier_, &shift_);
     }
     return Status::Ok();
   }
@@ -560,17 +558,20 @@ class MeanKernel : public TflKernel {
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
     if (type_ == DT_FLOAT)
       ft::meanReference(x.data<float>(), outer, inner, trailing, y->data<float>());
-    else
-      qt::meanReference(x.data<std::int8_t>(), outer, inner, trailing, in_.zero_point, multiplier_, shift_,
-                        out_.zero_point, y->data<std::int8_t>());
+    else {
+      // reduce.cc takes optimized_integer_ops::Mean for exactly this case
+      // (the axis values as given, not normalized).
+      const bool spatial = keep_dims_ && rank == 4 && axes.size() == 2 &&
+                           ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+      const qt::MeanParams p = qt::meanParams(in_.scale, in_.zero_point, out_.scale, out_.zero_point, inner, spatial);
+      qt::meanReference(p, x.data<std::int8_t>(), outer, inner, trailing, y->data<std::int8_t>());
+    }
     return Status::Ok();
   }
 
  private:
   bool keep_dims_ = false;
   QParams in_, out_;
-  std::int32_t multiplier_ = 0;
-  int shift_ = 0;
 };
 
 // tfl.pad, tfl.padv2 (constant padding).
@@ -843,12 +844,12 @@ class UnaryKernel : public TflKernel {
         qt::populateLut(op_ == Unary::kLogistic ? qt::LutFunction::kLogistic : qt::LutFunction::kTanh, in.scale,
                         in.zero_point, out.scale, out.zero_point, table_);
       } else {
-        rescale_ = qt::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
-        if (op_ != Unary::kQuantize) {
+        if (op_ == Unary::kQuantize) {
+          rescale_ = qt::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
+        } else {
           activation_ = op_ == Unary::kRelu ? "RELU" : "RELU6";
-          GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
-          rescale_.act_min = qmin_;
-          rescale_.act_max = qmax_;
+          if (!qt::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_))
+            return init.error(activation_ + " has no int8 range");
         }
       }
     }
