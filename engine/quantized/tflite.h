@@ -74,14 +74,17 @@ void fullyConnectedReference(const Requant& r, const std::int8_t* input, const s
                              std::int8_t* output);
 
 // Binary arithmetic of reference_integer_ops add/sub (left shift 20, both
-// inputs rescaled to twice the larger scale) and mul.
+// inputs rescaled to twice the larger scale) and mul; MAXIMUM and MINIMUM
+// compare the stored values as maximum_minimum.cc does (TensorFlow Lite's
+// quantizer gives both inputs the output's parameters, nothing is
+// rescaled).
 struct BinaryParams {
   std::int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
   std::int32_t input1_multiplier = 0, input2_multiplier = 0, output_multiplier = 0;
   int input1_shift = 0, input2_shift = 0, output_shift = 0, left_shift = 20;
   std::int32_t act_min = -128, act_max = 127;
 };
-enum class BinaryOp { kAdd, kSub, kMul };
+enum class BinaryOp { kAdd, kSub, kMul, kMaximum, kMinimum };
 BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float scale2, std::int32_t zp2,
                           float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max);
 std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b);
@@ -133,6 +136,19 @@ Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_sca
 bool reluParams(const char* activation, float input_scale, std::int32_t input_zp, float output_scale,
                 std::int32_t output_zp, Rescale* r);
 void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output);
+
+// LEAKY_RELU int8 (activations.cc LeakyReluPrepare, reference_ops::
+// QuantizeLeakyRelu): q - input_zp scaled by input_scale / output_scale
+// where it is >= 0, by input_scale * alpha / output_scale (both ratios
+// computed in float) where it is negative, plus output_zp, clamped.
+struct LeakyRelu {
+  std::int32_t input_zp = 0, output_zp = 0;
+  std::int32_t identity_multiplier = 0, alpha_multiplier = 0;
+  int identity_shift = 0, alpha_shift = 0;
+};
+LeakyRelu leakyReluParams(float alpha, float input_scale, std::int32_t input_zp, float output_scale,
+                          std::int32_t output_zp);
+void leakyReluReference(const LeakyRelu& p, const std::int8_t* input, std::int64_t n, std::int8_t* output);
 
 // QUANTIZE float -> int8 (AffineQuantize: round(x / scale) + zero_point,
 // clamped) and DEQUANTIZE int8 -> float (scale * (q - zero_point), scale in

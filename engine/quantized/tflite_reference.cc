@@ -192,6 +192,7 @@ BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float sca
   p.output_offset = out_zp;
   p.act_min = act_min;
   p.act_max = act_max;
+  if (op == BinaryOp::kMaximum || op == BinaryOp::kMinimum) return p;
   if (op == BinaryOp::kMul) {
     // mul.cc: input1_scale * input2_scale / output_scale.
     const double real = static_cast<double>(scale1) * static_cast<double>(scale2) / static_cast<double>(out_scale);
@@ -210,6 +211,8 @@ BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float sca
 }
 
 std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b) {
+  if (op == BinaryOp::kMaximum) return std::max(a, b);
+  if (op == BinaryOp::kMinimum) return std::min(a, b);
   const std::int32_t x = p.input1_offset + a;
   const std::int32_t y = p.input2_offset + b;
   std::int32_t out;
@@ -329,6 +332,28 @@ void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n
     const std::int32_t v =
         r.output_zp + multiplyByQuantizedMultiplier(static_cast<std::int32_t>(input[i]) - r.input_zp, r.multiplier, r.shift);
     output[i] = clampToInt8(v, r.act_min, r.act_max);
+  }
+}
+
+LeakyRelu leakyReluParams(float alpha, float input_scale, std::int32_t input_zp, float output_scale,
+                          std::int32_t output_zp) {
+  LeakyRelu p;
+  p.input_zp = input_zp;
+  p.output_zp = output_zp;
+  // LeakyReluPrepare: both ratios are float expressions widened to double.
+  const float alpha_ratio = input_scale * alpha / output_scale;
+  const float identity_ratio = input_scale / output_scale;
+  quantizeMultiplier(static_cast<double>(alpha_ratio), &p.alpha_multiplier, &p.alpha_shift);
+  quantizeMultiplier(static_cast<double>(identity_ratio), &p.identity_multiplier, &p.identity_shift);
+  return p;
+}
+
+void leakyReluReference(const LeakyRelu& p, const std::int8_t* input, std::int64_t n, std::int8_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t v = static_cast<std::int32_t>(input[i]) - p.input_zp;
+    const std::int32_t scaled = v >= 0 ? multiplyByQuantizedMultiplier(v, p.identity_multiplier, p.identity_shift)
+                                       : multiplyByQuantizedMultiplier(v, p.alpha_multiplier, p.alpha_shift);
+    output[i] = clampToInt8(p.output_zp + scaled, -128, 127);
   }
 }
 

@@ -217,6 +217,27 @@ TEST(TfliteInt8, ReluMultiplierIsTheFloatRatioAsReluPrepare) {
   EXPECT_FALSE(qt::reluParams("TANH", 0.1f, 0, 0.1f, 0, &r));
 }
 
+TEST(TfliteInt8, LeakyReluScalesEachSignByItsOwnMultiplier) {
+  // Input 0.5 * (q + 10), output 0.25 * (q - 5), alpha 0.2: positives x2,
+  // negatives x0.4 (0.5 * 0.2 / 0.25).
+  const qt::LeakyRelu p = qt::leakyReluParams(0.2f, 0.5f, -10, 0.25f, 5);
+  const std::int8_t in[6] = {-10, 0, -20, 127, -128, -11};
+  std::int8_t out[6];
+  qt::leakyReluReference(p, in, 6, out);
+  EXPECT_EQ(out[0], 5);    // 0
+  EXPECT_EQ(out[1], 25);   // 10 * 2
+  EXPECT_EQ(out[2], 1);    // -10 * 0.4 = -4
+  EXPECT_EQ(out[3], 127);  // 274 saturates
+  EXPECT_EQ(out[4], -42);  // -118 * 0.4 = -47.2
+  // -0.4 is 0.8 * 2^-1: SaturatingRoundingDoublingHighMul rounds -0.8 to
+  // -1, RoundingDivideByPOT rounds -0.5 away from zero: -1, not 0.
+  EXPECT_EQ(out[5], 4);
+  // MAXIMUM / MINIMUM compare the stored values.
+  const qt::BinaryParams m = qt::binaryParams(qt::BinaryOp::kMaximum, 0.1f, 3, 0.1f, 3, 0.1f, 3, -128, 127);
+  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMaximum, m, -3, 7), 7);
+  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMinimum, m, -3, 7), -3);
+}
+
 // The model inputs (Placeholders by _input_index) and outputs ("node:port"
 // by _output_index) of a .tflite's dialect graph.
 struct ModelIo {

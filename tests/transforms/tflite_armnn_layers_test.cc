@@ -44,6 +44,7 @@
 #include "tests/test_util.h"
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/convert.h"
+#include "transforms/transform_utils.h"
 
 namespace gds::transforms::tflite {
 namespace {
@@ -140,6 +141,96 @@ double maxDifference(const HostTensor& a, const HostTensor& b, std::int64_t* dif
   return worst;
 }
 
+// Runs every operator of the dialect graph `g` on its own in gdstudio and
+// in Arm NN, fed what gdstudio computes for its inputs on `sample`; returns
+// the worst difference per op type (int8 outputs in steps, float outputs in
+// steps of the input's scale for DEQUANTIZE, else relative to the output's
+// range) and prints one line per operator.
+std::map<std::string, double> compareLayers(const std::string& label, const GraphDef& g,
+                                            const std::vector<std::string>& inputs, const std::vector<Tensor>& sample) {
+  std::map<std::string, double> worst_by_op;
+  // Every tensor an operator reads, as gdstudio computes it on the sample.
+  std::vector<const NodeDef*> ops;
+  std::vector<std::string> fetches;
+  std::set<std::string> fetched;
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& n : g.node()) by_name[n.name()] = &n;
+  for (const NodeDef& n : g.node()) {
+    if (!mt::isDialectOp(n.op()) || n.op() == mt::kNoValueOp) continue;
+    ops.push_back(&n);
+    for (const std::string& in : n.input()) {
+      const model::TensorRef ref = model::parseTensorName(in);
+      const std::string op = by_name.at(ref.node)->op();
+      if (op == "Const" || op == mt::kNoValueOp) continue;
+      const std::string t = ref.node + ":" + std::to_string(ref.port);
+      if (fetched.insert(t).second) fetches.push_back(t);
+    }
+  }
+  engine::PlanOptions options;
+  options.num_threads = 2;
+  auto plan = engine::compileForInference(g, inputs, fetches, options);
+  EXPECT_TRUE(plan.ok()) << plan.error();
+  if (!plan.ok()) return worst_by_op;
+  auto values = (*plan)->run(sample);
+  EXPECT_TRUE(values.ok()) << values.error();
+  if (!values.ok()) return worst_by_op;
+  std::map<std::string, HostTensor> value;
+  for (std::size_t i = 0; i < fetches.size(); ++i) value[fetches[i]] = values->at(i).toHost();
+
+  for (const NodeDef* n : ops) {
+    SCOPED_TRACE(n->name() + " (" + n->op() + ")");
+    const SingleOp s = singleOp(g, *n);
+    mt::WriteOptions w;
+    w.inputs = s.inputs;
+    w.outputs = {n->name()};
+    const std::string path = test::tempDir() + "/layer.tflite";
+    Status saved = mt::saveTflite(s.graph, path, w);
+    EXPECT_TRUE(saved.ok()) << saved.message();
+    auto reread = model::load(path);
+    EXPECT_TRUE(reread.ok()) << reread.error();
+    if (!saved.ok() || !reread.ok()) continue;
+    std::vector<Tensor> feed;
+    std::vector<HostTensor> host;
+    for (const std::string& t : s.full_tensors) {
+      host.push_back(value.at(t));
+      feed.push_back(Tensor::fromHost(host.back()));
+    }
+    auto layer_plan = engine::compileForInference(reread->graph, s.inputs, {n->name()}, options);
+    EXPECT_TRUE(layer_plan.ok()) << layer_plan.error();
+    if (!layer_plan.ok()) continue;
+    auto ours = (*layer_plan)->run(feed);
+    EXPECT_TRUE(ours.ok()) << ours.error();
+    const test::ArmnnBatchResult armnn = test::armnnRunSamples(path, {host});
+    EXPECT_TRUE(armnn.ok) << armnn.error;
+    if (!ours.ok() || !armnn.ok) continue;
+    const HostTensor a = ours->at(0).toHost();
+    const HostTensor& b = armnn.outputs.at(0).at(0);
+    EXPECT_EQ(a.size(), b.size());
+    if (a.size() != b.size()) continue;
+    std::int64_t differing = 0;
+    double worst = maxDifference(a, b, &differing);
+    if (a.dtype == tensorflow::DT_FLOAT) {
+      const model::TensorRef in = model::parseTensorName(n->input(0));
+      const mt::Quantization q = mt::quantizationOf(*by_name.at(in.node), in.port);
+      if (!q.scale.empty()) {
+        worst /= q.scale[0];
+      } else {
+        double lo = b.valueAt(0), hi = lo;
+        for (std::int64_t i = 0; i < b.size(); ++i) {
+          lo = std::min(lo, b.valueAt(i));
+          hi = std::max(hi, b.valueAt(i));
+        }
+        worst /= std::max(hi - lo, 1e-6);
+      }
+    }
+    std::printf("%s %-22s %-60s max %.2f, %lld of %lld differ\n", label.c_str(), n->op().c_str(), n->name().c_str(),
+                worst, static_cast<long long>(differing), static_cast<long long>(a.size()));
+    worst_by_op[n->op()] = std::max(worst_by_op[n->op()], worst);
+  }
+  for (const auto& [op, worst] : worst_by_op) std::printf("%s: %s worst %.2f\n", label.c_str(), op.c_str(), worst);
+  return worst_by_op;
+}
+
 TEST(TfliteArmnnLayers, EveryInt8LayerOfTheCorpusExportsAgreesWithArmNnOnTheSameInput) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
@@ -157,73 +248,82 @@ TEST(TfliteArmnnLayers, EveryInt8LayerOfTheCorpusExportsAgreesWithArmNnOnTheSame
     o.calibration = calibration;
     auto converted = convertToTflite(loaded->graph, o);
     ASSERT_TRUE(converted.ok()) << converted.error();
-    const GraphDef& g = converted->graph;
+    for (const auto& [op, worst] : compareLayers(m.name, converted->graph, m.inputs, calibration[0]))
+      EXPECT_LE(worst, 1.0) << op << " differs from Arm NN by more than one step";
+  }
+}
 
-    // Every tensor an operator reads, as gdstudio computes it on sample 0.
-    std::vector<const NodeDef*> ops;
-    std::vector<std::string> fetches;
-    std::set<std::string> fetched;
-    std::map<std::string, const NodeDef*> by_name;
-    for (const NodeDef& n : g.node()) by_name[n.name()] = &n;
-    for (const NodeDef& n : g.node()) {
-      if (!mt::isDialectOp(n.op()) || n.op() == mt::kNoValueOp) continue;
-      ops.push_back(&n);
-      for (const std::string& in : n.input()) {
-        const model::TensorRef ref = model::parseTensorName(in);
-        const std::string op = by_name.at(ref.node)->op();
-        if (op == "Const" || op == mt::kNoValueOp) continue;
-        const std::string t = ref.node + ":" + std::to_string(ref.port);
-        if (fetched.insert(t).second) fetches.push_back(t);
-      }
+// LEAKY_RELU, MAXIMUM and MINIMUM, exported from a small TensorFlow graph in
+// float and int8: gdstudio's kernels against Arm NN, layer by layer, and the
+// float model against the TensorFlow graph run in gdstudio.
+TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumAgreeWithArmNnInFloatAndInt8) {
+  GDS_REQUIRE_ARMNN();
+  GraphDef tf;
+  NodeDef* x = tf.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  model::shapeToProto({1, 4, 4, 3}, (*x->mutable_attr())["shape"].mutable_shape());
+  auto op = [&](const std::string& name, const std::string& type, std::vector<std::string> in) {
+    NodeDef* n = tf.add_node();
+    n->set_name(name);
+    n->set_op(type);
+    for (const std::string& i : in) n->add_input(i);
+    (*n->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+    return n;
+  };
+  (*op("leaky", "LeakyRelu", {"x"})->mutable_attr())["alpha"].set_f(0.1f);
+  HostTensor c = HostTensor::zeros(tensorflow::DT_FLOAT, {3});
+  c.as<float>()[0] = -0.5f;
+  c.as<float>()[1] = 0.25f;
+  c.as<float>()[2] = 0.0f;
+  *tf.add_node() = makeConst("floor", c);
+  op("high", "Maximum", {"leaky", "floor"});
+  HostTensor d = HostTensor::zeros(tensorflow::DT_FLOAT, {});
+  d.as<float>()[0] = 1.5f;
+  *tf.add_node() = makeConst("ceiling", d);
+  op("y", "Minimum", {"high", "ceiling"});
+
+  // Inputs spread over [-4, 4).
+  std::vector<std::vector<Tensor>> samples;
+  for (int s = 0; s < 8; ++s) {
+    HostTensor t = HostTensor::zeros(tensorflow::DT_FLOAT, {1, 4, 4, 3});
+    for (std::int64_t i = 0; i < t.size(); ++i) t.as<float>()[i] = static_cast<float>((i * 37 + s * 11) % 64) / 8.0f - 4.0f;
+    samples.push_back({Tensor::fromHost(t)});
+  }
+  auto reference = engine::compileForInference(tf, {"x"}, {"y"});
+  ASSERT_TRUE(reference.ok()) << reference.error();
+  for (bool int8 : {false, true}) {
+    SCOPED_TRACE(int8 ? "int8" : "float");
+    ConvertOptions o;
+    o.inputs = {"x"};
+    o.outputs = {"y"};
+    if (int8) {
+      o.quantize = Quantize::Int8;
+      o.calibration = samples;
     }
+    auto converted = convertToTflite(tf, o);
+    ASSERT_TRUE(converted.ok()) << converted.error();
+    int found = 0;
+    for (const NodeDef& n : converted->graph.node())
+      found += n.op() == "tfl.leaky_relu" || n.op() == "tfl.maximum" || n.op() == "tfl.minimum";
+    EXPECT_EQ(found, 3);
+    const std::map<std::string, double> worst = compareLayers("leaky_max_min", converted->graph, {"x"}, samples[3]);
+    for (const char* type : {"tfl.leaky_relu", "tfl.maximum", "tfl.minimum"}) {
+      ASSERT_TRUE(worst.count(type)) << type;
+      if (int8) EXPECT_LE(worst.at(type), 1.0) << type;
+      else EXPECT_LE(worst.at(type), 1e-6) << type;
+    }
+    if (int8) continue;
     engine::PlanOptions options;
-    options.num_threads = 2;
-    auto plan = engine::compileForInference(g, m.inputs, fetches, options);
+    auto plan = engine::compileForInference(converted->graph, {"x"}, {converted->graph_outputs.at(0)}, options);
     ASSERT_TRUE(plan.ok()) << plan.error();
-    auto values = (*plan)->run(calibration[0]);
-    ASSERT_TRUE(values.ok()) << values.error();
-    std::map<std::string, HostTensor> value;
-    for (std::size_t i = 0; i < fetches.size(); ++i) value[fetches[i]] = values->at(i).toHost();
-
-    std::map<std::string, double> worst_by_op;
-    for (const NodeDef* n : ops) {
-      const SingleOp s = singleOp(g, *n);
-      mt::WriteOptions w;
-      w.inputs = s.inputs;
-      w.outputs = {n->name()};
-      const std::string path = test::tempDir() + "/layer.tflite";
-      Status saved = mt::saveTflite(s.graph, path, w);
-      ASSERT_TRUE(saved.ok()) << n->name() << ": " << saved.message();
-      auto reread = model::load(path);
-      ASSERT_TRUE(reread.ok()) << reread.error();
-      std::vector<Tensor> feed;
-      std::vector<HostTensor> host;
-      for (const std::string& t : s.full_tensors) {
-        host.push_back(value.at(t));
-        feed.push_back(Tensor::fromHost(host.back()));
-      }
-      auto layer_plan = engine::compileForInference(reread->graph, s.inputs, {n->name()}, options);
-      ASSERT_TRUE(layer_plan.ok()) << n->name() << ": " << layer_plan.error();
-      auto ours = (*layer_plan)->run(feed);
-      ASSERT_TRUE(ours.ok()) << ours.error();
-      const test::ArmnnBatchResult armnn = test::armnnRunSamples(path, {host});
-      ASSERT_TRUE(armnn.ok) << n->name() << ": " << armnn.error;
-      const HostTensor a = ours->at(0).toHost();
-      const HostTensor& b = armnn.outputs.at(0).at(0);
-      ASSERT_EQ(a.size(), b.size()) << n->name();
-      std::int64_t differing = 0;
-      double worst = maxDifference(a, b, &differing);
-      if (a.dtype == tensorflow::DT_FLOAT) {
-        const mt::Quantization q = mt::quantizationOf(*by_name.at(model::parseTensorName(n->input(0)).node), 0);
-        worst /= q.scale.empty() ? 1.0 : q.scale[0];
-      }
-      std::printf("%s %-22s %-60s max %.2f steps, %lld of %lld differ\n", m.name.c_str(), n->op().c_str(),
-                  n->name().c_str(), worst, static_cast<long long>(differing), static_cast<long long>(a.size()));
-      worst_by_op[n->op()] = std::max(worst_by_op[n->op()], worst);
-      EXPECT_LE(worst, 1.0) << n->name() << " (" << n->op() << ") differs from Arm NN by more than one step";
-    }
-    for (const auto& [op, worst] : worst_by_op)
-      std::printf("%s: %s worst %.2f steps\n", m.name.c_str(), op.c_str(), worst);
+    auto got = (*plan)->run(samples[3]);
+    auto want = (*reference)->run(samples[3]);
+    ASSERT_TRUE(got.ok() && want.ok());
+    const HostTensor a = got->at(0).toHost(), b = want->at(0).toHost();
+    ASSERT_EQ(a.size(), b.size());
+    for (std::int64_t i = 0; i < a.size(); ++i) EXPECT_FLOAT_EQ(a.valueAt(i), b.valueAt(i)) << i;
   }
 }
 

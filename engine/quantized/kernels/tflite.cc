@@ -415,7 +415,11 @@ class BinaryKernel : public TflKernel {
       const float lo = fmin_, hi = fmax_;
       const qt::BinaryOp op = op_;
       return forEachBroadcast(ctx, a.shape(), b.shape(), &out_shape, [=](std::int64_t i, std::int64_t ia, std::int64_t ib) {
-        const float r = op == qt::BinaryOp::kAdd ? pa[ia] + pb[ib] : op == qt::BinaryOp::kSub ? pa[ia] - pb[ib] : pa[ia] * pb[ib];
+        const float r = op == qt::BinaryOp::kAdd       ? pa[ia] + pb[ib]
+                        : op == qt::BinaryOp::kSub     ? pa[ia] - pb[ib]
+                        : op == qt::BinaryOp::kMul     ? pa[ia] * pb[ib]
+                        : op == qt::BinaryOp::kMaximum ? std::max(pa[ia], pb[ib])
+                                                       : std::min(pa[ia], pb[ib]);
         py[i] = std::min(std::max(r, lo), hi);
       }, true);
     }
@@ -817,9 +821,9 @@ class SoftmaxKernel : public TflKernel {
 };
 
 // Element-wise unary ops: tfl.logistic, tfl.tanh (int8 through a table),
-// tfl.relu, tfl.relu6 (int8 rescaled and clamped), tfl.quantize,
+// tfl.relu, tfl.relu6, tfl.leaky_relu (int8 rescaled and clamped), tfl.quantize,
 // tfl.dequantize.
-enum class Unary { kLogistic, kTanh, kRelu, kRelu6, kQuantize, kDequantize };
+enum class Unary { kLogistic, kTanh, kRelu, kRelu6, kLeakyRelu, kQuantize, kDequantize };
 class UnaryKernel : public TflKernel {
  public:
   explicit UnaryKernel(Unary op) : op_(op) {}
@@ -834,6 +838,7 @@ class UnaryKernel : public TflKernel {
     if (!ok)
       return init.error("runs " + model::dtypeName(in_type_) + " -> " + model::dtypeName(out_type_) +
                         "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8, DEQUANTIZE int8 -> float32)");
+    if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     QParams in, out;
     if (in_type_ == DT_INT8) GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
     if (out_type_ == DT_INT8) GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
@@ -846,6 +851,8 @@ class UnaryKernel : public TflKernel {
       } else {
         if (op_ == Unary::kQuantize) {
           rescale_ = qt::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
+        } else if (op_ == Unary::kLeakyRelu) {
+          leaky_ = qt::leakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
         } else {
           activation_ = op_ == Unary::kRelu ? "RELU" : "RELU6";
           if (!qt::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_))
@@ -876,6 +883,7 @@ class UnaryKernel : public TflKernel {
           case Unary::kTanh: b[i] = std::tanh(a[i]); break;
           case Unary::kRelu: b[i] = std::max(0.0f, a[i]); break;
           case Unary::kRelu6: b[i] = std::min(std::max(0.0f, a[i]), 6.0f); break;
+          case Unary::kLeakyRelu: b[i] = a[i] > 0 ? a[i] : a[i] * alpha_; break;
           default: break;
         }
       }
@@ -885,6 +893,8 @@ class UnaryKernel : public TflKernel {
       qt::dequantizeReference(x.data<std::int8_t>(), n, in_.scale, in_.zero_point, y->data<float>());
     } else if (op_ == Unary::kLogistic || op_ == Unary::kTanh) {
       qt::applyLut(table_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
+    } else if (op_ == Unary::kLeakyRelu) {
+      qt::leakyReluReference(leaky_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     } else {
       qt::rescaleReference(rescale_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     }
@@ -897,6 +907,8 @@ class UnaryKernel : public TflKernel {
   QParams in_, out_;
   std::int8_t table_[256] = {};
   qt::Rescale rescale_;
+  float alpha_ = 0.2f;
+  qt::LeakyRelu leaky_;
 };
 
 // tfl.resize_bilinear: input NHWC, size int32 [2].
@@ -962,6 +974,8 @@ void registerTfliteKernels(KernelRegistry& registry) {
   registry.add("tfl.add", make<BinaryKernel>(qt::BinaryOp::kAdd));
   registry.add("tfl.sub", make<BinaryKernel>(qt::BinaryOp::kSub));
   registry.add("tfl.mul", make<BinaryKernel>(qt::BinaryOp::kMul));
+  registry.add("tfl.maximum", make<BinaryKernel>(qt::BinaryOp::kMaximum));
+  registry.add("tfl.minimum", make<BinaryKernel>(qt::BinaryOp::kMinimum));
   registry.add("tfl.average_pool_2d", make<PoolKernel>(false));
   registry.add("tfl.max_pool_2d", make<PoolKernel>(true));
   registry.add("tfl.mean", make<MeanKernel>());
@@ -975,6 +989,7 @@ void registerTfliteKernels(KernelRegistry& registry) {
   registry.add("tfl.tanh", make<UnaryKernel>(Unary::kTanh));
   registry.add("tfl.relu", make<UnaryKernel>(Unary::kRelu));
   registry.add("tfl.relu6", make<UnaryKernel>(Unary::kRelu6));
+  registry.add("tfl.leaky_relu", make<UnaryKernel>(Unary::kLeakyRelu));
   registry.add("tfl.quantize", make<UnaryKernel>(Unary::kQuantize));
   registry.add("tfl.dequantize", make<UnaryKernel>(Unary::kDequantize));
   registry.add("tfl.resize_bilinear", make<ResizeBilinearKernel>());
