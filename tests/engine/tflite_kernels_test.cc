@@ -281,6 +281,66 @@ float outputScale(const tensorflow::GraphDef& g, const std::string& tensor) {
   return 0.0f;
 }
 
+// A dialect graph: two int8 inputs [2] with the given quantizations,
+// concatenated into an int8 output with scale 0.5 zero point 1.
+tensorflow::GraphDef int8Concat(float scale_b, std::int64_t zero_point_b) {
+  tensorflow::GraphDef g;
+  auto input = [&](const char* name, int index, float scale, std::int64_t zp) {
+    tensorflow::NodeDef* n = g.add_node();
+    n->set_name(name);
+    n->set_op("Placeholder");
+    (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
+    model::shapeToProto({2}, (*n->mutable_attr())["shape"].mutable_shape());
+    (*n->mutable_attr())[mt::kInputIndexAttr].set_i(index);
+    mt::Quantization q;
+    q.scale = {scale};
+    q.zero_point = {zp};
+    mt::setQuantization(n, 0, q);
+  };
+  input("a", 0, 0.5f, 1);
+  input("b", 1, scale_b, zero_point_b);
+  tensorflow::NodeDef* c = g.add_node();
+  c->set_name("c");
+  c->set_op("tfl.concatenation");
+  c->add_input("a");
+  c->add_input("b");
+  auto& attrs = *c->mutable_attr();
+  attrs["axis"].set_i(0);
+  attrs["fused_activation_function"].set_s("NONE");
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_INT8);
+  model::shapeToProto({4}, attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  attrs[mt::kOutputIndexAttr].mutable_list()->add_i(0);
+  mt::Quantization q;
+  q.scale = {0.5f};
+  q.zero_point = {1};
+  mt::setQuantization(c, 0, q);
+  return g;
+}
+
+TEST(TfliteInt8, ConcatenationCopiesAndRefusesInputsOnOtherScales) {
+  // concatenation.cc Prepare: int8 inputs must share the output's scale and
+  // zero point; the values are copied.
+  HostTensor a = HostTensor::zeros(tensorflow::DT_INT8, {2}), b = a;
+  a.as<std::int8_t>()[0] = -7;
+  a.as<std::int8_t>()[1] = 100;
+  b.as<std::int8_t>()[0] = 127;
+  b.as<std::int8_t>()[1] = -128;
+  auto same = runTflite(int8Concat(0.5f, 1), {Tensor::fromHost(a), Tensor::fromHost(b)}, true);
+  ASSERT_TRUE(same.ok()) << same.error();
+  const HostTensor c = same->at(0).toHost();
+  ASSERT_EQ(c.size(), 4);
+  EXPECT_EQ(c.as<std::int8_t>()[0], -7);
+  EXPECT_EQ(c.as<std::int8_t>()[1], 100);
+  EXPECT_EQ(c.as<std::int8_t>()[2], 127);
+  EXPECT_EQ(c.as<std::int8_t>()[3], -128);
+  auto other = runTflite(int8Concat(0.25f, 1), {Tensor::fromHost(a), Tensor::fromHost(b)}, true);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().find("input 1 has scale 0.250000 zero point 1; TensorFlow Lite's int8 CONCATENATION needs "
+                               "the output's (0.500000, 1)"),
+            std::string::npos)
+      << other.error();
+}
+
 TEST(TfliteCorpus, EveryTensorFlowMadeFileMatchesArmNn) {
   GDS_REQUIRE_SHARED();
   const std::vector<std::string> files = {"hello_world_float", "hello_world_int8", "micro_speech_int8",

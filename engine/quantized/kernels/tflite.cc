@@ -719,10 +719,15 @@ class ConcatKernel : public TflKernel {
     if (type_ == DT_INT8) {
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_));
       GDS_RETURN_IF_ERROR(int8ActivationRange(init, out_));
+      // concatenation.cc Prepare: int8 inputs are not rescaled, each must
+      // have the output's scale and zero point (the converter requantizes).
       for (int i = 0; i < init.numInputs(); ++i) {
         QParams q;
         GDS_RETURN_IF_ERROR(perTensor(init, i, &q));
-        in_.push_back(q);
+        if (q.scale != out_.scale || q.zero_point != out_.zero_point)
+          return init.error("input " + std::to_string(i) + " has scale " + std::to_string(q.scale) + " zero point " +
+                            std::to_string(q.zero_point) + "; TensorFlow Lite's int8 CONCATENATION needs the output's (" +
+                            std::to_string(out_.scale) + ", " + std::to_string(out_.zero_point) + ")");
       }
     }
     return Status::Ok();
@@ -760,20 +765,8 @@ class ConcatKernel : public TflKernel {
         } else {
           const std::int8_t* src = x.data<std::int8_t>() + o * row;
           std::int8_t* dst = y->data<std::int8_t>() + o * out_row + col;
-          const QParams& q = in_[static_cast<std::size_t>(i)];
-          if (q.scale == out_.scale && q.zero_point == out_.zero_point) {
-            for (std::int64_t j = 0; j < row; ++j)
-              dst[j] = static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(src[j], qmin_), qmax_));
-          } else {
-            // Inputs on other scales are brought to the output's as TFLite's
-            // ConcatenationWithScaling does: round(q * scale + bias) + zp.
-            const float scale = q.scale * (1.0f / out_.scale);
-            const float bias = -static_cast<float>(q.zero_point) * scale;
-            for (std::int64_t j = 0; j < row; ++j) {
-              const auto v = static_cast<std::int32_t>(std::round(static_cast<float>(src[j]) * scale + bias)) + out_.zero_point;
-              dst[j] = static_cast<std::int8_t>(std::min(std::max(v, qmin_), qmax_));
-            }
-          }
+          for (std::int64_t j = 0; j < row; ++j)
+            dst[j] = static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(src[j], qmin_), qmax_));
         }
       }
       col += row;
@@ -784,7 +777,6 @@ class ConcatKernel : public TflKernel {
  private:
   std::int64_t axis_ = 0;
   QParams out_;
-  std::vector<QParams> in_;
 };
 
 // tfl.softmax over the last dimension.
