@@ -253,10 +253,11 @@ TEST(TfliteArmnnLayers, EveryInt8LayerOfTheCorpusExportsAgreesWithArmNnOnTheSame
   }
 }
 
-// LEAKY_RELU, MAXIMUM and MINIMUM, exported from a small TensorFlow graph in
-// float and int8: gdstudio's kernels against Arm NN, layer by layer, and the
-// float model against the TensorFlow graph run in gdstudio.
-TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumAgreeWithArmNnInFloatAndInt8) {
+// LEAKY_RELU, MAXIMUM, MINIMUM and TRANSPOSE, exported from a small
+// TensorFlow graph in float and int8: gdstudio's kernels against Arm NN,
+// layer by layer, and the float model against the TensorFlow graph run in
+// gdstudio.
+TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumTransposeAgreeWithArmNnInFloatAndInt8) {
   GDS_REQUIRE_ARMNN();
   GraphDef tf;
   NodeDef* x = tf.add_node();
@@ -283,6 +284,11 @@ TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumAgreeWithArmNnInFloatAndInt8) {
   d.as<float>()[0] = 1.5f;
   *tf.add_node() = makeConst("ceiling", d);
   op("y", "Minimum", {"high", "ceiling"});
+  HostTensor perm = HostTensor::zeros(tensorflow::DT_INT32, {4});
+  const std::int32_t order[4] = {0, 3, 1, 2};
+  std::copy(order, order + 4, perm.as<std::int32_t>());
+  *tf.add_node() = makeConst("perm", perm);
+  (*op("t", "Transpose", {"y", "perm"})->mutable_attr())["Tperm"].set_type(tensorflow::DT_INT32);
 
   // Inputs spread over [-4, 4).
   std::vector<std::vector<Tensor>> samples;
@@ -291,13 +297,13 @@ TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumAgreeWithArmNnInFloatAndInt8) {
     for (std::int64_t i = 0; i < t.size(); ++i) t.as<float>()[i] = static_cast<float>((i * 37 + s * 11) % 64) / 8.0f - 4.0f;
     samples.push_back({Tensor::fromHost(t)});
   }
-  auto reference = engine::compileForInference(tf, {"x"}, {"y"});
+  auto reference = engine::compileForInference(tf, {"x"}, {"t"});
   ASSERT_TRUE(reference.ok()) << reference.error();
   for (bool int8 : {false, true}) {
     SCOPED_TRACE(int8 ? "int8" : "float");
     ConvertOptions o;
     o.inputs = {"x"};
-    o.outputs = {"y"};
+    o.outputs = {"t"};
     if (int8) {
       o.quantize = Quantize::Int8;
       o.calibration = samples;
@@ -306,10 +312,11 @@ TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumAgreeWithArmNnInFloatAndInt8) {
     ASSERT_TRUE(converted.ok()) << converted.error();
     int found = 0;
     for (const NodeDef& n : converted->graph.node())
-      found += n.op() == "tfl.leaky_relu" || n.op() == "tfl.maximum" || n.op() == "tfl.minimum";
-    EXPECT_EQ(found, 3);
+      found += n.op() == "tfl.leaky_relu" || n.op() == "tfl.maximum" || n.op() == "tfl.minimum" ||
+               n.op() == "tfl.transpose";
+    EXPECT_EQ(found, 4);
     const std::map<std::string, double> worst = compareLayers("leaky_max_min", converted->graph, {"x"}, samples[3]);
-    for (const char* type : {"tfl.leaky_relu", "tfl.maximum", "tfl.minimum"}) {
+    for (const char* type : {"tfl.leaky_relu", "tfl.maximum", "tfl.minimum", "tfl.transpose"}) {
       ASSERT_TRUE(worst.count(type)) << type;
       if (int8) EXPECT_LE(worst.at(type), 1.0) << type;
       else EXPECT_LE(worst.at(type), 1e-6) << type;

@@ -578,6 +578,57 @@ class MeanKernel : public TflKernel {
   QParams in_, out_;
 };
 
+// tfl.transpose (reference_ops::Transpose): the elements moved, float32 or
+// int8 (the output keeps the input's quantization).
+class TransposeKernel : public TflKernel {
+ public:
+  Status init(const KernelInit& init) override {
+    if (init.numInputs() != 2) return init.error("expects input and perm");
+    return readType(init);
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
+    std::vector<std::int64_t> perm;
+    if (!intValues(ctx.input(1), &perm)) return ctx.error("perm (input 1) must be int32 or int64");
+    const std::int64_t rank = x.dims();
+    if (static_cast<std::int64_t>(perm.size()) != rank)
+      return ctx.error("perm has " + std::to_string(perm.size()) + " entries for input " + shapeStr(x.shape()));
+    std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+    Shape out_shape;
+    for (std::int64_t& p : perm) {
+      if (p < 0) p += rank;
+      if (p < 0 || p >= rank || seen[static_cast<std::size_t>(p)])
+        return ctx.error("perm is not a permutation of the " + std::to_string(rank) + " dimensions of input " +
+                         shapeStr(x.shape()));
+      seen[static_cast<std::size_t>(p)] = true;
+      out_shape.push_back(x.dim(static_cast<int>(p)));
+    }
+    Tensor* y = ctx.allocateOutput(0, type_, out_shape);
+    // Input strides in output dimension order.
+    std::vector<std::int64_t> in_stride(static_cast<std::size_t>(rank), 1), stride(static_cast<std::size_t>(rank));
+    for (std::int64_t d = rank - 2; d >= 0; --d)
+      in_stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(d + 1)] * x.dim(static_cast<int>(d + 1));
+    for (std::int64_t d = 0; d < rank; ++d)
+      stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(perm[static_cast<std::size_t>(d)])];
+    const std::size_t size = type_ == DT_FLOAT ? sizeof(float) : sizeof(std::int8_t);
+    const auto* src = static_cast<const std::uint8_t*>(x.raw());
+    auto* dst = static_cast<std::uint8_t*>(y->raw());
+    std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
+    const std::int64_t n = y->numElements();
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t offset = 0;
+      for (std::int64_t d = 0; d < rank; ++d) offset += index[static_cast<std::size_t>(d)] * stride[static_cast<std::size_t>(d)];
+      std::memcpy(dst + static_cast<std::size_t>(i) * size, src + static_cast<std::size_t>(offset) * size, size);
+      for (std::int64_t d = rank - 1; d >= 0; --d) {
+        if (++index[static_cast<std::size_t>(d)] < out_shape[static_cast<std::size_t>(d)]) break;
+        index[static_cast<std::size_t>(d)] = 0;
+      }
+    }
+    return Status::Ok();
+  }
+};
+
 // tfl.pad, tfl.padv2 (constant padding).
 class PadKernel : public TflKernel {
  public:
@@ -982,6 +1033,7 @@ void registerTfliteKernels(KernelRegistry& registry) {
   registry.add("tfl.relu", make<UnaryKernel>(Unary::kRelu));
   registry.add("tfl.relu6", make<UnaryKernel>(Unary::kRelu6));
   registry.add("tfl.leaky_relu", make<UnaryKernel>(Unary::kLeakyRelu));
+  registry.add("tfl.transpose", make<TransposeKernel>());
   registry.add("tfl.quantize", make<UnaryKernel>(Unary::kQuantize));
   registry.add("tfl.dequantize", make<UnaryKernel>(Unary::kDequantize));
   registry.add("tfl.resize_bilinear", make<ResizeBilinearKernel>());
