@@ -84,7 +84,8 @@ struct BinaryParams {
   int input1_shift = 0, input2_shift = 0, output_shift = 0, left_shift = 20;
   std::int32_t act_min = -128, act_max = 127;
 };
-enum class BinaryOp { kAdd, kSub, kMul, kMaximum, kMinimum };
+// kDiv is float only: TensorFlow Lite's div.cc has no int8 kernel.
+enum class BinaryOp { kAdd, kSub, kMul, kMaximum, kMinimum, kDiv };
 BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float scale2, std::int32_t zp2,
                           float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max);
 std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b);

@@ -192,7 +192,7 @@ BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float sca
   p.output_offset = out_zp;
   p.act_min = act_min;
   p.act_max = act_max;
-  if (op == BinaryOp::kMaximum || op == BinaryOp::kMinimum) return p;
+  if (op == BinaryOp::kMaximum || op == BinaryOp::kMinimum || op == BinaryOp::kDiv) return p;
   if (op == BinaryOp::kMul) {
     // mul.cc: input1_scale * input2_scale / output_scale.
     const double real = static_cast<double>(scale1) * static_cast<double>(scale2) / static_cast<double>(out_scale);

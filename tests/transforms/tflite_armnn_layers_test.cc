@@ -334,5 +334,53 @@ TEST(TfliteArmnnLayers, LeakyReluMaximumMinimumTransposeAgreeWithArmNnInFloatAnd
   }
 }
 
+// DIV exists in float only (TensorFlow Lite's div.cc has no int8 kernel, so
+// the int8 export refuses it): x / c broadcast over channels, against Arm NN
+// and the TensorFlow graph.
+TEST(TfliteArmnnLayers, FloatDivAgreesWithArmNnAndIsRefusedInInt8) {
+  GDS_REQUIRE_ARMNN();
+  GraphDef tf;
+  NodeDef* x = tf.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  model::shapeToProto({1, 2, 2, 3}, (*x->mutable_attr())["shape"].mutable_shape());
+  HostTensor c = HostTensor::zeros(tensorflow::DT_FLOAT, {3});
+  c.as<float>()[0] = 0.5f;
+  c.as<float>()[1] = -4.0f;
+  c.as<float>()[2] = 3.0f;
+  *tf.add_node() = makeConst("c", c);
+  NodeDef* d = tf.add_node();
+  d->set_name("q");
+  d->set_op("RealDiv");
+  d->add_input("x");
+  d->add_input("c");
+  (*d->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  HostTensor t = HostTensor::zeros(tensorflow::DT_FLOAT, {1, 2, 2, 3});
+  for (std::int64_t i = 0; i < t.size(); ++i) t.as<float>()[i] = static_cast<float>(i) * 0.7f - 4.0f;
+  const std::vector<Tensor> sample = {Tensor::fromHost(t)};
+  ConvertOptions o;
+  o.inputs = {"x"};
+  o.outputs = {"q"};
+  auto converted = convertToTflite(tf, o);
+  ASSERT_TRUE(converted.ok()) << converted.error();
+  const std::map<std::string, double> worst = compareLayers("div", converted->graph, {"x"}, sample);
+  ASSERT_TRUE(worst.count("tfl.div"));
+  EXPECT_LE(worst.at("tfl.div"), 1e-6);
+  auto plan = engine::compileForInference(converted->graph, {"x"}, {converted->graph_outputs.at(0)});
+  auto reference = engine::compileForInference(tf, {"x"}, {"q"});
+  ASSERT_TRUE(plan.ok() && reference.ok());
+  auto got = (*plan)->run(sample);
+  auto want = (*reference)->run(sample);
+  ASSERT_TRUE(got.ok() && want.ok());
+  const HostTensor a = got->at(0).toHost(), b = want->at(0).toHost();
+  for (std::int64_t i = 0; i < a.size(); ++i) EXPECT_FLOAT_EQ(a.valueAt(i), b.valueAt(i)) << i;
+  o.quantize = Quantize::Int8;
+  o.calibration = {sample};
+  auto int8 = convertToTflite(tf, o);
+  ASSERT_FALSE(int8.ok());
+  EXPECT_NE(int8.error().find("node 'q' (tfl.div) has no int8 form"), std::string::npos) << int8.error();
+}
+
 }  // namespace
 }  // namespace gds::transforms::tflite

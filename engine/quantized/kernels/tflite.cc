@@ -389,6 +389,8 @@ class BinaryKernel : public TflKernel {
     if (init.numInputs() != 2) return init.error("expects 2 inputs");
     GDS_RETURN_IF_ERROR(readType(init));
     GDS_RETURN_IF_ERROR(readActivation(init));
+    if (type_ == DT_INT8 && op_ == qt::BinaryOp::kDiv)
+      return init.error("DIV has no int8 kernel in TensorFlow Lite (it runs float32, int32 and uint8)");
     if (type_ == DT_INT8) {
       QParams a, b, out;
       GDS_RETURN_IF_ERROR(perTensor(init, 0, &a));
@@ -419,7 +421,8 @@ class BinaryKernel : public TflKernel {
                         : op == qt::BinaryOp::kSub     ? pa[ia] - pb[ib]
                         : op == qt::BinaryOp::kMul     ? pa[ia] * pb[ib]
                         : op == qt::BinaryOp::kMaximum ? std::max(pa[ia], pb[ib])
-                                                       : std::min(pa[ia], pb[ib]);
+                        : op == qt::BinaryOp::kMinimum ? std::min(pa[ia], pb[ib])
+                                                       : pa[ia] / pb[ib];
         py[i] = std::min(std::max(r, lo), hi);
       }, true);
     }
@@ -1019,6 +1022,7 @@ void registerTfliteKernels(KernelRegistry& registry) {
   registry.add("tfl.mul", make<BinaryKernel>(qt::BinaryOp::kMul));
   registry.add("tfl.maximum", make<BinaryKernel>(qt::BinaryOp::kMaximum));
   registry.add("tfl.minimum", make<BinaryKernel>(qt::BinaryOp::kMinimum));
+  registry.add("tfl.div", make<BinaryKernel>(qt::BinaryOp::kDiv));
   registry.add("tfl.average_pool_2d", make<PoolKernel>(false));
   registry.add("tfl.max_pool_2d", make<PoolKernel>(true));
   registry.add("tfl.mean", make<MeanKernel>());
