@@ -168,7 +168,10 @@ void applyLut(const std::int8_t table[256], const std::int8_t* input, std::int64
 // SOFTMAX int8 as TFLite's builtin kernel computes it: a float table of
 // exp(-input_scale * beta * d) for d = max - q in [0, 255], the row sum of the
 // table entries, and each output round(entry / (sum * output_scale)) +
-// output_zp, clamped (optimized_ops::Softmax with PopulateSoftmaxLookupTable).
+// output_zp, clamped (optimized_ops::Softmax with PopulateSoftmaxLookupTable,
+// what TensorFlow Lite runs on x86 and 32-bit Arm; its aarch64 builds made
+// with clang define TFLITE_SOFTMAX_USE_UINT16_LUT and run SoftmaxInt8LUT,
+// whose 16-bit tables can round an output one step the other way).
 struct SoftmaxTable {
   float table[256];
 };
