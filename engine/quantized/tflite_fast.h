@@ -24,6 +24,46 @@ class ThreadPool;
 
 namespace gds::engine::quantized::tfl {
 
+// TFLite's requantization (requantizeRows of tflite.h: bias added,
+// MultiplyByQuantizedMultiplier per channel, output offset, activation clamp)
+// with the per-channel constants laid out for the vector loop (AVX2, chosen at
+// run time; the plain loop elsewhere). Same bits as requantizeRows.
+class Requantizer {
+ public:
+  Requantizer() = default;
+  Requantizer(const Requant& r, std::int64_t channels);
+  std::int64_t channels() const { return channels_; }
+  // acc[rows][channels] (bias not yet added; bias may be null) -> output.
+  void run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows, std::int8_t* output) const;
+
+ private:
+  std::int64_t channels_ = 0;
+  std::int32_t output_offset_ = 0, act_min_ = -128, act_max_ = 127;
+  // Per channel: the Q31 multiplier, the left shift, the right shift, its
+  // remainder mask ((1 << right) - 1) and half of it.
+  std::vector<std::int32_t> multiplier_, left_, right_, mask_, half_;
+  // Multipliers quantizeMultiplier never makes (negative) keep TFLite's own
+  // loop on a copy of the parameters.
+  bool fallback_ = false;
+  Requant requant_;
+};
+
+// reference_integer_ops add/sub/mul (binaryElement) on n elements; a or b of
+// one element is broadcast (a_scalar, b_scalar).
+void binaryFast(BinaryOp op, const BinaryParams& p, const std::int8_t* a, bool a_scalar, const std::int8_t* b,
+                bool b_scalar, std::int64_t n, std::int8_t* output);
+// rescaleReference (QUANTIZE int8 -> int8, RELU, RELU6) and
+// quantizeReference (QUANTIZE float -> int8), vectorized.
+void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output);
+void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output);
+// maxPoolReference / averagePoolReference on output rows [row_begin,
+// row_end) (row = batch * out_h + y), channels innermost so the compiler
+// vectorizes them.
+void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                 std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
+void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                     std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
+
 // What a layer keeps between runs: the prepared weights (for constant
 // weights only), oneDNN's convolution, buffers.
 class FastLayer {
