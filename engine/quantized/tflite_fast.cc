@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -381,6 +382,9 @@ struct FastLayer::State {
   std::vector<std::int32_t> acc;
   const Requant* requant_source = nullptr;
   Requantizer requantizer;
+  Int8Gemm gemm;  // the AVX2 path's packed weights
+  const std::int8_t* gemm_source = nullptr;
+  std::int32_t gemm_weight_offset = 0;
 
   // The requantizer for r's values on `channels` channels (r is the layer's
   // own, fixed after its init).
@@ -415,9 +419,88 @@ GemmEpilogue requantizer(const Requantizer& q, const std::int32_t* acc, const st
 
 }  // namespace
 
+namespace {
+
+// Rows per block of the AVX2 path: 16 tiles of 6 (the packed block of
+// activations stays in L2, the accumulators in L1/L2 for the requantization).
+constexpr std::int64_t kBlockRows = 96;
+
+// TFLite's window of output rows [r0, r1) (row = (b * out_h + y) * out_w +
+// x) as rows of k_h * k_w * in_c values, (fy, fx, c) order like the filter's;
+// cells outside the input hold the input zero point (they then add nothing).
+void im2colRows(const ConvShape& s, const std::int8_t* input, std::int8_t zero, std::int64_t r0, std::int64_t r1,
+                std::int8_t* out) {
+  const std::int64_t k = s.k_h * s.k_w * s.in_c;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t b = r / (s.out_h * s.out_w), oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
+    std::int8_t* o = out + (r - r0) * k;
+    for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
+      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
+      for (std::int64_t fx = 0; fx < s.k_w; ++fx, o += s.in_c) {
+        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+        if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w)
+          std::memset(o, zero, static_cast<std::size_t>(s.in_c));
+        else
+          std::memcpy(o, input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c, static_cast<std::size_t>(s.in_c));
+      }
+    }
+  }
+}
+
+// rows x gemm.n() accumulators of `a` (or of the windows of `input` when
+// `conv` is set) in blocks of rows over the pool, each block requantized
+// into output while in cache.
+void gemmBlocks(const Int8Gemm& gemm, const Requantizer& q, const ConvShape* conv, const std::int8_t* a,
+                std::int64_t rows, std::int64_t lda, std::int32_t a_offset, const std::int32_t* bias,
+                std::int8_t* output, const ThreadPool* pool) {
+  const std::int64_t n = gemm.n(), k = gemm.k();
+  const std::int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
+  auto work = [&](std::int64_t b0, std::int64_t b1) {
+    thread_local std::vector<std::int32_t> acc;
+    thread_local std::vector<std::int8_t> patches;
+    acc.resize(static_cast<std::size_t>(kBlockRows * n));
+    for (std::int64_t blk = b0; blk < b1; ++blk) {
+      const std::int64_t r0 = blk * kBlockRows, r1 = std::min(rows, r0 + kBlockRows);
+      const std::int8_t* rows_a = a + r0 * lda;
+      std::int64_t ld = lda;
+      if (conv) {
+        patches.resize(static_cast<std::size_t>(kBlockRows * k));
+        im2colRows(*conv, a, static_cast<std::int8_t>(-a_offset), r0, r1, patches.data());
+        rows_a = patches.data();
+        ld = k;
+      }
+      gemm.run(rows_a, r1 - r0, ld, a_offset, acc.data());
+      q.run(acc.data(), bias, r1 - r0, output + r0 * n);
+    }
+  };
+  const double cost = static_cast<double>(kBlockRows * n * k) / 8;
+  if (pool && pool->numThreads() > 1 && blocks > 1) pool->parallelFor(blocks, cost, work);
+  else work(0, blocks);
+}
+
+}  // namespace
+
 void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                      const std::int32_t* bias, std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
+  const GemmBackend backend = defaultGemmBackend();
+  const std::int64_t rows = s.batch * s.out_h * s.out_w;
+  if (kind_ == Kind::kConv && backend != GemmBackend::kDnnl && Int8Gemm::available()) {
+    // The exact AVX2 GEMM on the int8 values as they are (no VNNI here for
+    // oneDNN; gemmlowp's portable build has no AVX2 kernel).
+    const std::int64_t k = s.k_h * s.k_w * s.in_c;
+    if (st.gemm_source != filter || st.gemm.n() != s.out_c || st.gemm.k() != k || st.gemm_weight_offset != 0) {
+      st.gemm.packWeights(filter, s.out_c, k, 0);
+      st.gemm_source = filter;
+      st.gemm_weight_offset = 0;
+    }
+    last_ = "avx2";
+    const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+                           s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+    gemmBlocks(st.gemm, st.requantizerFor(r, s.out_c), pointwise ? nullptr : &s, input, rows, s.in_c, r.input_offset,
+               bias, output, pool);
+    return;
+  }
   shiftInput(input, s.batch * s.in_h * s.in_w * s.in_c, &st.input);
   const std::int32_t input_zero = 128 - r.input_offset;
   ops::Conv2DShape c;
@@ -436,11 +519,9 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
   c.pad_left = s.pad_left;
   c.out_h = s.out_h;
   c.out_w = s.out_w;
-  const std::int64_t rows = s.batch * s.out_h * s.out_w;
   st.acc.resize(static_cast<std::size_t>(rows * s.out_c));
   std::int32_t* acc = st.acc.data();
   const GemmEpilogue epilogue = requantizer(st.requantizerFor(r, s.out_c), acc, bias, output);
-  const GemmBackend backend = defaultGemmBackend();
   const int threads = pool ? pool->numThreads() : 1;
   if (kind_ == Kind::kDepthwise) {
     // TFLite's depthwise filter [1, kh, kw, in_c * multiplier] is the
@@ -484,6 +565,17 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
                                const std::int32_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
                                std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
+  if (defaultGemmBackend() != GemmBackend::kDnnl && Int8Gemm::available()) {
+    if (st.gemm_source != weights || st.gemm.n() != units || st.gemm.k() != depth ||
+        st.gemm_weight_offset != r.filter_offset) {
+      st.gemm.packWeights(weights, units, depth, r.filter_offset);
+      st.gemm_source = weights;
+      st.gemm_weight_offset = r.filter_offset;
+    }
+    last_ = "avx2";
+    gemmBlocks(st.gemm, st.requantizerFor(r, units), nullptr, input, batch, depth, r.input_offset, bias, output, pool);
+    return;
+  }
   shiftInput(input, batch * depth, &st.input);
   const std::int32_t weight_zero = 128 - r.filter_offset;
   if (!st.rhs || st.weights_source != weights || st.rhs->n() != units || st.rhs->k() != depth ||

@@ -64,6 +64,24 @@ void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max,
 void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                      std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
 
+// The exact int8 GEMM of the fast path where the CPU has AVX2 and no VNNI
+// (tflite_fast_gemm.cc): c[m][j] = sum_k (a[m][k] + a_offset) *
+// (w[j][k] + w_offset), int32.
+class Int8Gemm {
+ public:
+  static bool available();  // x86-64 with AVX2
+  // w [n][k] (TFLite's filter and FULLY_CONNECTED layout), packed once.
+  void packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k, std::int32_t offset);
+  std::int64_t n() const { return n_; }
+  std::int64_t k() const { return k_; }
+  // a: rows x k, leading dimension lda; c: rows x n.
+  void run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset, std::int32_t* c) const;
+
+ private:
+  std::int64_t n_ = 0, k_ = 0, k_pairs_ = 0;
+  std::vector<std::int16_t> packed_;
+};
+
 // What a layer keeps between runs: the prepared weights (for constant
 // weights only), oneDNN's convolution, buffers.
 class FastLayer {
@@ -82,7 +100,7 @@ class FastLayer {
   void fullyConnected(const Requant& r, const std::int8_t* input, const std::int8_t* weights, const std::int32_t* bias,
                       std::int64_t batch, std::int64_t depth, std::int64_t units, std::int8_t* output,
                       const ThreadPool* pool);
-  // Which backend ran last ("dnnl", "gemmlowp", "loop").
+  // Which backend ran last ("dnnl", "gemmlowp", "avx2", "loop").
   const char* lastBackend() const { return last_; }
 
   struct State;

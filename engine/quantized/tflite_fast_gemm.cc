@@ -1,0 +1,154 @@
+// The int8 GEMM of the TFLite fast path on AVX2 (see tflite_fast.h): both
+// operands widened to int16 with their offsets added ((x + offset) is in
+// [-255, 255]), products summed in pairs by vpmaddwd into int32 (each pair
+// sum is at most 2 * 255 * 255, so nothing saturates) and added up in int32:
+// the exact accumulators of TFLite's reference loops. AVX2 has no exact 8-bit
+// multiply-add (vpmaddubsw saturates at 16 bits), so this is the widest exact
+// one.
+//
+// Blocking: weights packed once into panels of 16 output channels,
+// [k pairs][16][2] int16; activations packed per block of rows into tiles of
+// 6 rows, [k pairs][6][2]; a 6 x 16 tile of accumulators lives in 12
+// registers; K is cut into blocks that keep a weight panel in L1.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "engine/quantized/tflite_fast.h"
+#include "engine/quantized/vector_loops.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GDS_TFL_GEMM_AVX2 1
+#include <immintrin.h>
+#endif
+
+namespace gds::engine::quantized::tfl {
+
+namespace {
+constexpr std::int64_t kMr = 6, kNr = 16;
+// K pairs per block: a 16-column panel of 512 pairs is 32 KB.
+constexpr std::int64_t kKcPairs = 512;
+}  // namespace
+
+bool Int8Gemm::available() {
+#ifdef GDS_TFL_GEMM_AVX2
+  return cpuHasAvx2();
+#else
+  return false;
+#endif
+}
+
+void Int8Gemm::packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k, std::int32_t offset) {
+  n_ = n;
+  k_ = k;
+  k_pairs_ = (k + 1) / 2;
+  const std::int64_t panels = (n + kNr - 1) / kNr;
+  packed_.assign(static_cast<std::size_t>(panels * k_pairs_ * kNr * 2), 0);
+  for (std::int64_t p = 0; p < panels; ++p) {
+    std::int16_t* panel = packed_.data() + p * k_pairs_ * kNr * 2;
+    for (std::int64_t j = 0; j < kNr && p * kNr + j < n; ++j) {
+      const std::int8_t* row = w + (p * kNr + j) * k;
+      for (std::int64_t i = 0; i < k; ++i)
+        panel[(i / 2) * kNr * 2 + j * 2 + (i % 2)] = static_cast<std::int16_t>(row[i] + offset);
+    }
+  }
+}
+
+#ifdef GDS_TFL_GEMM_AVX2
+namespace {
+
+// c[rows][cols] (+)= a tile [kpairs][6][2] x b panel [kpairs][16][2].
+__attribute__((target("avx2"))) void kernel6x16(const std::int16_t* a, const std::int16_t* b, std::int64_t kpairs,
+                                                 std::int32_t* c, std::int64_t ldc, bool accumulate, std::int64_t rows,
+                                                 std::int64_t cols) {
+  __m256i acc[kMr][2];
+  alignas(32) std::int32_t tmp[kMr][kNr];
+  const bool full = rows == kMr && cols == kNr;
+  if (accumulate && !full)
+    for (std::int64_t r = 0; r < rows; ++r) std::memcpy(tmp[r], c + r * ldc, static_cast<std::size_t>(cols) * 4);
+  for (std::int64_t r = 0; r < kMr; ++r)
+    for (int h = 0; h < 2; ++h) {
+      if (!accumulate || r >= rows) acc[r][h] = _mm256_setzero_si256();
+      else if (full) acc[r][h] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * ldc + h * 8));
+      else acc[r][h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp[r] + h * 8));
+    }
+  for (std::int64_t i = 0; i < kpairs; ++i) {
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16));
+    const auto* pairs = reinterpret_cast<const std::int32_t*>(a);
+#define GDS_ROW(r)                                                    \
+  {                                                                   \
+    const __m256i x = _mm256_set1_epi32(pairs[r]);                    \
+    acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, b0)); \
+    acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, b1)); \
+  }
+    GDS_ROW(0) GDS_ROW(1) GDS_ROW(2) GDS_ROW(3) GDS_ROW(4) GDS_ROW(5)
+#undef GDS_ROW
+    a += kMr * 2;
+    b += kNr * 2;
+  }
+  if (full) {
+    for (std::int64_t r = 0; r < kMr; ++r)
+      for (int h = 0; h < 2; ++h) _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * ldc + h * 8), acc[r][h]);
+    return;
+  }
+  for (std::int64_t r = 0; r < kMr; ++r)
+    for (int h = 0; h < 2; ++h) _mm256_store_si256(reinterpret_cast<__m256i*>(tmp[r] + h * 8), acc[r][h]);
+  for (std::int64_t r = 0; r < rows; ++r) std::memcpy(c + r * ldc, tmp[r], static_cast<std::size_t>(cols) * 4);
+}
+
+// Rows [0, rows) of a (int8, leading dimension lda), K pairs [kp0, kp1),
+// offset added, into 6-row tiles [tile][kp][6][2]; missing rows and the odd
+// K tail are zeros.
+void packRows(const std::int8_t* a, std::int64_t lda, std::int64_t rows, std::int64_t k, std::int32_t offset,
+              std::int64_t kp0, std::int64_t kp1, std::int16_t* out) {
+  const std::int64_t tiles = (rows + kMr - 1) / kMr, kp = kp1 - kp0;
+  for (std::int64_t t = 0; t < tiles; ++t) {
+    std::int16_t* tile = out + t * kp * kMr * 2;
+    for (std::int64_t r = 0; r < kMr; ++r) {
+      const std::int64_t row = t * kMr + r;
+      if (row >= rows) {
+        for (std::int64_t i = 0; i < kp; ++i) tile[i * kMr * 2 + r * 2] = tile[i * kMr * 2 + r * 2 + 1] = 0;
+        continue;
+      }
+      const std::int8_t* src = a + row * lda;
+      for (std::int64_t i = 0; i < kp; ++i) {
+        const std::int64_t kk = (kp0 + i) * 2;
+        tile[i * kMr * 2 + r * 2] = static_cast<std::int16_t>(src[kk] + offset);
+        tile[i * kMr * 2 + r * 2 + 1] = kk + 1 < k ? static_cast<std::int16_t>(src[kk + 1] + offset) : 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+#endif
+
+void Int8Gemm::run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset,
+                   std::int32_t* c) const {
+#ifdef GDS_TFL_GEMM_AVX2
+  thread_local std::vector<std::int16_t> packed_a;
+  const std::int64_t panels = (n_ + kNr - 1) / kNr;
+  const std::int64_t tiles = (rows + kMr - 1) / kMr;
+  for (std::int64_t kp0 = 0; kp0 < k_pairs_; kp0 += kKcPairs) {
+    const std::int64_t kp1 = std::min(k_pairs_, kp0 + kKcPairs), kp = kp1 - kp0;
+    packed_a.resize(static_cast<std::size_t>(tiles * kp * kMr * 2));
+    packRows(a, lda, rows, k_, a_offset, kp0, kp1, packed_a.data());
+    for (std::int64_t p = 0; p < panels; ++p) {
+      const std::int16_t* b = packed_.data() + (p * k_pairs_ + kp0) * kNr * 2;
+      const std::int64_t cols = std::min(kNr, n_ - p * kNr);
+      for (std::int64_t t = 0; t < tiles; ++t)
+        kernel6x16(packed_a.data() + t * kp * kMr * 2, b, kp, c + t * kMr * n_ + p * kNr, n_, kp0 > 0,
+                   std::min(kMr, rows - t * kMr), cols);
+    }
+  }
+#else
+  (void)a;
+  (void)rows;
+  (void)lda;
+  (void)a_offset;
+  (void)c;
+#endif
+}
+
+}  // namespace gds::engine::quantized::tfl
