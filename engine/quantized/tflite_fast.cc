@@ -423,7 +423,7 @@ namespace {
 
 // Rows per block of the AVX2 path: 16 tiles of 6 (the packed block of
 // activations stays in L2, the accumulators in L1/L2 for the requantization).
-constexpr std::int64_t kBlockRows = 96;
+constexpr std::int64_t kBlockRows = 100;
 
 // TFLite's window of output rows [r0, r1) (row = (b * out_h + y) * out_w +
 // x) as rows of k_h * k_w * in_c values, (fy, fx, c) order like the filter's;
