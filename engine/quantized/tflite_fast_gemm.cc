@@ -8,7 +8,7 @@
 //
 // Blocking: weights packed once into panels of 16 output channels,
 // [k pairs][16][2] int16; activations packed per block of rows into tiles of
-// 5 rows, [k pairs][5][2]; a 5 x 16 tile of accumulators lives in 10
+// 5 rows, [5][k pairs][2]; a 5 x 16 tile of accumulators lives in 10
 // registers; K is cut into blocks that keep a weight panel in L1.
 #include <algorithm>
 #include <cstring>
@@ -57,7 +57,7 @@ void Int8Gemm::packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k,
 #ifdef GDS_TFL_GEMM_AVX2
 namespace {
 
-// c[rows][cols] (+)= a tile [kpairs][5][2] x b panel [kpairs][16][2]. The
+// c[rows][cols] (+)= a tile [5][kpairs][2] x b panel [kpairs][16][2]. The
 // ten accumulators, two weight vectors, the broadcast and the product take
 // 14 of the 16 registers.
 __attribute__((target("avx2"))) void kernel5x16(const std::int16_t* a, const std::int16_t* b, std::int64_t kpairs,
@@ -65,13 +65,14 @@ __attribute__((target("avx2"))) void kernel5x16(const std::int16_t* a, const std
                                                  std::int64_t cols) {
   __m256i c00 = _mm256_setzero_si256(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00, c31 = c00,
           c40 = c00, c41 = c00;
+  // Row r's pairs start at a + r * kpairs * 2.
   const auto* pairs = reinterpret_cast<const std::int32_t*>(a);
-  for (std::int64_t i = 0; i < kpairs; ++i, pairs += kMr, b += kNr * 2) {
+  for (std::int64_t i = 0; i < kpairs; ++i, ++pairs, b += kNr * 2) {
     const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
     const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16));
 #define GDS_ROW(r)                                                \
   {                                                               \
-    const __m256i x = _mm256_set1_epi32(pairs[r]);                \
+    const __m256i x = _mm256_set1_epi32(pairs[r * kpairs]);       \
     c##r##0 = _mm256_add_epi32(c##r##0, _mm256_madd_epi16(x, b0)); \
     c##r##1 = _mm256_add_epi32(c##r##1, _mm256_madd_epi16(x, b1)); \
   }
@@ -92,31 +93,31 @@ __attribute__((target("avx2"))) void kernel5x16(const std::int16_t* a, const std
     }
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r]), sums[r][0]);
     _mm256_store_si256(reinterpret_cast<__m256i*>(tile[r] + 8), sums[r][1]);
-    for (std::int64_t j = 0; j < cols; ++j) out[j] = accumulate ? static_cast<std::int32_t>(static_cast<std::uint32_t>(out[j]) + static_cast<std::uint32_t>(tile[r][j])) : tile[r][j];
+    for (std::int64_t j = 0; j < cols; ++j)
+      out[j] = accumulate ? static_cast<std::int32_t>(static_cast<std::uint32_t>(out[j]) +
+                                                      static_cast<std::uint32_t>(tile[r][j]))
+                          : tile[r][j];
   }
 }
 
 // Rows [0, rows) of a (int8, leading dimension lda), K pairs [kp0, kp1),
-// offset added, into 5-row tiles [tile][kp][6][2]; missing rows and the odd
-// K tail are zeros.
-void packRows(const std::int8_t* a, std::int64_t lda, std::int64_t rows, std::int64_t k, std::int32_t offset,
-              std::int64_t kp0, std::int64_t kp1, std::int16_t* out) {
+// offset added, into tiles of 5 rows, each row's kp pairs contiguous
+// ([tile][5][kp][2]); missing rows and the odd K tail are zeros.
+__attribute__((target("avx2"))) void packRows(const std::int8_t* a, std::int64_t lda, std::int64_t rows,
+                                               std::int64_t k, std::int32_t offset, std::int64_t kp0, std::int64_t kp1,
+                                               std::int16_t* out) {
   const std::int64_t tiles = (rows + kMr - 1) / kMr, kp = kp1 - kp0;
-  for (std::int64_t t = 0; t < tiles; ++t) {
-    std::int16_t* tile = out + t * kp * kMr * 2;
-    for (std::int64_t r = 0; r < kMr; ++r) {
-      const std::int64_t row = t * kMr + r;
-      if (row >= rows) {
-        for (std::int64_t i = 0; i < kp; ++i) tile[i * kMr * 2 + r * 2] = tile[i * kMr * 2 + r * 2 + 1] = 0;
-        continue;
-      }
-      const std::int8_t* src = a + row * lda;
-      for (std::int64_t i = 0; i < kp; ++i) {
-        const std::int64_t kk = (kp0 + i) * 2;
-        tile[i * kMr * 2 + r * 2] = static_cast<std::int16_t>(src[kk] + offset);
-        tile[i * kMr * 2 + r * 2 + 1] = kk + 1 < k ? static_cast<std::int16_t>(src[kk + 1] + offset) : 0;
-      }
+  const std::int64_t k0 = kp0 * 2, count = std::min(k, kp1 * 2) - k0;  // values present in the block
+  const auto off = static_cast<std::int16_t>(offset);
+  for (std::int64_t row = 0; row < tiles * kMr; ++row) {
+    std::int16_t* __restrict dst = out + row * kp * 2;
+    if (row >= rows) {
+      std::fill(dst, dst + kp * 2, std::int16_t{0});
+      continue;
     }
+    const std::int8_t* __restrict src = a + row * lda + k0;
+    for (std::int64_t i = 0; i < count; ++i) dst[i] = static_cast<std::int16_t>(src[i] + off);
+    for (std::int64_t i = count; i < kp * 2; ++i) dst[i] = 0;
   }
 }
 

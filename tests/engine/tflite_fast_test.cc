@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/quantized/gemm.h"
 #include "engine/quantized/tflite.h"
 #include "engine/quantized/tflite_fast.h"
 #include "engine/thread_pool.h"
@@ -333,6 +334,10 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       qt::FastLayer layer(c.depthwise ? qt::FastLayer::Kind::kDepthwise : qt::FastLayer::Kind::kConv);
       layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
       EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
+      // Without oneDNN's VNNI kernels, convolutions take the AVX2 GEMM.
+      if (!c.depthwise && qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+        EXPECT_STREQ(layer.lastBackend(), "avx2");
+      }
       // A second run reuses the prepared weights and requantizer.
       std::vector<std::int8_t> again(n);
       layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
@@ -368,6 +373,39 @@ TEST(TfliteFast, FullyConnectedMatchesTheReference) {
     qt::FastLayer layer(qt::FastLayer::Kind::kFullyConnected);
     layer.fullyConnected(r, input.data(), weights.data(), bias.data(), batch, depth, units, got.data(), &pool);
     EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
+    if (qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+      EXPECT_STREQ(layer.lastBackend(), "avx2");
+    }
+  }
+}
+
+TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
+  if (!qt::Int8Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  // Extreme values (every product 255 * 255 with both offsets), K odd and
+  // longer than one block of K, rows and columns not multiples of the tile.
+  for (const auto& [rows, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {7, 21, 1}, {11, 16, 1025}, {5, 33, 2047}, {1, 1000, 2048}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(k) + " * " + std::to_string(k) + "x" + std::to_string(n));
+    for (std::int32_t sign : {1, -1}) {
+      std::vector<std::int8_t> a(static_cast<std::size_t>(rows * k), sign > 0 ? 127 : -128);
+      std::vector<std::int8_t> w(static_cast<std::size_t>(n * k), sign > 0 ? 127 : -128);
+      a[0] = 5;
+      w[static_cast<std::size_t>(k - 1)] = -3;
+      const std::int32_t a_offset = sign * 128, w_offset = sign * 128;
+      qt::Int8Gemm gemm;
+      gemm.packWeights(w.data(), n, k, w_offset);
+      std::vector<std::int32_t> got(static_cast<std::size_t>(rows * n));
+      gemm.run(a.data(), rows, k, a_offset, got.data());
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          std::int64_t expected = 0;
+          for (std::int64_t q = 0; q < k; ++q)
+            expected += (std::int64_t{a[static_cast<std::size_t>(i * k + q)]} + a_offset) *
+                        (std::int64_t{w[static_cast<std::size_t>(j * k + q)]} + w_offset);
+          ASSERT_EQ(got[static_cast<std::size_t>(i * n + j)], static_cast<std::int32_t>(expected))
+              << "row " << i << " column " << j;
+        }
+    }
   }
 }
 
