@@ -25,6 +25,7 @@
 #include "engine/eval/calibrate.h"
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"
+#include "engine/quantized/tflite_fast.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/tflite/writer.h"
@@ -132,9 +133,13 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  std::printf("8-bit accumulators: %s\n", engine::quantized::dnnlAvailable()
-                                              ? ("oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")").c_str()
-                                              : "gemmlowp (no oneDNN VNNI here)");
+  const bool dnnl = engine::quantized::dnnlAvailable();
+  const std::string dnnl_text = "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")";
+  std::printf("8-bit accumulators: per-channel %s, TFLite int8 %s\n",
+              dnnl ? dnnl_text.c_str() : "gemmlowp (no oneDNN VNNI here)",
+              dnnl ? dnnl_text.c_str()
+                   : engine::quantized::tfl::Int8Gemm::available() ? "exact AVX2 GEMM (no oneDNN VNNI here)"
+                                                                    : "gemmlowp (no oneDNN VNNI here)");
   std::vector<Model> models;
   if (!models_dir.empty())
     models.push_back({"mobilenet_1.0_224", models_dir + "/generated/mobilenet_v1_1.0_224_random.pb", "input",
