@@ -48,8 +48,12 @@ void Int8Gemm::packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k,
     std::int16_t* panel = packed_.data() + p * k_pairs_ * kNr * 2;
     for (std::int64_t j = 0; j < kNr && p * kNr + j < n; ++j) {
       const std::int8_t* row = w + (p * kNr + j) * k;
-      for (std::int64_t i = 0; i < k; ++i)
-        panel[(i / 2) * kNr * 2 + j * 2 + (i % 2)] = static_cast<std::int16_t>(row[i] + offset);
+      std::int16_t* out = panel + j * 2;
+      for (std::int64_t i = 0; i + 1 < k; i += 2, out += kNr * 2) {
+        out[0] = static_cast<std::int16_t>(row[i] + offset);
+        out[1] = static_cast<std::int16_t>(row[i + 1] + offset);
+      }
+      if (k % 2) out[0] = static_cast<std::int16_t>(row[k - 1] + offset);
     }
   }
 }
