@@ -404,8 +404,11 @@ namespace {
 
 void shiftInput(const std::int8_t* x, std::int64_t n, std::vector<std::uint8_t>* out) {
   out->resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    (*out)[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<int>(x[i]) + 128);
+  // Through plain restrict pointers: the compiler then vectorizes the loop
+  // (byte stores through the vector could alias x).
+  const std::int8_t* __restrict in = x;
+  std::uint8_t* __restrict o = out->data();
+  for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(static_cast<int>(in[i]) + 128);
 }
 
 // The rows x channels accumulators of `acc`, bias added and requantized into
