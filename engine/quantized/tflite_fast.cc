@@ -424,7 +424,7 @@ GemmEpilogue requantizer(const Requantizer& q, const std::int32_t* acc, const st
 
 namespace {
 
-// Rows per block of the AVX2 path: 16 tiles of 6 (the packed block of
+// Rows per block of the AVX2 path: 20 tiles of 5 (the packed block of
 // activations stays in L2, the accumulators in L1/L2 for the requantization).
 constexpr std::int64_t kBlockRows = 100;
 
@@ -457,17 +457,22 @@ void gemmBlocks(const Int8Gemm& gemm, const Requantizer& q, const ConvShape* con
                 std::int64_t rows, std::int64_t lda, std::int32_t a_offset, const std::int32_t* bias,
                 std::int8_t* output, const ThreadPool* pool) {
   const std::int64_t n = gemm.n(), k = gemm.k();
-  const std::int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
+  // Smaller blocks when there are fewer than one per thread (ResNet's 7 x 7
+  // layers), in multiples of the GEMM's 5-row tiles.
+  const std::int64_t threads = pool ? pool->numThreads() : 1;
+  const std::int64_t per_thread = ((rows + threads - 1) / threads + 4) / 5 * 5;
+  const std::int64_t block_rows = std::max<std::int64_t>(5, std::min(kBlockRows, per_thread));
+  const std::int64_t blocks = (rows + block_rows - 1) / block_rows;
   auto work = [&](std::int64_t b0, std::int64_t b1) {
     thread_local std::vector<std::int32_t> acc;
     thread_local std::vector<std::int8_t> patches;
-    acc.resize(static_cast<std::size_t>(kBlockRows * n));
+    acc.resize(static_cast<std::size_t>(block_rows * n));
     for (std::int64_t blk = b0; blk < b1; ++blk) {
-      const std::int64_t r0 = blk * kBlockRows, r1 = std::min(rows, r0 + kBlockRows);
+      const std::int64_t r0 = blk * block_rows, r1 = std::min(rows, r0 + block_rows);
       const std::int8_t* rows_a = a + r0 * lda;
       std::int64_t ld = lda;
       if (conv) {
-        patches.resize(static_cast<std::size_t>(kBlockRows * k));
+        patches.resize(static_cast<std::size_t>(block_rows * k));
         im2colRows(*conv, a, static_cast<std::int8_t>(-a_offset), r0, r1, patches.data());
         rows_a = patches.data();
         ld = k;
@@ -476,7 +481,7 @@ void gemmBlocks(const Int8Gemm& gemm, const Requantizer& q, const ConvShape* con
       q.run(acc.data(), bias, r1 - r0, output + r0 * n);
     }
   };
-  const double cost = static_cast<double>(kBlockRows * n * k) / 8;
+  const double cost = static_cast<double>(block_rows * n * k) / 8;
   if (pool && pool->numThreads() > 1 && blocks > 1) pool->parallelFor(blocks, cost, work);
   else work(0, blocks);
 }
