@@ -97,9 +97,10 @@ std::string opProfile(engine::Plan& plan, const engine::Tensor& input, int top) 
   std::string out;
   for (int i = 0; i < top && i < static_cast<int>(sorted.size()); ++i) {
     char buf[128];
-    std::snprintf(buf, sizeof buf, "%s%s %.1f ms (%.0f%%)", i ? ", " : "", sorted[i].second.c_str(),
-                  static_cast<double>(sorted[i].first) / 1e6, 100.0 * static_cast<double>(sorted[i].first) /
-                                                                  static_cast<double>(std::max<std::int64_t>(total, 1)));
+    const double ms = static_cast<double>(sorted[i].first) / 1e6;
+    const double share =
+        100.0 * static_cast<double>(sorted[i].first) / static_cast<double>(std::max<std::int64_t>(total, 1));
+    std::snprintf(buf, sizeof buf, "%s%s %.1f ms (%.0f%%)", i ? ", " : "", sorted[i].second.c_str(), ms, share);
     out += buf;
   }
   return out;
@@ -129,7 +130,9 @@ int main(int argc, char** argv) {
   const std::string tmp = flag(argc, argv, "tmp", "/tmp");
   const bool profile = flag(argc, argv, "profile", "0") == "1";
   if (models_dir.empty() && resnet.empty()) {
-    std::fprintf(stderr, "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2] [--profile=1]\n",
+    std::fprintf(stderr,
+                 "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2] "
+                 "[--profile=1]\n",
                  argv[0]);
     return 2;
   }

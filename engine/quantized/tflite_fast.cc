@@ -58,7 +58,9 @@ inline std::int32_t mbqm(std::int32_t x, std::int32_t multiplier, std::int32_t l
   return (high >> right) + ((high & mask) > threshold ? 1 : 0);
 }
 
-inline std::int32_t mbqm(std::int32_t x, const Mbqm& m) { return mbqm(x, m.multiplier, m.left, m.right, m.mask, m.half); }
+inline std::int32_t mbqm(std::int32_t x, const Mbqm& m) {
+  return mbqm(x, m.multiplier, m.left, m.right, m.mask, m.half);
+}
 
 bool validMultiplier(std::int32_t multiplier, int shift) { return multiplier >= 0 && shift <= 31 && shift >= -31; }
 

@@ -1,10 +1,13 @@
 // The fast path of TensorFlow Lite's int8 CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED: the int32 accumulators from the engine's 8-bit machinery
-// (oneDNN's int8 convolution and u8s8s32 GEMM where the CPU has VNNI,
-// gemmlowp or the vector depthwise loop otherwise), then TFLite's own
-// requantization (tflite.h requantizeRows) on each finished block of rows.
-// Integer accumulation is exact, so the results are bit-identical to the
-// reference loops of tflite.h.
+// FULLY_CONNECTED: the int32 accumulators from oneDNN's int8 convolution and
+// u8s8s32 GEMM where the CPU has VNNI; elsewhere, on x86-64 with AVX2, from
+// this path's own exact int8 GEMM (Int8Gemm) for convolutions and fully
+// connected layers and the engine's vector depthwise loop (gemmlowp where
+// there is no AVX2); then TFLite's requantization, vectorized (Requantizer),
+// on each finished block of rows. Integer accumulation is exact and the
+// requantization computes TFLite's own rounding, so the results are
+// bit-identical to the reference loops of tflite.h. The element-wise ops,
+// pools and QUANTIZE have vector versions here too.
 //
 // The engine's GEMM takes uint8 activations: an int8 value x with zero point
 // z is the uint8 x + 128 with zero point z + 128 (always in [0, 255]), and

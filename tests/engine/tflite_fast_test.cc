@@ -222,7 +222,8 @@ TEST(TfliteFast, RescaleAndQuantizeMatchTheReference) {
     qt::quantizeReference(x.data(), n, scale, zp, expected.data());
     qt::quantizeFast(x.data(), n, scale, zp, got.data());
     const std::int64_t at = firstDifference(expected, got);
-    EXPECT_EQ(at, -1) << "scale " << scale << " zero point " << zp << " x " << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
+    EXPECT_EQ(at, -1) << "scale " << scale << " zero point " << zp << " x "
+                      << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
   }
 }
 
