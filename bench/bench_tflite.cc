@@ -7,13 +7,16 @@
 // 2 threads; median ms; ratios float / TFLite int8 (> 1: int8 faster) and
 // per-channel / TFLite int8 (>= 1: no slower than the per-channel path).
 //
-//   bench_tflite --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=N] [--threads=1,2]
+//   bench_tflite --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=N] [--threads=1,2] [--profile=1]
+// (--profile=1: after each row, per variant, the op types that took the
+// most time in one profiled run)
 // bench/bench_tflite.sh generates the ResNet-50 (100 MB, never committed) and
 // runs this.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -22,6 +25,7 @@
 #include "engine/eval/calibrate.h"
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"
+#include "engine/quantized/tflite_fast.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/tflite/writer.h"
@@ -75,6 +79,33 @@ double medianMs(engine::Plan& plan, const engine::Tensor& input, int runs, std::
   return ms[ms.size() / 2];
 }
 
+// Per op type: the time of one profiled run (after the timed ones), most
+// expensive first, as "op ms (share)".
+std::string opProfile(engine::Plan& plan, const engine::Tensor& input, int top) {
+  engine::RunProfile profile;
+  (void)plan.run({input}, &profile);  // warm the profile's buffers
+  if (!plan.run({input}, &profile).ok()) return "";
+  std::map<std::string, std::int64_t> by_op;
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < profile.nodes.size() && i < plan.nodes().size(); ++i) {
+    by_op[plan.nodes()[i].op] += profile.nodes[i].duration_ns;
+    total += profile.nodes[i].duration_ns;
+  }
+  std::vector<std::pair<std::int64_t, std::string>> sorted;
+  for (const auto& [op, ns] : by_op) sorted.push_back({ns, op});
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::string out;
+  for (int i = 0; i < top && i < static_cast<int>(sorted.size()); ++i) {
+    char buf[128];
+    const double ms = static_cast<double>(sorted[i].first) / 1e6;
+    const double share =
+        100.0 * static_cast<double>(sorted[i].first) / static_cast<double>(std::max<std::int64_t>(total, 1));
+    std::snprintf(buf, sizeof buf, "%s%s %.1f ms (%.0f%%)", i ? ", " : "", sorted[i].second.c_str(), ms, share);
+    out += buf;
+  }
+  return out;
+}
+
 engine::Tensor randomInput(const std::vector<std::int64_t>& shape, unsigned seed) {
   engine::Tensor t(tensorflow::DT_FLOAT, shape);
   std::mt19937 rng(seed);
@@ -97,14 +128,21 @@ int main(int argc, char** argv) {
   const std::string models_dir = flag(argc, argv, "models", "");
   const std::string resnet = flag(argc, argv, "resnet50", "");
   const std::string tmp = flag(argc, argv, "tmp", "/tmp");
+  const bool profile = flag(argc, argv, "profile", "0") == "1";
   if (models_dir.empty() && resnet.empty()) {
-    std::fprintf(stderr, "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2]\n",
+    std::fprintf(stderr,
+                 "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2] "
+                 "[--profile=1]\n",
                  argv[0]);
     return 2;
   }
-  std::printf("8-bit accumulators: %s\n", engine::quantized::dnnlAvailable()
-                                              ? ("oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")").c_str()
-                                              : "gemmlowp (no oneDNN VNNI here)");
+  const bool dnnl = engine::quantized::dnnlAvailable();
+  const std::string dnnl_text = "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")";
+  std::printf("8-bit accumulators: per-channel %s, TFLite int8 %s\n",
+              dnnl ? dnnl_text.c_str() : "gemmlowp (no oneDNN VNNI here)",
+              dnnl ? dnnl_text.c_str()
+                   : engine::quantized::tfl::Int8Gemm::available() ? "exact AVX2 GEMM (no oneDNN VNNI here)"
+                                                                    : "gemmlowp (no oneDNN VNNI here)");
   std::vector<Model> models;
   if (!models_dir.empty())
     models.push_back({"mobilenet_1.0_224", models_dir + "/generated/mobilenet_v1_1.0_224_random.pb", "input",
@@ -168,6 +206,7 @@ int main(int argc, char** argv) {
       engine::PlanOptions options;
       options.num_threads = threads;
       std::vector<double> ms;
+      std::vector<std::string> profiles;
       for (const Variant& v : variants) {
         std::string error;
         auto plan = engine::compileForInference(v.graph, {v.input}, {v.output}, options);
@@ -175,9 +214,11 @@ int main(int argc, char** argv) {
         if (!plan.ok()) error = plan.error();
         if (t < 0) std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), v.name.c_str(), error.c_str());
         ms.push_back(t);
+        if (profile && t >= 0) profiles.push_back("  " + v.name + ": " + opProfile(**plan, input, 6));
       }
       std::printf("%-18s\t%d\t%.2f\t%.2f\t%.2f\t%.2fx\t%.2fx\n", m.label.c_str(), threads, ms[0], ms[1], ms[2],
                   ms[0] / ms[2], ms[1] / ms[2]);
+      for (const std::string& line : profiles) std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }
   }

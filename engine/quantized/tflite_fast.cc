@@ -1,6 +1,10 @@
 // The fast path of TFLite's int8 layers (see tflite_fast.h).
 #include "engine/quantized/tflite_fast.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <vector>
 
 #include "engine/ops/conv.h"
@@ -8,9 +12,368 @@
 #include "engine/quantized/gemm.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/per_channel.h"
+#include "engine/quantized/vector_loops.h"
 #include "engine/thread_pool.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GDS_TFL_AVX2 1
+#include <immintrin.h>
+#endif
+
 namespace gds::engine::quantized::tfl {
+
+namespace {
+
+inline std::int8_t clampToInt8(std::int32_t v, std::int32_t lo, std::int32_t hi) {
+  return static_cast<std::int8_t>(std::min(std::max(v, lo), hi));
+}
+
+// MultiplyByQuantizedMultiplier(x, multiplier, shift) for a multiplier >= 0
+// (quantizeMultiplier makes no other), in the form the vector loops compute:
+// SaturatingRoundingDoublingHighMul's (ab + nudge) / 2^31, truncated toward
+// zero, is floor((ab + 2^30) / 2^31) for either sign of ab (for ab < 0 the
+// nudge 1 - 2^30 and the 2^31 - 1 that turns truncation into flooring add up
+// to 2^30), and it never saturates (only INT32_MIN * INT32_MIN would). Then
+// RoundingDivideByPOT by the right shift, as gemmlowp's.
+struct Mbqm {
+  std::int32_t multiplier = 0, left = 0, right = 0, mask = 0, half = 0;
+};
+
+Mbqm mbqmParams(std::int32_t multiplier, int shift) {
+  Mbqm m;
+  m.multiplier = multiplier;
+  m.left = shift > 0 ? shift : 0;
+  m.right = shift > 0 ? 0 : -shift;
+  m.mask = static_cast<std::int32_t>((std::int64_t{1} << m.right) - 1);
+  m.half = m.mask >> 1;
+  return m;
+}
+
+inline std::int32_t mbqm(std::int32_t x, std::int32_t multiplier, std::int32_t left, std::int32_t right,
+                         std::int32_t mask, std::int32_t half) {
+  const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left);
+  const std::int64_t ab = static_cast<std::int64_t>(shifted) * multiplier;
+  const auto high = static_cast<std::int32_t>((ab + (std::int64_t{1} << 30)) >> 31);
+  const std::int32_t threshold = half + (high < 0 ? 1 : 0);
+  return (high >> right) + ((high & mask) > threshold ? 1 : 0);
+}
+
+inline std::int32_t mbqm(std::int32_t x, const Mbqm& m) {
+  return mbqm(x, m.multiplier, m.left, m.right, m.mask, m.half);
+}
+
+bool validMultiplier(std::int32_t multiplier, int shift) { return multiplier >= 0 && shift <= 31 && shift >= -31; }
+
+std::int8_t binaryOne(BinaryOp op, const BinaryParams& p, const Mbqm& m1, const Mbqm& m2, const Mbqm& mo,
+                      std::int8_t a, std::int8_t b) {
+  const std::int32_t x = p.input1_offset + a;
+  const std::int32_t y = p.input2_offset + b;
+  std::int32_t out;
+  if (op == BinaryOp::kMul) {
+    out = p.output_offset + mbqm(x * y, mo);
+  } else {
+    const std::int32_t sx = mbqm(x * (1 << p.left_shift), m1);
+    const std::int32_t sy = mbqm(y * (1 << p.left_shift), m2);
+    out = mbqm(op == BinaryOp::kAdd ? sx + sy : sx - sy, mo) + p.output_offset;
+  }
+  return clampToInt8(out, p.act_min, p.act_max);
+}
+
+#ifdef GDS_TFL_AVX2
+
+// mbqm on eight lanes: _mm256_mul_epi32 forms the 64-bit products of the
+// even lanes, and of the odd ones once shifted down; the floor division by
+// 2^31 keeps bits 31..62 of each (a logical shift gives the same low 32 bits
+// as an arithmetic one).
+__attribute__((target("avx2"))) inline __m256i mbqm8(__m256i x, __m256i multiplier, __m256i left, __m256i right,
+                                                      __m256i mask, __m256i half) {
+  x = _mm256_sllv_epi32(x, left);
+  const __m256i nudge = _mm256_set1_epi64x(std::int64_t{1} << 30);
+  const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x, multiplier), nudge);
+  const __m256i odd =
+      _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(multiplier, 32)), nudge);
+  const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA);
+  const __m256i threshold = _mm256_sub_epi32(half, _mm256_srai_epi32(high, 31));
+  const __m256i round_up = _mm256_cmpgt_epi32(_mm256_and_si256(high, mask), threshold);
+  return _mm256_sub_epi32(_mm256_srav_epi32(high, right), round_up);
+}
+
+struct Mbqm8 {
+  __m256i multiplier, left, right, mask, half;
+};
+
+__attribute__((target("avx2"))) inline Mbqm8 broadcast(const Mbqm& m) {
+  return {_mm256_set1_epi32(m.multiplier), _mm256_set1_epi32(m.left), _mm256_set1_epi32(m.right),
+          _mm256_set1_epi32(m.mask), _mm256_set1_epi32(m.half)};
+}
+
+__attribute__((target("avx2"))) inline __m256i mbqm8(__m256i x, const Mbqm8& m) {
+  return mbqm8(x, m.multiplier, m.left, m.right, m.mask, m.half);
+}
+
+// Eight int32 values already in [-128, 127] stored as int8.
+__attribute__((target("avx2"))) inline void store8(std::int8_t* out, __m256i v) {
+  const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(p16, p16));
+}
+
+__attribute__((target("avx2"))) inline __m256i load8(const std::int8_t* in) {
+  return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)));
+}
+
+__attribute__((target("avx2"))) inline __m256i loadI32(const std::int32_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+__attribute__((target("avx2"))) std::int64_t requantizeRowAvx2(const std::int32_t* acc, const std::int32_t* bias,
+                                                               std::int64_t channels, const std::int32_t* multiplier,
+                                                               const std::int32_t* left, const std::int32_t* right,
+                                                               const std::int32_t* mask, const std::int32_t* half,
+                                                               std::int32_t offset, std::int32_t lo, std::int32_t hi,
+                                                               std::int8_t* out) {
+  const __m256i voffset = _mm256_set1_epi32(offset), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+  std::int64_t c = 0;
+  for (; c + 8 <= channels; c += 8) {
+    __m256i x = loadI32(acc + c);
+    if (bias) x = _mm256_add_epi32(x, loadI32(bias + c));
+    x = mbqm8(x, loadI32(multiplier + c), loadI32(left + c), loadI32(right + c), loadI32(mask + c), loadI32(half + c));
+    x = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(x, voffset), vlo), vhi);
+    store8(out + c, x);
+  }
+  return c;
+}
+
+__attribute__((target("avx2"))) std::int64_t binaryAvx2(BinaryOp op, const BinaryParams& p, const Mbqm& m1,
+                                                        const Mbqm& m2, const Mbqm& mo, const std::int8_t* a,
+                                                        bool a_scalar, const std::int8_t* b, bool b_scalar,
+                                                        std::int64_t n, std::int8_t* out) {
+  const __m256i off1 = _mm256_set1_epi32(p.input1_offset), off2 = _mm256_set1_epi32(p.input2_offset);
+  const __m256i out_off = _mm256_set1_epi32(p.output_offset);
+  const __m256i lo = _mm256_set1_epi32(p.act_min), hi = _mm256_set1_epi32(p.act_max);
+  const __m128i left_shift = _mm_cvtsi32_si128(p.left_shift);
+  const Mbqm8 v1 = broadcast(m1), v2 = broadcast(m2), vo = broadcast(mo);
+  const __m256i a_splat = _mm256_set1_epi32(a[0]), b_splat = _mm256_set1_epi32(b[0]);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i x = _mm256_add_epi32(a_scalar ? a_splat : load8(a + i), off1);
+    const __m256i y = _mm256_add_epi32(b_scalar ? b_splat : load8(b + i), off2);
+    __m256i r;
+    if (op == BinaryOp::kMul) {
+      r = _mm256_add_epi32(mbqm8(_mm256_mullo_epi32(x, y), vo), out_off);
+    } else {
+      const __m256i sx = mbqm8(_mm256_sll_epi32(x, left_shift), v1);
+      const __m256i sy = mbqm8(_mm256_sll_epi32(y, left_shift), v2);
+      const __m256i raw = op == BinaryOp::kAdd ? _mm256_add_epi32(sx, sy) : _mm256_sub_epi32(sx, sy);
+      r = _mm256_add_epi32(mbqm8(raw, vo), out_off);
+    }
+    store8(out + i, _mm256_min_epi32(_mm256_max_epi32(r, lo), hi));
+  }
+  return i;
+}
+
+__attribute__((target("avx2"))) std::int64_t rescaleAvx2(const Rescale& r, const Mbqm& m, const std::int8_t* in,
+                                                         std::int64_t n, std::int8_t* out) {
+  const __m256i in_zp = _mm256_set1_epi32(r.input_zp), out_zp = _mm256_set1_epi32(r.output_zp);
+  const __m256i lo = _mm256_set1_epi32(r.act_min), hi = _mm256_set1_epi32(r.act_max);
+  const Mbqm8 vm = broadcast(m);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i v = _mm256_add_epi32(mbqm8(_mm256_sub_epi32(load8(in + i), in_zp), vm), out_zp);
+    store8(out + i, _mm256_min_epi32(_mm256_max_epi32(v, lo), hi));
+  }
+  return i;
+}
+
+// round(x / scale) half away from zero: the truncation plus one where the
+// (exact) fraction is at least one half; NaN gives 0 as the scalar loop's
+// conversion does, and values beyond int8 are clamped before converting.
+__attribute__((target("avx2"))) std::int64_t quantizeAvx2(const float* in, std::int64_t n, float scale,
+                                                          std::int32_t zero_point, std::int8_t* out) {
+  const __m256 vscale = _mm256_set1_ps(scale), half = _mm256_set1_ps(0.5f), neg_half = _mm256_set1_ps(-0.5f);
+  const __m256 one = _mm256_set1_ps(1.0f), big = _mm256_set1_ps(1024.0f), neg_big = _mm256_set1_ps(-1024.0f);
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  const __m256i lo = _mm256_set1_epi32(-128), hi = _mm256_set1_epi32(127);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_div_ps(_mm256_loadu_ps(in + i), vscale);
+    const __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256 d = _mm256_sub_ps(v, t);
+    __m256 r = _mm256_add_ps(t, _mm256_and_ps(_mm256_cmp_ps(d, half, _CMP_GE_OQ), one));
+    r = _mm256_sub_ps(r, _mm256_and_ps(_mm256_cmp_ps(d, neg_half, _CMP_LE_OQ), one));
+    r = _mm256_andnot_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q), _mm256_min_ps(_mm256_max_ps(r, neg_big), big));
+    const __m256i q = _mm256_add_epi32(_mm256_cvttps_epi32(r), zp);
+    store8(out + i, _mm256_min_epi32(_mm256_max_epi32(q, lo), hi));
+  }
+  return i;
+}
+
+#endif  // GDS_TFL_AVX2
+
+}  // namespace
+
+Requantizer::Requantizer(const Requant& r, std::int64_t channels)
+    : channels_(channels), output_offset_(r.output_offset), act_min_(r.act_min), act_max_(r.act_max) {
+  const auto n = static_cast<std::size_t>(channels);
+  bool usable = r.shift.size() == r.multiplier.size() && (r.multiplier.size() == 1 || r.multiplier.size() == n);
+  for (std::size_t k = 0; usable && k < r.multiplier.size(); ++k) usable = validMultiplier(r.multiplier[k], r.shift[k]);
+  if (!usable) {
+    fallback_ = true;
+    requant_ = r;
+    return;
+  }
+  multiplier_.resize(n);
+  left_.resize(n);
+  right_.resize(n);
+  mask_.resize(n);
+  half_.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    const std::size_t k = r.multiplier.size() == 1 ? 0 : c;
+    const Mbqm m = mbqmParams(r.multiplier[k], r.shift[k]);
+    multiplier_[c] = m.multiplier;
+    left_[c] = m.left;
+    right_[c] = m.right;
+    mask_[c] = m.mask;
+    half_[c] = m.half;
+  }
+}
+
+void Requantizer::run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
+                      std::int8_t* output) const {
+  if (fallback_) {
+    requantizeRows(requant_, acc, bias, rows, channels_, output);
+    return;
+  }
+  const std::int64_t channels = channels_;
+#ifdef GDS_TFL_AVX2
+  const bool avx2 = cpuHasAvx2();
+#endif
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int32_t* a = acc + i * channels;
+    std::int8_t* o = output + i * channels;
+    std::int64_t c = 0;
+#ifdef GDS_TFL_AVX2
+    if (avx2)
+      c = requantizeRowAvx2(a, bias, channels, multiplier_.data(), left_.data(), right_.data(), mask_.data(),
+                            half_.data(), output_offset_, act_min_, act_max_, o);
+#endif
+    for (; c < channels; ++c) {
+      const std::int32_t x = bias ? static_cast<std::int32_t>(static_cast<std::uint32_t>(a[c]) +
+                                                              static_cast<std::uint32_t>(bias[c]))
+                                  : a[c];
+      const auto k = static_cast<std::size_t>(c);
+      o[c] = clampToInt8(mbqm(x, multiplier_[k], left_[k], right_[k], mask_[k], half_[k]) + output_offset_, act_min_,
+                         act_max_);
+    }
+  }
+}
+
+void binaryFast(BinaryOp op, const BinaryParams& p, const std::int8_t* a, bool a_scalar, const std::int8_t* b,
+                bool b_scalar, std::int64_t n, std::int8_t* output) {
+  if (!validMultiplier(p.input1_multiplier, p.input1_shift) || !validMultiplier(p.input2_multiplier, p.input2_shift) ||
+      !validMultiplier(p.output_multiplier, p.output_shift) || p.left_shift < 0 || p.left_shift > 23) {
+    for (std::int64_t i = 0; i < n; ++i) output[i] = binaryElement(op, p, a[a_scalar ? 0 : i], b[b_scalar ? 0 : i]);
+    return;
+  }
+  const Mbqm m1 = mbqmParams(p.input1_multiplier, p.input1_shift);
+  const Mbqm m2 = mbqmParams(p.input2_multiplier, p.input2_shift);
+  const Mbqm mo = mbqmParams(p.output_multiplier, p.output_shift);
+  std::int64_t i = 0;
+#ifdef GDS_TFL_AVX2
+  if (cpuHasAvx2()) i = binaryAvx2(op, p, m1, m2, mo, a, a_scalar, b, b_scalar, n, output);
+#endif
+  for (; i < n; ++i) output[i] = binaryOne(op, p, m1, m2, mo, a[a_scalar ? 0 : i], b[b_scalar ? 0 : i]);
+}
+
+void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output) {
+  if (!validMultiplier(r.multiplier, r.shift)) {
+    rescaleReference(r, input, n, output);
+    return;
+  }
+  const Mbqm m = mbqmParams(r.multiplier, r.shift);
+  std::int64_t i = 0;
+#ifdef GDS_TFL_AVX2
+  if (cpuHasAvx2()) i = rescaleAvx2(r, m, input, n, output);
+#endif
+  for (; i < n; ++i)
+    output[i] = clampToInt8(r.output_zp + mbqm(static_cast<std::int32_t>(input[i]) - r.input_zp, m), r.act_min,
+                            r.act_max);
+}
+
+void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output) {
+  std::int64_t i = 0;
+#ifdef GDS_TFL_AVX2
+  if (cpuHasAvx2() && zero_point >= -128 && zero_point <= 127) i = quantizeAvx2(input, n, scale, zero_point, output);
+#endif
+  if (i < n) quantizeReference(input + i, n - i, scale, zero_point, output + i);
+}
+
+namespace {
+// The window taps [lo, hi) of output coordinate o that fall inside the input.
+inline void poolTaps(std::int64_t o, std::int64_t stride, std::int64_t pad, std::int64_t k, std::int64_t in,
+                     std::int64_t* lo, std::int64_t* hi) {
+  const std::int64_t start = o * stride - pad;
+  *lo = std::max<std::int64_t>(0, -start);
+  *hi = std::max(*lo, std::min(k, in - start));
+}
+}  // namespace
+
+void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                 std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
+  const std::int64_t channels = s.in_c;
+  const auto lo = static_cast<std::int8_t>(std::max<std::int32_t>(act_min, -128));
+  const auto hi = static_cast<std::int8_t>(std::min<std::int32_t>(act_max, 127));
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / s.out_h, oy = row % s.out_h;
+    std::int64_t fy0, fy1;
+    poolTaps(oy, s.stride_h, s.pad_top, s.k_h, s.in_h, &fy0, &fy1);
+    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+      std::int64_t fx0, fx1;
+      poolTaps(ox, s.stride_w, s.pad_left, s.k_w, s.in_w, &fx0, &fx1);
+      std::int8_t* __restrict o = output + (row * s.out_w + ox) * channels;
+      std::fill(o, o + channels, std::numeric_limits<std::int8_t>::lowest());
+      for (std::int64_t fy = fy0; fy < fy1; ++fy)
+        for (std::int64_t fx = fx0; fx < fx1; ++fx) {
+          const std::int8_t* __restrict x =
+              input + ((b * s.in_h + oy * s.stride_h - s.pad_top + fy) * s.in_w + ox * s.stride_w - s.pad_left + fx) *
+                          channels;
+          for (std::int64_t c = 0; c < channels; ++c) o[c] = std::max(o[c], x[c]);
+        }
+      for (std::int64_t c = 0; c < channels; ++c) o[c] = std::min(std::max(o[c], lo), hi);
+    }
+  }
+}
+
+void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                     std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
+  const std::int64_t channels = s.in_c;
+  std::vector<std::int32_t> sums(static_cast<std::size_t>(channels));
+  std::int32_t* __restrict acc = sums.data();
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / s.out_h, oy = row % s.out_h;
+    std::int64_t fy0, fy1;
+    poolTaps(oy, s.stride_h, s.pad_top, s.k_h, s.in_h, &fy0, &fy1);
+    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+      std::int64_t fx0, fx1;
+      poolTaps(ox, s.stride_w, s.pad_left, s.k_w, s.in_w, &fx0, &fx1);
+      std::fill(acc, acc + channels, 0);
+      for (std::int64_t fy = fy0; fy < fy1; ++fy)
+        for (std::int64_t fx = fx0; fx < fx1; ++fx) {
+          const std::int8_t* __restrict x =
+              input + ((b * s.in_h + oy * s.stride_h - s.pad_top + fy) * s.in_w + ox * s.stride_w - s.pad_left + fx) *
+                          channels;
+          for (std::int64_t c = 0; c < channels; ++c) acc[c] += x[c];
+        }
+      const auto count = static_cast<std::int32_t>((fy1 - fy0) * (fx1 - fx0));
+      std::int8_t* o = output + (row * s.out_w + ox) * channels;
+      for (std::int64_t c = 0; c < channels; ++c) {
+        // The pools' rounding division, halves away from zero.
+        const std::int32_t v =
+            count == 0 ? 0 : acc[c] > 0 ? (acc[c] + count / 2) / count : (acc[c] - count / 2) / count;
+        o[c] = clampToInt8(v, act_min, act_max);
+      }
+    }
+  }
+}
 
 struct FastLayer::State {
   std::vector<std::uint8_t> input;    // x + 128
@@ -19,6 +382,21 @@ struct FastLayer::State {
   std::unique_ptr<GemmRhs> rhs;
   Conv2DState conv;
   std::vector<std::int32_t> acc;
+  const Requant* requant_source = nullptr;
+  Requantizer requantizer;
+  Int8Gemm gemm;  // the AVX2 path's packed weights
+  const std::int8_t* gemm_source = nullptr;
+  std::int32_t gemm_weight_offset = 0;
+
+  // The requantizer for r's values on `channels` channels (r is the layer's
+  // own, fixed after its init).
+  const Requantizer& requantizerFor(const Requant& r, std::int64_t channels) {
+    if (requant_source != &r || requantizer.channels() != channels) {
+      requantizer = Requantizer(r, channels);
+      requant_source = &r;
+    }
+    return requantizer;
+  }
 };
 
 FastLayer::FastLayer(Kind kind) : kind_(kind), state_(std::make_unique<State>()) {}
@@ -28,17 +406,86 @@ namespace {
 
 void shiftInput(const std::int8_t* x, std::int64_t n, std::vector<std::uint8_t>* out) {
   out->resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i)
-    (*out)[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(static_cast<int>(x[i]) + 128);
+  // Through plain restrict pointers: the compiler then vectorizes the loop
+  // (byte stores through the vector could alias x).
+  const std::int8_t* __restrict in = x;
+  std::uint8_t* __restrict o = out->data();
+  for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(static_cast<int>(in[i]) + 128);
 }
 
 // The rows x channels accumulators of `acc`, bias added and requantized into
 // output, on rows [begin, end).
-GemmEpilogue requantizer(const Requant& r, const std::int32_t* acc, const std::int32_t* bias, std::int64_t channels,
+GemmEpilogue requantizer(const Requantizer& q, const std::int32_t* acc, const std::int32_t* bias,
                          std::int8_t* output) {
-  return [&r, acc, bias, channels, output](std::int64_t begin, std::int64_t end) {
-    requantizeRows(r, acc + begin * channels, bias, end - begin, channels, output + begin * channels);
+  return [&q, acc, bias, output](std::int64_t begin, std::int64_t end) {
+    q.run(acc + begin * q.channels(), bias, end - begin, output + begin * q.channels());
   };
+}
+
+}  // namespace
+
+namespace {
+
+// Rows per block of the AVX2 path: 20 tiles of 5 (the packed block of
+// activations stays in L2, the accumulators in L1/L2 for the requantization).
+constexpr std::int64_t kBlockRows = 100;
+
+// TFLite's window of output rows [r0, r1) (row = (b * out_h + y) * out_w +
+// x) as rows of k_h * k_w * in_c values, (fy, fx, c) order like the filter's;
+// cells outside the input hold the input zero point (they then add nothing).
+void im2colRows(const ConvShape& s, const std::int8_t* input, std::int8_t zero, std::int64_t r0, std::int64_t r1,
+                std::int8_t* out) {
+  const std::int64_t k = s.k_h * s.k_w * s.in_c;
+  for (std::int64_t r = r0; r < r1; ++r) {
+    const std::int64_t b = r / (s.out_h * s.out_w), oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
+    std::int8_t* o = out + (r - r0) * k;
+    for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
+      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
+      for (std::int64_t fx = 0; fx < s.k_w; ++fx, o += s.in_c) {
+        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+        if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w)
+          std::memset(o, zero, static_cast<std::size_t>(s.in_c));
+        else
+          std::memcpy(o, input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c, static_cast<std::size_t>(s.in_c));
+      }
+    }
+  }
+}
+
+// rows x gemm.n() accumulators of `a` (or of the windows of `input` when
+// `conv` is set) in blocks of rows over the pool, each block requantized
+// into output while in cache.
+void gemmBlocks(const Int8Gemm& gemm, const Requantizer& q, const ConvShape* conv, const std::int8_t* a,
+                std::int64_t rows, std::int64_t lda, std::int32_t a_offset, const std::int32_t* bias,
+                std::int8_t* output, const ThreadPool* pool) {
+  const std::int64_t n = gemm.n(), k = gemm.k();
+  // Smaller blocks when there are fewer than one per thread (ResNet's 7 x 7
+  // layers), in multiples of the GEMM's 5-row tiles.
+  const std::int64_t threads = pool ? pool->numThreads() : 1;
+  const std::int64_t per_thread = ((rows + threads - 1) / threads + 4) / 5 * 5;
+  const std::int64_t block_rows = std::max<std::int64_t>(5, std::min(kBlockRows, per_thread));
+  const std::int64_t blocks = (rows + block_rows - 1) / block_rows;
+  auto work = [&](std::int64_t b0, std::int64_t b1) {
+    thread_local std::vector<std::int32_t> acc;
+    thread_local std::vector<std::int8_t> patches;
+    acc.resize(static_cast<std::size_t>(block_rows * n));
+    for (std::int64_t blk = b0; blk < b1; ++blk) {
+      const std::int64_t r0 = blk * block_rows, r1 = std::min(rows, r0 + block_rows);
+      const std::int8_t* rows_a = a + r0 * lda;
+      std::int64_t ld = lda;
+      if (conv) {
+        patches.resize(static_cast<std::size_t>(block_rows * k));
+        im2colRows(*conv, a, static_cast<std::int8_t>(-a_offset), r0, r1, patches.data());
+        rows_a = patches.data();
+        ld = k;
+      }
+      gemm.run(rows_a, r1 - r0, ld, a_offset, acc.data());
+      q.run(acc.data(), bias, r1 - r0, output + r0 * n);
+    }
+  };
+  const double cost = static_cast<double>(block_rows * n * k) / 8;
+  if (pool && pool->numThreads() > 1 && blocks > 1) pool->parallelFor(blocks, cost, work);
+  else work(0, blocks);
 }
 
 }  // namespace
@@ -46,6 +493,24 @@ GemmEpilogue requantizer(const Requant& r, const std::int32_t* acc, const std::i
 void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                      const std::int32_t* bias, std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
+  const GemmBackend backend = defaultGemmBackend();
+  const std::int64_t rows = s.batch * s.out_h * s.out_w;
+  if (kind_ == Kind::kConv && backend != GemmBackend::kDnnl && Int8Gemm::available()) {
+    // The exact AVX2 GEMM on the int8 values as they are (no VNNI here for
+    // oneDNN; gemmlowp's portable build has no AVX2 kernel).
+    const std::int64_t k = s.k_h * s.k_w * s.in_c;
+    if (st.gemm_source != filter || st.gemm.n() != s.out_c || st.gemm.k() != k || st.gemm_weight_offset != 0) {
+      st.gemm.packWeights(filter, s.out_c, k, 0);
+      st.gemm_source = filter;
+      st.gemm_weight_offset = 0;
+    }
+    last_ = "avx2";
+    const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+                           s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
+    gemmBlocks(st.gemm, st.requantizerFor(r, s.out_c), pointwise ? nullptr : &s, input, rows, s.in_c, r.input_offset,
+               bias, output, pool);
+    return;
+  }
   shiftInput(input, s.batch * s.in_h * s.in_w * s.in_c, &st.input);
   const std::int32_t input_zero = 128 - r.input_offset;
   ops::Conv2DShape c;
@@ -64,11 +529,9 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
   c.pad_left = s.pad_left;
   c.out_h = s.out_h;
   c.out_w = s.out_w;
-  const std::int64_t rows = s.batch * s.out_h * s.out_w;
   st.acc.resize(static_cast<std::size_t>(rows * s.out_c));
   std::int32_t* acc = st.acc.data();
-  const GemmEpilogue epilogue = requantizer(r, acc, bias, s.out_c, output);
-  const GemmBackend backend = defaultGemmBackend();
+  const GemmEpilogue epilogue = requantizer(st.requantizerFor(r, s.out_c), acc, bias, output);
   const int threads = pool ? pool->numThreads() : 1;
   if (kind_ == Kind::kDepthwise) {
     // TFLite's depthwise filter [1, kh, kw, in_c * multiplier] is the
@@ -112,6 +575,17 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
                                const std::int32_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
                                std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
+  if (defaultGemmBackend() != GemmBackend::kDnnl && Int8Gemm::available()) {
+    if (st.gemm_source != weights || st.gemm.n() != units || st.gemm.k() != depth ||
+        st.gemm_weight_offset != r.filter_offset) {
+      st.gemm.packWeights(weights, units, depth, r.filter_offset);
+      st.gemm_source = weights;
+      st.gemm_weight_offset = r.filter_offset;
+    }
+    last_ = "avx2";
+    gemmBlocks(st.gemm, st.requantizerFor(r, units), nullptr, input, batch, depth, r.input_offset, bias, output, pool);
+    return;
+  }
   shiftInput(input, batch * depth, &st.input);
   const std::int32_t weight_zero = 128 - r.filter_offset;
   if (!st.rhs || st.weights_source != weights || st.rhs->n() != units || st.rhs->k() != depth ||
@@ -129,7 +603,8 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
   lhs.zero_point = 128 - r.input_offset;
   const GemmBackend backend = defaultGemmBackend();
   last_ = gemmBackendName(backend);
-  gemm(backend, lhs, *st.rhs, st.acc.data(), units, pool, requantizer(r, st.acc.data(), bias, units, output));
+  gemm(backend, lhs, *st.rhs, st.acc.data(), units, pool,
+       requantizer(st.requantizerFor(r, units), st.acc.data(), bias, output));
 }
 
 }  // namespace gds::engine::quantized::tfl

@@ -1,10 +1,13 @@
 // The fast path of TensorFlow Lite's int8 CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED: the int32 accumulators from the engine's 8-bit machinery
-// (oneDNN's int8 convolution and u8s8s32 GEMM where the CPU has VNNI,
-// gemmlowp or the vector depthwise loop otherwise), then TFLite's own
-// requantization (tflite.h requantizeRows) on each finished block of rows.
-// Integer accumulation is exact, so the results are bit-identical to the
-// reference loops of tflite.h.
+// FULLY_CONNECTED: the int32 accumulators from oneDNN's int8 convolution and
+// u8s8s32 GEMM where the CPU has VNNI; elsewhere, on x86-64 with AVX2, from
+// this path's own exact int8 GEMM (Int8Gemm) for convolutions and fully
+// connected layers and the engine's vector depthwise loop (gemmlowp where
+// there is no AVX2); then TFLite's requantization, vectorized (Requantizer),
+// on each finished block of rows. Integer accumulation is exact and the
+// requantization computes TFLite's own rounding, so the results are
+// bit-identical to the reference loops of tflite.h. The element-wise ops,
+// pools and QUANTIZE have vector versions here too.
 //
 // The engine's GEMM takes uint8 activations: an int8 value x with zero point
 // z is the uint8 x + 128 with zero point z + 128 (always in [0, 255]), and
@@ -24,6 +27,64 @@ class ThreadPool;
 
 namespace gds::engine::quantized::tfl {
 
+// TFLite's requantization (requantizeRows of tflite.h: bias added,
+// MultiplyByQuantizedMultiplier per channel, output offset, activation clamp)
+// with the per-channel constants laid out for the vector loop (AVX2, chosen at
+// run time; the plain loop elsewhere). Same bits as requantizeRows.
+class Requantizer {
+ public:
+  Requantizer() = default;
+  Requantizer(const Requant& r, std::int64_t channels);
+  std::int64_t channels() const { return channels_; }
+  // acc[rows][channels] (bias not yet added; bias may be null) -> output.
+  void run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows, std::int8_t* output) const;
+
+ private:
+  std::int64_t channels_ = 0;
+  std::int32_t output_offset_ = 0, act_min_ = -128, act_max_ = 127;
+  // Per channel: the Q31 multiplier, the left shift, the right shift, its
+  // remainder mask ((1 << right) - 1) and half of it.
+  std::vector<std::int32_t> multiplier_, left_, right_, mask_, half_;
+  // Multipliers quantizeMultiplier never makes (negative) keep TFLite's own
+  // loop on a copy of the parameters.
+  bool fallback_ = false;
+  Requant requant_;
+};
+
+// reference_integer_ops add/sub/mul (binaryElement) on n elements; a or b of
+// one element is broadcast (a_scalar, b_scalar).
+void binaryFast(BinaryOp op, const BinaryParams& p, const std::int8_t* a, bool a_scalar, const std::int8_t* b,
+                bool b_scalar, std::int64_t n, std::int8_t* output);
+// rescaleReference (QUANTIZE int8 -> int8, RELU, RELU6) and
+// quantizeReference (QUANTIZE float -> int8), vectorized.
+void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output);
+void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output);
+// maxPoolReference / averagePoolReference on output rows [row_begin,
+// row_end) (row = batch * out_h + y), channels innermost so the compiler
+// vectorizes them.
+void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                 std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
+void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                     std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
+
+// The exact int8 GEMM of the fast path where the CPU has AVX2 and no VNNI
+// (tflite_fast_gemm.cc): c[m][j] = sum_k (a[m][k] + a_offset) *
+// (w[j][k] + w_offset), int32.
+class Int8Gemm {
+ public:
+  static bool available();  // x86-64 with AVX2
+  // w [n][k] (TFLite's filter and FULLY_CONNECTED layout), packed once.
+  void packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k, std::int32_t offset);
+  std::int64_t n() const { return n_; }
+  std::int64_t k() const { return k_; }
+  // a: rows x k, leading dimension lda; c: rows x n.
+  void run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset, std::int32_t* c) const;
+
+ private:
+  std::int64_t n_ = 0, k_ = 0, k_pairs_ = 0;
+  std::vector<std::int16_t> packed_;
+};
+
 // What a layer keeps between runs: the prepared weights (for constant
 // weights only), oneDNN's convolution, buffers.
 class FastLayer {
@@ -42,7 +103,7 @@ class FastLayer {
   void fullyConnected(const Requant& r, const std::int8_t* input, const std::int8_t* weights, const std::int32_t* bias,
                       std::int64_t batch, std::int64_t depth, std::int64_t units, std::int8_t* output,
                       const ThreadPool* pool);
-  // Which backend ran last ("dnnl", "gemmlowp", "loop").
+  // Which backend ran last ("dnnl", "gemmlowp", "avx2", "loop").
   const char* lastBackend() const { return last_; }
 
   struct State;

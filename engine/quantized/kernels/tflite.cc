@@ -431,6 +431,18 @@ class BinaryKernel : public TflKernel {
     std::int8_t* py = y->data<std::int8_t>();
     const qt::BinaryParams p = params_;
     const qt::BinaryOp op = op_;
+    const std::int64_t n = y->numElements();
+    const bool a_whole = a.numElements() == n, b_whole = b.numElements() == n;
+    const bool arithmetic = op == qt::BinaryOp::kAdd || op == qt::BinaryOp::kSub || op == qt::BinaryOp::kMul;
+    if (arithmetic && !ctx.referenceKernels() && (a_whole || a.numElements() == 1) &&
+        (b_whole || b.numElements() == 1)) {
+      // Equal shapes or a scalar operand: the vector loop on blocks (binaryFast knows add, sub and mul).
+      ctx.pool().parallelFor(n, 16, [&](std::int64_t begin, std::int64_t end) {
+        qt::binaryFast(op, p, a_whole ? pa + begin : pa, !a_whole, b_whole ? pb + begin : pb, !b_whole, end - begin,
+                       py + begin);
+      });
+      return Status::Ok();
+    }
     return forEachBroadcast(ctx, a.shape(), b.shape(), &out_shape, [=](std::int64_t i, std::int64_t ia, std::int64_t ib) {
       py[i] = qt::binaryElement(op, p, pa[ia], pb[ib]);
     }, true);
@@ -491,10 +503,17 @@ class PoolKernel : public TflKernel {
       fs.stride_h = s.stride_h; fs.stride_w = s.stride_w; fs.pad_top = s.pad_top; fs.pad_left = s.pad_left;
       if (max_) ft::maxPoolReference(fs, fmin_, fmax_, x.data<float>(), y->data<float>());
       else ft::averagePoolReference(fs, fmin_, fmax_, x.data<float>(), y->data<float>());
-    } else if (max_) {
-      qt::maxPoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
+    } else if (ctx.referenceKernels()) {
+      if (max_) qt::maxPoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
+      else qt::averagePoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
     } else {
-      qt::averagePoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
+      const std::int8_t* in = x.data<std::int8_t>();
+      std::int8_t* out = y->data<std::int8_t>();
+      const double cost = static_cast<double>(s.out_w * s.out_c * s.k_h * s.k_w);
+      ctx.pool().parallelFor(s.batch * s.out_h, cost, [&](std::int64_t begin, std::int64_t end) {
+        if (max_) qt::maxPoolRows(s, qmin_, qmax_, in, begin, end, out);
+        else qt::averagePoolRows(s, qmin_, qmax_, in, begin, end, out);
+      });
     }
     return Status::Ok();
   }
@@ -934,15 +953,27 @@ class UnaryKernel : public TflKernel {
         }
       }
     } else if (in_type_ == DT_FLOAT) {
-      qt::quantizeReference(x.data<float>(), n, out_.scale, out_.zero_point, y->data<std::int8_t>());
+      const float* in = x.data<float>();
+      std::int8_t* out = y->data<std::int8_t>();
+      if (ctx.referenceKernels()) qt::quantizeReference(in, n, out_.scale, out_.zero_point, out);
+      else
+        ctx.pool().parallelFor(n, 8, [&](std::int64_t begin, std::int64_t end) {
+          qt::quantizeFast(in + begin, end - begin, out_.scale, out_.zero_point, out + begin);
+        });
     } else if (out_type_ == DT_FLOAT) {
       qt::dequantizeReference(x.data<std::int8_t>(), n, in_.scale, in_.zero_point, y->data<float>());
     } else if (op_ == Unary::kLogistic || op_ == Unary::kTanh) {
       qt::applyLut(table_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     } else if (op_ == Unary::kLeakyRelu) {
       qt::leakyReluReference(leaky_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
-    } else {
+    } else if (ctx.referenceKernels()) {
       qt::rescaleReference(rescale_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
+    } else {
+      const std::int8_t* in = x.data<std::int8_t>();
+      std::int8_t* out = y->data<std::int8_t>();
+      ctx.pool().parallelFor(n, 8, [&](std::int64_t begin, std::int64_t end) {
+        qt::rescaleFast(rescale_, in + begin, end - begin, out + begin);
+      });
     }
     return Status::Ok();
   }

@@ -1,0 +1,414 @@
+// The fast path of TFLite's int8 kernels (engine/quantized/tflite_fast.h)
+// against the reference loops of tflite.h, byte for byte: the vectorized
+// requantization on accumulators chosen to hit every rounding case, the
+// element-wise ops over all 256 x 256 input pairs, the pools, and whole
+// convolution / depthwise / fully connected layers on odd shapes at 1 and 2
+// threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/quantized/gemm.h"
+#include "engine/quantized/tflite.h"
+#include "engine/quantized/tflite_fast.h"
+#include "engine/thread_pool.h"
+
+namespace gds::engine {
+namespace {
+
+namespace qt = quantized::tfl;
+
+std::vector<std::int8_t> randomInt8(std::size_t n, std::mt19937* rng) {
+  std::uniform_int_distribution<int> d(-128, 127);
+  std::vector<std::int8_t> v(n);
+  for (auto& x : v) x = static_cast<std::int8_t>(d(*rng));
+  return v;
+}
+
+// The first index where two int8 buffers differ, or -1.
+std::int64_t firstDifference(const std::vector<std::int8_t>& a, const std::vector<std::int8_t>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return static_cast<std::int64_t>(i);
+  return -1;
+}
+
+// Accumulators that hit the edges of every step: int32's extremes, powers of
+// two and their neighbours (the shifts' rounding ties), and random values of
+// every magnitude.
+std::vector<std::int32_t> hardAccumulators(std::size_t n, std::mt19937* rng) {
+  std::vector<std::int32_t> v = {0, 1, -1, std::numeric_limits<std::int32_t>::min(),
+                                 std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min() + 1,
+                                 std::numeric_limits<std::int32_t>::max() - 1};
+  for (int b = 0; b < 31; ++b)
+    for (int d = -1; d <= 1; ++d) {
+      v.push_back(static_cast<std::int32_t>((std::int64_t{1} << b) + d));
+      v.push_back(static_cast<std::int32_t>(-(std::int64_t{1} << b) + d));
+      v.push_back(static_cast<std::int32_t>(3 * (std::int64_t{1} << b) / 2 + d));
+      v.push_back(static_cast<std::int32_t>(-3 * (std::int64_t{1} << b) / 2 + d));
+    }
+  std::uniform_int_distribution<std::int32_t> any(std::numeric_limits<std::int32_t>::min(),
+                                                  std::numeric_limits<std::int32_t>::max());
+  std::uniform_int_distribution<int> bits(0, 31);
+  while (v.size() < n) {
+    const std::int32_t x = any(*rng);
+    const int b = bits(*rng);
+    v.push_back(b == 31 ? x : x % (1 << b));  // every magnitude
+  }
+  v.resize(n);
+  return v;
+}
+
+TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
+  std::mt19937 rng(7);
+  // Real multipliers from 2^-40 (a zero multiplier) to 2^31 (shift clamped
+  // at 30), ties at every right shift, per tensor and per channel, channel
+  // counts with and without a vector tail, with and without bias.
+  std::uniform_real_distribution<double> exponent(-40.0, 31.0);
+  for (std::int64_t channels : {1, 3, 8, 13, 16, 64, 1000}) {
+    for (bool per_channel : {false, true}) {
+      for (bool with_bias : {false, true}) {
+        SCOPED_TRACE("channels " + std::to_string(channels) + (per_channel ? " per channel" : " per tensor") +
+                     (with_bias ? " with bias" : ""));
+        qt::Requant r;
+        r.output_offset = static_cast<std::int32_t>(rng() % 256) - 128;
+        r.act_min = -128 + static_cast<std::int32_t>(rng() % 50);
+        r.act_max = 127 - static_cast<std::int32_t>(rng() % 50);
+        std::vector<float> scales;
+        const std::int64_t n_scales = per_channel ? channels : 1;
+        r.multiplier.resize(static_cast<std::size_t>(n_scales));
+        r.shift.resize(static_cast<std::size_t>(n_scales));
+        for (std::int64_t c = 0; c < n_scales; ++c)
+          qt::quantizeMultiplier(std::pow(2.0, exponent(rng)), &r.multiplier[static_cast<std::size_t>(c)],
+                                 &r.shift[static_cast<std::size_t>(c)]);
+        // Exact powers of two make ties of the rounding division.
+        r.multiplier[0] = 1 << 30;
+        r.shift[0] = -5;
+        const std::int64_t rows = 4096 / channels + 3;
+        const std::vector<std::int32_t> acc = hardAccumulators(static_cast<std::size_t>(rows * channels), &rng);
+        std::vector<std::int32_t> bias(static_cast<std::size_t>(channels));
+        for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 200001) - 100000;
+        const std::int32_t* b = with_bias ? bias.data() : nullptr;
+        std::vector<std::int8_t> expected(acc.size()), got(acc.size(), 0);
+        qt::requantizeRows(r, acc.data(), b, rows, channels, expected.data());
+        qt::Requantizer(r, channels).run(acc.data(), b, rows, got.data());
+        const std::int64_t at = firstDifference(expected, got);
+        EXPECT_EQ(at, -1) << "acc " << acc[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
+      }
+    }
+  }
+}
+
+TEST(TfliteFast, RequantizerTiesAtEveryShift) {
+  // multiplier 2^30 (0.5) and shift -k: every accumulator in a window is
+  // x / 2^(k+1) exactly, so half of them are ties of the rounding.
+  for (int k = 0; k <= 31; ++k) {
+    SCOPED_TRACE("shift -" + std::to_string(k));
+    qt::Requant r;
+    r.multiplier = {1 << 30};
+    r.shift = {-k};
+    r.act_min = -128;
+    r.act_max = 127;
+    std::vector<std::int32_t> acc;
+    for (std::int32_t x = -4100; x <= 4100; ++x) acc.push_back(x * (1 << std::min(k, 17)));
+    std::vector<std::int8_t> expected(acc.size()), got(acc.size());
+    const auto n = static_cast<std::int64_t>(acc.size());
+    qt::requantizeRows(r, acc.data(), nullptr, n, 1, expected.data());
+    qt::Requantizer(r, 1).run(acc.data(), nullptr, n, got.data());
+    EXPECT_EQ(firstDifference(expected, got), -1);
+    // The same values 8 channels wide go through the vector loop.
+    std::vector<std::int8_t> expected8(acc.size()), got8(acc.size());
+    qt::requantizeRows(r, acc.data(), nullptr, n / 8, 8, expected8.data());
+    qt::Requantizer(r, 8).run(acc.data(), nullptr, n / 8, got8.data());
+    EXPECT_EQ(firstDifference(expected8, got8), -1);
+  }
+}
+
+TEST(TfliteFast, BinaryOpsMatchTheReferenceOnAllInputPairs) {
+  std::vector<std::int8_t> a, b;
+  for (int x = -128; x <= 127; ++x)
+    for (int y = -128; y <= 127; ++y) {
+      a.push_back(static_cast<std::int8_t>(x));
+      b.push_back(static_cast<std::int8_t>(y));
+    }
+  const auto n = static_cast<std::int64_t>(a.size());
+  struct Case {
+    qt::BinaryOp op;
+    float s1;
+    std::int32_t z1;
+    float s2;
+    std::int32_t z2;
+    float so;
+    std::int32_t zo;
+    std::int32_t lo, hi;
+  };
+  const std::vector<Case> cases = {
+      {qt::BinaryOp::kAdd, 0.05f, -3, 0.05f, -3, 0.1f, -128, -128, 127},   // ResNet's residual add (ReLU)
+      {qt::BinaryOp::kAdd, 0.031f, 10, 0.27f, -128, 0.4f, 5, -128, 127},
+      {qt::BinaryOp::kAdd, 1.5f, 127, 0.0001f, 0, 0.003f, 0, -20, 90},
+      {qt::BinaryOp::kSub, 0.02f, 0, 0.03f, 7, 0.05f, -2, -128, 127},
+      {qt::BinaryOp::kSub, 0.7f, -128, 0.7f, 127, 0.01f, 100, -128, 127},
+      {qt::BinaryOp::kMul, 0.5f, 1, 0.25f, -2, 0.0625f, 0, -128, 127},
+      {qt::BinaryOp::kMul, 0.003f, -128, 0.9f, 30, 2.0f, -7, -100, 100},
+  };
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    SCOPED_TRACE("case " + std::to_string(k));
+    const Case& c = cases[k];
+    const qt::BinaryParams p = qt::binaryParams(c.op, c.s1, c.z1, c.s2, c.z2, c.so, c.zo, c.lo, c.hi);
+    std::vector<std::int8_t> expected(a.size()), got(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) expected[i] = qt::binaryElement(c.op, p, a[i], b[i]);
+    qt::binaryFast(c.op, p, a.data(), false, b.data(), false, n, got.data());
+    EXPECT_EQ(firstDifference(expected, got), -1);
+    // A scalar on either side (and an odd length for the scalar tail).
+    for (int v : {-128, -1, 0, 77, 127}) {
+      const auto s = static_cast<std::int8_t>(v);
+      std::vector<std::int8_t> e1(257), g1(257), e2(257), g2(257);
+      for (std::size_t i = 0; i < 257; ++i) {
+        e1[i] = qt::binaryElement(c.op, p, s, b[i * 255]);
+        e2[i] = qt::binaryElement(c.op, p, a[i * 255], s);
+      }
+      std::vector<std::int8_t> col(257);
+      for (std::size_t i = 0; i < 257; ++i) col[i] = b[i * 255];
+      qt::binaryFast(c.op, p, &s, true, col.data(), false, 257, g1.data());
+      for (std::size_t i = 0; i < 257; ++i) col[i] = a[i * 255];
+      qt::binaryFast(c.op, p, col.data(), false, &s, true, 257, g2.data());
+      EXPECT_EQ(firstDifference(e1, g1), -1) << "scalar a = " << v;
+      EXPECT_EQ(firstDifference(e2, g2), -1) << "scalar b = " << v;
+    }
+  }
+}
+
+TEST(TfliteFast, RescaleAndQuantizeMatchTheReference) {
+  std::vector<std::int8_t> all;
+  for (int x = -128; x <= 127; ++x) all.push_back(static_cast<std::int8_t>(x));
+  for (const auto& [si, zi, so, zo] : std::vector<std::tuple<float, int, float, int>>{
+           {0.1f, 0, 0.1f, 0}, {0.1f, -5, 0.3f, 12}, {0.02f, 127, 0.01f, -128}, {3.0f, -128, 0.001f, 0},
+           {0.0004f, 3, 0.5f, -1}}) {
+    qt::Rescale r = qt::rescaleParams(si, zi, so, zo);
+    for (const auto& [lo, hi] : std::vector<std::pair<int, int>>{{-128, 127}, {zo, 127}, {-3, 40}}) {
+      r.act_min = lo;
+      r.act_max = hi;
+      std::vector<std::int8_t> expected(all.size()), got(all.size());
+      qt::rescaleReference(r, all.data(), 256, expected.data());
+      qt::rescaleFast(r, all.data(), 256, got.data());
+      EXPECT_EQ(firstDifference(expected, got), -1) << si << " " << zi << " -> " << so << " " << zo;
+    }
+  }
+  // Floats at and around every rounding tie, the limits, NaN and infinities.
+  std::vector<float> x = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::lowest(), std::numeric_limits<float>::denorm_min(), 3e9f, -3e9f,
+                          0.49999997f, -0.49999997f};
+  for (int k = -300; k <= 300; ++k) {
+    const float h = static_cast<float>(k) + 0.5f;
+    x.push_back(h);
+    x.push_back(std::nextafter(h, 1e9f));
+    x.push_back(std::nextafter(h, -1e9f));
+  }
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> d(-300.0f, 300.0f);
+  while (x.size() % 8 != 5) x.push_back(d(rng));
+  for (const auto& [scale, zp] : std::vector<std::pair<float, int>>{{1.0f, 0}, {0.5f, -128}, {0.0078125f, 127},
+                                                                     {0.037f, -3}, {1.7f, 20}}) {
+    std::vector<std::int8_t> expected(x.size()), got(x.size());
+    const auto n = static_cast<std::int64_t>(x.size());
+    qt::quantizeReference(x.data(), n, scale, zp, expected.data());
+    qt::quantizeFast(x.data(), n, scale, zp, got.data());
+    const std::int64_t at = firstDifference(expected, got);
+    EXPECT_EQ(at, -1) << "scale " << scale << " zero point " << zp << " x "
+                      << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
+  }
+}
+
+// TFLite's output size and leading padding (SAME or VALID).
+void window(bool same, std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_t dil, std::int64_t* out,
+            std::int64_t* pad) {
+  const std::int64_t effective = (k - 1) * dil + 1;
+  *out = same ? (in + stride - 1) / stride : (in - effective + stride) / stride;
+  const std::int64_t total = (*out - 1) * stride + effective - in;
+  *pad = same && total > 0 ? total / 2 : 0;
+}
+
+TEST(TfliteFast, PoolsMatchTheReference) {
+  std::mt19937 rng(11);
+  struct Case {
+    std::int64_t h, w, c, k_h, k_w, stride;
+    bool same;
+  };
+  for (const Case& p : std::vector<Case>{{112, 112, 64, 3, 3, 2, true},
+                                         {7, 7, 33, 7, 7, 1, false},
+                                         {9, 5, 1, 2, 3, 2, true},
+                                         {6, 6, 17, 4, 4, 3, true},
+                                         {5, 8, 24, 1, 1, 1, false}}) {
+    qt::ConvShape s;
+    s.batch = 2;
+    s.in_h = p.h;
+    s.in_w = p.w;
+    s.in_c = s.out_c = p.c;
+    s.k_h = p.k_h;
+    s.k_w = p.k_w;
+    s.stride_h = s.stride_w = p.stride;
+    window(p.same, s.in_h, s.k_h, s.stride_h, 1, &s.out_h, &s.pad_top);
+    window(p.same, s.in_w, s.k_w, s.stride_w, 1, &s.out_w, &s.pad_left);
+    const auto in = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
+    const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
+    for (const auto& [lo, hi] : std::vector<std::pair<int, int>>{{-128, 127}, {-20, 127}, {-5, 60}}) {
+      SCOPED_TRACE(std::to_string(p.h) + "x" + std::to_string(p.w) + "x" + std::to_string(p.c) + " window " +
+                   std::to_string(p.k_h) + "x" + std::to_string(p.k_w) + " clamp " + std::to_string(lo) + ".." +
+                   std::to_string(hi));
+      std::vector<std::int8_t> expected(n), got(n);
+      qt::maxPoolReference(s, lo, hi, in.data(), expected.data());
+      // Two blocks of rows, as two threads split them.
+      const std::int64_t rows = s.batch * s.out_h;
+      qt::maxPoolRows(s, lo, hi, in.data(), 0, rows / 3, got.data());
+      qt::maxPoolRows(s, lo, hi, in.data(), rows / 3, rows, got.data());
+      EXPECT_EQ(firstDifference(expected, got), -1) << "max";
+      qt::averagePoolReference(s, lo, hi, in.data(), expected.data());
+      qt::averagePoolRows(s, lo, hi, in.data(), 0, rows / 3, got.data());
+      qt::averagePoolRows(s, lo, hi, in.data(), rows / 3, rows, got.data());
+      EXPECT_EQ(firstDifference(expected, got), -1) << "average";
+    }
+  }
+}
+
+struct LayerCase {
+  std::string name;
+  bool depthwise;
+  std::int64_t h, w, in_c, out_c, k, stride, dil;
+  bool same, per_channel;
+  std::int32_t input_zero;
+};
+
+TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
+  std::mt19937 rng(5);
+  const std::vector<LayerCase> cases = {
+      {"3x3 stride 2 (first layer)", false, 17, 15, 3, 8, 3, 2, 1, true, true, -128},
+      {"1x1 pointwise", false, 9, 9, 32, 48, 1, 1, 1, false, true, 4},
+      {"1x1 stride 2", false, 10, 9, 16, 24, 1, 2, 1, true, true, 127},
+      {"7x7 per tensor", false, 12, 11, 5, 13, 7, 2, 1, true, false, -3},
+      {"3x3 dilated valid", false, 13, 12, 6, 7, 3, 1, 2, false, true, 0},
+      {"depthwise 3x3", true, 14, 14, 32, 32, 3, 1, 1, true, true, -128},
+      {"depthwise 3x3 stride 2", true, 15, 13, 24, 24, 3, 2, 1, true, true, 60},
+      {"depthwise multiplier 2", true, 8, 9, 5, 10, 3, 1, 1, true, false, -7},
+  };
+  for (const LayerCase& c : cases) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " thread(s)");
+      qt::ConvShape s;
+      s.batch = c.depthwise ? 1 : 2;
+      s.in_h = c.h;
+      s.in_w = c.w;
+      s.in_c = c.in_c;
+      s.out_c = c.out_c;
+      s.k_h = s.k_w = c.k;
+      s.stride_h = s.stride_w = c.stride;
+      s.dil_h = s.dil_w = c.dil;
+      s.depth_multiplier = c.depthwise ? c.out_c / c.in_c : 1;
+      window(c.same, s.in_h, s.k_h, s.stride_h, s.dil_h, &s.out_h, &s.pad_top);
+      window(c.same, s.in_w, s.k_w, s.stride_w, s.dil_w, &s.out_w, &s.pad_left);
+      const auto input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
+      auto filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c * (c.depthwise ? 1 : s.in_c)), &rng);
+      filter[0] = -128;  // TFLite allows -128 in int8 weights
+      std::vector<std::int32_t> bias(static_cast<std::size_t>(s.out_c));
+      for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 40001) - 20000;
+      std::vector<float> scales(c.per_channel ? static_cast<std::size_t>(s.out_c) : 1);
+      std::uniform_real_distribution<float> sd(0.001f, 0.02f);
+      for (auto& sc : scales) sc = sd(rng);
+      qt::Requant r;
+      r.input_offset = -c.input_zero;
+      r.output_offset = 3;
+      r.act_min = -128;
+      r.act_max = 100;
+      qt::convMultipliers(0.05f, scales, 0.02f, &r);
+      const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
+      std::vector<std::int8_t> expected(n), got(n);
+      if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
+      else qt::convReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
+      ThreadPool pool(threads);
+      qt::FastLayer layer(c.depthwise ? qt::FastLayer::Kind::kDepthwise : qt::FastLayer::Kind::kConv);
+      layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
+      EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
+      // Without oneDNN's VNNI kernels, convolutions take the AVX2 GEMM.
+      if (!c.depthwise && qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+        EXPECT_STREQ(layer.lastBackend(), "avx2");
+      }
+      // A second run reuses the prepared weights and requantizer.
+      std::vector<std::int8_t> again(n);
+      layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
+      if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
+      else qt::convReference(s, r, input.data(), filter.data(), nullptr, expected.data());
+      EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
+    }
+  }
+}
+
+TEST(TfliteFast, FullyConnectedMatchesTheReference) {
+  std::mt19937 rng(9);
+  for (const auto& [batch, depth, units, per_channel, weight_zero] :
+       std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, std::int32_t>>{
+           {1, 2048, 1000, true, 0}, {3, 37, 11, false, 0}, {2, 64, 19, false, -9}}) {
+    SCOPED_TRACE(std::to_string(batch) + "x" + std::to_string(depth) + " -> " + std::to_string(units));
+    const auto input = randomInt8(static_cast<std::size_t>(batch * depth), &rng);
+    const auto weights = randomInt8(static_cast<std::size_t>(units * depth), &rng);
+    std::vector<std::int32_t> bias(static_cast<std::size_t>(units));
+    for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 4001) - 2000;
+    std::vector<float> scales(per_channel ? static_cast<std::size_t>(units) : 1, 0.004f);
+    if (per_channel)
+      for (std::size_t u = 0; u < scales.size(); ++u) scales[u] = 0.002f + 0.0001f * static_cast<float>(u % 17);
+    qt::Requant r;
+    r.input_offset = 17;
+    r.filter_offset = -weight_zero;
+    r.output_offset = -10;
+    qt::convMultipliers(0.03f, scales, 0.2f, &r);
+    const auto n = static_cast<std::size_t>(batch * units);
+    std::vector<std::int8_t> expected(n), got(n);
+    qt::fullyConnectedReference(r, input.data(), weights.data(), bias.data(), batch, depth, units, expected.data());
+    ThreadPool pool(2);
+    qt::FastLayer layer(qt::FastLayer::Kind::kFullyConnected);
+    layer.fullyConnected(r, input.data(), weights.data(), bias.data(), batch, depth, units, got.data(), &pool);
+    EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
+    if (qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+      EXPECT_STREQ(layer.lastBackend(), "avx2");
+    }
+  }
+}
+
+TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
+  if (!qt::Int8Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  // Extreme values (every product 255 * 255 with both offsets), K odd and
+  // longer than one block of K, rows and columns not multiples of the tile.
+  for (const auto& [rows, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
+           {7, 21, 1}, {11, 16, 1025}, {5, 33, 2047}, {1, 1000, 2048}}) {
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(k) + " * " + std::to_string(k) + "x" + std::to_string(n));
+    for (std::int32_t sign : {1, -1}) {
+      std::vector<std::int8_t> a(static_cast<std::size_t>(rows * k), sign > 0 ? 127 : -128);
+      std::vector<std::int8_t> w(static_cast<std::size_t>(n * k), sign > 0 ? 127 : -128);
+      a[0] = 5;
+      w[static_cast<std::size_t>(k - 1)] = -3;
+      const std::int32_t a_offset = sign * 128, w_offset = sign * 128;
+      qt::Int8Gemm gemm;
+      gemm.packWeights(w.data(), n, k, w_offset);
+      std::vector<std::int32_t> got(static_cast<std::size_t>(rows * n));
+      gemm.run(a.data(), rows, k, a_offset, got.data());
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          std::int64_t expected = 0;
+          for (std::int64_t q = 0; q < k; ++q)
+            expected += (std::int64_t{a[static_cast<std::size_t>(i * k + q)]} + a_offset) *
+                        (std::int64_t{w[static_cast<std::size_t>(j * k + q)]} + w_offset);
+          ASSERT_EQ(got[static_cast<std::size_t>(i * n + j)], static_cast<std::int32_t>(expected))
+              << "row " << i << " column " << j;
+        }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gds::engine
