@@ -557,8 +557,7 @@ void AccuracyPanel::updateButtons() {
 }
 
 QString AccuracyPanel::excludeCandidate() const {
-  // Only the 8-bit pipeline has op types to exclude.
-  if (!result_ || result_->pipeline.empty()) return QString();
+  if (!result_) return QString();
   const QModelIndex current = layers_view_->currentIndex();
   if (current.isValid()) {
     const QModelIndex source = layers_proxy_->mapToSource(current);
