@@ -9,7 +9,8 @@
 // Benchmark dock (current graph and its 8-bit variant) and shows its results
 // with the heat map; `--accuracy=FOLDER` runs the Accuracy dock on a
 // dataset folder (with --class_names=FILE for its labels) and shows its
-// per-layer heat map.
+// per-layer heat map; `--accuracy_variants=8-bit,tflite-int8` compares the
+// current graph with each in turn and shows the runs' history.
 #include <QAction>
 #include <QBuffer>
 #include <QFileInfo>
@@ -32,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "graphview/graph_view.h"
 #include "model/io.h"
@@ -42,6 +44,7 @@
 #include "ui/live_summary.h"
 #include "ui/main_window.h"
 #include "ui/transform_runner.h"
+#include "ui/variants.h"
 
 namespace {
 
@@ -55,6 +58,7 @@ struct GuiArgs {
   bool welcome = false;
   bool benchmark = false;
   QString accuracy, class_names;
+  std::vector<gds::ui::VariantKind> accuracy_variants;  // empty: the dock's default (8-bit)
   std::string error;
 };
 
@@ -89,7 +93,11 @@ GuiArgs parseArgs(const QStringList& arguments) {
   const QCommandLineOption accuracy("accuracy", "Run the Accuracy dock on a dataset folder (with --screenshot).",
                                     "folder");
   const QCommandLineOption class_names("class_names", "Class names for --accuracy (labels.txt).", "file");
-  parser.addOptions({screenshot, apply, select, inputs, outputs, size, welcome, benchmark, accuracy, class_names});
+  const QCommandLineOption accuracy_variants(
+      "accuracy_variants", "Variants compared in turn with the current graph for --accuracy: 8-bit, tflite-int8, original.",
+      "list");
+  parser.addOptions(
+      {screenshot, apply, select, inputs, outputs, size, welcome, benchmark, accuracy, class_names, accuracy_variants});
   parser.addPositionalArgument("model", "The model to open.", "[MODEL]");
   if (!parser.parse(arguments)) {
     a.error = parser.errorText().toStdString() + " (see gdstudio --help)";
@@ -104,6 +112,14 @@ GuiArgs parseArgs(const QStringList& arguments) {
   a.benchmark = parser.isSet(benchmark);
   a.accuracy = parser.value(accuracy);
   a.class_names = parser.value(class_names);
+  for (const QString& name : parser.value(accuracy_variants).split(',', Qt::SkipEmptyParts)) {
+    const QString n = name.trimmed().toLower();
+    if (n == "8-bit") a.accuracy_variants.push_back(gds::ui::VariantKind::EightBit);
+    else if (n == "tflite-int8") a.accuracy_variants.push_back(gds::ui::VariantKind::TfliteInt8);
+    else if (n == "original") a.accuracy_variants.push_back(gds::ui::VariantKind::Original);
+    else if (a.error.empty())
+      a.error = "--accuracy_variants: unknown variant '" + name.toStdString() + "' (8-bit, tflite-int8 or original)";
+  }
   if (parser.isSet(size)) {
     // --size=WIDTHxHEIGHT of the window in --screenshot mode.
     const QStringList parts = parser.value(size).split('x');
@@ -128,6 +144,8 @@ GuiArgs parseArgs(const QStringList& arguments) {
     a.error = "--accuracy needs --screenshot (in the window, use View > Compare accuracy…)";
   if (a.error.empty() && !a.class_names.isEmpty() && a.accuracy.isEmpty())
     a.error = "--class_names goes with --accuracy=FOLDER";
+  if (a.error.empty() && !a.accuracy_variants.empty() && a.accuracy.isEmpty())
+    a.error = "--accuracy_variants goes with --accuracy=FOLDER";
   if (a.error.empty() && a.welcome && a.screenshot.isEmpty())
     a.error = "--welcome needs --screenshot (without a model the window starts on the welcome page)";
   if (a.error.empty() && a.welcome &&
@@ -245,13 +263,21 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
     window.accuracyAction()->trigger();
     panel->setUseDataset(true);
     panel->setDataset(args.accuracy, QString(), args.class_names);
-    if (!panel->run()) return fail("--accuracy: " + panel->lastError().toStdString());
-    if (!panel->waitUntilIdle(600000)) return fail("--accuracy: timed out");
-    if (!panel->lastResult()) return fail("--accuracy: " + panel->lastError().toStdString());
-    panel->tabs()->setCurrentIndex(1);  // Layers, with the heat map on the graph
-    // The dock's headline is rich text; the terminal gets its plain words.
-    const QString headline = QTextDocumentFragment::fromHtml(panel->headlineText()).toPlainText();
-    std::printf("Compared: %s\n", headline.toStdString().c_str());
+    std::vector<gds::ui::VariantKind> others = args.accuracy_variants;
+    if (others.empty()) others.push_back(gds::ui::VariantKind::EightBit);
+    for (gds::ui::VariantKind other : others) {
+      panel->setVariants(gds::ui::VariantKind::Current, other);
+      if (!panel->run()) return fail("--accuracy: " + panel->lastError().toStdString());
+      if (!panel->waitUntilIdle(600000)) return fail("--accuracy: timed out");
+      if (!panel->lastResult()) return fail("--accuracy: " + panel->lastError().toStdString());
+      // The dock's headline is rich text; the terminal gets its plain words.
+      const QString headline = QTextDocumentFragment::fromHtml(panel->headlineText()).toPlainText();
+      std::printf("Compared: %s\n", headline.toStdString().c_str());
+    }
+    const QString advice = QTextDocumentFragment::fromHtml(panel->adviceText()).toPlainText();
+    if (!advice.isEmpty()) std::printf("Advice: %s\n", advice.toStdString().c_str());
+    // Layers with the heat map on the graph; History when several runs compare variants.
+    panel->tabs()->setCurrentIndex(others.size() > 1 ? 3 : 1);
     if (!window.waitUntilIdle(300000)) return fail("timed out waiting for the layout");
   }
   return grabWindow(window, args.screenshot);

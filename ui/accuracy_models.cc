@@ -57,6 +57,52 @@ double medianSampleSqnrDb(const AccuracyResult& result) {
   return std::isinf(lo) || std::isinf(hi) ? (std::isinf(lo) ? lo : hi) : (lo + hi) / 2;
 }
 
+double outputSqnrDb(const AccuracyResult& result) {
+  const double median = medianSampleSqnrDb(result);
+  if (!std::isnan(median)) return median;
+  return result.outputs.empty() ? std::numeric_limits<double>::quiet_NaN() : result.outputs.front().error.stats.sqnr_db;
+}
+
+QString exportAdvice(const std::vector<AccuracyResultPtr>& runs) {
+  // The latest run with each kind as the compared variant.
+  const AccuracyResult *recipe = nullptr, *tflite = nullptr;
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    const AccuracyResult& r = **it;
+    if (!r.built_other || !r.built_reference) continue;
+    const VariantKind kind = r.other_snapshot.kind;
+    if (kind == VariantKind::EightBit && !recipe) recipe = &r;
+    if (kind == VariantKind::TfliteInt8 && !tflite) tflite = &r;
+  }
+  if (!recipe || !tflite) return QString();
+  // The same reference graph on the same inputs, or the figures say nothing about each other.
+  if (recipe->reference_snapshot.kind != tflite->reference_snapshot.kind ||
+      recipe->reference_snapshot.source != tflite->reference_snapshot.source ||
+      recipe->input_description != tflite->input_description)
+    return QString();
+  const auto [agree_recipe, total_recipe] = topOneAgreement(*recipe);
+  const auto [agree_tflite, total_tflite] = topOneAgreement(*tflite);
+  const double sqnr_recipe = outputSqnrDb(*recipe), sqnr_tflite = outputSqnrDb(*tflite);
+  const bool top1_apart = total_recipe > 0 && total_recipe == total_tflite &&
+                          4 * (agree_tflite - agree_recipe) >= total_tflite;
+  const bool sqnr_apart = !std::isnan(sqnr_recipe) && !std::isnan(sqnr_tflite) && sqnr_tflite - sqnr_recipe >= 10.0;
+  if (!top1_apart && !sqnr_apart) return QString();
+  auto figures = [](std::int64_t agree, std::int64_t total, double sqnr) {
+    QStringList parts;
+    if (total > 0) parts << QObject::tr("top-1 agreement %1").arg(formatCount(agree, total));
+    if (!std::isnan(sqnr)) parts << QObject::tr("output SQNR %1 dB").arg(formatMetric(sqnr));
+    return parts.join(", ");
+  };
+  const std::string scheme = weightsScheme(recipe->pipeline);
+  const QString recipe_name = scheme == "per tensor" ? QObject::tr("TensorFlow's 8-bit recipe (per-tensor weights)")
+                                                     : QObject::tr("The 8-bit variant (%1 weights)").arg(
+                                                           QString::fromStdString(scheme.empty() ? "custom" : scheme));
+  return QObject::tr("<b>%1 is much worse than the TFLite int8 export on these inputs</b>: %2 for the recipe, %3 for "
+                     "TFLite int8 (both against %4). The TFLite int8 model is what the device computes; ship it with "
+                     "<a href=\"#export-tflite\">File ▸ Export ▸ TensorFlow Lite…</a>")
+      .arg(recipe_name, figures(agree_recipe, total_recipe, sqnr_recipe),
+           figures(agree_tflite, total_tflite, sqnr_tflite), recipe->reference_name);
+}
+
 bool showsTopFive(const engine::OutputAggregate& output) {
   if (!output.classifier || output.rows <= 0) return false;
   return output.error.stats.count / output.rows > 5;
@@ -235,6 +281,7 @@ QVariant AccuracyHistoryModel::data(const QModelIndex& index, int role) const {
     case 2: return QString::fromStdString(r.input_description);
     case 3: {
       // Per-channel and per-tensor runs otherwise read the same.
+      if (!r.calibration.empty()) return tr("TFLite (per channel)");
       const std::string scheme = weightsScheme(r.pipeline);
       return scheme.empty() ? QVariant() : QVariant(tr(scheme.c_str()));
     }

@@ -109,6 +109,18 @@ std::pair<std::int64_t, std::int64_t> topOneAgreement(const AccuracyResult& resu
 // dataset run or no sample.
 double medianSampleSqnrDb(const AccuracyResult& result);
 
+// The output SQNR a result is summed up by: the median over the dataset's
+// samples, else the first output's.
+double outputSqnrDb(const AccuracyResult& result);
+
+// When TensorFlow's 8-bit recipe is much worse than the TFLite int8 export
+// on the same inputs (the latest run of each against the same reference
+// graph: top-1 agreement at least a quarter of the inputs apart, or output
+// SQNR at least 10 dB apart), the advice to ship the TFLite model (rich
+// text, File ▸ Export ▸ TensorFlow Lite… as a link to "#export-tflite");
+// empty otherwise.
+QString exportAdvice(const std::vector<AccuracyResultPtr>& runs);
+
 // Top-5 overlap means something only with more than five classes (with
 // five or fewer it is always 100%).
 bool showsTopFive(const engine::OutputAggregate& output);

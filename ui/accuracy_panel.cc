@@ -35,11 +35,9 @@
 namespace gds::ui {
 namespace {
 
-constexpr VariantKind kKinds[] = {VariantKind::Current, VariantKind::Original, VariantKind::EightBit};
-
 QComboBox* variantCombo(QWidget* parent, VariantKind selected) {
   auto* combo = new QComboBox(parent);
-  for (VariantKind k : kKinds) combo->addItem(variantName(k), static_cast<int>(k));
+  for (VariantKind k : kAllVariantKinds) combo->addItem(variantName(k), static_cast<int>(k));
   combo->setCurrentIndex(combo->findData(static_cast<int>(selected)));
   return combo;
 }
@@ -245,6 +243,17 @@ void AccuracyPanel::buildUi() {
   headline_->setWordWrap(true);
   headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   results_col->addWidget(headline_);
+  advice_ = new QLabel(this);
+  advice_->setObjectName("AccuracyAdvice");
+  advice_->setWordWrap(true);
+  advice_->setTextFormat(Qt::RichText);
+  advice_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::LinksAccessibleByMouse);
+  advice_->setStyleSheet("background: #fff4d6; border: 1px solid #e0b84a; padding: 4px;");
+  advice_->hide();
+  connect(advice_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == "#export-tflite") emit exportTfliteRequested();
+  });
+  results_col->addWidget(advice_);
 
   // Results.
   tabs_ = new QTabWidget(this);
@@ -335,9 +344,14 @@ AccuracyRequest AccuracyPanel::currentRequest(QString* error) const {
     if (error) *error = QString::fromStdString(message);
     return request;
   };
-  auto reference = variants_->snapshot(kindOf(reference_));
+  // A TFLite int8 variant is calibrated on what the panel compares on.
+  const TfliteCalibration calibration = calibrationFor(calibrationSource());
+  if (mode_->currentIndex() == 1 && calibration.folder.empty() &&
+      (kindOf(reference_) == VariantKind::TfliteInt8 || kindOf(other_) == VariantKind::TfliteInt8))
+    return fail("Choose a dataset folder (the TFLite int8 export is calibrated on it)");
+  auto reference = variants_->snapshot(kindOf(reference_), calibration);
   if (!reference.ok()) return fail(reference.error());
-  auto other = variants_->snapshot(kindOf(other_));
+  auto other = variants_->snapshot(kindOf(other_), calibration);
   if (!other.ok()) return fail(other.error());
   request.reference = std::move(*reference);
   request.other = std::move(*other);
@@ -354,6 +368,18 @@ AccuracyRequest AccuracyPanel::currentRequest(QString* error) const {
   request.num_threads = threads_->value();
   if (error) error->clear();
   return request;
+}
+
+InputSource AccuracyPanel::calibrationSource() const {
+  if (mode_->currentIndex() != 1) return source_->value();
+  InputSource s;
+  s.kind = InputSource::Kind::DatasetSample;
+  s.dataset_dir = dataset_->text().trimmed().toStdString();
+  s.image.height = height_->value();
+  s.image.width = width_->value();
+  s.image.mean = mean_->value();
+  s.image.std = std_->value();
+  return s;
 }
 
 bool AccuracyPanel::run() {
@@ -449,6 +475,9 @@ void AccuracyPanel::showResult(AccuracyResultPtr result) {
   for (QTableView* v : {outputs_view_, layers_view_, samples_view_, history_view_}) v->resizeColumnsToContents();
   tabs_->setTabEnabled(tabs_->indexOf(samples_view_), result && result->dataset);
   headline_->setText(headlineText());
+  const QString advice = adviceText();
+  advice_->setText(advice);
+  advice_->setVisible(!advice.isEmpty());
   updateHeatMap();
 }
 
@@ -476,6 +505,8 @@ QString AccuracyPanel::headlineText() const {
     parts << tr("worst layer %1 (%2 dB)")
                  .arg(QString::fromStdString(r.layers.front().error.stats.name).toHtmlEscaped(),
                       formatMetric(r.layers.front().error.stats.sqnr_db));
+  if (!r.calibration.empty())
+    parts << tr("TFLite int8 calibrated on %1").arg(QString::fromStdString(r.calibration).toHtmlEscaped());
   if (!r.excluded.empty()) {
     QStringList ops;
     for (const auto& op : r.excluded) ops << QString::fromStdString(op);
@@ -487,6 +518,8 @@ QString AccuracyPanel::headlineText() const {
 }
 
 QString AccuracyPanel::statusText() const { return status_text_; }
+
+QString AccuracyPanel::adviceText() const { return result_ ? exportAdvice(history_model_->runs()) : QString(); }
 
 void AccuracyPanel::setError(const QString& message) {
   last_error_ = message;

@@ -1,5 +1,6 @@
 // The Accuracy panel (issue 8): two variants of the open model (default: the
-// current graph vs its 8-bit version) run on the same inputs — the input
+// current graph vs its 8-bit version; also its TFLite int8 export, calibrated
+// on the panel's inputs) run on the same inputs — the input
 // source of the Benchmark panel or a whole dataset folder with labels — and
 // compared per output (max/mean abs error, RMSE, SQNR, cosine, top-1
 // agreement, top-5 overlap, accuracy of each variant) and per layer (SQNR,
@@ -7,7 +8,9 @@
 // "Exclude op type" adds the worst (or selected) layer's op type to
 // quantize_nodes' ignore_op in the 8-bit pipeline and re-runs, and the
 // history table keeps every run, so the accuracy bought by each exclusion
-// is visible. Runs in a worker with progress and cancel.
+// is visible. When TensorFlow's 8-bit recipe is much worse than the TFLite
+// int8 export on the same inputs, the panel says so and points to File ▸
+// Export ▸ TensorFlow Lite. Runs in a worker with progress and cancel.
 #pragma once
 
 #include <QFutureWatcher>
@@ -60,6 +63,9 @@ class AccuracyPanel : public QWidget {
   void setDataset(const QString& dir, const QString& labels = {}, const QString& label_map = {});
   void setImagePreprocess(int height, int width, double mean, double std_dev);
   AccuracyRequest currentRequest(QString* error) const;
+  // What the panel compares on as an input source: in dataset mode a sample
+  // of the folder with the image settings, else the input source.
+  InputSource calibrationSource() const;
 
   // Starts a run; false (lastError() says why) when one is going or the
   // request is incomplete.
@@ -79,6 +85,8 @@ class AccuracyPanel : public QWidget {
   QString lastError() const { return last_error_; }
   QString statusText() const;
   QString headlineText() const;
+  // exportAdvice() over the history: shown under the headline.
+  QString adviceText() const;
 
   QComboBox* referenceCombo() const { return reference_; }
   QComboBox* otherCombo() const { return other_; }
@@ -91,6 +99,7 @@ class AccuracyPanel : public QWidget {
   QCheckBox* heatMapCheck() const { return heat_map_; }
   QLineEdit* layerFilter() const { return filter_; }
   QTabWidget* tabs() const { return tabs_; }
+  QLabel* adviceLabel() const { return advice_; }
   QTableView* outputsView() const { return outputs_view_; }
   QTableView* layersView() const { return layers_view_; }
   QTableView* samplesView() const { return samples_view_; }
@@ -103,6 +112,8 @@ class AccuracyPanel : public QWidget {
 
  signals:
   void runFinished(bool ok);
+  // The advice's File ▸ Export ▸ TensorFlow Lite… link was clicked.
+  void exportTfliteRequested();
 
  private:
   struct Outcome {
@@ -128,7 +139,7 @@ class AccuracyPanel : public QWidget {
   QDoubleSpinBox *mean_, *std_;
   QPushButton *run_, *cancel_, *exclude_;
   QProgressBar* progress_;
-  QLabel *status_, *headline_, *error_;
+  QLabel *status_, *headline_, *error_, *advice_;
   QCheckBox* heat_map_;
   QLineEdit* filter_;
   QTabWidget* tabs_;

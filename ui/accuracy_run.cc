@@ -13,7 +13,7 @@ namespace {
 
 bool sameSnapshot(const VariantSnapshot& a, const VariantSnapshot& b) {
   return a.kind == b.kind && a.source == b.source && a.pipeline == b.pipeline && a.inputs == b.inputs &&
-         a.outputs == b.outputs;
+         a.outputs == b.outputs && a.marks == b.marks && a.calibration == b.calibration;
 }
 
 Result<std::shared_ptr<const BuiltVariant>> build(const VariantSnapshot& snapshot, const VariantSnapshot* previous,
@@ -76,11 +76,13 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
                      previous ? previous->built_other : nullptr, observer);
   if (!other.ok()) return other.status();
   result.built_other = *other;
-  for (const auto* built : {result.built_reference.get(), result.built_other.get()})
+  for (const auto* built : {result.built_reference.get(), result.built_other.get()}) {
     if (built->kind == VariantKind::EightBit) {
       result.pipeline = built->pipeline;
       result.excluded = ignoredOps(built->pipeline);
     }
+    if (built->kind == VariantKind::TfliteInt8) result.calibration = built->calibration;
+  }
   if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
 
   const tensorflow::GraphDef& a = *result.built_reference->graph;
@@ -190,9 +192,10 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
   }
 
   // Op types from a float variant: what quantize_nodes' ignore_op names.
+  auto isFloat = [](VariantKind k) { return k == VariantKind::Current || k == VariantKind::Original; };
   const tensorflow::GraphDef* float_graph = request.reference.source.get();
-  if (request.reference.kind != VariantKind::EightBit) float_graph = &a;
-  else if (request.other.kind != VariantKind::EightBit) float_graph = &b;
+  if (isFloat(request.reference.kind)) float_graph = &a;
+  else if (isFloat(request.other.kind)) float_graph = &b;
   std::unordered_map<std::string, std::string> ops;
   for (const auto& n : float_graph->node()) ops.emplace(n.name(), n.op());
   // Where the 8-bit graph quantized X, the op type ignore_op must name is the

@@ -21,7 +21,9 @@
 namespace gds::ui {
 
 struct AccuracyRequest {
-  VariantSnapshot reference, other;  // default: Current vs 8-bit
+  // Default: Current vs 8-bit. A TFLite int8 variant is calibrated on the
+  // request's inputs (the dataset folder, or the input source).
+  VariantSnapshot reference, other;
   std::vector<IoMark> marks;         // the Document's marks (inputs are fed, outputs compared)
   bool use_dataset = false;
   InputSource source;  // !use_dataset: one feed per marked input
@@ -43,6 +45,7 @@ struct AccuracyResult {
   QString reference_name, other_name;  // "Current", "8-bit"
   std::string pipeline;                // the 8-bit steps used (empty when neither variant is 8-bit)
   std::vector<std::string> excluded;   // its quantize_nodes ignore_op
+  std::string calibration;             // what the TFLite int8 variant was calibrated on (empty: neither is)
   bool dataset = false;
   std::string input_description;       // "random (seed 1)", "dataset images/ (7 files)"
   engine::DatasetResult samples;       // dataset mode: counts, items, confusion

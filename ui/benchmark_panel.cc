@@ -108,6 +108,12 @@ QWidget* BenchmarkPanel::createSettings() {
   wl->addWidget(current_);
   wl->addWidget(original_);
   wl->addWidget(eight_bit_);
+  tflite_int8_ = new QCheckBox(tr("TFLite int8 (the current graph exported, calibrated on the inputs)"), which);
+  tflite_int8_->setObjectName("BenchmarkTfliteInt8");
+  tflite_int8_->setToolTip(tr("The .tflite that File ▸ Export ▸ TensorFlow Lite writes (int8, calibrated on the "
+                              "inputs below: a dataset sample stands for its whole folder), run with TensorFlow "
+                              "Lite's arithmetic"));
+  wl->addWidget(tflite_int8_);
   QWidget* pipeline = variants_->createPipelineEditor(which);
   wl->addWidget(pipeline);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
@@ -286,20 +292,26 @@ QWidget* BenchmarkPanel::createResults() {
 
 // ---------------------------------------------------------------- settings
 
-void BenchmarkPanel::setVariantChecked(VariantKind kind, bool on) {
-  (kind == VariantKind::Current ? current_ : kind == VariantKind::Original ? original_ : eight_bit_)->setChecked(on);
+QCheckBox* BenchmarkPanel::variantBox(VariantKind kind) const {
+  switch (kind) {
+    case VariantKind::Current: return current_;
+    case VariantKind::Original: return original_;
+    case VariantKind::EightBit: return eight_bit_;
+    case VariantKind::TfliteInt8: return tflite_int8_;
+  }
+  return current_;
 }
 
-bool BenchmarkPanel::variantChecked(VariantKind kind) const {
-  return (kind == VariantKind::Current ? current_ : kind == VariantKind::Original ? original_ : eight_bit_)->isChecked();
-}
+void BenchmarkPanel::setVariantChecked(VariantKind kind, bool on) { variantBox(kind)->setChecked(on); }
+
+bool BenchmarkPanel::variantChecked(VariantKind kind) const { return variantBox(kind)->isChecked(); }
 
 Result<BenchmarkSettings> BenchmarkPanel::settings() const {
   BenchmarkSettings s;
   if (document_->isEmpty()) return Status::Error("No model open");
-  for (VariantKind kind : {VariantKind::Current, VariantKind::Original, VariantKind::EightBit}) {
+  for (VariantKind kind : kAllVariantKinds) {
     if (!variantChecked(kind)) continue;
-    auto snap = variants_->snapshot(kind);
+    auto snap = variants_->snapshot(kind, calibrationFor(inputs_->value()));
     if (!snap.ok()) return snap.status();
     s.variants.push_back(std::move(snap).value());
   }

@@ -132,7 +132,8 @@ class BenchmarkPanel : public QWidget {
   QFutureWatcher<BenchmarkOutcome> watcher_;
   QTimer* poll_;
 
-  QCheckBox *current_, *original_, *eight_bit_;
+  QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_;
+  QCheckBox* variantBox(VariantKind kind) const;
   InputSourceWidget* inputs_;
   QSpinBox *threads_, *warmup_, *runs_;
   QDoubleSpinBox* time_;

@@ -56,6 +56,7 @@
 #include "ui/side_by_side.h"
 #include "ui/step_panel.h"
 #include "ui/transforms_panel.h"
+#include "ui/tflite_export_dialog.h"
 #include "ui/variant_export.h"
 #include "ui/window_layout.h"
 #include "ui/variants.h"
@@ -245,6 +246,9 @@ void MainWindow::createActions() {
   save_variant_->setToolTip(tr("Write the 8-bit variant the Benchmark and Accuracy docks measure (the current graph "
                                "through their 8-bit pipeline)"));
   connect(save_variant_, &QAction::triggered, this, &MainWindow::saveVariantDialog);
+  export_tflite_ = new QAction(tr("TensorFlow &Lite…"), this);
+  export_tflite_->setToolTip(tr("Write the current graph as a .tflite: float, or int8 calibrated on a dataset"));
+  connect(export_tflite_, &QAction::triggered, this, [this] { showTfliteExport(); });
   freeze_ = new QAction(tr("&Freeze…"), this);
   freeze_->setToolTip(tr("Replace the variables by Consts holding their checkpoint values (freeze_graph)"));
   freeze_->setEnabled(false);
@@ -355,6 +359,8 @@ void MainWindow::createMenus() {
   exp->addAction(export_dot_tf_);
   exp->addAction(export_dot_rich_);
   exp->addAction(export_image_);
+  exp->addSeparator();
+  exp->addAction(export_tflite_);
   exp->addSeparator();
   exp->addAction(export_pipeline_);
   file->addSeparator();
@@ -518,6 +524,7 @@ void MainWindow::createAccuracyDock() {
   if (!variants_) variants_ = new Variants(document_, this);
   accuracy_panel_ = new AccuracyPanel(document_, variants_, this);
   accuracy_panel_->setGraphScene(scene_);
+  connect(accuracy_panel_, &AccuracyPanel::exportTfliteRequested, this, [this] { showTfliteExport(); });
   accuracy_dock_ = new QDockWidget(tr("Accuracy"), this);
   accuracy_dock_->setObjectName("AccuracyDock");
   accuracy_dock_->setWidget(accuracy_panel_);
@@ -958,9 +965,27 @@ void MainWindow::saveVariantDialog() {
   const QString path = QFileDialog::getSaveFileName(this, tr("Save the 8-bit variant"), base + "_8bit.pb",
                                                     variantExportFilters().join(";;"));
   if (path.isEmpty()) return;
+  // TensorFlow Lite has no builtins for TensorFlow's 8-bit ops: its int8
+  // model comes from the float graph and calibration data.
+  if (path.endsWith(".tflite", Qt::CaseInsensitive)) {
+    showTfliteExport(path)->setInt8(true);
+    return;
+  }
   QString err;
   if (!saveVariant(path, &err)) showError(tr("Cannot save the 8-bit variant"), err);
   else statusBar()->showMessage(tr("Wrote the 8-bit variant to %1").arg(path), 5000);
+}
+
+TfliteExportDialog* MainWindow::showTfliteExport(const QString& path) {
+  if (!tflite_dialog_) {
+    tflite_dialog_ = new TfliteExportDialog(document_, this);
+    connect(tflite_dialog_, &TfliteExportDialog::exported, this,
+            [this](const QString& summary) { statusBar()->showMessage(summary, 30000); });
+  }
+  tflite_dialog_->suggestCalibrationSource(accuracy_panel_->calibrationSource());
+  if (!path.isEmpty()) tflite_dialog_->setPath(path);
+  tflite_dialog_->open();
+  return tflite_dialog_;
 }
 
 void MainWindow::exportDotDialog(bool rich) {
@@ -997,7 +1022,7 @@ void MainWindow::exportPipelineDialog() {
 
 void MainWindow::onGraphChanged() {
   const bool has = !document_->isEmpty();
-  for (QAction* a : {save_, save_as_, save_variant_, export_dot_tf_, export_dot_rich_, export_image_, export_pipeline_,
+  for (QAction* a : {save_, save_as_, save_variant_, export_tflite_, export_dot_tf_, export_dot_rich_, export_image_, export_pipeline_,
                      fit_, zoom_in_, zoom_out_, zoom_sel_, expand_all_, collapse_all_})
     a->setEnabled(has);
   // Marking needs a node: none on the welcome page, none before one is selected.

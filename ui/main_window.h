@@ -42,6 +42,7 @@ class SummaryPanel;
 class TaskIndicator;
 class TransformRunner;
 class TransformsPanel;
+class TfliteExportDialog;
 class Variants;
 
 class MainWindow : public QMainWindow {
@@ -75,6 +76,11 @@ class MainWindow : public QMainWindow {
   // and Accuracy docks' pipeline) in a worker and writes it (ui/variant_export.h).
   bool saveVariant(const QString& path, QString* error = nullptr);
   QAction* saveVariantAction() const { return save_variant_; }
+  // File ▸ Export ▸ TensorFlow Lite…: shows the export dialog (one per
+  // window), with `path` when given and the Accuracy dock's dataset as the
+  // calibration data when the dialog has none yet (ui/tflite_export_dialog.h).
+  TfliteExportDialog* showTfliteExport(const QString& path = QString());
+  QAction* exportTfliteAction() const { return export_tflite_; }
 
   // The first arrangement for a screen whose free area is `available`: the
   // window fills it (never more) and the docks get their shares
@@ -235,7 +241,8 @@ class MainWindow : public QMainWindow {
   QAction *open_, *open_dir_, *save_, *save_as_, *export_dot_tf_, *export_dot_rich_, *export_image_,
       *export_pipeline_, *quit_, *undo_, *redo_, *find_, *find_next_, *find_prev_, *mark_input_, *mark_output_,
       *fit_, *zoom_in_, *zoom_out_, *zoom_sel_, *expand_all_, *collapse_all_, *full_names_, *edge_labels_,
-      *fold_consts_, *left_right_, *minimap_, *freeze_, *save_variant_;
+      *fold_consts_, *left_right_, *minimap_, *freeze_, *save_variant_, *export_tflite_;
+  TfliteExportDialog* tflite_dialog_ = nullptr;
   QFutureWatcher<LoadOutcome> load_watcher_;
   bool load_cancelled_ = false;
   bool loading_ = false;

@@ -7,7 +7,8 @@
 namespace gds::ui {
 
 QStringList variantExportFilters() {
-  return {QObject::tr("Binary GraphDef (*.pb)"), QObject::tr("Text GraphDef (*.pbtxt)")};
+  return {QObject::tr("Binary GraphDef (*.pb)"), QObject::tr("Text GraphDef (*.pbtxt)"),
+          QObject::tr("TensorFlow Lite int8, exported from the float graph (*.tflite)")};
 }
 
 Status saveBuiltVariant(const BuiltVariant& variant, const std::string& path) {
@@ -19,8 +20,9 @@ Status saveBuiltVariant(const BuiltVariant& variant, const std::string& path) {
   // calibrated ranges instead.
   if (ext == ".tflite")
     return Status::Error(path + ": the 8-bit variant uses TensorFlow's quantized ops, which TensorFlow Lite has "
-                                "no builtin for; save it as .pb, or make an int8 .tflite from the float graph with "
-                                "`gdstudio tflite_convert --quantize=int8 --calibration_data=FOLDER`");
+                                "no builtin for; save it as .pb, or export TensorFlow Lite's int8 model from the "
+                                "float graph with File ▸ Export ▸ TensorFlow Lite… (or `gdstudio tflite_convert "
+                                "--quantize=int8 --calibration_data=FOLDER`)");
   return model::saveGraph(*variant.graph, path);
 }
 

@@ -2,10 +2,12 @@
 // Accuracy docks measure (the current graph through the shared 8-bit
 // pipeline, ui/variants.h), written to a file the user ships.
 //
-// Formats: binary GraphDef (.pb) and text GraphDef (.pbtxt). A .tflite name
-// is refused with the reason: the variant is made of TensorFlow's quantized
-// ops, which TensorFlow Lite has no builtins for; an int8 .tflite comes from
-// the float graph and calibration data (gdstudio tflite_convert).
+// Formats: binary GraphDef (.pb) and text GraphDef (.pbtxt). The variant is
+// made of TensorFlow's quantized ops, which TensorFlow Lite has no builtins
+// for: TensorFlow Lite's int8 model comes from the float graph and
+// calibration data, so the dialog hands a .tflite name to File ▸ Export ▸
+// TensorFlow Lite… (ui/tflite_export_dialog.h), and saveBuiltVariant refuses
+// one with that reason.
 #pragma once
 
 #include <QString>
@@ -16,7 +18,8 @@
 
 namespace gds::ui {
 
-// The save dialog's filters, first the default.
+// The save dialog's filters, first the default; the last, .tflite, goes to
+// the TensorFlow Lite export.
 QStringList variantExportFilters();
 
 // Writes a built variant (atomically: model::saveGraph); the format follows

@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "model/io.h"
+#include "model/tflite/reader.h"
 #include "transforms/parser.h"
 #include "transforms/pipeline.h"
 
@@ -30,6 +31,13 @@ std::string joinSteps(const std::vector<transforms::TransformStep>& steps) {
   return out;
 }
 
+// The zlib-compressed size (qCompress, level 9) of a file's bytes.
+std::int64_t compressedSize(const std::string& bytes) {
+  // qCompress prefixes 4 bytes of uncompressed length; the zlib stream is the rest.
+  const QByteArray z = qCompress(reinterpret_cast<const uchar*>(bytes.data()), static_cast<qsizetype>(bytes.size()), 9);
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(z.size()) - 4);
+}
+
 }  // namespace
 
 QString variantName(VariantKind kind) {
@@ -37,6 +45,7 @@ QString variantName(VariantKind kind) {
     case VariantKind::Current: return QObject::tr("Current graph");
     case VariantKind::Original: return QObject::tr("Original file");
     case VariantKind::EightBit: return QObject::tr("8-bit");
+    case VariantKind::TfliteInt8: return QObject::tr("TFLite int8 export");
   }
   return QString();
 }
@@ -46,6 +55,7 @@ QString variantShortName(VariantKind kind) {
     case VariantKind::Current: return QObject::tr("Current");
     case VariantKind::Original: return QObject::tr("Original");
     case VariantKind::EightBit: return QObject::tr("8-bit");
+    case VariantKind::TfliteInt8: return QObject::tr("TFLite int8");
   }
   return QString();
 }
@@ -53,16 +63,52 @@ QString variantShortName(VariantKind kind) {
 void measureGraphSize(const tensorflow::GraphDef& graph, std::int64_t* serialized, std::int64_t* compressed) {
   const std::string bytes = model::serialize(graph);
   if (serialized) *serialized = static_cast<std::int64_t>(bytes.size());
-  if (compressed) {
-    // qCompress prefixes 4 bytes of uncompressed length; the zlib stream is the rest.
-    const QByteArray z = qCompress(reinterpret_cast<const uchar*>(bytes.data()), static_cast<qsizetype>(bytes.size()), 9);
-    *compressed = std::max<std::int64_t>(0, static_cast<std::int64_t>(z.size()) - 4);
-  }
+  if (compressed) *compressed = compressedSize(bytes);
 }
+
+namespace {
+
+// The int8 .tflite of the current graph, read back from its bytes: the
+// dialect graph is exactly what the file holds. The export keeps the
+// TensorFlow names of the model's inputs and outputs (float ones, with
+// QUANTIZE/DEQUANTIZE at the edges), so the same feeds and fetches work.
+Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const BuildObserver& observer,
+                                        const std::string& name) {
+  TfliteExportOptions options;
+  options.int8 = true;
+  options.calibration = snapshot.calibration;
+  TfliteExportObserver export_observer;
+  export_observer.cancelled = observer.cancelled;
+  int stage = 0;
+  export_observer.stage = [&](const std::string& text) {
+    if (observer.step) observer.step(stage++, 4, text);
+  };
+  const auto start = std::chrono::steady_clock::now();
+  auto model = convertGraphToTflite(*snapshot.source, snapshot.marks, options, export_observer);
+  if (!model.ok()) return model.status().withContext(name);
+  if (observer.step) observer.step(3, 4, "Reading the .tflite back");
+  auto read = model::tflite::readTflite(model->bytes, name);
+  if (!read.ok()) return read.status();
+  BuiltVariant built;
+  built.kind = snapshot.kind;
+  built.inputs = snapshot.inputs;
+  built.outputs = snapshot.outputs;
+  built.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  built.graph = std::make_shared<const tensorflow::GraphDef>(std::move(read->graph));
+  built.serialized_bytes = static_cast<std::int64_t>(model->bytes.size());
+  built.compressed_bytes = compressedSize(model->bytes);
+  built.calibration = snapshot.calibration.describe() + " (" + std::to_string(model->calibration_samples) + " input" +
+                      (model->calibration_samples == 1 ? "" : "s") + ")";
+  built.notes = model->converted.notes;
+  return built;
+}
+
+}  // namespace
 
 Result<BuiltVariant> buildVariant(const VariantSnapshot& snapshot, const BuildObserver& observer) {
   const std::string name = variantName(snapshot.kind).toStdString();
   if (!snapshot.source) return Status::Error(name + ": no graph");
+  if (snapshot.kind == VariantKind::TfliteInt8) return buildTfliteVariant(snapshot, observer, name);
   BuiltVariant built;
   built.kind = snapshot.kind;
   built.inputs = snapshot.inputs;
@@ -210,7 +256,7 @@ QStringList Variants::ignoredOps() const {
   return out;
 }
 
-Result<VariantSnapshot> Variants::snapshot(VariantKind kind) const {
+Result<VariantSnapshot> Variants::snapshot(VariantKind kind, const TfliteCalibration& calibration) const {
   const std::string name = variantName(kind).toStdString();
   if (document_->isEmpty()) return Status::Error("No model open");
   VariantSnapshot s;
@@ -226,6 +272,10 @@ Result<VariantSnapshot> Variants::snapshot(VariantKind kind) const {
     auto steps = transforms::parseTransforms(s.pipeline);
     if (!steps.ok()) return Status::Error(name + " pipeline: " + steps.error());
     if (steps->empty()) return Status::Error(name + " pipeline: no transform given");
+  }
+  if (kind == VariantKind::TfliteInt8) {
+    s.marks = document_->ioMarks();
+    s.calibration = calibration;
   }
   return s;
 }

@@ -1,8 +1,11 @@
 // The graph variants the Benchmark and Accuracy panels run side by side: the
-// document's current graph, the graph as loaded, and an 8-bit variant made
+// document's current graph, the graph as loaded, an 8-bit variant made
 // from the current graph by an editable transforms pipeline (by default the
 // tutorial 8-bit pipeline of transforms::eightBitPipeline with the inputs,
-// outputs and input shapes marked in the Document).
+// outputs and input shapes marked in the Document), and the current graph
+// exported to TensorFlow Lite int8 (ui/tflite_export.h, calibrated on the
+// panel's inputs) and read back as the TFLite dialect graph the engine runs
+// with TensorFlow Lite's arithmetic: what the device computes.
 //
 // Building runs off the GUI thread: take a VariantSnapshot (values only) on
 // the GUI thread, then call buildVariant() from a worker.
@@ -25,6 +28,7 @@
 
 #include "model/status.h"
 #include "ui/document.h"
+#include "ui/tflite_export.h"
 
 class QCheckBox;
 class QPlainTextEdit;
@@ -32,11 +36,15 @@ class QPushButton;
 
 namespace gds::ui {
 
-enum class VariantKind { Current, Original, EightBit };
+enum class VariantKind { Current, Original, EightBit, TfliteInt8 };
 
-// "Current graph", "Original file", "8-bit".
+// Every kind, in the order the panels list them.
+inline constexpr VariantKind kAllVariantKinds[] = {VariantKind::Current, VariantKind::Original, VariantKind::EightBit,
+                                                   VariantKind::TfliteInt8};
+
+// "Current graph", "Original file", "8-bit", "TFLite int8 export".
 QString variantName(VariantKind kind);
-// Short column/legend label: "Current", "Original", "8-bit".
+// Short column/legend label: "Current", "Original", "8-bit", "TFLite int8".
 QString variantShortName(VariantKind kind);
 
 // Everything a worker needs to build one variant; copied from the GUI thread.
@@ -46,6 +54,10 @@ struct VariantSnapshot {
   std::string pipeline;                   // EightBit only: the transforms text
   std::vector<std::string> inputs;        // the marked inputs (node names)
   std::vector<std::string> outputs;       // the marked outputs (node names)
+  // TfliteInt8 only: the marks (shapes for the converter, feeds for a
+  // calibration input source) and the representative inputs.
+  std::vector<IoMark> marks;
+  TfliteCalibration calibration;
 };
 
 struct BuiltVariant {
@@ -53,9 +65,13 @@ struct BuiltVariant {
   GraphPtr graph;                      // what to run
   std::vector<std::string> inputs, outputs;
   std::string pipeline;                // the steps applied (EightBit), else empty
-  std::int64_t serialized_bytes = 0;   // size of the binary GraphDef (size on disk as .pb)
+  // Size on disk: the binary GraphDef (.pb), for TfliteInt8 the .tflite file.
+  std::int64_t serialized_bytes = 0;
   std::int64_t compressed_bytes = 0;   // the same bytes zlib-compressed (qCompress, level 9)
-  double build_seconds = 0;            // time spent in the pipeline
+  double build_seconds = 0;            // time spent in the pipeline (or the export)
+  // TfliteInt8: what it was calibrated on ("folder images (7 inputs)") and the converter's notes.
+  std::string calibration;
+  std::vector<std::string> notes;
 };
 
 struct BuildObserver {
@@ -66,8 +82,10 @@ struct BuildObserver {
 };
 
 // Builds a snapshot: Current/Original use the graph as is, EightBit applies
-// the pipeline to it step by step. Errors from the pipeline name the variant
-// and the step ("8-bit: quantize_nodes: ...").
+// the pipeline to it step by step, TfliteInt8 converts it (int8, float model
+// inputs and outputs) and reads the written FlatBuffer back. Errors name the
+// variant and the step ("8-bit: quantize_nodes: ...") or what the converter
+// could not export ("TFLite int8 export: node 'x' (op Foo): ...").
 Result<BuiltVariant> buildVariant(const VariantSnapshot& snapshot, const BuildObserver& observer = {});
 
 // The serialized and compressed size of a graph, as BuiltVariant reports them.
@@ -116,9 +134,10 @@ class Variants : public QObject {
   Status addIgnoredOp(const QString& op);
   QStringList ignoredOps() const;
 
-  // Copies what buildVariant needs. Errors: no model open, no output marked,
-  // an unparsable pipeline (EightBit).
-  Result<VariantSnapshot> snapshot(VariantKind kind) const;
+  // Copies what buildVariant needs; `calibration` is what a TfliteInt8
+  // variant is calibrated on (the panel's inputs). Errors: no model open, no
+  // output marked, an unparsable pipeline (EightBit).
+  Result<VariantSnapshot> snapshot(VariantKind kind, const TfliteCalibration& calibration = {}) const;
 
   // An editor bound to the pipeline text (a QPlainTextEdit and a Reset
   // button); several editors stay in sync.

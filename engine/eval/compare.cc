@@ -10,6 +10,7 @@
 
 #include "engine/quantized/quantization.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/tflite/dialect.h"
 
 namespace gds::engine {
 
@@ -65,8 +66,12 @@ struct LayerMatch {
   std::string name;
   // Dequantize: fetch `name` and the range inputs. Quantized triple: fetch
   // `source`:0..2 and dequantize on the host. Same float op: fetch `name`.
-  enum class Kind { kDequantize, kTriple, kSameOp } kind = Kind::kSameOp;
+  // Affine: a TFLite dialect tensor of the same name in int8/uint8/int16,
+  // fetched and dequantized on the host with its scale and zero point.
+  enum class Kind { kDequantize, kTriple, kSameOp, kAffine } kind = Kind::kSameOp;
   std::string source, min, max;
+  double scale = 0;
+  std::int64_t zero_point = 0;
 };
 
 bool isEightBit(tensorflow::DataType t) { return t == tensorflow::DT_QUINT8 || t == tensorflow::DT_QINT8; }
@@ -122,6 +127,23 @@ std::vector<LayerMatch> matchLayers(const tensorflow::GraphDef& reference, const
       m.kind = LayerMatch::Kind::kTriple;
       m.source = quantized->name();
       layers.push_back(std::move(m));
+    } else if (same != in_other.end() && model::tflite::isDialectOp(same->second->op())) {
+      // A TFLite export keeps the TensorFlow name of the tensor each builtin
+      // computes (a fused chain takes its last node's), whatever its op.
+      const tensorflow::NodeDef& t = *same->second;
+      const tensorflow::DataType type = model::tflite::outputType(t, 0);
+      if (type == tensorflow::DT_FLOAT) {
+        layers.push_back(std::move(m));
+        continue;
+      }
+      const model::tflite::Quantization q = model::tflite::quantizationOf(t, 0);
+      if ((type == tensorflow::DT_INT8 || type == tensorflow::DT_UINT8 || type == tensorflow::DT_INT16) &&
+          q.scale.size() == 1 && q.zero_point.size() == 1) {
+        m.kind = LayerMatch::Kind::kAffine;
+        m.scale = q.scale[0];
+        m.zero_point = q.zero_point[0];
+        layers.push_back(std::move(m));
+      }
     } else if (same != in_other.end() && same->second->op() == r.op() && r.op() != "Identity") {
       layers.push_back(std::move(m));
     }
@@ -146,6 +168,25 @@ Result<Tensor> dequantizeOnHost(const std::string& name, const Tensor& q, const 
   } else {
     const std::int8_t* v = q.data<std::int8_t>();
     for (std::int64_t i = 0; i < n; ++i) o[i] = quantized::quantizedToFloat<std::int8_t>(v[i], min, max);
+  }
+  return out;
+}
+
+// TensorFlow Lite's affine rule, real = scale * (q - zero_point).
+Result<Tensor> dequantizeAffine(const std::string& name, const Tensor& q, double scale, std::int64_t zero_point) {
+  Tensor out(tensorflow::DT_FLOAT, q.shape());
+  float* o = out.data<float>();
+  const std::int64_t n = q.numElements();
+  auto convert = [&](auto* v) {
+    for (std::int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<float>(scale * static_cast<double>(static_cast<std::int64_t>(v[i]) - zero_point));
+  };
+  switch (q.dtype()) {
+    case tensorflow::DT_INT8: convert(q.data<std::int8_t>()); break;
+    case tensorflow::DT_UINT8: convert(q.data<std::uint8_t>()); break;
+    case tensorflow::DT_INT16: convert(q.data<std::int16_t>()); break;
+    default:
+      return Status::Error("'" + name + "': expected an int8, uint8 or int16 tensor, got " + model::dtypeName(q.dtype()));
   }
   return out;
 }
@@ -234,6 +275,7 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
         other_fetches.insert(other_fetches.end(), {m.source + ":0", m.source + ":1", m.source + ":2"});
         break;
       case LayerMatch::Kind::kSameOp:
+      case LayerMatch::Kind::kAffine:
         other_fetches.push_back(m.name);
         break;
     }
@@ -249,6 +291,9 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
     Result<ErrorStats> stats = Status::Error("");
     if (m.kind == LayerMatch::Kind::kSameOp) {
       stats = compareTensors(m.name, a, lb->out[bi++]);
+    } else if (m.kind == LayerMatch::Kind::kAffine) {
+      auto b = dequantizeAffine(m.name, lb->out[bi++], m.scale, m.zero_point);
+      if (b.ok()) stats = compareTensors(m.name, a, *b, m.scale);
     } else {
       const Tensor& value = lb->out[bi];
       const Tensor& lo = lb->out[bi + 1];

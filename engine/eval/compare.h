@@ -8,8 +8,10 @@
 // name quantize_nodes keeps at the end of a quantized run); the 8-bit
 // (tensor, min, max) outputs of `X/eightbit/requantize` or `X/eightbit`
 // (inside a run, QuantizedFused* layers included), dequantized on the host
-// with TensorFlow's MIN_FIRST rule; a node X of the same op type. One row
-// per X. The outputs are computed by plans that fetch only them, so their
+// with TensorFlow's MIN_FIRST rule; a TFLite dialect node X (a .tflite
+// export keeps the TensorFlow names), float or int8/uint8/int16 dequantized
+// with its scale and zero point (step = scale); a node X of the same op
+// type. One row per X. The outputs are computed by plans that fetch only them, so their
 // figures do not depend on per_layer (fetching intermediates ends the
 // plan-time fusions); the layers run in a second pair of plans.
 #pragma once

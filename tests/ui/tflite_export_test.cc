@@ -1,0 +1,441 @@
+// The window's TensorFlow Lite export and the "TFLite int8" variant,
+// offscreen, on the corpus MobileNet 0.25/128 and the sample photos:
+// File ▸ Export ▸ TensorFlow Lite… writes the file `gdstudio tflite_convert`
+// writes for the same graph, inputs, outputs and calibration folder, reports
+// its size against the float .pb, and writes nothing when an op cannot be
+// exported; the Accuracy dock compares the current graph with its TFLite int8
+// export as `gdstudio compare` compares it with that .tflite, per layer too,
+// and says when TensorFlow's 8-bit recipe is much worse; the Benchmark dock
+// times the export beside the float graph.
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QFile>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model/io.h"
+#include "model/tflite/dialect.h"
+#include "tests/test_util.h"
+#include "tests/ui/ui_test_app.h"
+#include "ui/accuracy_panel.h"
+#include "ui/benchmark_panel.h"
+#include "ui/benchmark_run.h"
+#include "ui/benchmark_tables.h"
+#include "ui/document.h"
+#include "ui/input_source.h"
+#include "ui/main_window.h"
+#include "ui/tflite_export.h"
+#include "ui/tflite_export_dialog.h"
+#include "ui/variant_export.h"
+#include "ui/variants.h"
+
+namespace gds::ui {
+namespace {
+
+using uitest::ensureApp;
+
+const char* const kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
+const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
+
+std::string readBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+InputSource imagesFolder() {
+  InputSource s;
+  s.kind = InputSource::Kind::DatasetSample;
+  s.dataset_dir = test::dataPath("images");
+  return s;
+}
+
+// MobileNet in a Document with its input and output marked.
+bool openMobilenet(Document* doc) {
+  auto loaded = model::load(test::modelPath(kMobilenet));
+  if (!loaded.ok()) return false;
+  doc->reset(std::move(*loaded));
+  doc->toggleMark("input", IoMark::Kind::Input);
+  doc->toggleMark(kOutput, IoMark::Kind::Output);
+  return true;
+}
+
+// "top1_agreement\t6/7" -> "6/7"
+std::string cliFigure(const std::string& out, const std::string& key) {
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex(key + "\t([0-9]+/[0-9]+)"))) return m[1];
+  return "(missing " + key + ")";
+}
+
+std::string fraction(std::int64_t a, std::int64_t b) { return std::to_string(a) + "/" + std::to_string(b); }
+
+TEST(TfliteExportDialog, Int8ExportIsTheCliExportAndReportsItsSize) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  TfliteExportDialog dialog(&doc);
+  const std::string dir = test::tempDir();
+  const std::string path = dir + "/mobilenet_int8.tflite";
+  dialog.setPath(QString::fromStdString(path));
+  dialog.setInt8(true);
+  dialog.setCalibrationSource(imagesFolder());
+  QSignalSpy exported(&dialog, &TfliteExportDialog::exported);
+  ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
+  EXPECT_TRUE(dialog.isRunning());
+  EXPECT_FALSE(dialog.exportButton()->isEnabled());
+  EXPECT_TRUE(dialog.cancelButton()->isEnabled());
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
+  const TfliteExportReport& report = *dialog.lastReport();
+  ASSERT_EQ(1, exported.count());
+
+  // The same export from the command line, with the calibration on as many threads.
+  const std::string cli_path = dir + "/cli_int8.tflite";
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                "--output_file=" + cli_path, "--input_arrays=input",
+                                std::string("--output_arrays=") + kOutput, "--quantize=int8",
+                                "--calibration_data=" + test::dataPath("images"),
+                                "--num_threads=" + std::to_string(std::max(1, QThread::idealThreadCount()))});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  const std::string written = readBytes(path);
+  EXPECT_EQ(readBytes(cli_path), written);  // byte for byte
+
+  // The report: the file's size, and its ratio to the float .pb (the corpus file).
+  EXPECT_EQ(report.file_bytes, static_cast<std::int64_t>(written.size()));
+  EXPECT_EQ(report.float_pb_bytes, static_cast<std::int64_t>(std::filesystem::file_size(test::modelPath(kMobilenet))));
+  EXPECT_LE(report.ratio(), 0.30);
+  EXPECT_EQ(7, report.calibration_samples);
+  EXPECT_EQ(35, report.operators);
+  EXPECT_EQ(exported.at(0).at(0).toString().toStdString(), report.summary());
+  EXPECT_EQ("Exported mobilenet_int8.tflite (int8, calibrated on 7 inputs (folder " + test::dataPath("images") +
+                ")): 35 operators, " + groupDigits(report.file_bytes) + " bytes, " +
+                std::to_string(static_cast<int>(report.ratio() * 1000 + 0.5) / 10) + "." +
+                std::to_string(static_cast<int>(report.ratio() * 1000 + 0.5) % 10) + "% of the float .pb (1,998,252 bytes)",
+            report.summary());
+  EXPECT_TRUE(dialog.statusText().startsWith(QString::fromStdString(report.summary())));
+
+  // It opens as a TensorFlow Lite model with the marked input and output.
+  auto loaded = model::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_EQ(model::ModelKind::TFLite, loaded->kind);
+  bool has_input = false, has_output = false;
+  for (const auto& n : loaded->graph.node()) {
+    has_input = has_input || (n.name() == "input" && n.op() == "Placeholder");
+    has_output = has_output || (n.name() == kOutput && n.op() == "tfl.dequantize");
+  }
+  EXPECT_TRUE(has_input);
+  EXPECT_TRUE(has_output);
+}
+
+TEST(TfliteExportDialog, FloatExportIsTheCliExport) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  TfliteExportDialog dialog(&doc);
+  const std::string dir = test::tempDir();
+  dialog.setPath(QString::fromStdString(dir + "/mobilenet.tflite"));
+  dialog.setInt8(false);
+  EXPECT_FALSE(dialog.calibrationWidget()->parentWidget()->isEnabled());
+  ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                "--output_file=" + dir + "/cli.tflite", "--input_arrays=input",
+                                std::string("--output_arrays=") + kOutput});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_EQ(readBytes(dir + "/cli.tflite"), readBytes(dir + "/mobilenet.tflite"));
+  EXPECT_FALSE(dialog.lastReport()->int8);
+  EXPECT_EQ(0, dialog.lastReport()->calibration_samples);
+  EXPECT_TRUE(dialog.lastReport()->summary().find("(float): ") != std::string::npos) << dialog.lastReport()->summary();
+}
+
+// An op TensorFlow Lite has no builtin for: the converter's error, naming the
+// node and op, and the file already there is left as it was.
+TEST(TfliteExportDialog, AnOpWithoutABuiltinIsNamedAndNothingIsWritten) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  auto loaded = model::load(test::modelPath("kws_ds_cnn_s.pb"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  doc.reset(std::move(*loaded));
+  doc.toggleMark("wav_data", IoMark::Kind::Input);
+  doc.toggleMark("labels_softmax", IoMark::Kind::Output);
+  TfliteExportDialog dialog(&doc);
+  const std::string path = test::tempDir() + "/kws.tflite";
+  ASSERT_TRUE(model::writeFileAtomic(path, "previous contents").ok());
+  dialog.setPath(QString::fromStdString(path));
+  dialog.setInt8(false);
+  ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  EXPECT_FALSE(dialog.lastReport());
+  EXPECT_EQ(path + ": input 'wav_data' is string: it feeds the audio front end, and TensorFlow Lite has no builtin "
+                   "for node 'Mfcc' (Mfcc); start the model after it, e.g. --input_arrays=Mfcc "
+                   "--input_shapes=1,49,10 for the speech_commands graphs",
+            dialog.lastError().toStdString());
+  EXPECT_EQ("Failed; nothing was written", dialog.statusText().toStdString());
+  EXPECT_EQ("previous contents", readBytes(path));
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(1u, files);  // no staged file left behind
+}
+
+TEST(TfliteExportDialog, IncompleteSettingsAreNamed) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  TfliteExportDialog dialog(&doc);
+  EXPECT_FALSE(dialog.start());
+  EXPECT_EQ("File: give the .tflite to write", dialog.lastError().toStdString());
+  dialog.setPath(QString::fromStdString(test::tempDir() + "/m.tflite"));
+  EXPECT_FALSE(dialog.start());
+  EXPECT_EQ("Calibration data: choose a dataset folder", dialog.lastError().toStdString());
+  InputSource missing = imagesFolder();
+  missing.dataset_dir = test::tempDir() + "/no_such_folder";
+  dialog.setCalibrationSource(missing);
+  ASSERT_TRUE(dialog.start());
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  EXPECT_FALSE(dialog.lastReport());
+  EXPECT_NE(std::string::npos, dialog.lastError().toStdString().find("no_such_folder")) << dialog.lastError().toStdString();
+  EXPECT_FALSE(std::filesystem::exists(test::tempDir() + "/m.tflite"));
+}
+
+// The Accuracy dock: Current vs TensorFlow's 8-bit recipe, then Current vs
+// the TFLite int8 export calibrated on the same photos.
+TEST(TfliteInt8Variant, AccuracyDockMatchesTheCliAndPointsToTheExport) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  Variants variants(&doc);
+  AccuracyPanel panel(&doc, &variants);
+  panel.resize(1100, 700);
+  panel.setUseDataset(true);
+  panel.setDataset(QString::fromStdString(test::dataPath("images")), QString(),
+                   QString::fromStdString(test::modelPath("mobilenet_v1_0.25_128_labels.txt")));
+  ASSERT_TRUE(panel.run()) << panel.lastError().toStdString();
+  ASSERT_TRUE(panel.waitUntilIdle());
+  auto recipe = panel.lastResult();
+  ASSERT_TRUE(recipe) << panel.lastError().toStdString();
+  EXPECT_EQ(2, recipe->samples.agree);
+  EXPECT_TRUE(panel.adviceText().isEmpty());  // nothing to compare the recipe with yet
+  EXPECT_FALSE(panel.adviceLabel()->isVisibleTo(&panel));
+
+  panel.setVariants(VariantKind::Current, VariantKind::TfliteInt8);
+  ASSERT_TRUE(panel.run()) << panel.lastError().toStdString();
+  ASSERT_TRUE(panel.waitUntilIdle());
+  auto tflite = panel.lastResult();
+  ASSERT_TRUE(tflite && tflite != recipe) << panel.lastError().toStdString();
+  EXPECT_EQ("TFLite int8", tflite->other_name.toStdString());
+  EXPECT_EQ(7, tflite->samples.inputs);
+  EXPECT_EQ(6, tflite->samples.agree);
+  EXPECT_EQ("folder " + test::dataPath("images") + " (7 inputs)", tflite->calibration);
+  EXPECT_TRUE(panel.headlineText().contains("Top-1 agreement <b>6/7</b>")) << panel.headlineText().toStdString();
+  EXPECT_TRUE(panel.headlineText().contains("TFLite int8 calibrated on folder")) << panel.headlineText().toStdString();
+  // TensorFlow Lite's scheme has no op types to exclude.
+  EXPECT_FALSE(panel.excludeAndRerun());
+  EXPECT_EQ("Neither variant is the 8-bit one: choose 8-bit to exclude op types from quantization",
+            panel.lastError().toStdString());
+  // The variant's size is the .tflite's.
+  EXPECT_LE(static_cast<double>(tflite->built_other->serialized_bytes),
+            0.30 * static_cast<double>(std::filesystem::file_size(test::modelPath(kMobilenet))));
+
+  // Per layer, by the names the export keeps: the int8 tensors dequantized
+  // with their scale, which is the step.
+  ASSERT_GE(tflite->layers.size(), 27u);
+  bool first_conv = false;
+  for (const auto& l : tflite->layers) {
+    EXPECT_GT(l.error.stats.step, 0) << l.error.stats.name;
+    if (l.error.stats.name == "MobilenetV1/MobilenetV1/Conv2d_0/Relu6") {
+      first_conv = true;
+      EXPECT_EQ("Relu6", l.op);
+      EXPECT_GT(l.error.stats.sqnr_db, 20);
+      EXPECT_LT(l.error.stats.rmse_over_step, 1.0);
+    }
+  }
+  EXPECT_TRUE(first_conv);
+
+  // The same photos through `gdstudio compare` against the .tflite the
+  // variant was read from give the same agreement and accuracies.
+  const std::string tflite_path = test::tempDir() + "/variant.tflite";
+  auto export_cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                       "--output_file=" + tflite_path, "--input_arrays=input",
+                                       std::string("--output_arrays=") + kOutput, "--quantize=int8",
+                                       "--calibration_data=" + test::dataPath("images")});
+  ASSERT_EQ(0, export_cli.exit_code) << export_cli.err;
+  auto cli = test::runGdstudio({"compare", "--graph=" + test::modelPath(kMobilenet), "--graph2=" + tflite_path,
+                                std::string("--output=") + kOutput, "--dataset=" + test::dataPath("images"),
+                                "--label_map=" + test::modelPath("mobilenet_v1_0.25_128_labels.txt")});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_EQ(cliFigure(cli.out, "top1_agreement"), fraction(tflite->samples.agree, tflite->samples.inputs));
+  EXPECT_EQ(cliFigure(cli.out, "accuracy_float"), fraction(tflite->samples.correct_reference, 3));
+  EXPECT_EQ(cliFigure(cli.out, "accuracy_8bit"), fraction(tflite->samples.correct_other, 3));
+
+  // The recipe is far worse on the same photos: the dock says so and points to the export.
+  const QString advice = panel.adviceText();
+  EXPECT_TRUE(panel.adviceLabel()->isVisibleTo(&panel));
+  EXPECT_EQ(advice, panel.adviceLabel()->text());
+  EXPECT_TRUE(advice.startsWith("<b>TensorFlow's 8-bit recipe (per-tensor weights) is much worse than the TFLite "
+                                "int8 export on these inputs</b>: top-1 agreement 2/7"))
+      << advice.toStdString();
+  EXPECT_TRUE(advice.contains("top-1 agreement 6/7")) << advice.toStdString();
+  EXPECT_TRUE(advice.contains("File ▸ Export ▸ TensorFlow Lite…")) << advice.toStdString();
+  QSignalSpy requested(&panel, &AccuracyPanel::exportTfliteRequested);
+  emit panel.adviceLabel()->linkActivated("#export-tflite");
+  EXPECT_EQ(1, requested.count());
+
+  // History: both runs, the second one's weights TensorFlow Lite's.
+  ASSERT_EQ(2, panel.historyModel()->rowCount());
+  EXPECT_EQ("Current vs 8-bit", panel.historyModel()->index(0, 1).data().toString().toStdString());
+  EXPECT_EQ("per tensor", panel.historyModel()->index(0, 3).data().toString().toStdString());
+  EXPECT_EQ("Current vs TFLite int8", panel.historyModel()->index(1, 1).data().toString().toStdString());
+  EXPECT_EQ("TFLite (per channel)", panel.historyModel()->index(1, 3).data().toString().toStdString());
+  EXPECT_EQ("6/7", panel.historyModel()->index(1, 5).data().toString().toStdString());
+}
+
+// The advice needs both runs on the same inputs against the same graph, and
+// figures far apart.
+TEST(TfliteInt8Variant, AdviceOnlyWhenTheRecipeIsFarWorseOnTheSameInputs) {
+  auto run = [](VariantKind other, std::int64_t agree, double sqnr, const std::string& inputs) {
+    auto r = std::make_shared<AccuracyResult>();
+    r->reference_name = "Current";
+    r->other_name = variantShortName(other);
+    r->reference_snapshot.kind = VariantKind::Current;
+    r->other_snapshot.kind = other;
+    r->built_reference = std::make_shared<BuiltVariant>();
+    r->built_other = std::make_shared<BuiltVariant>();
+    r->input_description = inputs;
+    if (other == VariantKind::EightBit)
+      r->pipeline = "quantize_weights quantize_nodes";
+    engine::OutputAggregate o;
+    o.classifier = true;
+    o.rows = 8;
+    o.top1_agree = agree;
+    o.error.stats.sqnr_db = sqnr;
+    r->outputs.push_back(o);
+    return std::shared_ptr<const AccuracyResult>(r);
+  };
+  EXPECT_TRUE(exportAdvice({run(VariantKind::EightBit, 2, 3.0, "random (seed 1)")}).isEmpty());
+  EXPECT_TRUE(exportAdvice({run(VariantKind::EightBit, 6, 15.0, "random (seed 1)"),
+                            run(VariantKind::TfliteInt8, 7, 20.0, "random (seed 1)")})
+                  .isEmpty());
+  // Inputs differ: the figures say nothing about each other.
+  EXPECT_TRUE(exportAdvice({run(VariantKind::EightBit, 2, 3.0, "random (seed 1)"),
+                            run(VariantKind::TfliteInt8, 8, 20.0, "zeros")})
+                  .isEmpty());
+  // A quarter of the inputs apart on top-1 (2 of 8).
+  EXPECT_FALSE(exportAdvice({run(VariantKind::EightBit, 6, 15.0, "zeros"), run(VariantKind::TfliteInt8, 8, 16.0, "zeros")})
+                   .isEmpty());
+  // 10 dB apart.
+  const QString sqnr = exportAdvice({run(VariantKind::TfliteInt8, 8, 25.0, "zeros"), run(VariantKind::EightBit, 8, 15.0, "zeros")});
+  EXPECT_EQ("<b>TensorFlow's 8-bit recipe (per-tensor weights) is much worse than the TFLite int8 export on these "
+            "inputs</b>: top-1 agreement 8/8, output SQNR 15 dB for the recipe, top-1 agreement 8/8, output SQNR 25 "
+            "dB for TFLite int8 (both against Current). The TFLite int8 model is what the device computes; ship it "
+            "with <a href=\"#export-tflite\">File ▸ Export ▸ TensorFlow Lite…</a>",
+            sqnr.toStdString());
+}
+
+// The Benchmark dock times the export beside the float graph; its size is the .tflite's.
+TEST(TfliteInt8Variant, BenchmarkDockRunsTheExport) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  Variants variants(&doc);
+  BenchmarkPanel panel(&doc, &variants, nullptr);
+  panel.setVariantChecked(VariantKind::EightBit, false);
+  panel.setVariantChecked(VariantKind::TfliteInt8, true);
+  EXPECT_TRUE(panel.variantChecked(VariantKind::TfliteInt8));
+  InputSource images = imagesFolder();
+  panel.inputSource()->setValue(images);
+  panel.runsSpin()->setValue(2);
+  ASSERT_TRUE(panel.start()) << panel.lastError().toStdString();
+  ASSERT_TRUE(panel.waitUntilIdle(600000));
+  auto comparison = panel.comparison();
+  ASSERT_TRUE(comparison) << panel.lastError().toStdString();
+  ASSERT_EQ(2, comparison->variantCount());
+  EXPECT_EQ("Current", comparison->label(0).toStdString());
+  EXPECT_EQ("TFLite int8", comparison->label(1).toStdString());
+  const BuiltVariant& built = comparison->variant(1).built;
+  EXPECT_TRUE(model::tflite::isDialectGraph(*built.graph));
+  // The .tflite the export dialog writes for the same calibration folder.
+  TfliteExportRequest request;
+  request.graph = doc.graph();
+  request.marks = doc.ioMarks();
+  request.options.calibration = calibrationFor(images);
+  request.path = test::tempDir() + "/bench.tflite";
+  auto report = exportTfliteFile(request);
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_EQ(report->file_bytes, built.serialized_bytes);
+  EXPECT_EQ("folder " + test::dataPath("images") + " (7 inputs)", built.calibration);
+}
+
+// File ▸ Export ▸ TensorFlow Lite… in the window, and Save 8-bit Variant As
+// with a .tflite name: the export dialog, calibrated on the Accuracy dock's photos.
+TEST(TfliteExportWindow, MenuOpensTheDialogWithTheAccuracyDatasetAndExports) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  MainWindow w;
+  w.setInteractive(false);
+  EXPECT_FALSE(w.exportTfliteAction()->isEnabled());
+  QMenu* file = nullptr;
+  for (QAction* a : w.menuBar()->actions())
+    if (a->text().remove('&') == "File") file = a->menu();
+  ASSERT_TRUE(file);
+  QMenu* exp = nullptr;
+  for (QAction* a : file->actions())
+    if (a->menu() && a->text().remove('&') == "Export") exp = a->menu();
+  ASSERT_TRUE(exp);
+  EXPECT_TRUE(exp->actions().contains(w.exportTfliteAction()));
+  EXPECT_EQ("TensorFlow Lite…", w.exportTfliteAction()->text().remove('&').toStdString());
+
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle(300000));
+  ASSERT_FALSE(w.document()->isEmpty()) << w.lastError().toStdString();
+  EXPECT_TRUE(w.exportTfliteAction()->isEnabled());
+  w.document()->toggleMark("input", IoMark::Kind::Input);
+  w.document()->toggleMark(kOutput, IoMark::Kind::Output);
+  w.accuracyPanel()->setUseDataset(true);
+  w.accuracyPanel()->setDataset(QString::fromStdString(test::dataPath("images")));
+  const QString path = QString::fromStdString(test::tempDir() + "/window.tflite");
+  TfliteExportDialog* dialog = w.showTfliteExport(path);
+  ASSERT_TRUE(dialog);
+  EXPECT_TRUE(dialog->isVisible());
+  EXPECT_EQ(path, dialog->path());
+  EXPECT_EQ(test::dataPath("images"), dialog->calibrationWidget()->value().dataset_dir);
+  ASSERT_TRUE(dialog->start()) << dialog->lastError().toStdString();
+  ASSERT_TRUE(dialog->waitUntilIdle());
+  ASSERT_TRUE(dialog->lastReport()) << dialog->lastError().toStdString();
+  EXPECT_TRUE(QFile::exists(path));
+  dialog->close();
+  // The same dialog again, keeping what the user chose.
+  EXPECT_EQ(dialog, w.showTfliteExport());
+  EXPECT_EQ(path, dialog->path());
+  // Saving the 8-bit variant under a .tflite name without the dialog says where the .tflite comes from.
+  QString error;
+  EXPECT_FALSE(w.saveVariant(path + ".8bit.tflite", &error));
+  EXPECT_TRUE(error.contains("File ▸ Export ▸ TensorFlow Lite…")) << error.toStdString();
+  EXPECT_TRUE(variantExportFilters().last().contains("*.tflite"));
+}
+
+}  // namespace
+}  // namespace gds::ui

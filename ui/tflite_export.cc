@@ -1,0 +1,174 @@
+#include "ui/tflite_export.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "model/io.h"
+#include "model/tflite/dialect.h"
+#include "transforms/tflite/calibrate.h"
+
+namespace gds::ui {
+namespace {
+
+bool cancelledBy(const TfliteExportObserver& observer) { return observer.cancelled && observer.cancelled(); }
+
+void announce(const TfliteExportObserver& observer, const std::string& text) {
+  if (observer.stage) observer.stage(text);
+}
+
+bool sameSource(const InputSource& a, const InputSource& b) {
+  return a.kind == b.kind && a.seed == b.seed && a.values == b.values && a.files == b.files &&
+         a.dataset_dir == b.dataset_dir && a.sample == b.sample && a.image.height == b.image.height &&
+         a.image.width == b.image.width && a.image.mean == b.image.mean && a.image.std == b.image.std;
+}
+
+// The representative inputs, one vector per sample with a tensor per model
+// input in `options.inputs` order (the Placeholders when none is marked).
+Result<std::vector<std::vector<engine::Tensor>>> calibrationInputs(const tensorflow::GraphDef& graph,
+                                                                   const std::vector<IoMark>& marks,
+                                                                   const transforms::tflite::ConvertOptions& options,
+                                                                   const TfliteCalibration& calibration, int threads,
+                                                                   const TfliteExportObserver& observer) {
+  if (!calibration.folder.empty()) {
+    auto files = listDatasetSamples(calibration.folder);
+    if (!files.ok()) return files.status();
+    std::vector<std::string> inputs = options.inputs;
+    if (inputs.empty())
+      for (const auto& n : graph.node())
+        if (n.op() == "Placeholder") inputs.push_back(n.name());
+    announce(observer, "Reading " + std::to_string(files->size()) + " calibration inputs from " + calibration.folder);
+    auto samples = transforms::tflite::calibrationSamples(graph, inputs, *files, calibration.preprocess, threads);
+    if (!samples.ok()) return samples.status().withContext("calibration folder " + calibration.folder);
+    return samples;
+  }
+  bool any_input = false;
+  for (const IoMark& m : marks) any_input = any_input || m.kind == IoMark::Kind::Input;
+  if (!any_input)
+    return Status::Error("calibration on " + calibration.source.describe() +
+                         " needs the model's inputs marked (Inputs & outputs dock), or a calibration folder");
+  announce(observer, "Making the calibration input (" + calibration.source.describe() + ")");
+  auto feeds = makeFeeds(calibration.source, marks);
+  if (!feeds.ok()) return feeds.status().withContext("calibration input");
+  return std::vector<std::vector<engine::Tensor>>{std::move(*feeds)};
+}
+
+}  // namespace
+
+std::string TfliteCalibration::describe() const {
+  return folder.empty() ? source.describe() : "folder " + folder;
+}
+
+bool TfliteCalibration::operator==(const TfliteCalibration& o) const {
+  return folder == o.folder && preprocess.height == o.preprocess.height && preprocess.width == o.preprocess.width &&
+         preprocess.mean == o.preprocess.mean && preprocess.std_dev == o.preprocess.std_dev &&
+         (!folder.empty() || sameSource(source, o.source));
+}
+
+TfliteCalibration calibrationFor(const InputSource& source) {
+  TfliteCalibration c;
+  if (source.kind == InputSource::Kind::DatasetSample && !source.dataset_dir.empty()) {
+    c.folder = source.dataset_dir;
+    c.preprocess.height = source.image.height;
+    c.preprocess.width = source.image.width;
+    c.preprocess.mean = static_cast<float>(source.image.mean);
+    c.preprocess.std_dev = static_cast<float>(source.image.std);
+  } else {
+    c.source = source;
+  }
+  return c;
+}
+
+transforms::tflite::ConvertOptions convertOptionsFor(const std::vector<IoMark>& marks) {
+  transforms::tflite::ConvertOptions options;
+  for (const IoMark& m : marks) {
+    if (m.kind == IoMark::Kind::Output) {
+      options.outputs.push_back(m.name);
+      continue;
+    }
+    options.inputs.push_back(m.name);
+    // An unknown shape stays empty: the converter takes the Placeholder's
+    // and names the input when that is not enough.
+    auto shape = concreteShape(m);
+    options.input_shapes.push_back(shape.ok() ? *shape : model::Shape());
+  }
+  return options;
+}
+
+Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph, const std::vector<IoMark>& marks,
+                                              const TfliteExportOptions& options,
+                                              const TfliteExportObserver& observer) {
+  if (model::tflite::isDialectGraph(graph))
+    return Status::Error("the graph is already a TensorFlow Lite model (File ▸ Save As writes it as .tflite)");
+  transforms::tflite::ConvertOptions convert = convertOptionsFor(marks);
+  convert.num_threads = std::max(1, options.num_threads);
+  TfliteModelBytes out;
+  if (options.int8) {
+    convert.quantize = transforms::tflite::Quantize::Int8;
+    convert.inference_input_type = options.input_type;
+    convert.inference_output_type = options.output_type;
+    auto samples = calibrationInputs(graph, marks, convert, options.calibration, convert.num_threads, observer);
+    if (!samples.ok()) return samples.status();
+    out.calibration_samples = static_cast<int>(samples->size());
+    convert.calibration = std::move(*samples);
+  }
+  if (cancelledBy(observer)) return Status::Error("cancelled");
+  announce(observer, options.int8 ? "Converting and calibrating on " + std::to_string(out.calibration_samples) +
+                                        " input" + (out.calibration_samples == 1 ? "" : "s")
+                                  : std::string("Converting"));
+  auto converted = transforms::tflite::convertToTflite(graph, convert);
+  if (!converted.ok()) return converted.status();
+  if (cancelledBy(observer)) return Status::Error("cancelled");
+  announce(observer, "Writing the FlatBuffer");
+  auto bytes = model::tflite::writeTflite(converted->graph, {}, &out.stats);
+  if (!bytes.ok()) return bytes.status();
+  out.bytes = std::move(*bytes);
+  out.converted = std::move(*converted);
+  return out;
+}
+
+std::string groupDigits(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
+std::string TfliteExportReport::summary() const {
+  std::string what = int8 ? "int8, calibrated on " + std::to_string(calibration_samples) + " input" +
+                                (calibration_samples == 1 ? "" : "s") + " (" + calibration + ")"
+                          : "float";
+  char ratio_text[32];
+  std::snprintf(ratio_text, sizeof ratio_text, "%.1f%%", 100.0 * ratio());
+  return "Exported " + std::filesystem::path(path).filename().string() + " (" + what + "): " +
+         std::to_string(operators) + " operators, " + groupDigits(file_bytes) + " bytes, " + ratio_text +
+         " of the float .pb (" + groupDigits(float_pb_bytes) + " bytes)";
+}
+
+Result<TfliteExportReport> exportTfliteFile(const TfliteExportRequest& request, const TfliteExportObserver& observer) {
+  const auto start = std::chrono::steady_clock::now();
+  if (request.path.empty()) return Status::Error("no file name given for the .tflite");
+  if (!request.graph) return Status::Error(request.path + ": no model open to export");
+  auto model = convertGraphToTflite(*request.graph, request.marks, request.options, observer);
+  if (!model.ok()) return model.status().withContext(request.path);
+  if (cancelledBy(observer)) return Status::Error("cancelled");
+  announce(observer, "Saving " + std::filesystem::path(request.path).filename().string());
+  Status saved = model::writeFileAtomic(request.path, model->bytes);
+  if (!saved.ok()) return saved;
+  TfliteExportReport report;
+  report.path = request.path;
+  report.int8 = request.options.int8;
+  report.file_bytes = static_cast<std::int64_t>(model->bytes.size());
+  report.float_pb_bytes = static_cast<std::int64_t>(request.graph->ByteSizeLong());
+  report.operators = model->stats.operators;
+  report.calibration_samples = model->calibration_samples;
+  if (report.int8) report.calibration = request.options.calibration.describe();
+  report.notes = model->converted.notes;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace gds::ui

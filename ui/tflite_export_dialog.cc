@@ -1,0 +1,303 @@
+#include "ui/tflite_export_dialog.h"
+
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+#include "ui/document.h"
+#include "ui/input_source.h"
+
+namespace gds::ui {
+namespace {
+
+QComboBox* typeCombo(QWidget* parent, const QString& name) {
+  auto* combo = new QComboBox(parent);
+  combo->setObjectName(name);
+  combo->addItem(QObject::tr("float"), static_cast<int>(tensorflow::DT_FLOAT));
+  combo->addItem(QObject::tr("int8"), static_cast<int>(tensorflow::DT_INT8));
+  return combo;
+}
+
+tensorflow::DataType typeOf(const QComboBox* combo) {
+  return static_cast<tensorflow::DataType>(combo->currentData().toInt());
+}
+
+QString joinNames(const std::vector<std::string>& names) {
+  QStringList out;
+  for (const auto& n : names) out << QString::fromStdString(n);
+  return out.join(", ");
+}
+
+}  // namespace
+
+TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent) : QDialog(parent), document_(document) {
+  setObjectName("TfliteExportDialog");
+  setWindowTitle(tr("Export to TensorFlow Lite"));
+  auto* col = new QVBoxLayout(this);
+
+  what_ = new QLabel(this);
+  what_->setWordWrap(true);
+  col->addWidget(what_);
+
+  auto* file_row = new QHBoxLayout;
+  path_ = new QLineEdit(this);
+  path_->setObjectName("TflitePath");
+  path_->setPlaceholderText(tr("model.tflite"));
+  auto* browse = new QPushButton(tr("Browse…"), this);
+  connect(browse, &QPushButton::clicked, this, &TfliteExportDialog::browse);
+  file_row->addWidget(new QLabel(tr("File"), this));
+  file_row->addWidget(path_, 1);
+  file_row->addWidget(browse);
+  col->addLayout(file_row);
+
+  auto* kind = new QGroupBox(tr("Model"), this);
+  auto* kind_col = new QVBoxLayout(kind);
+  float_ = new QRadioButton(tr("Float32"), kind);
+  float_->setToolTip(tr("The float graph as TensorFlow Lite builtins (batch norms folded, fused activations)"));
+  int8_ = new QRadioButton(tr("Int8, full integer (TensorFlow Lite's scheme)"), kind);
+  int8_->setToolTip(tr("int8 weights per output channel, int8 activations with ranges observed on the calibration "
+                       "inputs, int32 biases: what phones (NNAPI), microcontrollers and Arm NN run"));
+  int8_->setChecked(true);
+  kind_col->addWidget(float_);
+  kind_col->addWidget(int8_);
+  col->addWidget(kind);
+
+  int8_settings_ = new QGroupBox(tr("Int8"), this);
+  auto* form = new QFormLayout(int8_settings_);
+  source_ = new InputSourceWidget(int8_settings_);
+  source_->setObjectName("TfliteCalibration");
+  auto* hint = new QLabel(tr("A dataset folder calibrates on every file in it (images are resized to the input and "
+                             "normalized as (x − mean) / std); zeros, random values, values or .npy files give one "
+                             "input, which rarely represents real data."),
+                          int8_settings_);
+  hint->setWordWrap(true);
+  form->addRow(tr("Calibration data"), source_);
+  form->addRow(QString(), hint);
+  input_type_ = typeCombo(int8_settings_, "TfliteInputType");
+  output_type_ = typeCombo(int8_settings_, "TfliteOutputType");
+  input_type_->setToolTip(tr("float: the model takes float values and quantizes them (QUANTIZE); int8: the caller "
+                             "quantizes with the input's scale and zero point"));
+  output_type_->setToolTip(tr("float: the model dequantizes its outputs (DEQUANTIZE); int8: the caller does"));
+  form->addRow(tr("Inference input type"), input_type_);
+  form->addRow(tr("Inference output type"), output_type_);
+  col->addWidget(int8_settings_);
+  connect(int8_, &QRadioButton::toggled, this, &TfliteExportDialog::updateEnabled);
+
+  auto* progress_row = new QHBoxLayout;
+  progress_ = new QProgressBar(this);
+  progress_->setTextVisible(false);
+  progress_->setRange(0, 1);
+  progress_->setValue(0);
+  progress_->setMaximumWidth(160);
+  status_ = new QLabel(this);
+  status_->setObjectName("TfliteStatus");
+  status_->setWordWrap(true);
+  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  progress_row->addWidget(progress_);
+  progress_row->addWidget(status_, 1);
+  col->addLayout(progress_row);
+  error_ = new QLabel(this);
+  error_->setObjectName("TfliteError");
+  error_->setWordWrap(true);
+  error_->setStyleSheet("color: #b00020;");
+  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_->hide();
+  col->addWidget(error_);
+
+  auto* buttons = new QDialogButtonBox(this);
+  export_ = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
+  export_->setObjectName("TfliteExport");
+  export_->setDefault(true);
+  cancel_ = buttons->addButton(tr("Cancel"), QDialogButtonBox::ActionRole);
+  QPushButton* close = buttons->addButton(QDialogButtonBox::Close);
+  // Export keeps the dialog open: it shows the result, and a failed export
+  // can be corrected and tried again.
+  connect(export_, &QPushButton::clicked, this, &TfliteExportDialog::start);
+  connect(cancel_, &QPushButton::clicked, this, &TfliteExportDialog::cancel);
+  connect(close, &QPushButton::clicked, this, &QDialog::reject);
+  col->addWidget(buttons);
+
+  // What is exported: the marks as they are when the dialog opens and later.
+  auto describe = [this] {
+    const auto inputs = document_->inputNames(), outputs = document_->outputNames();
+    what_->setText(
+        tr("Exports the current graph of %1 (%n applied step(s)) with inputs: %2; outputs: %3.", nullptr,
+           static_cast<int>(document_->appliedSteps().size()))
+            .arg(document_->displayName(),
+                 inputs.empty() ? tr("none marked (the Placeholders)") : joinNames(inputs),
+                 outputs.empty() ? tr("none marked (the nodes nothing consumes)") : joinNames(outputs)));
+    std::vector<std::string> names;
+    for (const IoMark& m : document_->ioMarks())
+      if (m.kind == IoMark::Kind::Input) names.push_back(m.name);
+    source_->setInputNames(names);
+  };
+  describe();
+  connect(document_, &Document::ioMarksChanged, this, describe);
+  connect(document_, &Document::documentReset, this, [this, describe] {
+    cancel();
+    describe();
+  });
+  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &TfliteExportDialog::onDone);
+  InputSource dataset;
+  dataset.kind = InputSource::Kind::DatasetSample;
+  source_->setValue(dataset);
+  updateEnabled();
+}
+
+TfliteExportDialog::~TfliteExportDialog() {
+  if (cancel_flag_) cancel_flag_->store(true);
+  watcher_.waitForFinished();
+}
+
+void TfliteExportDialog::setPath(const QString& path) { path_->setText(path); }
+QString TfliteExportDialog::path() const { return path_->text().trimmed(); }
+
+void TfliteExportDialog::setInt8(bool on) { (on ? int8_ : float_)->setChecked(true); }
+bool TfliteExportDialog::int8() const { return int8_->isChecked(); }
+
+void TfliteExportDialog::setCalibrationSource(const InputSource& source) { source_->setValue(source); }
+
+void TfliteExportDialog::suggestCalibrationSource(const InputSource& source) {
+  const InputSource current = source_->value();
+  if (source.kind != InputSource::Kind::DatasetSample || source.dataset_dir.empty()) return;
+  if (current.kind == InputSource::Kind::DatasetSample && current.dataset_dir.empty()) source_->setValue(source);
+}
+
+void TfliteExportDialog::setInferenceTypes(tensorflow::DataType input, tensorflow::DataType output) {
+  input_type_->setCurrentIndex(input_type_->findData(static_cast<int>(input)));
+  output_type_->setCurrentIndex(output_type_->findData(static_cast<int>(output)));
+}
+
+void TfliteExportDialog::browse() {
+  QString start = path();
+  if (start.isEmpty()) start = QFileInfo(document_->displayName()).completeBaseName() + (int8() ? "_int8" : "") + ".tflite";
+  const QString file =
+      QFileDialog::getSaveFileName(this, tr("Export to TensorFlow Lite"), start, tr("TensorFlow Lite (*.tflite)"));
+  if (!file.isEmpty()) path_->setText(file);
+}
+
+Result<TfliteExportRequest> TfliteExportDialog::request() const {
+  if (document_->isEmpty()) return Status::Error("No model open");
+  TfliteExportRequest r;
+  r.path = path().toStdString();
+  if (r.path.empty()) return Status::Error("File: give the .tflite to write");
+  r.graph = document_->graph();
+  r.marks = document_->ioMarks();
+  r.options.int8 = int8();
+  r.options.num_threads = std::max(1, QThread::idealThreadCount());
+  if (r.options.int8) {
+    r.options.calibration = calibrationFor(source_->value());
+    r.options.input_type = typeOf(input_type_);
+    r.options.output_type = typeOf(output_type_);
+    const InputSource& s = r.options.calibration.source;
+    if (r.options.calibration.folder.empty() && s.kind == InputSource::Kind::DatasetSample)
+      return Status::Error("Calibration data: choose a dataset folder");
+  }
+  return r;
+}
+
+bool TfliteExportDialog::start() {
+  if (running_) {
+    setError(tr("An export is already running"));
+    return false;
+  }
+  auto r = request();
+  if (!r.ok()) {
+    setError(QString::fromStdString(r.error()));
+    return false;
+  }
+  setError(QString());
+  report_.reset();
+  running_ = true;
+  cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+  status_->setText(tr("Starting…"));
+  progress_->setRange(0, 0);
+  updateEnabled();
+  auto cancel_flag = cancel_flag_;
+  watcher_.setFuture(QtConcurrent::run([this, request = std::move(*r), cancel_flag] {
+    TfliteExportObserver observer;
+    observer.cancelled = [cancel_flag] { return cancel_flag->load(); };
+    // The destructor waits for this worker, so `this` outlives the posted updates.
+    observer.stage = [this](const std::string& text) {
+      QMetaObject::invokeMethod(
+          this, [this, text = QString::fromStdString(text)] { if (running_) status_->setText(text + "…"); },
+          Qt::QueuedConnection);
+    };
+    Outcome outcome;
+    auto report = exportTfliteFile(request, observer);
+    if (report.ok()) outcome.report = std::move(*report);
+    else outcome.error = report.error();
+    return outcome;
+  }));
+  return true;
+}
+
+void TfliteExportDialog::cancel() {
+  if (!running_ || !cancel_flag_) return;
+  cancel_flag_->store(true);
+  status_->setText(tr("Cancelling…"));
+}
+
+void TfliteExportDialog::onDone() {
+  Outcome outcome = watcher_.result();
+  const bool cancelled = cancel_flag_ && cancel_flag_->load();
+  running_ = false;
+  progress_->setRange(0, 1);
+  progress_->setValue(outcome.report ? 1 : 0);
+  updateEnabled();
+  if (!outcome.report) {
+    status_->setText(cancelled ? tr("Cancelled; nothing was written") : tr("Failed; nothing was written"));
+    setError(cancelled ? tr("cancelled") : QString::fromStdString(outcome.error));
+    return;
+  }
+  report_ = std::move(outcome.report);
+  QString text = QString::fromStdString(report_->summary());
+  for (const auto& note : report_->notes) text += "\n" + tr("Note: %1").arg(QString::fromStdString(note));
+  status_->setText(text);
+  emit exported(QString::fromStdString(report_->summary()));
+}
+
+bool TfliteExportDialog::waitUntilIdle(int timeout_ms) {
+  QDeadlineTimer deadline(timeout_ms);
+  while (running_ && !deadline.hasExpired()) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    if (running_) QThread::msleep(5);
+  }
+  QCoreApplication::processEvents();
+  return !running_;
+}
+
+QString TfliteExportDialog::statusText() const { return status_->text(); }
+
+void TfliteExportDialog::updateEnabled() {
+  int8_settings_->setEnabled(int8() && !running_);
+  export_->setEnabled(!running_);
+  cancel_->setEnabled(running_);
+  path_->setEnabled(!running_);
+  float_->setEnabled(!running_);
+  int8_->setEnabled(!running_);
+}
+
+void TfliteExportDialog::setError(const QString& message) {
+  last_error_ = message;
+  error_->setText(message);
+  error_->setVisible(!message.isEmpty());
+}
+
+}  // namespace gds::ui

@@ -1,0 +1,107 @@
+// File ▸ Export ▸ TensorFlow Lite…: the current graph (after the applied
+// steps) with the marked inputs and outputs, as a float32 or full-integer
+// int8 .tflite (ui/tflite_export.h). The int8 model is calibrated on an
+// input source as the Accuracy and Benchmark docks have them: a dataset
+// sample stands for its whole folder (every file a representative input),
+// zeros/random/values/.npy for their one input. The export runs in a worker
+// with its stage shown and Cancel; the window keeps painting. The file is
+// written atomically, so an export that fails (an op TensorFlow Lite has no
+// builtin for, bad calibration data) writes nothing.
+#pragma once
+
+#include <QDialog>
+#include <QFutureWatcher>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ui/tflite_export.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QRadioButton;
+class QWidget;
+
+namespace gds::ui {
+
+class Document;
+class InputSourceWidget;
+
+class TfliteExportDialog : public QDialog {
+  Q_OBJECT
+ public:
+  TfliteExportDialog(Document* document, QWidget* parent = nullptr);
+  ~TfliteExportDialog() override;
+
+  void setPath(const QString& path);
+  QString path() const;
+  void setInt8(bool on);
+  bool int8() const;
+  // The calibration input source (a dataset sample: its folder).
+  void setCalibrationSource(const InputSource& source);
+  // Sets `source` when it is a dataset folder and the dialog has no folder yet.
+  void suggestCalibrationSource(const InputSource& source);
+  void setInferenceTypes(tensorflow::DataType input, tensorflow::DataType output);
+
+  // What start() would run; an error names the field at fault.
+  Result<TfliteExportRequest> request() const;
+
+  // Starts the export; false (lastError() says why) when one is running or
+  // the settings are incomplete.
+  bool start();
+  void cancel();
+  bool isRunning() const { return running_; }
+  // Processes events until the export ends or the timeout passes; true when idle.
+  bool waitUntilIdle(int timeout_ms = 300000);
+
+  const std::optional<TfliteExportReport>& lastReport() const { return report_; }
+  QString lastError() const { return last_error_; }
+  QString statusText() const;
+
+  QLineEdit* pathEdit() const { return path_; }
+  QRadioButton* floatButton() const { return float_; }
+  QRadioButton* int8Button() const { return int8_; }
+  InputSourceWidget* calibrationWidget() const { return source_; }
+  QComboBox* inputTypeCombo() const { return input_type_; }
+  QComboBox* outputTypeCombo() const { return output_type_; }
+  QPushButton* exportButton() const { return export_; }
+  QPushButton* cancelButton() const { return cancel_; }
+
+ signals:
+  // After a successful export: report.summary().
+  void exported(const QString& summary);
+
+ private:
+  struct Outcome {
+    std::optional<TfliteExportReport> report;
+    std::string error;
+  };
+  void browse();
+  void onDone();
+  void updateEnabled();
+  void setError(const QString& message);
+
+  Document* document_;
+  QLabel* what_;
+  QLineEdit* path_;
+  QRadioButton *float_, *int8_;
+  QWidget* int8_settings_;
+  InputSourceWidget* source_;
+  QComboBox *input_type_, *output_type_;
+  QProgressBar* progress_;
+  QLabel *status_, *error_;
+  QPushButton *export_, *cancel_;
+
+  QFutureWatcher<Outcome> watcher_;
+  std::shared_ptr<std::atomic<bool>> cancel_flag_;
+  bool running_ = false;
+  std::optional<TfliteExportReport> report_;
+  QString last_error_;
+};
+
+}  // namespace gds::ui
