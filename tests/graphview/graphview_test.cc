@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSignalSpy>
 
 #include <chrono>
@@ -717,6 +718,7 @@ TEST(Scene, CallsExpandIntoTheirFunctionBodies) {
   EXPECT_EQ(scene.itemForNode(conv)->type(), NodeItem::Type);
   // Search looks inside the calls.
   EXPECT_FALSE(scene.search(QStringLiteral("Conv2D")).empty());
+  scene.clearSearch();
 
   // The picture: both calls open around the Conv2D, their functions' badges
   // on the frames (GDS_CALLS_SCREENSHOT=FILE.png keeps it).
@@ -726,6 +728,9 @@ TEST(Scene, CallsExpandIntoTheirFunctionBodies) {
   view.setZoom(1.0);
   ASSERT_TRUE(view.selectAndCenter(conv));
   ASSERT_TRUE(scene.waitForLayout());
+  QApplication::processEvents();
+  // Up a little, so the frames' headers and badges are in the picture.
+  view.verticalScrollBar()->setValue(view.verticalScrollBar()->value() - 120);
   QApplication::processEvents();
   QImage image = view.grab().toImage();
   const char* keep = std::getenv("GDS_CALLS_SCREENSHOT");
