@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include <algorithm>
 #include <cmath>
 
 #include "graphview/graph_scene.h"
@@ -27,6 +28,23 @@ void drawBadge(QPainter* p, const QRectF& box, const QString& text, const QColor
   p->setBrush(fill);
   p->drawRoundedRect(r, 6, 6);
   p->setPen(fg);
+  p->setFont(f);
+  p->drawText(r, Qt::AlignCenter, text);
+}
+
+// The function a call's scope holds, on the scope's top-left edge (elided
+// in the middle to the scope's width: generated names are long).
+void drawFunctionBadge(QPainter* p, const QRectF& box, const std::string& function) {
+  QFont f = style::smallFont();
+  f.setBold(true);
+  QFontMetricsF fm(f);
+  const QString text = fm.elidedText(QStringLiteral("\u0192 ") + QString::fromStdString(function), Qt::ElideMiddle,
+                                     std::max(40.0, box.width() - 24));
+  QRectF r(box.left() + 6, box.top() - 8, fm.horizontalAdvance(text) + 10, 13);
+  p->setPen(QPen(QColor(255, 255, 255), 1));
+  p->setBrush(QColor(108, 72, 160));
+  p->drawRoundedRect(r, 6, 6);
+  p->setPen(Qt::white);
   p->setFont(f);
   p->drawText(r, Qt::AlignCenter, text);
 }
@@ -187,6 +205,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
       p->setPen(QColor(110, 120, 135));
       p->drawText(QRectF(10, 2, r.width() - 20, FrameMetrics::kHeader - 4), Qt::AlignRight | Qt::AlignVCenter,
                   QStringLiteral("%1 nodes").arg(grp.node_count));
+      if (!grp.function.empty()) drawFunctionBadge(p, r, grp.function);
     }
     return;
   }
@@ -217,6 +236,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setPen(QColor(70, 80, 95));
   for (int i = 1; i < lines.size(); ++i)
     p->drawText(QRectF(8, 6 + 16.0 * i, r.width() - 16, 15), Qt::AlignCenter, lines[i]);
+  if (!grp.function.empty()) drawFunctionBadge(p, r, grp.function);
   QString badge = d.groupOverlayBadge(group_);
   if (!badge.isEmpty()) drawBadge(p, r, badge, QColor(40, 40, 40), Qt::white);
   if (hits) drawBadge(p, r.adjusted(0, 0, badge.isEmpty() ? 0 : -60, 0), QStringLiteral("%1 found").arg(hits),

@@ -7,6 +7,7 @@
 #include <QThread>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "graphview/call_expansion.h"
 #include "graphview/graph_items.h"
 #include "graphview/graph_view.h"
 #include "graphview/style.h"
@@ -76,16 +77,22 @@ GraphScene::~GraphScene() {
 
 Status GraphScene::setGraph(std::shared_ptr<const tensorflow::GraphDef> def) {
   if (!def) return Status::Error("no graph given to the graph view");
-  auto built = model::Graph::build(*def);
+  // Calls to library functions are drawn as scopes holding their bodies.
+  CallExpansion calls = expandCalls(def);
+  auto shown_def = calls.graph;
+  auto built = model::Graph::build(*shown_def);
   if (!built.ok()) return built.status().withContext("graph view");
-  // The index points into `def`: the deleter keeps def alive as long as the index.
+  // The index points into the drawn graph: the deleter keeps it alive as long as the index.
   auto graph = std::shared_ptr<const model::Graph>(new model::Graph(std::move(built).value()),
-                                                   [def](const model::Graph* g) { delete g; });
+                                                   [shown_def](const model::Graph* g) { delete g; });
   def_ = def;
   if (cancel_flag_) cancel_flag_->store(true);
   // Everything indexed by the new graph's numbers is new; the items in the
   // scene keep painting shown_ (the previous graph) until the layout arrives.
-  data_ = std::make_shared<SceneData>(Hierarchy::build(graph, HierarchyOptions{fold_constants_}));
+  HierarchyOptions hierarchy_options;
+  hierarchy_options.fold_constants = fold_constants_;
+  hierarchy_options.call_functions = std::move(calls.functions);
+  data_ = std::make_shared<SceneData>(Hierarchy::build(graph, hierarchy_options));
   sizes_ = data_->computeSizes(full_names_);
   cache_ = std::make_shared<LayoutCache>();
   matches_.clear();
@@ -405,6 +412,8 @@ QString GraphScene::toolTipFor(const QGraphicsItem* item) {
     const auto* group = static_cast<const GroupItem*>(item);
     const auto& grp = group->data().hierarchy().group(group->group());
     QString tip = QStringLiteral("<b>%1</b><br>%2 nodes").arg(QString::fromStdString(grp.path).toHtmlEscaped()).arg(grp.node_count);
+    if (!grp.function.empty())
+      tip += QStringLiteral("<br>call of function %1").arg(QString::fromStdString(grp.function).toHtmlEscaped());
     for (const auto& [op, count] : grp.top_ops) tip += QStringLiteral("<br>%1 \u00d7%2").arg(QString::fromStdString(op)).arg(count);
     tip += group->expanded() ? QStringLiteral("<br><i>double-click the header to collapse</i>")
                              : QStringLiteral("<br><i>double-click to expand</i>");

@@ -55,7 +55,10 @@ class GraphScene : public QGraphicsScene {
   Status setGraph(std::shared_ptr<const tensorflow::GraphDef> def);
   void clearGraph();
   bool hasGraph() const { return static_cast<bool>(data_); }
+  // The graph drawn: the one set, with its function calls inlined as scopes.
   const model::Graph* graph() const { return data_ ? &data_->graph() : nullptr; }
+  // The graph as set.
+  const tensorflow::GraphDef* sourceGraph() const { return def_.get(); }
   const Hierarchy* hierarchy() const { return data_ ? &data_->hierarchy() : nullptr; }
 
   // --- Display options (each re-lays out when it changes geometry).

@@ -254,6 +254,9 @@ std::shared_ptr<const Hierarchy> Hierarchy::build(std::shared_ptr<const model::G
   }
   for (int i = 0; i < n; ++i)
     if (h->folded_into_[i] >= 0) h->group_of_[i] = h->group_of_[h->folded_into_[i]];
+  if (!options.call_functions.empty())
+    for (auto& grp : h->groups_)
+      if (auto it = options.call_functions.find(grp.path); it != options.call_functions.end()) grp.function = it->second;
 
   // 4. Edge bundles per group.
   h->bundles_.assign(h->groups_.size(), {});
@@ -330,14 +333,17 @@ Expansion Hierarchy::defaultExpansion(int budget) const {
   e[0] = 1;
   int visible = static_cast<int>(groups_[0].groups.size() + groups_[0].nodes.size());
   std::vector<int> level;
+  // A call reads as one step until its body is asked for.
+  auto expandable = [&](int grp) { return grp != auxiliary_group_ && groups_[grp].function.empty(); };
   for (int grp : groups_[0].groups)
-    if (grp != auxiliary_group_) level.push_back(grp);
+    if (expandable(grp)) level.push_back(grp);
   while (!level.empty()) {
     int cost = 0;
     std::vector<int> next;
     for (int grp : level) {
       cost += static_cast<int>(groups_[grp].groups.size() + groups_[grp].nodes.size()) - 1;
-      next.insert(next.end(), groups_[grp].groups.begin(), groups_[grp].groups.end());
+      for (int c : groups_[grp].groups)
+        if (expandable(c)) next.push_back(c);
     }
     if (visible + cost > budget) break;
     visible += cost;

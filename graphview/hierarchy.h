@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -29,6 +30,9 @@ struct HierarchyOptions {
   // (model/auxiliary.h) go into one "Auxiliary nodes" group, laid out
   // beside the main graph without its edges to it.
   bool group_auxiliary = true;
+  // Scopes that hold an inlined function call's body (graphview/
+  // call_expansion.h): scope path -> the function. They start collapsed.
+  std::map<std::string, std::string> call_functions;
 };
 
 // Something drawn at one level: an op node, a group, or the boundary of the
@@ -58,6 +62,7 @@ class Hierarchy {
     std::vector<std::pair<std::string, int>> top_ops;
     bool series = false;  // a series of numbered siblings ("Identity_*"), not a name scope
     bool auxiliary = false;  // the group of auxiliary nodes (path kAuxiliaryPath)
+    std::string function;    // the function whose body a call's scope holds ("" for name scopes)
   };
   // Path of the auxiliary group: not a valid TensorFlow node name, so it
   // never collides with a scope.
@@ -101,7 +106,7 @@ class Hierarchy {
 
   // TensorBoard-like start state: expand levels breadth-first, a whole level
   // at a time, while the number of visible items stays within `budget`.
-  // The auxiliary group starts collapsed.
+  // The auxiliary group and the scopes of function calls start collapsed.
   Expansion defaultExpansion(int budget = 60) const;
   Expansion allExpanded() const { return Expansion(groups_.size(), 1); }
   // Expands every group on the way to `node` (or to the folded node's host).

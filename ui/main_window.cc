@@ -1088,8 +1088,7 @@ void MainWindow::updateSideBySide() {
     before_scene_->clearGraph();
     return;
   }
-  if (!before_scene_->hasGraph() || before_scene_->graph() == nullptr ||
-      &before_scene_->graph()->def() != document_->lastStepBefore().get()) {
+  if (!before_scene_->hasGraph() || before_scene_->sourceGraph() != document_->lastStepBefore().get()) {
     if (!before_scene_->setGraph(document_->lastStepBefore()).ok()) {
       side_by_side_->hideBefore();
       return;

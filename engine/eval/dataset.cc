@@ -121,13 +121,16 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
     if (!as_uint8 && preprocess.std_dev == 0) return Status::Error(path + ": the image scale (std) must not be 0");
     auto bytes = model::readFile(path);
     if (!bytes.ok()) return bytes.status();
+    // A one-channel input takes the image in grey, as DecodePng/DecodeJpeg
+    // with channels=1 give it.
+    const int channels = input.shape.size() == 4 && input.shape[3] == 1 ? 1 : 3;
     ops::DecodedImage image;
-    const std::string err = ops::decodeImage(*bytes, 3, &image);
+    const std::string err = ops::decodeImage(*bytes, channels, &image);
     if (!err.empty()) return Status::Error(path + ": " + err);
     std::vector<float> pixels(image.pixels.begin(), image.pixels.end());
-    Tensor t(tensorflow::DT_FLOAT, {1, h, w, 3});
+    Tensor t(tensorflow::DT_FLOAT, {1, h, w, channels});
     float* out = t.data<float>();
-    ops::resizeBilinear(pixels.data(), 1, image.height, image.width, 3, h, w, false, false, out);
+    ops::resizeBilinear(pixels.data(), 1, image.height, image.width, channels, h, w, false, false, out);
     if (as_uint8) {
       Tensor u(tensorflow::DT_UINT8, t.shape());
       for (std::int64_t i = 0; i < u.numElements(); ++i)

@@ -13,6 +13,7 @@ void registerArrayKernels(KernelRegistry& registry);          // array_ops.cc
 void registerReductionKernels(KernelRegistry& registry);      // reduction.cc
 void registerControlFlowKernels(KernelRegistry& registry);    // control_flow.cc
 void registerTensorArrayKernels(KernelRegistry& registry);    // tensor_array.cc
+void registerTensorListKernels(KernelRegistry& registry);     // tensor_list.cc
 void registerConvKernels(KernelRegistry& registry);           // conv.cc
 void registerPoolingKernels(KernelRegistry& registry);        // pooling.cc
 void registerBatchNormKernels(KernelRegistry& registry);      // batch_norm.cc
@@ -31,6 +32,7 @@ void registerKernels(KernelRegistry& registry) {
   registerReductionKernels(registry);
   registerControlFlowKernels(registry);
   registerTensorArrayKernels(registry);
+  registerTensorListKernels(registry);
   registerConvKernels(registry);
   registerPoolingKernels(registry);
   registerBatchNormKernels(registry);

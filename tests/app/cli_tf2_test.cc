@@ -2,7 +2,8 @@
 // freeze writes a plain graph, and the frozen graphs compute what
 // TensorFlow.js computes from them (../shared/tools/reference) and, for the
 // Keras LSTM/GRU models whose loops freezing lowers, what Keras' recurrences
-// compute with NumPy (tests/tools/keras_rnn_reference.py). The TF1
+// compute with NumPy (tests/tools/keras_rnn_reference.py), which the
+// interpreter's run of those loops must match too. The TF1
 // half_plus_two SavedModel still freezes to y = 0.5 x + 2 exactly.
 #include <gtest/gtest.h>
 
@@ -205,8 +206,8 @@ TEST(CliTf2, LoweredRecurrentLoopsComputeKerasRecurrencesInTensorFlowJs) {
   GDS_REQUIRE_SHARED();
   std::string why;
   if (!tfjsAvailable(&why)) GTEST_SKIP() << why;
-  // The interpreter has no TensorList kernels yet; TensorFlow.js runs the
-  // lowered loops (executeAsync) and must give Keras' numbers.
+  // TensorFlow.js runs the lowered loops (executeAsync) and must give Keras'
+  // numbers; the interpreter (TensorList kernels) must give TensorFlow.js's.
   const RunCase cases[] = {
       {"tf2/nordpool_gru_cudnn", "serving_default", "input_1", {3, 5, 1}, -1.f, 1.f, false, {"dense_1"}},
       {"tf2/stock_lstm4_relu", "serving_default", "lstm_input", {2, 100, 1}, 0.f, 1.f, false, {"dense"}},
@@ -228,6 +229,10 @@ TEST(CliTf2, LoweredRecurrentLoopsComputeKerasRecurrencesInTensorFlowJs) {
                                                        test::modelPath(c.dir), input, dir + "/keras.npy"});
     ASSERT_EQ(keras.exit_code, 0) << keras.err;
     EXPECT_LE(relativeDiff(dir + "/tfjs/" + npyName(c.outputs[0]), dir + "/keras.npy"), 1e-4);
+    auto mine = test::runGdstudio({"run", "--graph=" + graph, "--input=" + std::string(c.input) + "=" + input,
+                                   "--output=" + c.outputs[0], "--out_dir=" + dir + "/gds"});
+    ASSERT_EQ(mine.exit_code, 0) << mine.err;
+    EXPECT_LE(relativeDiff(dir + "/gds/" + npyName(c.outputs[0]), dir + "/tfjs/" + npyName(c.outputs[0])), 1e-4);
   }
 }
 

@@ -8,9 +8,11 @@
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
+#include <QScrollBar>
 #include <QSignalSpy>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -572,7 +574,9 @@ TEST(Hierarchy, AuxiliaryNodesGoAsideInOneGroup) {
   EXPECT_FALSE(h->contains(aux, h->groupOf(g->find("Placeholder"))));
   EXPECT_FALSE(h->defaultExpansion()[aux]);
   // Without the option, the hub's top level is the clutter users met.
-  auto flat = Hierarchy::build(g, HierarchyOptions{true, false});
+  HierarchyOptions flat_options;
+  flat_options.group_auxiliary = false;
+  auto flat = Hierarchy::build(g, flat_options);
   EXPECT_EQ(flat->auxiliaryGroup(), -1);
   std::set<std::string> flat_top;
   for (int c : flat->group(0).groups) flat_top.insert(flat->group(c).label);
@@ -650,6 +654,93 @@ TEST(View, FirstViewReadsAndKeepsNodesClearOfTheMinimap) {
       EXPECT_EQ(view.minimapShown(), !all);
     }
   }
+}
+
+// A TF2 SavedModel's outer graph is a call of its signature's function: the
+// view draws each call as a scope holding the function's body, collapsed at
+// first with the function's name on it; opened, the Keras layers appear as
+// scopes. The document's graph itself is unchanged.
+TEST(Scene, CallsExpandIntoTheirFunctionBodies) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  auto def = loadModel("tf2/binary_cnn_256");
+  ASSERT_TRUE(def);
+  auto calledBy = [](const tensorflow::GraphDef& g, const std::string& name) {
+    for (const auto& n : g.node())
+      if (n.name() == name && n.attr().count("f")) return n.attr().at("f").func().name();
+    return std::string();
+  };
+  const std::string outer = calledBy(*def, "StatefulPartitionedCall");
+  ASSERT_FALSE(outer.empty());
+  const std::string conv = "StatefulPartitionedCall/StatefulPartitionedCall/sequential/conv2d/Conv2D";
+  for (const auto& n : def->node()) ASSERT_NE(n.name(), conv);
+
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(def).ok());
+  EXPECT_EQ(scene.sourceGraph(), def.get());
+  const Hierarchy& h = *scene.hierarchy();
+  const int call = h.findGroup("StatefulPartitionedCall");
+  ASSERT_GT(call, 0);
+  EXPECT_EQ(h.group(call).function, outer);
+  EXPECT_FALSE(scene.isScopeExpanded("StatefulPartitionedCall"));
+  // The call node keeps its name (selection and marks find it) and sits in its scope.
+  const int call_node = scene.graph()->find("StatefulPartitionedCall");
+  ASSERT_GE(call_node, 0);
+  EXPECT_EQ(h.groupOf(call_node), call);
+  // The body's Conv2D is drawn, hidden in the collapsed call.
+  const int conv_node = scene.graph()->find(conv);
+  ASSERT_GE(conv_node, 0);
+  EXPECT_EQ(scene.graph()->op(conv_node), "Conv2D");
+  ASSERT_NE(scene.itemForNode(conv), nullptr);
+  EXPECT_EQ(scene.itemForNode(conv)->type(), GroupItem::Type);
+  EXPECT_NE(scene.toolTipFor(scene.itemForNode(conv)).indexOf(QString::fromStdString("call of function " + outer)), -1);
+
+  // Opening the call shows the call it makes, collapsed with its function's name.
+  ASSERT_TRUE(scene.setScopeExpanded("StatefulPartitionedCall", true));
+  ASSERT_TRUE(scene.waitForLayout());
+  const int inner = h.findGroup("StatefulPartitionedCall/StatefulPartitionedCall");
+  ASSERT_GT(inner, 0);
+  const std::string inner_function = h.group(inner).function;
+  EXPECT_FALSE(inner_function.empty());
+  EXPECT_NE(inner_function, outer);
+  EXPECT_FALSE(scene.isScopeExpanded("StatefulPartitionedCall/StatefulPartitionedCall"));
+  EXPECT_EQ(static_cast<const GroupItem*>(scene.itemForNode(conv))->group(), inner);
+  // Opening that one shows the Keras model's layers as name scopes.
+  ASSERT_TRUE(scene.setScopeExpanded("StatefulPartitionedCall/StatefulPartitionedCall", true));
+  ASSERT_TRUE(scene.waitForLayout());
+  const int layer = h.findGroup("StatefulPartitionedCall/StatefulPartitionedCall/sequential/conv2d");
+  ASSERT_GT(layer, 0);
+  EXPECT_EQ(h.group(layer).function, "");
+  ASSERT_TRUE(scene.revealNode(conv));
+  ASSERT_TRUE(scene.waitForLayout());
+  ASSERT_NE(scene.itemForNode(conv), nullptr);
+  EXPECT_EQ(scene.itemForNode(conv)->type(), NodeItem::Type);
+  // Search looks inside the calls.
+  EXPECT_FALSE(scene.search(QStringLiteral("Conv2D")).empty());
+  scene.clearSearch();
+
+  // The picture: both calls open around the Conv2D, their functions' badges
+  // on the frames (GDS_CALLS_SCREENSHOT=FILE.png keeps it).
+  GraphView view(&scene);
+  view.resize(1366, 768);
+  view.show();
+  view.setZoom(1.0);
+  ASSERT_TRUE(view.selectAndCenter(conv));
+  ASSERT_TRUE(scene.waitForLayout());
+  QApplication::processEvents();
+  // Up a little, so the frames' headers and badges are in the picture.
+  view.verticalScrollBar()->setValue(view.verticalScrollBar()->value() - 120);
+  QApplication::processEvents();
+  QImage image = view.grab().toImage();
+  const char* keep = std::getenv("GDS_CALLS_SCREENSHOT");
+  const std::string png = keep ? std::string(keep) : test::tempDir() + "/tf2_calls.png";
+  ASSERT_TRUE(image.save(QString::fromStdString(png)));
+  // The badge's purple is on the picture.
+  int badge = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) badge += image.pixel(x, y) == qRgb(108, 72, 160);
+  EXPECT_GT(badge, 50) << png;
 }
 
 }  // namespace
