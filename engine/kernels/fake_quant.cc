@@ -58,7 +58,7 @@ class FakeQuantKernel : public OpKernel {
   }
   Status compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
-    if (x.dtype() != tensorflow::DT_FLOAT) return ctx.error("inputs must be float32, got " + model::dtypeName(x.dtype()));
+    if (x.dtype() != tensorflow::DT_FLOAT) return ctx.error("inputs must be float, got " + model::dtypeName(x.dtype()));
     Tensor* y = ctx.forwardInputOrAllocateOutput(0, 0, tensorflow::DT_FLOAT, x.shape());
     const std::int64_t n = x.numElements();
     switch (kind_) {
@@ -70,7 +70,7 @@ class FakeQuantKernel : public OpKernel {
         for (int i : {1, 2}) {
           const Tensor& t = ctx.input(i);
           if (t.dims() != 0 || t.dtype() != tensorflow::DT_FLOAT)
-            return ctx.error(std::string(i == 1 ? "min" : "max") + " must be a float32 scalar (rank 0), got " +
+            return ctx.error(std::string(i == 1 ? "min" : "max") + " must be a float scalar (rank 0), got " +
                              model::dtypeName(t.dtype()) + " " + model::shapeString(t.shape()));
         }
         ops::fakeQuantize(x.data<float>(), n, ctx.input(1).data<float>()[0], ctx.input(2).data<float>()[0],
@@ -83,7 +83,7 @@ class FakeQuantKernel : public OpKernel {
         for (int i : {1, 2}) {
           const Tensor& t = ctx.input(i);
           if (t.dims() != 1 || t.dim(0) != depth || t.dtype() != tensorflow::DT_FLOAT)
-            return ctx.error(std::string(i == 1 ? "min" : "max") + " has incorrect size, expected float32 [" +
+            return ctx.error(std::string(i == 1 ? "min" : "max") + " has incorrect size, expected float [" +
                              std::to_string(depth) + "] (the last dimension of inputs), was " +
                              model::dtypeName(t.dtype()) + " " + model::shapeString(t.shape()));
         }

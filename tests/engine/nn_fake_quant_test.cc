@@ -138,11 +138,11 @@ TEST(FakeQuant, PerChannelUsesTheLastDimension) {
   r = runOp("FakeQuantWithMinMaxVarsPerChannel", {x, F({2}, {-1.0f, -1.0f}), F({3}, {1.0f, 1.0f, 1.0f})}, varsAttrs(), 1,
             false, "");
   EXPECT_EQ(r.status.message(),
-            "node 'op' (FakeQuantWithMinMaxVarsPerChannel): min has incorrect size, expected float32 [3] (the last "
-            "dimension of inputs), was float32 [2]");
+            "node 'op' (FakeQuantWithMinMaxVarsPerChannel): min has incorrect size, expected float [3] (the last "
+            "dimension of inputs), was float [2]");
   r = runOp("FakeQuantWithMinMaxVars", {x, F({1}, {-1.0f}), F({}, {1.0f})}, varsAttrs(), 1, false, "");
   EXPECT_EQ(r.status.message(),
-            "node 'op' (FakeQuantWithMinMaxVars): min must be a float32 scalar (rank 0), got float32 [1]");
+            "node 'op' (FakeQuantWithMinMaxVars): min must be a float scalar (rank 0), got float [1]");
 }
 
 }  // namespace
