@@ -106,12 +106,18 @@ int runCalibrateCommand(int argc, char** argv) {
     if (!t.ok()) return fail(t.error());
     samples.push_back({std::move(*t)});
   }
-  progress.update("calibrate: running " + std::to_string(samples.size()) + " inputs");
+  progress.update("calibrate: compiling the graph for " + std::to_string(samples.size()) + " inputs");
 
   engine::PlanOptions options;
   options.num_threads = static_cast<int>(*threads);
+  engine::CalibrationProgress on_run;
+  if (progress.enabled())
+    on_run = [&progress, &paths](std::size_t done, std::size_t total) {
+      progress.update("calibrate: ran input " + std::to_string(done) + "/" + std::to_string(total) + " " +
+                      paths[done - 1]);
+    };
   auto result = engine::calibrate(graph, {input->name}, samples, static_cast<float>(*min_percentile),
-                                  static_cast<float>(*max_percentile), options);
+                                  static_cast<float>(*max_percentile), options, on_run);
   progress.finish();
   if (!result.ok()) return fail(flags.str("graph") + ": " + result.error());
   Status saved = model::saveGraph(result->graph, flags.str("output_graph"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <thread>
 
@@ -19,6 +20,15 @@ bool countsForFlops(const std::string& op) {
          // The plan's fused forms (engine/rewrite/fold_and_fuse.h): the
          // contraction's FLOPs.
          op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative" || op == "_FusedMatMul";
+}
+
+// An 8-bit layer's stages (engine/quantized/fused_chain.h) as the graph ops
+// quantize_nodes wrote.
+std::string quantizedStageOps(const std::string& stage) {
+  if (stage == "Requantize") return "RequantizationRange+Requantize";
+  if (stage == "RequantizeToRange") return "Requantize";
+  if (stage == "BiasAdd" || stage == "Add" || stage == "Relu" || stage == "Relu6") return "Quantized" + stage;
+  return stage;
 }
 
 std::string formatSeconds(double s) {
@@ -40,6 +50,54 @@ double BenchmarkResult::percentileMs(double p) const {
   return static_cast<double>(v[idx]) / 1000.0;
 }
 
+std::string fusedOpsDescription(const std::string& op, const std::vector<std::string>& fused_ops) {
+  if (fused_ops.empty()) return "";
+  std::string head = op;
+  if (head.rfind("_Fused", 0) == 0) head = head.substr(6);
+  else if (head == "_QuantizeV2OwnRange") head = "QuantizeV2";
+  else if (!head.empty() && head[0] == '_') head = head.substr(1);
+  const bool quantized = head.find("Quantize") != std::string::npos;
+  std::string out = head;
+  for (const auto& stage : fused_ops) out += "+" + (quantized ? quantizedStageOps(stage) : stage);
+  return out;
+}
+
+std::map<std::string, std::string> fusedOpsByNode(const tensorflow::GraphDef& graph) {
+  std::map<std::string, std::string> out;
+  for (const auto& node : graph.node()) {
+    auto it = node.attr().find("fused_ops");
+    if (it == node.attr().end()) continue;
+    const std::vector<std::string> ops(it->second.list().s().begin(), it->second.list().s().end());
+    const std::string text = fusedOpsDescription(node.op(), ops);
+    if (!text.empty()) out[node.name()] = text;
+  }
+  return out;
+}
+
+ProfileOverhead profileOverhead(const BenchmarkResult& r) {
+  ProfileOverhead o;
+  o.node_sum_ms = r.stats.nodeTimeUsPerRun() / 1000.0;
+  o.profiled_ms = r.stats.runTotalUs().avg() / 1000.0;
+  o.unprofiled_ms = r.no_stats_us.avg() / 1000.0;
+  return o;
+}
+
+std::string formatProfileOverhead(const ProfileOverhead& o) {
+  if (o.profiled_ms <= 0) return "";
+  char buf[512];
+  if (o.outsideNodesMs() >= 0)
+    std::snprintf(buf, sizeof(buf),
+                  "Per-node times sum to %.3f ms of the %.3f ms each profiled run took (%.3f ms, %.1f%%, between "
+                  "nodes: scheduling and timing); runs without profiling took %.3f ms.\n",
+                  o.node_sum_ms, o.profiled_ms, o.outsideNodesMs(), o.outsideNodesPercent(), o.unprofiled_ms);
+  else
+    std::snprintf(buf, sizeof(buf),
+                  "Per-node times sum to %.3f ms, more than the %.3f ms each profiled run took: nodes ran at the same "
+                  "time on several threads; runs without profiling took %.3f ms.\n",
+                  o.node_sum_ms, o.profiled_ms, o.unprofiled_ms);
+  return buf;
+}
+
 std::string runPhaseHeader(int max_runs, double max_time_s, bool with_stats, double delay_s) {
   return "Running benchmark for max " + std::to_string(max_runs) + " iterations, max " + formatSeconds(max_time_s) +
          " seconds " + (with_stats ? "with" : "without") + " detailed stat logging, with " + formatSeconds(delay_s) +
@@ -49,6 +107,7 @@ std::string runPhaseHeader(int max_runs, double max_time_s, bool with_stats, dou
 Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feeds, const BenchmarkOptions& options) {
   BenchmarkResult result;
   result.stats.setOptions(options.stats);
+  result.stats.setNodesDefined(options.graph_nodes);
   std::ostringstream log;
 
   auto sleepBetween = [&] {
@@ -63,6 +122,10 @@ Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feed
     return Status::Ok();
   };
   auto isCancelled = [&] { return options.cancelled && options.cancelled(); };
+  auto fusedOf = [&](const std::string& name) -> std::string {
+    auto it = options.fused_ops.find(name);
+    return it == options.fused_ops.end() ? std::string() : it->second;
+  };
 
   // Warm-up.
   log << runPhaseHeader(options.warmup_runs, -1, false, options.inference_delay_s);
@@ -102,8 +165,10 @@ Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feed
           const NodeRunStats& n = profile.nodes[k];
           if (nodes[k].graph_index < 0 || n.calls == 0) continue;  // feeds
           if (countsForFlops(nodes[k].op)) flops += n.flops;
+          // TensorFlow's Const hands out its tensor without allocating: 0 bytes in its memory column.
+          const std::int64_t mem = nodes[k].op == "Const" ? 0 : n.output_bytes;
           result.stats.addNodeStats(nodes[k].name, nodes[k].op, run_order++, (n.start_ns - first_ns) / 1000,
-                                    n.duration_ns / 1000, n.output_bytes);
+                                    n.duration_ns / 1000, mem, fusedOf(nodes[k].name));
         }
         result.stats.updateRunTotalUs(us);
         result.stats.updateMemoryUsed(profile.allocated_bytes);

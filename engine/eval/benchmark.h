@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ struct BenchmarkOptions {
   double inter_benchmark_delay_s = -1.0;  // sleep before the statistics phase when > 0
   bool detailed_stats = true;  // also run the per-node statistics phase
   StatsOptions stats;
+  // Nodes of the graph as loaded, before the inference rewrites: the "N nodes
+  // defined" of the summary line (0: the line says "M nodes observed" only).
+  std::int64_t graph_nodes = 0;
+  // Node name -> the graph ops it runs, for the fused nodes of the compiled
+  // graph (fusedOpsByNode); shown in the tables' "[Fused ops]" column.
+  std::map<std::string, std::string> fused_ops;
   // Polled between runs; returning true stops with an error "cancelled".
   std::function<bool()> cancelled;
   // Called after each run: phase ("warmup", "timing", "stats") and runs done.
@@ -44,6 +51,35 @@ struct BenchmarkResult {
 };
 
 Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feeds, const BenchmarkOptions& options);
+
+// The graph ops a fused node of the inference rewrites runs, from its op
+// and "fused_ops" attr: "Conv2D+BiasAdd+Relu6" for a _FusedConv2D,
+// "QuantizedConv2D+RequantizationRange+Requantize+QuantizedBiasAdd+..." for
+// an 8-bit layer. "" when fused_ops is empty.
+std::string fusedOpsDescription(const std::string& op, const std::vector<std::string>& fused_ops);
+// fusedOpsDescription of every node of `graph` (the graph a Plan compiled,
+// after optimizeForInference) that has a fused_ops attr, by node name.
+std::map<std::string, std::string> fusedOpsByNode(const tensorflow::GraphDef& graph);
+
+// Where a profiled run's time goes: the per-node times summed against the
+// measured latency of the same runs, and those runs against the runs
+// without profiling. The per-node times leave out the executor's work
+// between nodes and the clock reads themselves, so they sum to less than
+// the latency on one thread; with several threads nodes overlap and the sum
+// can exceed it.
+struct ProfileOverhead {
+  double node_sum_ms = 0;     // per-node times summed, mean per profiled run
+  double profiled_ms = 0;     // measured latency of the profiled runs (mean)
+  double unprofiled_ms = 0;   // measured latency of the runs without profiling (mean)
+  double outsideNodesMs() const { return profiled_ms - node_sum_ms; }
+  double outsideNodesPercent() const { return profiled_ms > 0 ? 100.0 * outsideNodesMs() / profiled_ms : 0.0; }
+  double profilingCostMs() const { return profiled_ms - unprofiled_ms; }
+};
+ProfileOverhead profileOverhead(const BenchmarkResult& result);
+// "Per-node times sum to 1.234 ms of the 1.300 ms each profiled run took
+// (0.066 ms, 5.1%, between nodes: scheduling and timing); runs without
+// profiling took 1.250 ms.\n"; "" without profiled runs.
+std::string formatProfileOverhead(const ProfileOverhead& overhead);
 
 // "count=..." summary lines as benchmark_model prints them.
 std::string runPhaseHeader(int max_runs, double max_time_s, bool with_stats, double delay_s);

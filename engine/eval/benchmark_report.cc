@@ -18,7 +18,8 @@ nlohmann::json nodeJson(const NodeDetail& d, std::int64_t runs) {
           {"first_ms", static_cast<double>(d.rel_end_us.first()) / 1000.0},
           {"avg_ms", d.rel_end_us.avg() / 1000.0},
           {"mem_bytes", d.mem_used.newest()},
-          {"times_called", d.times_called / std::max<std::int64_t>(runs, 1)}};
+          {"times_called", d.times_called / std::max<std::int64_t>(runs, 1)},
+          {"fused_ops", d.fused_ops}};
 }
 
 }  // namespace
@@ -68,6 +69,14 @@ nlohmann::json benchmarkJson(const BenchmarkResult& r, const ReportContext& cont
   j["peak_memory_bytes"] = r.peak_bytes;
   j["allocated_bytes_per_run"] = r.allocated_bytes;
   j["init_seconds"] = context.init_seconds;
+  if (r.stats.numRuns() > 0) {
+    const ProfileOverhead o = profileOverhead(r);
+    j["profile_overhead"] = {{"node_sum_ms", o.node_sum_ms},
+                             {"profiled_run_ms", o.profiled_ms},
+                             {"unprofiled_run_ms", o.unprofiled_ms},
+                             {"between_nodes_ms", o.outsideNodesMs()}};
+  }
+  if (r.stats.nodesDefined() > 0) j["nodes_defined"] = r.stats.nodesDefined();
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto* d : r.stats.ordered(StatsCalculator::SortBy::RunOrder)) nodes.push_back(nodeJson(*d, r.stats.numRuns()));
   j["nodes"] = nodes;

@@ -36,7 +36,9 @@ std::string formatLatencyLine(const BenchmarkResult& result);
 
 // The --format=json document: latency (median, p90, min, max, mean, std,
 // runs), warm-up and with-statistics means, FLOPs, FLOPs/s, peak and
-// allocated memory, init time, every node in run order and the node types.
+// allocated memory, init time, the graph's node count (nodes_defined), the
+// per-node times against the latency (profile_overhead), every node in run
+// order (with the graph ops of fused nodes) and the node types.
 nlohmann::json benchmarkJson(const BenchmarkResult& result, const ReportContext& context);
 // benchmarkJson dumped with a two-space indent and a final newline.
 std::string formatJson(const BenchmarkResult& result, const ReportContext& context);

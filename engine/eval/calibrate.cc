@@ -133,7 +133,7 @@ Result<tensorflow::GraphDef> freezeRequantizationRanges(const tensorflow::GraphD
 Result<RangeSamples> collectRequantizationRanges(const tensorflow::GraphDef& graph,
                                                  const std::vector<std::string>& feed_names,
                                                  const std::vector<std::vector<Tensor>>& inputs,
-                                                 const PlanOptions& options) {
+                                                 const PlanOptions& options, const CalibrationProgress& progress) {
   std::vector<std::string> names, fetches;
   for (const auto& node : graph.node()) {
     const bool range = node.op() == "RequantizationRange";
@@ -157,14 +157,16 @@ Result<RangeSamples> collectRequantizationRanges(const tensorflow::GraphDef& gra
       const Tensor& hi = (*out)[2 * n + 1];
       samples[names[n]].push_back({lo.data<float>()[0], hi.data<float>()[0]});
     }
+    if (progress) progress(i + 1, inputs.size());
   }
   return samples;
 }
 
 Result<CalibrationResult> calibrate(const tensorflow::GraphDef& graph, const std::vector<std::string>& feed_names,
                                     const std::vector<std::vector<Tensor>>& inputs, float min_percentile,
-                                    float max_percentile, const PlanOptions& options) {
-  auto samples = collectRequantizationRanges(graph, feed_names, inputs, options);
+                                    float max_percentile, const PlanOptions& options,
+                                    const CalibrationProgress& progress) {
+  auto samples = collectRequantizationRanges(graph, feed_names, inputs, options, progress);
   if (!samples.ok()) return samples.status();
   auto frozen = freezeRequantizationRanges(graph, *samples, min_percentile, max_percentile);
   if (!frozen.ok()) return frozen.status();

@@ -9,6 +9,8 @@
 //   save(frozen->graph);
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -40,13 +42,17 @@ RangeSample percentileRange(const std::vector<RangeSample>& samples, float min_p
 Result<tensorflow::GraphDef> freezeRequantizationRanges(const tensorflow::GraphDef& graph, const RangeSamples& samples,
                                                         float min_percentile = 5.0f, float max_percentile = 5.0f);
 
+// Called after each input has run: inputs done, inputs in all.
+using CalibrationProgress = std::function<void(std::size_t done, std::size_t total)>;
+
 // Runs each input set (values for feed_names, in order) through the graph
 // and collects the outputs of every RequantizationRange node and the output
 // range of every fused per-channel layer that has no frozen range yet.
 Result<RangeSamples> collectRequantizationRanges(const tensorflow::GraphDef& graph,
                                                  const std::vector<std::string>& feed_names,
                                                  const std::vector<std::vector<Tensor>>& inputs,
-                                                 const PlanOptions& options = {});
+                                                 const PlanOptions& options = {},
+                                                 const CalibrationProgress& progress = {});
 
 struct CalibrationResult {
   tensorflow::GraphDef graph;  // with frozen ranges
@@ -55,6 +61,7 @@ struct CalibrationResult {
 };
 Result<CalibrationResult> calibrate(const tensorflow::GraphDef& graph, const std::vector<std::string>& feed_names,
                                     const std::vector<std::vector<Tensor>>& inputs, float min_percentile = 5.0f,
-                                    float max_percentile = 5.0f, const PlanOptions& options = {});
+                                    float max_percentile = 5.0f, const PlanOptions& options = {},
+                                    const CalibrationProgress& progress = {});
 
 }  // namespace gds::engine

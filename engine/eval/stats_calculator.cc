@@ -41,13 +41,15 @@ std::string Stat::toString() const {
 }
 
 void StatsCalculator::addNodeStats(const std::string& name, const std::string& type, std::int64_t run_order,
-                                   std::int64_t start_us, std::int64_t rel_end_us, std::int64_t mem_used) {
+                                   std::int64_t start_us, std::int64_t rel_end_us, std::int64_t mem_used,
+                                   const std::string& fused_ops) {
   auto it = details_.find(name);
   if (it == details_.end()) {
     NodeDetail d;
     d.name = name;
     d.type = type;
     d.run_order = run_order;
+    d.fused_ops = fused_ops;
     it = details_.emplace(name, std::move(d)).first;
   }
   NodeDetail& d = it->second;
@@ -55,6 +57,18 @@ void StatsCalculator::addNodeStats(const std::string& name, const std::string& t
   d.rel_end_us.update(rel_end_us);
   d.mem_used.update(mem_used);
   ++d.times_called;
+}
+
+bool StatsCalculator::anyFused() const {
+  for (const auto& [name, d] : details_)
+    if (!d.fused_ops.empty()) return true;
+  return false;
+}
+
+double StatsCalculator::nodeTimeUsPerRun() const {
+  double sum = 0;
+  for (const auto& [name, d] : details_) sum += d.rel_end_us.sum();
+  return numRuns() > 0 ? sum / static_cast<double>(numRuns()) : 0.0;
 }
 
 static std::ostream& field(std::ostream& s, int width) {
@@ -67,6 +81,7 @@ std::string StatsCalculator::headerString(const std::string& title) const {
   s << "============================== " << title << " ==============================" << std::endl;
   if (options_.csv) {
     s << "node type, start, first, avg_ms, %, cdf%, mem KB, times called, name";
+    if (anyFused()) s << ", fused ops";
   } else {
     field(s, 24) << "[node type]";
     field(s, 17) << "[start]";
@@ -77,11 +92,12 @@ std::string StatsCalculator::headerString(const std::string& title) const {
     field(s, 10) << "[mem KB]";
     field(s, 9) << "[times called]";
     s << "\t[Name]";
+    if (anyFused()) s << "\t[Fused ops]";
   }
   return s.str();
 }
 
-std::string StatsCalculator::columnString(const NodeDetail& d, double cumulative_us) const {
+std::string StatsCalculator::columnString(const NodeDetail& d, double cumulative_us, bool fused_column) const {
   const double total = run_total_us_.sum() > 0 ? run_total_us_.sum() : 1.0;
   const double start_ms = d.start_us.avg() / 1000.0;
   const double first_ms = static_cast<double>(d.rel_end_us.first()) / 1000.0;
@@ -95,6 +111,7 @@ std::string StatsCalculator::columnString(const NodeDetail& d, double cumulative
     s << std::fixed << std::setprecision(3) << d.type << ", " << start_ms << ", " << first_ms << ", " << avg_ms
       << ", " << pct << "%, " << cdf << "%, " << static_cast<double>(d.mem_used.newest()) / 1000.0 << ", "
       << times_called << ", " << d.name;
+    if (fused_column) s << ", " << d.fused_ops;
   } else {
     field(s, 24) << d.type;
     field(s, 17) << start_ms;
@@ -105,6 +122,7 @@ std::string StatsCalculator::columnString(const NodeDetail& d, double cumulative
     field(s, 10) << static_cast<double>(d.mem_used.newest()) / 1000.0;
     field(s, 9) << times_called;
     s << "\t" << d.name;
+    if (fused_column && !d.fused_ops.empty()) s << "\t" << d.fused_ops;
   }
   return s.str();
 }
@@ -136,11 +154,12 @@ std::string StatsCalculator::statsByMetric(const std::string& title, SortBy metr
   s << headerString(title) << std::endl;
   double cumulative = 0;
   int n = 0;
+  const bool fused_column = anyFused();
   for (const NodeDetail* d : ordered(metric)) {
     if (limit > 0 && ++n > limit) break;
     // As TensorFlow does, the cdf column is time-based in every table.
     cumulative += d->rel_end_us.sum();
-    s << columnString(*d, cumulative) << std::endl;
+    s << columnString(*d, cumulative, fused_column) << std::endl;
   }
   s << std::endl;
   return s.str();
@@ -216,6 +235,7 @@ std::string StatsCalculator::shortSummary() const {
   std::stringstream s;
   s << "Timings (microseconds): " << run_total_us_.toString() << std::endl;
   s << "Memory (bytes): " << memory_.toString() << std::endl;
+  if (nodes_defined_ > 0) s << nodes_defined_ << " nodes defined ";
   s << details_.size() << " nodes observed" << std::endl;
   return s.str();
 }

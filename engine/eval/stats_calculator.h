@@ -3,6 +3,12 @@
 // Top by Computation Time, Top by Memory Use, Summary by node type, and the
 // Timings/Memory summary lines; text (tab separated) or CSV. The same data is
 // available structured for JSON and the application's tables.
+//
+// Two additions, both after TensorFlow's columns so its layout stays: the
+// summary line counts the graph's nodes as TensorFlow 1.x's StatSummarizer
+// did ("N nodes defined M nodes observed") when the count is given, and a
+// node that stands for several of the graph's ops (a fused layer) shows
+// them in a last column, "[Fused ops]" (Conv2D+BiasAdd+Relu6).
 #pragma once
 
 #include <cmath>
@@ -55,6 +61,7 @@ struct NodeDetail {
   Stat rel_end_us;   // duration
   Stat mem_used;     // output bytes
   std::int64_t times_called = 0;
+  std::string fused_ops;  // the graph ops a fused node runs ("Conv2D+BiasAdd+Relu6"), else ""
 };
 
 struct TypeSummary {
@@ -72,7 +79,13 @@ class StatsCalculator {
   void setOptions(const StatsOptions& options) { options_ = options; }
 
   void addNodeStats(const std::string& name, const std::string& type, std::int64_t run_order,
-                    std::int64_t start_us, std::int64_t rel_end_us, std::int64_t mem_used);
+                    std::int64_t start_us, std::int64_t rel_end_us, std::int64_t mem_used,
+                    const std::string& fused_ops = "");
+  // Nodes of the graph as loaded (before any rewrite); 0 = unknown.
+  void setNodesDefined(std::int64_t n) { nodes_defined_ = n; }
+  std::int64_t nodesDefined() const { return nodes_defined_; }
+  // Per-node times summed, mean per run (what the tables' % columns add up from).
+  double nodeTimeUsPerRun() const;
   void updateRunTotalUs(std::int64_t us) { run_total_us_.update(us); }
   void updateMemoryUsed(std::int64_t bytes) { memory_.update(bytes); }
 
@@ -91,13 +104,15 @@ class StatsCalculator {
   std::string shortSummary() const;
 
  private:
+  bool anyFused() const;
   std::string headerString(const std::string& title) const;
-  std::string columnString(const NodeDetail& d, double cumulative_us) const;
+  std::string columnString(const NodeDetail& d, double cumulative_us, bool fused_column) const;
 
   StatsOptions options_;
   std::map<std::string, NodeDetail> details_;
   Stat run_total_us_;
   Stat memory_;
+  std::int64_t nodes_defined_ = 0;
 };
 
 }  // namespace gds::engine

@@ -23,6 +23,14 @@ class DecodeImageKernel : public OpKernel {
     std::int64_t ratio = 1;
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("ratio", &ratio, 1));
     if (ratio != 1) return init.error("ratio " + std::to_string(ratio) + " is not supported (1 only)");
+    if (format_ == Format::kJpeg) {
+      // TensorFlow's DecodeJpeg: "" and INTEGER_FAST are JDCT_IFAST.
+      std::string dct;
+      GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("dct_method", &dct, ""));
+      if (!dct.empty() && dct != "INTEGER_FAST" && dct != "INTEGER_ACCURATE")
+        return init.error("dct_method must be one of {'', 'INTEGER_FAST', 'INTEGER_ACCURATE'}, got '" + dct + "'");
+      dct_ = dct == "INTEGER_ACCURATE" ? ops::JpegDct::kIntegerAccurate : ops::JpegDct::kIntegerFast;
+    }
     return Status::Ok();
   }
   Status compute(KernelContext& ctx) override {
@@ -34,7 +42,7 @@ class DecodeImageKernel : public OpKernel {
     const int channels = static_cast<int>(channels_);
     std::string problem;
     switch (format_) {
-      case Format::kJpeg: problem = ops::decodeJpeg(bytes, channels, &image); break;
+      case Format::kJpeg: problem = ops::decodeJpeg(bytes, channels, &image, dct_); break;
       case Format::kPng: problem = ops::decodePng(bytes, channels, &image); break;
       case Format::kAny: problem = ops::decodeImage(bytes, channels, &image); break;
     }
@@ -47,6 +55,7 @@ class DecodeImageKernel : public OpKernel {
  private:
   Format format_;
   std::int64_t channels_ = 0;
+  ops::JpegDct dct_ = ops::JpegDct::kIntegerFast;
 };
 
 }  // namespace

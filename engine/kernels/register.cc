@@ -23,6 +23,7 @@ void registerAudioKernels(KernelRegistry& registry);          // audio.cc
 void registerImageDecodeKernels(KernelRegistry& registry);    // image_decode.cc
 void registerImmutableConstKernels(KernelRegistry& registry); // immutable_const.cc
 void registerPrintKernels(KernelRegistry& registry);          // print.cc
+void registerFakeQuantKernels(KernelRegistry& registry);      // fake_quant.cc
 
 void registerKernels(KernelRegistry& registry) {
   registerBasicKernels(registry);
@@ -42,6 +43,7 @@ void registerKernels(KernelRegistry& registry) {
   registerImageDecodeKernels(registry);
   registerImmutableConstKernels(registry);
   registerPrintKernels(registry);
+  registerFakeQuantKernels(registry);
 }
 
 }  // namespace gds::engine

@@ -60,7 +60,7 @@ void convertChannels(const std::vector<std::uint8_t>& in, int have, int want, st
 
 }  // namespace
 
-std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out) {
+std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out, JpegDct dct) {
   if (channels != 0 && channels != 1 && channels != 3)
     return "channels must be 0, 1 or 3 for JPEG, got " + std::to_string(channels);
   jpeg_decompress_struct cinfo;
@@ -77,8 +77,8 @@ std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, reinterpret_cast<const unsigned char*>(bytes.data()), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&cinfo, TRUE);
-  // TF's defaults: dct_method INTEGER_SLOW (JDCT_ISLOW), fancy upscaling on.
-  cinfo.dct_method = JDCT_ISLOW;
+  // TF's defaults: dct_method INTEGER_FAST (JDCT_IFAST), fancy upscaling on.
+  cinfo.dct_method = dct == JpegDct::kIntegerAccurate ? JDCT_ISLOW : JDCT_IFAST;
   if (channels == 1) cinfo.out_color_space = JCS_GRAYSCALE;
   else if (channels == 3 || cinfo.num_components != 1) cinfo.out_color_space = JCS_RGB;
   jpeg_start_decompress(&cinfo);

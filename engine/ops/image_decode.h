@@ -14,10 +14,17 @@ struct DecodedImage {
   std::vector<std::uint8_t> pixels;  // [height, width, channels]
 };
 
+// libjpeg's inverse DCT, as DecodeJpeg's dct_method attr names it. TensorFlow
+// decodes with INTEGER_FAST (JDCT_IFAST) unless INTEGER_ACCURATE (JDCT_ISLOW)
+// is asked for, in DecodeJpeg, DecodeImage and DecodeAndCropJpeg alike.
+enum class JpegDct { kIntegerFast, kIntegerAccurate };
+
 // Return "" on success, else what is wrong with the bytes or the request.
-std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out);
+std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out,
+                       JpegDct dct = JpegDct::kIntegerFast);
 std::string decodePng(const std::string& bytes, int channels, DecodedImage* out);
-// Sniffs the format (JPEG, PNG) from the first bytes.
+// Sniffs the format (JPEG, PNG) from the first bytes; JPEG as TensorFlow's
+// DecodeImage does it (INTEGER_FAST).
 std::string decodeImage(const std::string& bytes, int channels, DecodedImage* out);
 
 }  // namespace gds::engine::ops

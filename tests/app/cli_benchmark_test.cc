@@ -11,6 +11,8 @@ namespace {
 const std::string kSampleOutput = "MobilenetV1/Predictions/Softmax";
 
 std::string sample() { return test::sourceDir() + "/resources/sample_model.pb"; }
+// Nodes of resources/sample_model.pb as loaded (gdstudio summarize).
+constexpr int kSampleGraphNodes = 176;
 
 TEST(CliBenchmark, PrintsTensorFlowTablesForTheSampleModel) {
   auto r = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input", "--input_layer_shape=1,64,64,3",
@@ -93,6 +95,77 @@ TEST(CliBenchmark, Errors) {
   auto format = test::runGdstudio({"benchmark", "--graph=" + sample(), "--format=xml"});
   EXPECT_EQ(format.exit_code, 1);
   EXPECT_EQ(format.err, "error: --format must be text, csv or json, got 'xml'\n");
+}
+
+// One text row of a table: the line whose last tab-separated fields are `name` (and `fused`).
+std::string rowOf(const std::string& out, const std::string& tail) {
+  const std::size_t at = out.find("\t" + tail + "\n");
+  if (at == std::string::npos) return "";
+  return out.substr(out.rfind('\n', at) + 1, at + tail.size() + 1 - out.rfind('\n', at));
+}
+
+// TensorFlow's profile as the guides read it: N nodes defined (the graph as
+// loaded) against M observed (kernels that ran), Const rows at 0 KB, and in
+// the default fused mode a last column naming the graph ops of each fused
+// row; --optimize_graph=false runs every node on its own and has no such column.
+TEST(CliBenchmark, ProfileTablesLikeTensorFlow) {
+  auto run = [](const std::string& optimize) {
+    return test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input",
+                              "--input_layer_shape=1,64,64,3", "--output_layer=" + kSampleOutput,
+                              "--max_num_runs=2", "--num_threads=1", "--show_time=false", "--show_memory=false",
+                              "--optimize_graph=" + optimize});
+  };
+  auto fused = run("true");
+  ASSERT_EQ(fused.exit_code, 0) << fused.err;
+  EXPECT_NE(fused.out.find("\n" + std::to_string(kSampleGraphNodes) + " nodes defined 33 nodes observed\n"),
+            std::string::npos) << fused.out;
+  EXPECT_NE(fused.out.find("\t[times called]\t[Name]\t[Fused ops]\n"), std::string::npos);
+  // The first convolution with its batch norm folded into the bias, and its Relu6.
+  const std::string conv = rowOf(fused.out, "MobilenetV1/Conv2d_0/Relu6\tConv2D+BiasAdd+Relu6");
+  EXPECT_EQ(conv.rfind("\t            _FusedConv2D\t", 0), 0u) << fused.out;
+  // TensorFlow gives constants 0 KB: the weights are not allocated per run.
+  const std::string weights = rowOf(fused.out, "MobilenetV1/Conv2d_0/Relu6/_fused_filter");
+  ASSERT_FALSE(weights.empty()) << fused.out;
+  EXPECT_EQ(weights.rfind("\t                   Const\t", 0), 0u) << weights;
+  EXPECT_NE(weights.find("%\t     0.000\t        1\t"), std::string::npos) << weights;
+  // What per-node timing leaves out of the latency.
+  EXPECT_NE(fused.out.find("\nPer-node times sum to "), std::string::npos);
+  EXPECT_NE(fused.out.find(" ms each profiled run took ("), std::string::npos) << fused.out;
+
+  auto plain = run("false");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("[Fused ops]"), std::string::npos);
+  EXPECT_EQ(plain.out.find("_Fused"), std::string::npos);
+  EXPECT_NE(plain.out.find("\t[times called]\t[Name]\n"), std::string::npos);
+  // Every node of the graph but the fed Placeholder runs as its own kernel.
+  EXPECT_NE(plain.out.find("\n" + std::to_string(kSampleGraphNodes) + " nodes defined " +
+                           std::to_string(kSampleGraphNodes - 1) + " nodes observed\n"),
+            std::string::npos) << plain.out;
+  EXPECT_EQ(rowOf(plain.out, "MobilenetV1/Conv2d_0/Conv2D").rfind("\t                  Conv2D\t", 0), 0u)
+      << plain.out;
+  const std::string plain_weights = rowOf(plain.out, "MobilenetV1/Conv2d_0/weights");
+  EXPECT_NE(plain_weights.find("%\t     0.000\t        1\t"), std::string::npos) << plain.out;
+}
+
+// --show_summary and --show_time each print their part, as in TensorFlow.
+TEST(CliBenchmark, ShowSummaryAndShowTime) {
+  auto run = [](const std::string& time, const std::string& summary) {
+    return test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input",
+                              "--input_layer_shape=1,64,64,3", "--output_layer=" + kSampleOutput,
+                              "--max_num_runs=2", "--show_run_order=false", "--show_memory=false", "--show_type=false",
+                              "--show_time=" + time, "--show_summary=" + summary});
+  };
+  auto both = run("true", "true");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("============================== Top by Computation Time ==============================\n"),
+            std::string::npos);
+  EXPECT_NE(both.out.find("\nTimings (microseconds): count=2 "), std::string::npos);
+  auto summary = run("false", "true");
+  EXPECT_EQ(summary.out.find("Top by Computation Time"), std::string::npos);
+  EXPECT_NE(summary.out.find("\nTimings (microseconds): count=2 "), std::string::npos);
+  auto time = run("true", "false");
+  EXPECT_NE(time.out.find("Top by Computation Time"), std::string::npos);
+  EXPECT_EQ(time.out.find("Timings (microseconds)"), std::string::npos);
 }
 
 TEST(CliBenchmark, RealModelWithNpyInput) {

@@ -367,5 +367,42 @@ TEST(CliCalibrate, JsonRecords) {
   EXPECT_LE(j["ranges"][0]["observed_min"].get<double>(), j["ranges"][0]["frozen_min"].get<double>());
 }
 
+// calibrate's progress line counts the inputs as they run (on a terminal only).
+TEST(CliProgress, CalibrateCountsTheInputsItRuns) {
+  GDS_REQUIRE_SHARED();
+  if (!fs::exists("/usr/bin/script")) GTEST_SKIP() << "script(1) (util-linux) is needed for a pseudo-terminal";
+  const std::string dir = test::tempDir();
+  auto q = test::runGdstudio({"transform", "--in_graph=" + test::modelPath(kMobilenet), "--out_graph=" + dir + "/q.pb",
+                              "--inputs=input", std::string("--outputs=") + kOutput,
+                              "--transforms=strip_unused_nodes(type=float, shape=\"1,128,128,3\") "
+                              "fold_constants(ignore_errors=true) fold_batch_norms fold_old_batch_norms "
+                              "quantize_weights quantize_nodes strip_unused_nodes"});
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  const std::string chelsea = test::dataPath("images/chelsea.png"), coffee = test::dataPath("images/coffee.png");
+  const std::string shown = onTerminal(test::gdstudioPath() + " calibrate --graph=" + dir + "/q.pb --output_graph=" +
+                                       dir + "/c.pb --input=" + chelsea + "," + coffee);
+  EXPECT_NE(shown.find("\rcalibrate: reading input 2/2 " + coffee), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\rcalibrate: ran input 1/2 " + chelsea), std::string::npos) << shown;
+  EXPECT_NE(shown.find("\rcalibrate: ran input 2/2 " + coffee), std::string::npos) << shown;
+  auto plain = test::runGdstudio({"calibrate", "--graph=" + dir + "/q.pb", "--output_graph=" + dir + "/c2.pb",
+                                  "--input=" + chelsea});
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err, "");
+}
+
+// transform_graph passes --outputs to the transforms unchecked: a name the
+// graph lacks is a warning, and a transform that does not use it succeeds.
+TEST(CliTransform, OutputsNotInTheGraphAreAWarning) {
+  GDS_REQUIRE_SHARED();
+  const std::string in = test::modelPath(kMobilenet);
+  const std::string out = test::tempDir() + "/o.pb";
+  auto r = test::runGdstudio({"transform", "--in_graph=" + in, "--out_graph=" + out, "--inputs=input",
+                              "--outputs=softmax_that_is_not_there", "--transforms=remove_device sort_by_execution_order"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: --outputs names 'softmax_that_is_not_there', but " + in +
+                       " has no node 'softmax_that_is_not_there'\n");
+  EXPECT_TRUE(fs::exists(out));
+}
+
 }  // namespace
 }  // namespace gds

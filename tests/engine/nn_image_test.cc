@@ -1,6 +1,7 @@
 // DecodeJpeg / DecodePng on the images in data/images. PNG dimensions, byte
 // sums and a pixel were derived independently (a pure-Python zlib PNG
-// decoder); JPEG values are libjpeg's ISLOW output (TF's default dct_method).
+// decoder); the JPEG checksum is libjpeg's ISLOW output (dct_method
+// INTEGER_ACCURATE; nn_jpeg_dct_test.cc covers TF's default INTEGER_FAST).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -88,7 +89,7 @@ TEST(NnImageTest, JpegDimensionsAndChecksums) {
 TEST(NnImageTest, JpegChecksumIsStable) {
   GDS_REQUIRE_SHARED();
   DecodedImage im;
-  ASSERT_EQ(decodeJpeg(readBytes(test::dataPath("images/china.jpg")), 3, &im), "");
+  ASSERT_EQ(decodeJpeg(readBytes(test::dataPath("images/china.jpg")), 3, &im, JpegDct::kIntegerAccurate), "");
   EXPECT_EQ(byteSum(im), 117812912u);  // libjpeg ISLOW, fancy upsampling
 }
 
