@@ -29,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/eval/benchmark_report.h"
+#include "engine/eval/profile_overhead.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
 
@@ -264,6 +265,11 @@ QWidget* BenchmarkPanel::createResults() {
   auto* lower_col = new QVBoxLayout(lower);
   lower_col->setContentsMargins(0, 0, 0, 0);
   lower_col->addLayout(bar);
+  profile_note_ = new QLabel(lower);
+  profile_note_->setObjectName("BenchmarkProfileNote");
+  profile_note_->setWordWrap(true);
+  profile_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  lower_col->addWidget(profile_note_);
   lower_col->addWidget(tabs_);
   vertical->addWidget(lower);
   vertical->setStretchFactor(0, 0);
@@ -420,6 +426,14 @@ void BenchmarkPanel::setResults(ComparisonPtr comparison) {
   heat_variant_->clear();
   if (has)
     for (int v = 0; v < comparison_->variantCount(); ++v) heat_variant_->addItem(comparison_->label(v));
+  QStringList notes;
+  if (has)
+    for (int v = 0; v < comparison_->variantCount(); ++v) {
+      const std::string note = engine::formatProfileAccounting(engine::accountProfile(comparison_->variant(v).result));
+      if (!note.empty()) notes << comparison_->label(v) + ": " + QString::fromStdString(note);
+    }
+  profile_note_->setText(notes.join("\n"));
+  profile_note_->setVisible(!notes.isEmpty());
   const int again = heat_variant_->findText(keep);
   heat_variant_->setCurrentIndex(again >= 0 ? again : 0);
   heat_variant_->blockSignals(false);
@@ -468,6 +482,7 @@ void BenchmarkPanel::updateHeatMap() {
     overlay.max = most;
   }
   overlay.sum_for_groups = true;
+  overlay.notes = comparison_->fusedNotes(v, true);
   applying_overlay_ = true;
   scene_->setOverlay(overlay);
   applying_overlay_ = false;
