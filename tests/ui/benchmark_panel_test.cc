@@ -333,15 +333,16 @@ TEST_F(BenchmarkPanelTest, HeatMapColoursNodesByTimeShare) {
   EXPECT_EQ(scene.legend().title, "Changes");
 }
 
-// The plan runs Conv2D -> FusedBatchNorm -> Relu6 as one _FusedConv2D named
-// after the Relu6: its time is credited to the Conv2D it is built around, in
+// The plan runs Conv2D -> batch norm (Mul, Add) -> Relu6 as one _FusedConv2D
+// named after the Relu6: its time is credited to the Conv2D it is built around, in
 // the layer table and on the heat map alike, in both variants; the nodes it
 // absorbed show "fused" and name the chain in their tooltips.
 TEST_F(BenchmarkPanelTest, FusedConvolutionTimeIsOnItsConv2D) {
   BenchmarkPanel* p = bench_->panel.get();
   const BenchmarkComparison& c = *p->comparison();
-  const std::string conv = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Conv2D";
-  const std::string bn = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/BatchNorm/FusedBatchNorm";
+  const std::string conv = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/convolution";
+  const std::string bn = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/BatchNorm/batchnorm/mul_1";
+  const std::string shift = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/BatchNorm/batchnorm/add_1";
   const std::string relu = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6";
   const auto& details = c.variant(0).result.stats.details();
   ASSERT_TRUE(details.count(relu));
@@ -350,8 +351,8 @@ TEST_F(BenchmarkPanelTest, FusedConvolutionTimeIsOnItsConv2D) {
   ASSERT_TRUE(c.fusedChains(0).count(relu));
   const FusedChain& chain = c.fusedChains(0).at(relu);
   EXPECT_EQ(chain.head, conv);
-  EXPECT_EQ(chain.nodes, (std::vector<std::string>{conv, bn, relu}));
-  EXPECT_EQ(chain.ops, (std::vector<std::string>{"Conv2D", "FusedBatchNorm", "Relu6"}));
+  EXPECT_EQ(chain.nodes, (std::vector<std::string>{conv, bn, shift, relu}));
+  EXPECT_EQ(chain.ops, (std::vector<std::string>{"Conv2D", "Mul", "Add", "Relu6"}));
   // The 8-bit variant fuses the whole quantized layer into one node named
   // after the layer's last Dequantize; its time is on the Conv2D layer too.
   bool eight_bit_conv = false;
@@ -385,7 +386,7 @@ TEST_F(BenchmarkPanelTest, FusedConvolutionTimeIsOnItsConv2D) {
   int conv_row = -1;
   for (int r = 0; r < layers->rowCount(); ++r)
     if (layers->index(r, 0).data().toString().toStdString() == conv) conv_row = r;
-  EXPECT_EQ(layers->index(conv_row, 2).data().toString(), "_FusedConv2D (Conv2D+FusedBatchNorm+Relu6)");
+  EXPECT_EQ(layers->index(conv_row, 2).data().toString(), "_FusedConv2D (Conv2D+Mul+Add+Relu6)");
   EXPECT_TRUE(layers->index(conv_row, 2).data(Qt::ToolTipRole).toString().contains(QString::fromStdString(relu)));
 
   // The heat map: the Conv2D coloured, the Relu6 and batch norm marked fused.
