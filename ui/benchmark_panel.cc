@@ -26,6 +26,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/eval/benchmark_report.h"
@@ -267,8 +269,9 @@ QWidget* BenchmarkPanel::createResults() {
   lower_col->addLayout(bar);
   profile_note_ = new QLabel(lower);
   profile_note_->setObjectName("BenchmarkProfileNote");
-  profile_note_->setWordWrap(true);
-  profile_note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // One line that never widens or heightens the dock; the sentences are in its tooltip.
+  profile_note_->setWordWrap(false);
+  profile_note_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   lower_col->addWidget(profile_note_);
   lower_col->addWidget(tabs_);
   vertical->addWidget(lower);
@@ -426,13 +429,19 @@ void BenchmarkPanel::setResults(ComparisonPtr comparison) {
   heat_variant_->clear();
   if (has)
     for (int v = 0; v < comparison_->variantCount(); ++v) heat_variant_->addItem(comparison_->label(v));
-  QStringList notes;
+  QStringList notes, shorts;
   if (has)
     for (int v = 0; v < comparison_->variantCount(); ++v) {
-      const std::string note = engine::formatProfileAccounting(engine::accountProfile(comparison_->variant(v).result));
-      if (!note.empty()) notes << comparison_->label(v) + ": " + QString::fromStdString(note);
+      const engine::ProfileAccounting a = engine::accountProfile(comparison_->variant(v).result);
+      const std::string note = engine::formatProfileAccounting(a);
+      if (note.empty()) continue;
+      notes << comparison_->label(v) + ": " + QString::fromStdString(note);
+      shorts << tr("%1 +%2 ms").arg(comparison_->label(v)).arg(std::max(0.0, a.overheadMs()), 0, 'f', 3);
     }
-  profile_note_->setText(notes.join("\n"));
+  profile_note_->setText(notes.isEmpty() ? QString()
+                                         : tr("Per-node times include the profiling overhead per run: %1 (hover for details)")
+                                               .arg(shorts.join(", ")));
+  profile_note_->setToolTip(notes.join("\n"));
   profile_note_->setVisible(!notes.isEmpty());
   const int again = heat_variant_->findText(keep);
   heat_variant_->setCurrentIndex(again >= 0 ? again : 0);

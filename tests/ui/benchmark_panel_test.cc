@@ -445,8 +445,10 @@ TEST_F(BenchmarkPanelTest, SaysWhyPerNodeTimesExceedTheLatency) {
   }
   EXPECT_EQ(p->headlineModel()->index(HeadlineModel::NodeSum, 1).data().toString(),
             QString("%1 ms").arg(p->headlineModel()->value(HeadlineModel::NodeSum, 0), 0, 'f', 3));
-  const QString note = p->profileNote()->text();
   EXPECT_FALSE(p->profileNote()->isHidden());
+  EXPECT_TRUE(p->profileNote()->text().startsWith("Per-node times include the profiling overhead per run: Current +"))
+      << p->profileNote()->text().toStdString();
+  const QString note = p->profileNote()->toolTip();
   EXPECT_TRUE(note.startsWith("Current: Per-node times add up to ")) << note.toStdString();
   EXPECT_TRUE(note.contains("\n8-bit: Per-node times add up to ")) << note.toStdString();
   EXPECT_TRUE(note.contains("the median latency without per-node timing is")) << note.toStdString();
