@@ -142,6 +142,7 @@ class GraphScene : public QGraphicsScene {
   int groupHits(int group) const { return data_->groupHits(group); }
   QColor overlayFill(int node) const { return data_->overlayFill(node); }
   QString overlayBadge(int node) const { return data_->overlayBadge(node); }
+  QString overlayToolTip(int node) const { return data_->overlayToolTip(node); }
   QColor groupOverlayFill(int group) const { return data_->groupOverlayFill(group); }
   QString groupOverlayBadge(int group) const { return data_->groupOverlayBadge(group); }
   int markOf(int node) const { return data_ ? data_->markOf(node) : 0; }  // 0 none, 1 input mark, 2 output mark

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "graphview/graph_items.h"
 #include "graphview/style.h"
@@ -63,8 +64,8 @@ void GraphView::scaleBy(double factor) {
   emit viewChanged();
 }
 
-// Room beyond the graph's right and bottom edges as large as the minimap,
-// so any node can be scrolled out from under it.
+// Room beyond the graph's edges as large as the minimap, so any node can be
+// scrolled out from under it in whichever corner it is.
 void GraphView::updateSceneRect() {
   if (!scene_) return;
   const QRectF b = scene_->currentLayout().bounds;
@@ -72,7 +73,50 @@ void GraphView::updateSceneRect() {
   const double z = std::max(zoom(), kMinZoom);
   const QSize m = minimap_->size();
   const double pad = 20 / z;
-  setSceneRect(b.adjusted(-pad, -pad, pad + (m.width() + kMinimapMargin) / z, pad + (m.height() + kMinimapMargin) / z));
+  const double w = (m.width() + kMinimapMargin) / z, h = (m.height() + kMinimapMargin) / z;
+  setSceneRect(b.adjusted(-pad - (minimap_left_ ? w : 0), -pad - (minimap_top_ ? h : 0), pad + (minimap_left_ ? 0 : w),
+                          pad + (minimap_top_ ? 0 : h)));
+}
+
+QRect GraphView::minimapGeometry(bool left, bool top) const {
+  const QSize s(std::min(200, width() / 5), std::min(150, height() / 5));
+  const QRect vp = viewport()->geometry();
+  return QRect(left ? vp.left() + kMinimapMargin : vp.right() + 1 - s.width() - kMinimapMargin,
+               top ? vp.top() + kMinimapMargin : vp.bottom() + 1 - s.height() - kMinimapMargin, s.width(), s.height());
+}
+
+void GraphView::placeMinimap() {
+  const QRect vp = viewport()->geometry();
+  int best = -1;
+  bool best_left = false, best_top = false;
+  // Bottom right first (where it has always been), then the other corners.
+  const std::pair<bool, bool> corners[] = {{false, false}, {true, false}, {false, true}, {true, true}};
+  for (const auto& [left, top] : corners) {
+    int covered = 0;
+    if (scene_) {
+      const QRect r = minimapGeometry(left, top).translated(-vp.topLeft());
+      for (QGraphicsItem* item : scene_->items(mapToScene(r), Qt::IntersectsItemBoundingRect)) {
+        // Node boxes and collapsed scopes (an expanded scope's frame may lie under it).
+        const bool box = item->type() == NodeItem::Type ||
+                         (item->type() == GroupItem::Type && (item->flags() & QGraphicsItem::ItemIsSelectable));
+        covered += box;
+      }
+    }
+    if (best < 0 || covered < best) {
+      best = covered;
+      best_left = left;
+      best_top = top;
+    }
+    if (best == 0) break;
+  }
+  const bool moved = best_left != minimap_left_ || best_top != minimap_top_;
+  minimap_left_ = best_left;
+  minimap_top_ = best_top;
+  const QRect g = minimapGeometry(minimap_left_, minimap_top_);
+  const bool resized = g.size() != minimap_->size();
+  minimap_->setGeometry(g);
+  if (resized) minimap_->refresh();
+  if (moved || resized) updateSceneRect();
 }
 
 bool GraphView::minimapShown() const { return minimap_->isVisible(); }
@@ -106,6 +150,8 @@ void GraphView::fitAll() {
   fitInView(r.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
   if (zoom() > 1.0) setZoom(1.0);
   updateSceneRect();
+  centerOn(r.center());
+  placeMinimap();
   centerOn(r.center());
   emit zoomChanged(zoom());
   updateMinimapVisibility();
@@ -142,6 +188,8 @@ void GraphView::showStart() {
     c = QPointF(b.left() - 20 / z + v.width() / (2 * z), cy);
   }
   centerOn(c);
+  placeMinimap();
+  centerOn(c);  // the scene rect may have grown on the minimap's new side
   emit zoomChanged(zoom());
   updateMinimapVisibility();
 }
@@ -352,9 +400,7 @@ bool GraphView::viewportEvent(QEvent* event) {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  const QSize s(std::min(200, width() / 5), std::min(150, height() / 5));
-  minimap_->setGeometry(width() - s.width() - kMinimapMargin, height() - s.height() - kMinimapMargin, s.width(),
-                        s.height());
+  placeMinimap();
   minimap_->refresh();
   updateSceneRect();
   updateMinimapVisibility();

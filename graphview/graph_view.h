@@ -102,6 +102,10 @@ class GraphView : public QGraphicsView {
   // right), clear of the minimap.
   void showStart();
   void updateMinimapVisibility();
+  // Puts the minimap in the viewport corner where it covers the fewest
+  // node boxes (bottom right when several are free).
+  void placeMinimap();
+  QRect minimapGeometry(bool left, bool top) const;  // in the view's coordinates
   void updateSceneRect();
   void updateLegend();
   void scaleBy(double factor);
@@ -114,6 +118,7 @@ class GraphView : public QGraphicsView {
   bool first_layout_ = true;
   int fit_attempts_ = 0;
   bool minimap_wanted_ = true;
+  bool minimap_left_ = false, minimap_top_ = false;  // its corner
   std::string pending_center_;
   // Keeps a toggled scope under the cursor across the re-layout.
   int anchor_group_ = -1;

@@ -191,6 +191,11 @@ void SceneData::setOverlay(const Overlay& overlay, const std::vector<std::pair<i
   overlay_ = overlay;
   overlay_.values.clear();
   node_value_.assign(hierarchy_->graph().size(), kNaN);
+  node_noted_.assign(hierarchy_->graph().size(), 0);
+  for (const auto& [name, note] : overlay_.notes) {
+    const int idx = hierarchy_->graph().find(name);
+    if (idx >= 0) node_noted_[idx] = 1;
+  }
   group_value_.assign(hierarchy_->groupCount(), kNaN);
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& [idx, value] : values) {
@@ -236,6 +241,7 @@ double SceneData::overlayRamp(double v) const {
 
 QString SceneData::overlayBadge(int node) const {
   if (overlay_kind_ == OverlayKind::Values && !std::isnan(node_value_[node])) return formatValue(node_value_[node], overlay_.unit);
+  if (overlay_kind_ == OverlayKind::Values && node_noted_[node]) return QStringLiteral("fused");
   if (overlay_kind_ == OverlayKind::Diff && node_diff_[node] > 0) {
     switch (static_cast<DiffStatus>(node_diff_[node])) {
       case DiffStatus::Added: return QStringLiteral("added");
@@ -248,8 +254,15 @@ QString SceneData::overlayBadge(int node) const {
 }
 
 QString SceneData::overlayToolTip(int node) const {
-  if (overlay_kind_ != OverlayKind::Values || std::isnan(node_value_[node])) return {};
-  return QStringLiteral("%1: %2").arg(overlay_.title.toHtmlEscaped(), formatValue(node_value_[node], overlay_.unit));
+  if (overlay_kind_ != OverlayKind::Values) return {};
+  QString tip;
+  if (!std::isnan(node_value_[node]))
+    tip = QStringLiteral("%1: %2").arg(overlay_.title.toHtmlEscaped(), formatValue(node_value_[node], overlay_.unit));
+  if (node_noted_[node]) {
+    auto it = overlay_.notes.find(hierarchy_->graph().name(node));
+    if (it != overlay_.notes.end()) tip += (tip.isEmpty() ? QString() : QStringLiteral("<br>")) + it->second.toHtmlEscaped();
+  }
+  return tip;
 }
 
 QColor SceneData::groupOverlayFill(int group) const {

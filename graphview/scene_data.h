@@ -40,6 +40,9 @@ struct Overlay {
   bool log_scale = false;
   // Collapsed scopes show the sum (true, e.g. time) or the maximum (false, e.g. error).
   bool sum_for_groups = true;
+  // node name -> a line for its tooltip, e.g. that it ran inside another
+  // node's fused kernel; a noted node without a value shows the badge "fused".
+  std::unordered_map<std::string, QString> notes;
 };
 
 enum class DiffStatus { Unchanged, Added, Removed, Changed };
@@ -119,6 +122,7 @@ class SceneData {
   Overlay overlay_;  // without its values (they are in node_value_)
   double overlay_min_ = 0, overlay_max_ = 0;
   std::vector<double> node_value_;   // NaN when absent
+  std::vector<char> node_noted_;     // has an entry in overlay_.notes
   std::vector<double> group_value_;  // sum or maximum of the scope (Values); 1 when it holds a change (Diff)
   std::vector<signed char> node_diff_;  // -1 none
 };

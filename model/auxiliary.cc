@@ -76,6 +76,14 @@ std::vector<AuxiliaryKind> classifyAuxiliary(const Graph& graph) {
       start = next;
     }
     if (k == AuxiliaryKind::None) k = opKind(op);
+    // tf.saved_model.save's traced save and restore functions, called from
+    // the outer graph ("__inference__traced_save_1782").
+    if (k == AuxiliaryKind::None && (op == "StatefulPartitionedCall" || op == "PartitionedCall")) {
+      auto f = graph.node(i).attr().find("f");
+      if (f != graph.node(i).attr().end() && (f->second.func().name().find("_traced_save") != std::string::npos ||
+                                               f->second.func().name().find("_traced_restore") != std::string::npos))
+        k = AuxiliaryKind::Checkpoint;
+    }
     // tf.Variable's initializer: "<var>/Initializer/..." computes the
     // initial value, "<var>/Assign" stores it.
     if (k == AuxiliaryKind::None &&
@@ -109,6 +117,17 @@ std::vector<AuxiliaryKind> classifyAuxiliary(const Graph& graph) {
       from = src;
     }
     if (all) k = from;
+  }
+  // A Placeholder that only auxiliary nodes read is theirs (TF2's
+  // "saver_filename", fed to the save and restore calls only).
+  for (int i = 0; i < n; ++i) {
+    auto& k = kind[static_cast<std::size_t>(i)];
+    const auto& consumers = graph.consumers(i);
+    if (k != AuxiliaryKind::None || graph.op(i) != "Placeholder" || consumers.empty()) continue;
+    AuxiliaryKind from = kind[static_cast<std::size_t>(consumers.front().node)];
+    for (const auto& c : consumers)
+      if (kind[static_cast<std::size_t>(c.node)] == AuxiliaryKind::None) from = AuxiliaryKind::None;
+    k = from;
   }
   return kind;
 }

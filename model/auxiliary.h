@@ -32,9 +32,11 @@ AuxiliaryKind auxiliaryScopeKind(std::string_view first_component);
 
 // Per node. A node is auxiliary by its name (its first path component is an
 // auxiliary scope, or any component is a "gradients" scope), by its op
-// (checkpoint, summary and variable-initialization-check ops), or because
-// every input it has comes from auxiliary nodes (what only reads a restored
-// value is part of restoring it). Linear in nodes + edges.
+// (checkpoint, summary and variable-initialization-check ops, and calls of
+// tf.saved_model.save's traced save/restore functions), because every input
+// it has comes from auxiliary nodes (what only reads a restored value is part
+// of restoring it), or, for a Placeholder, because only auxiliary nodes read
+// it (TF2's "saver_filename"). Linear in nodes + edges.
 std::vector<AuxiliaryKind> classifyAuxiliary(const Graph& graph);
 
 }  // namespace gds::model

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -85,6 +86,33 @@ std::int64_t product(std::int64_t a, std::int64_t b) {
   return a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) ? -1 : r;
 }
 
+enum class Contraction { None, Conv, Depthwise, MatMul, Tflite };
+
+Contraction contractionKind(const std::string& op) {
+  static const std::map<std::string, Contraction> kinds = {
+      {"Conv2D", Contraction::Conv},
+      {"QuantizedConv2D", Contraction::Conv},
+      {"QuantizedFusedConv2D", Contraction::Conv},
+      {"_FusedConv2D", Contraction::Conv},
+      {"_FusedQuantizedConv2D", Contraction::Conv},
+      {"FusedPadConv2D", Contraction::Conv},
+      {"FusedResizeAndPadConv2D", Contraction::Conv},
+      {"DepthwiseConv2dNative", Contraction::Depthwise},
+      {"QuantizedFusedDepthwiseConv2dNative", Contraction::Depthwise},
+      {"_FusedDepthwiseConv2dNative", Contraction::Depthwise},
+      {"MatMul", Contraction::MatMul},
+      {"QuantizedMatMul", Contraction::MatMul},
+      {"QuantizedFusedMatMul", Contraction::MatMul},
+      {"_FusedMatMul", Contraction::MatMul},
+      {"_FusedQuantizedMatMul", Contraction::MatMul},
+      {"tfl.conv_2d", Contraction::Tflite},
+      {"tfl.depthwise_conv_2d", Contraction::Tflite},
+      {"tfl.fully_connected", Contraction::Tflite},
+  };
+  auto it = kinds.find(op);
+  return it == kinds.end() ? Contraction::None : it->second;
+}
+
 // benchmark_model's CalculateFlops for one node; -1 when shapes are unknown.
 std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
   const NodeDef& n = g.node(i);
@@ -96,16 +124,19 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     return shapes.at(-1);
   };
   std::int64_t out = shapes.at(i, 0).elements();
-  if (op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative") {
-    const TensorInfo& f = dataInput(1);
+  const Contraction kind = contractionKind(op);
+  if (kind == Contraction::Conv || kind == Contraction::Depthwise) {
+    // The filter follows the paddings (and the size) in the Pad-fused forms.
+    const int filter = op == "FusedPadConv2D" ? 2 : op == "FusedResizeAndPadConv2D" ? 3 : 1;
+    const TensorInfo& f = dataInput(filter);
     if (out < 0 || !f.fullyKnown() || f.shape.size() != 4) return -1;
     std::int64_t r = product(product(out, f.shape[0]), f.shape[1]);
-    if (op != "DepthwiseConv2dNative") r = product(r, f.shape[2]);
+    if (kind == Contraction::Conv) r = product(r, f.shape[2]);
     return product(r, 2);
   }
   // TFLite dialect layers (filters OHWI, [1,H,W,C*M], [out,in]); their
   // output shapes are recorded on the node.
-  if (op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" || op == "tfl.fully_connected") {
+  if (kind == Contraction::Tflite) {
     bool known = false;
     const std::int64_t elements = numElements(tflite::outputShape(n, 0, &known));
     const TensorInfo& f = dataInput(1);
@@ -116,7 +147,7 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     if (op == "tfl.conv_2d") r = product(r, f.shape[3]);
     return product(r, 2);
   }
-  if (op == "MatMul" || op == "QuantizedMatMul") {
+  if (kind == Contraction::MatMul) {
     const TensorInfo& a = dataInput(0);
     if (out < 0 || !a.known_rank || a.shape.size() != 2) return -1;
     bool ta = false;
@@ -125,12 +156,6 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     return product(product(k, out), 2);
   }
   return 0;
-}
-
-bool isFloppable(const std::string& op) {
-  return op == "Conv2D" || op == "QuantizedConv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" ||
-         op == "QuantizedMatMul" || op == "tfl.conv_2d" || op == "tfl.depthwise_conv_2d" ||
-         op == "tfl.fully_connected";
 }
 
 std::string joinInts(const Shape& s, const char* sep) {
@@ -327,6 +352,8 @@ void rankSuggestions(const Graph& g, Summary* s) {
 
 }  // namespace
 
+bool countsForFlops(const std::string& op) { return contractionKind(op) != Contraction::None; }
+
 std::string humanReadableNum(std::int64_t value) {
   std::string s;
   if (value < 0) {
@@ -510,7 +537,7 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
             [](std::pair<std::string, int> a, std::pair<std::string, int> b) { return a.second > b.second; });
 
   bool any_floppable = false;
-  for (int i = 0; i < graph.size() && !any_floppable; ++i) any_floppable = isFloppable(graph.op(i));
+  for (int i = 0; i < graph.size() && !any_floppable; ++i) any_floppable = countsForFlops(graph.op(i));
   if (any_floppable) {
     // benchmark_model runs an unknown batch as 1; so do the FLOPs here,
     // saying which inputs it applied to (flops_batch_one).
@@ -524,7 +551,7 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
     }
     InferredShapes shapes = inferShapes(graph, overrides);
     for (int i = 0; i < graph.size(); ++i) {
-      if (!isFloppable(graph.op(i))) continue;
+      if (!countsForFlops(graph.op(i))) continue;
       std::int64_t f = nodeFlops(graph, shapes, i);
       if (f < 0) {
         s.flops_unknown_nodes.push_back(graph.name(i));

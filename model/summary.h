@@ -104,8 +104,9 @@ struct Summary {
   std::vector<std::pair<std::string, int>> op_types;
   // FLOPs with benchmark_model's rule: Conv2D/QuantizedConv2D
   // out_elems*kh*kw*in_depth*2, MatMul/QuantizedMatMul out_elems*K*2,
-  // DepthwiseConv2dNative out_elems*kh*kw*2; the TFLite dialect's conv_2d,
-  // depthwise_conv_2d and fully_connected likewise.
+  // DepthwiseConv2dNative out_elems*kh*kw*2; their fused and per-channel
+  // 8-bit forms and the TFLite dialect's conv_2d, depthwise_conv_2d and
+  // fully_connected likewise (countsForFlops).
   std::int64_t flops = 0;
   std::map<std::string, std::int64_t> flops_by_type;
   // Such nodes whose shapes are not statically known (not counted).
@@ -152,6 +153,13 @@ std::string formatSummaryText(const Summary& summary);
 Result<std::string> formatStructure(const tensorflow::GraphDef& graph);
 
 nlohmann::json toJson(const Summary& summary);
+
+// The ops a FLOPs estimate counts (benchmark_model's CalculateFlops rule:
+// convolutions and matrix products only), in every form they take: the
+// graph's (Conv2D, QuantizedConv2D, the per-channel QuantizedFused*, the
+// TFLite dialect's) and the engine's fused kernels (_FusedConv2D,
+// _FusedQuantizedConv2D, ...), which count as the contraction they replaced.
+bool countsForFlops(const std::string& op);
 
 // tensorflow::strings::HumanReadableNum: 999, 1.00k, 23.85M, 1.20B, 1E+15...
 std::string humanReadableNum(std::int64_t value);

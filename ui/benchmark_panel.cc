@@ -26,9 +26,12 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/eval/benchmark_report.h"
+#include "engine/eval/profile_overhead.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
 
@@ -270,6 +273,12 @@ QWidget* BenchmarkPanel::createResults() {
   auto* lower_col = new QVBoxLayout(lower);
   lower_col->setContentsMargins(0, 0, 0, 0);
   lower_col->addLayout(bar);
+  profile_note_ = new QLabel(lower);
+  profile_note_->setObjectName("BenchmarkProfileNote");
+  // One line that never widens or heightens the dock; the sentences are in its tooltip.
+  profile_note_->setWordWrap(false);
+  profile_note_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  lower_col->addWidget(profile_note_);
   lower_col->addWidget(tabs_);
   vertical->addWidget(lower);
   vertical->setStretchFactor(0, 0);
@@ -432,6 +441,20 @@ void BenchmarkPanel::setResults(ComparisonPtr comparison) {
   heat_variant_->clear();
   if (has)
     for (int v = 0; v < comparison_->variantCount(); ++v) heat_variant_->addItem(comparison_->label(v));
+  QStringList notes, shorts;
+  if (has)
+    for (int v = 0; v < comparison_->variantCount(); ++v) {
+      const engine::ProfileAccounting a = engine::accountProfile(comparison_->variant(v).result);
+      const std::string note = engine::formatProfileAccounting(a);
+      if (note.empty()) continue;
+      notes << comparison_->label(v) + ": " + QString::fromStdString(note);
+      shorts << tr("%1 +%2 ms").arg(comparison_->label(v)).arg(std::max(0.0, a.overheadMs()), 0, 'f', 3);
+    }
+  profile_note_->setText(notes.isEmpty() ? QString()
+                                         : tr("Per-node times include the profiling overhead per run: %1 (hover for details)")
+                                               .arg(shorts.join(", ")));
+  profile_note_->setToolTip(notes.join("\n"));
+  profile_note_->setVisible(!notes.isEmpty());
   const int again = heat_variant_->findText(keep);
   heat_variant_->setCurrentIndex(again >= 0 ? again : 0);
   heat_variant_->blockSignals(false);
@@ -480,6 +503,7 @@ void BenchmarkPanel::updateHeatMap() {
     overlay.max = most;
   }
   overlay.sum_for_groups = true;
+  overlay.notes = comparison_->fusedNotes(v, true);
   applying_overlay_ = true;
   scene_->setOverlay(overlay);
   applying_overlay_ = false;

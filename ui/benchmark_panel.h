@@ -82,6 +82,8 @@ class BenchmarkPanel : public QWidget {
   QCheckBox* heatMapCheck() const { return heat_; }
   QComboBox* heatMapVariant() const { return heat_variant_; }
   OpTypeChart* chart() const { return chart_; }
+  // Per variant, why the per-node times exceed the latency (engine::formatProfileAccounting).
+  QLabel* profileNote() const { return profile_note_; }
 
   // --- Exports (of the last result; empty when there is none).
   // The tables exports print: benchmark_model's defaults (all of Run Order,
@@ -149,6 +151,7 @@ class BenchmarkPanel : public QWidget {
   QTabWidget* tabs_;
   OpTypeChart* chart_;
   QLineEdit* filter_;
+  QLabel* profile_note_;
   QCheckBox* heat_;
   QComboBox* heat_variant_;
   QPushButton *export_csv_, *export_json_, *copy_text_;

@@ -8,8 +8,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "engine/eval/benchmark_report.h"
+#include "engine/eval/profile_overhead.h"
+#include "model/graph.h"
 #include "model/summary.h"
 
 namespace gds::ui {
@@ -29,7 +32,74 @@ QString bytesText(double bytes) {
 
 QVariant sortValue(const std::optional<double>& v) { return v ? *v : kMissing; }
 
+// The ops the plan's rewrites take into a fused node (engine/rewrite/
+// fold_and_fuse.h: contraction, bias or batch norm, residual Add, Relu/Relu6,
+// a spatial Pad; quantized_fusion.h: the 8-bit layer chain and quantize_nodes'
+// Reshape/Min/Max/QuantizeV2 of a float tensor, the 8-bit pool and Add).
+bool fusableOp(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "Conv2D", "DepthwiseConv2dNative", "MatMul", "BiasAdd", "Add", "AddV2", "Mul", "FusedBatchNorm",
+      "FusedBatchNormV2", "FusedBatchNormV3", "Relu", "Relu6", "Pad", "QuantizedConv2D", "QuantizedMatMul",
+      "Requantize", "RequantizationRange", "QuantizedBiasAdd", "QuantizedAdd", "QuantizedRelu", "QuantizedRelu6",
+      "Dequantize", "QuantizeV2", "Reshape", "Min", "Max", "QuantizedMaxPool", "MaxPool"};
+  return ops.count(op) > 0;
+}
+
+// The op doing a fused node's arithmetic, credited with its time.
+bool contractionOp(const std::string& op) {
+  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" || op == "QuantizedConv2D" ||
+         op == "QuantizedMatMul";
+}
+
 }  // namespace
+
+std::unordered_map<std::string, FusedChain> fusedChains(const tensorflow::GraphDef& def,
+                                                        const engine::StatsCalculator& stats) {
+  std::unordered_map<std::string, FusedChain> out;
+  auto built = model::Graph::build(def);
+  if (!built.ok()) return out;
+  const model::Graph& g = *built;
+  // Constant-valued nodes (Consts and what only reads them) are folded, never
+  // fused: the walk does not enter them.
+  std::vector<char> constant(static_cast<size_t>(g.size()), 0);
+  for (int i : g.topoOrder()) {
+    const std::string& op = g.op(i);
+    bool all = op == "Const" || (!g.inputs(i).empty() && op != "Placeholder" && op != "PlaceholderWithDefault" &&
+                                 op.rfind("Variable", 0) != 0 && op != "VarHandleOp");
+    for (const auto& in : g.inputs(i))
+      if (all && !constant[static_cast<size_t>(in.node)]) all = false;
+    constant[static_cast<size_t>(i)] = all;
+  }
+  const auto& details = stats.details();
+  for (const auto& [name, d] : details) {
+    const int last = g.find(name);
+    if (last < 0 || d.type == g.op(last) || d.type == "Const") continue;
+    std::vector<int> members{last};
+    std::set<int> seen{last};
+    for (size_t k = 0; k < members.size(); ++k)
+      for (const auto& in : g.inputs(members[k])) {
+        if (in.control || seen.count(in.node)) continue;
+        seen.insert(in.node);
+        if (details.count(g.name(in.node)) || !fusableOp(g.op(in.node)) || constant[static_cast<size_t>(in.node)]) continue;
+        members.push_back(in.node);
+      }
+    std::sort(members.begin(), members.end());
+    FusedChain chain;
+    chain.kernel = d.type;
+    chain.head = name;
+    for (int m : members) {
+      chain.nodes.push_back(g.name(m));
+      chain.ops.push_back(g.op(m));
+    }
+    for (int m : members)
+      if (contractionOp(g.op(m))) {
+        chain.head = g.name(m);
+        break;
+      }
+    out.emplace(name, std::move(chain));
+  }
+  return out;
+}
 
 std::string layerOf(const std::string& name) {
   const size_t underscore = name.find("_eightbit/");
@@ -47,25 +117,34 @@ std::string layerOf(const std::string& name) {
 BenchmarkComparison::BenchmarkComparison(std::vector<VariantBenchmark> variants, std::string inputs)
     : variants_(std::move(variants)), inputs_(std::move(inputs)) {
   const size_t n = variants_.size();
+  fused_.resize(n);
   std::map<std::string, size_t> layer_index, type_index;
   for (size_t v = 0; v < n; ++v) {
     const engine::BenchmarkResult& r = variants_[v].result;
+    if (variants_[v].built.graph) fused_[v] = gds::ui::fusedChains(*variants_[v].built.graph, r.stats);
     const double total_us = r.stats.runTotalUs().sum() > 0 ? r.stats.runTotalUs().sum() : 1.0;
     std::map<std::string, LayerStats> layers;
     std::map<std::string, double> slowest;
     for (const engine::NodeDetail* d : r.stats.ordered(engine::StatsCalculator::SortBy::RunOrder)) {
-      const std::string layer = layerOf(d->name);
+      const std::string layer = layerOf(creditedNode(static_cast<int>(v), d->name));
       auto [it, fresh] = layers.try_emplace(layer);
       LayerStats& s = it->second;
       if (fresh) s.run_order = d->run_order;
       s.run_order = std::min(s.run_order, d->run_order);
       s.nodes.push_back(d->name);
+      auto chain = fused_[v].find(d->name);
+      if (chain != fused_[v].end()) {
+        for (const auto& member : chain->second.nodes)
+          if (member != d->name) s.fused.push_back(member);
+        if (s.fused_ops.empty()) s.fused_ops = chain->second.ops;
+      }
       const double ms = d->rel_end_us.avg() / 1000.0;
       s.avg_ms += ms;
       s.percent += d->rel_end_us.sum() * 100.0 / total_us;
       s.mem_kb += static_cast<double>(d->mem_used.newest()) / 1000.0;
-      // The layer's op is its own node's (the float name), else its slowest node's.
-      if (d->name == layer) {
+      // The layer's op is its own node's (the float name, or the fused node
+      // credited to it), else its slowest node's.
+      if (d->name == layer || (chain != fused_[v].end() && chain->second.head == layer)) {
         s.type = d->type;
         slowest[layer] = std::numeric_limits<double>::infinity();
       } else if (!slowest.count(layer) || ms > slowest[layer]) {
@@ -103,7 +182,37 @@ std::unordered_map<std::string, double> BenchmarkComparison::timeShare(int i, bo
   std::unordered_map<std::string, double> out;
   const engine::BenchmarkResult& r = variant(i).result;
   const double total_us = r.stats.runTotalUs().sum() > 0 ? r.stats.runTotalUs().sum() : 1.0;
-  for (const auto& [name, d] : r.stats.details()) out[by_layer ? layerOf(name) : name] += d.rel_end_us.sum() * 100.0 / total_us;
+  for (const auto& [name, d] : r.stats.details()) {
+    const std::string& credited = creditedNode(i, name);
+    out[by_layer ? layerOf(credited) : credited] += d.rel_end_us.sum() * 100.0 / total_us;
+  }
+  return out;
+}
+
+const std::string& BenchmarkComparison::creditedNode(int i, const std::string& name) const {
+  const auto& chains = fused_[static_cast<size_t>(i)];
+  auto it = chains.find(name);
+  return it == chains.end() ? name : it->second.head;
+}
+
+std::unordered_map<std::string, QString> BenchmarkComparison::fusedNotes(int i, bool by_layer) const {
+  std::unordered_map<std::string, QString> out;
+  for (const auto& [name, chain] : fused_[static_cast<size_t>(i)]) {
+    QStringList others;
+    for (size_t k = 0; k < chain.ops.size(); ++k)
+      if (chain.nodes[k] != chain.head) others << QString::fromStdString(chain.ops[k]);
+    others.removeDuplicates();
+    const std::string head = by_layer ? layerOf(chain.head) : chain.head;
+    const QString ran = QObject::tr("Run in one %1 kernel (%2) with %3")
+                            .arg(QString::fromStdString(chain.kernel), QString::fromStdString(name), others.join(", "));
+    for (const auto& member : chain.nodes) {
+      const std::string key = by_layer ? layerOf(member) : member;
+      if (key == head)
+        out[key] = ran;
+      else if (!out.count(key))
+        out[key] = ran + QObject::tr("; its time is on %1").arg(QString::fromStdString(head));
+    }
+  }
   return out;
 }
 
@@ -181,12 +290,25 @@ QVariant LayerTableModel::data(const QModelIndex& index, int role) const {
     const auto& s = row.per_variant[static_cast<size_t>(c / kPerVariant)];
     if (role == Qt::ToolTipRole) {
       if (!s) return tr("Not run in %1").arg(data_->label(c / kPerVariant));
-      QStringList nodes;
+      QStringList nodes, fused;
       for (const auto& n : s->nodes) nodes << QString::fromStdString(n);
-      return tr("%1 node(s): %2").arg(nodes.size()).arg(nodes.join(", "));
+      for (const auto& n : s->fused) fused << QString::fromStdString(n);
+      QString tip = tr("%1 node(s): %2").arg(nodes.size()).arg(nodes.join(", "));
+      if (!fused.isEmpty()) tip += "\n" + tr("Fused with, and timed together: %1").arg(fused.join(", "));
+      return tip;
     }
     const int field = c % kPerVariant;
-    if (field == 0) return s ? QString::fromStdString(s->type) + (s->nodes.size() > 1 ? QString(" +%1").arg(s->nodes.size() - 1) : QString()) : QString();
+    if (field == 0) {
+      if (!s) return QString();
+      QString text = QString::fromStdString(s->type);
+      // The chain a fused kernel runs: its ops when few, else how many nodes.
+      if (!s->fused_ops.empty()) {
+        QStringList ops;
+        for (const auto& op : s->fused_ops) ops << QString::fromStdString(op);
+        text += ops.size() <= 4 ? " (" + ops.join("+") + ")" : tr(" (%1 nodes)").arg(ops.size());
+      }
+      return s->nodes.size() > 1 ? text + QString(" +%1").arg(s->nodes.size() - 1) : text;
+    }
     std::optional<double> value;
     if (s) value = field == 1 ? s->avg_ms : field == 2 ? s->percent : s->mem_kb;
     if (sort) return sortValue(value);
@@ -263,6 +385,8 @@ double HeadlineModel::value(Row row, int variant) const {
   switch (row) {
     case Median: return r.medianMs();
     case P90: return r.percentileMs(90);
+    case NodeSum: return engine::accountProfile(r).node_sum_ms;
+    case ProfilingOverhead: return engine::accountProfile(r).overheadMs();
     case Size: return static_cast<double>(vb.built.serialized_bytes);
     case Compressed: return static_cast<double>(vb.built.compressed_bytes);
     case PeakMemory: return static_cast<double>(r.peak_bytes);
@@ -295,6 +419,10 @@ QVariant HeadlineModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ToolTipRole) {
       switch (row) {
         case Median: case P90: return tr("Over the timed runs without per-node statistics");
+        case NodeSum: return tr("What the per-node tables add up to per run, measured in separate profiled runs");
+        case ProfilingOverhead:
+          return tr("Profiled run minus median latency: what timing each node adds to a run, and why the per-node "
+                    "times add up to more than the latency");
         case Size: return tr("Binary GraphDef, as saved to a .pb file");
         case Compressed: return tr("The .pb bytes compressed with zlib (level 9), as an app package or download would");
         case PeakMemory: return tr("Most intermediate tensor bytes live at once");
@@ -306,6 +434,8 @@ QVariant HeadlineModel::data(const QModelIndex& index, int role) const {
     switch (row) {
       case Median: return tr("Median latency");
       case P90: return tr("p90 latency");
+      case NodeSum: return tr("Per-node sum");
+      case ProfilingOverhead: return tr("Profiling overhead");
       case Size: return tr("Model size");
       case Compressed: return tr("Compressed size");
       case PeakMemory: return tr("Peak memory");
@@ -324,7 +454,7 @@ QVariant HeadlineModel::data(const QModelIndex& index, int role) const {
       return tr("%1 bytes").arg(QLocale().toString(static_cast<qlonglong>(x)));
     if (role != Qt::DisplayRole) return {};
     switch (row) {
-      case Median: case P90: return tr("%1 ms").arg(fixed(x));
+      case Median: case P90: case NodeSum: case ProfilingOverhead: return tr("%1 ms").arg(fixed(x));
       case Size: case Compressed: case PeakMemory: return bytesText(x);
       case Flops: return QString::fromStdString(model::humanReadableNum(static_cast<std::int64_t>(x)));
       case GflopsPerSecond: return fixed(x, 2);

@@ -31,6 +31,26 @@ enum BenchmarkRole {
   kBenchmarkNodeRole = Qt::UserRole + 1 // the graph node of the row (layer tables)
 };
 
+// A node of the run that a plan rewrite made out of several graph nodes
+// (engine/rewrite: _FusedConv2D, _FusedQuantizedConv2D, ...; it keeps the
+// name of the chain's last node): the graph nodes it runs and the one it is
+// built around, the contraction (Conv2D, MatMul, ...), which does the work
+// and is credited with its time.
+struct FusedChain {
+  std::string kernel;              // the fused node's op, e.g. "_FusedConv2D"
+  std::string head;                // the node credited with the time
+  std::vector<std::string> nodes;  // the graph nodes it runs, in graph order
+  std::vector<std::string> ops;    // their ops
+};
+
+// The fused nodes of one profiled run of `graph`: profiled node name -> its
+// chain. A profiled node is fused when its op in the profile differs from its
+// op in the graph (and is not a folded Const); its chain is the graph nodes it
+// absorbed: the non-constant producers on its data inputs, of the ops the
+// rewrites fuse, that the profile does not list.
+std::unordered_map<std::string, FusedChain> fusedChains(const tensorflow::GraphDef& graph,
+                                                        const engine::StatsCalculator& stats);
+
 struct LayerStats {
   std::string type;                      // op of the slowest node of the layer
   std::vector<std::string> nodes;        // the variant's nodes in this layer
@@ -38,6 +58,8 @@ struct LayerStats {
   double avg_ms = 0;                     // sum of their average times
   double percent = 0;                    // of the run's total time
   double mem_kb = 0;                     // sum of their output sizes (KB = 1000 bytes, as TensorFlow)
+  std::vector<std::string> fused;        // graph nodes run inside its fused kernels (beyond `nodes`)
+  std::vector<std::string> fused_ops;    // the fused kernel's chain of ops (the first fused node's)
 };
 
 class BenchmarkComparison {
@@ -62,11 +84,24 @@ class BenchmarkComparison {
   const std::vector<TypeRow>& types() const { return types_; }
 
   // Per node of variant i's own graph: its share of the run time in percent
-  // (the heat map); with by_layer the values are keyed by layerOf(name).
+  // (the heat map); with by_layer the values are keyed by layerOf(name). A
+  // fused node's time goes to its chain's head (creditedNode), as in the
+  // layer table.
   std::unordered_map<std::string, double> timeShare(int i, bool by_layer) const;
+  // The node of the graph that variant i's profiled node `name` is credited
+  // to: the head of its fused chain, else itself.
+  const std::string& creditedNode(int i, const std::string& name) const;
+  const std::unordered_map<std::string, FusedChain>& fusedChains(int i) const {
+    return fused_[static_cast<size_t>(i)];
+  }
+  // For the heat map's tooltips: each node of a fused chain (keyed like
+  // timeShare) -> what ran it, e.g. "Run in one _FusedConv2D kernel with
+  // BiasAdd, Relu6 (Conv2d_0/Relu6); its time is on Conv2d_0/Conv2D".
+  std::unordered_map<std::string, QString> fusedNotes(int i, bool by_layer) const;
 
  private:
   std::vector<VariantBenchmark> variants_;
+  std::vector<std::unordered_map<std::string, FusedChain>> fused_;  // per variant
   std::string inputs_;
   std::vector<LayerRow> layers_;
   std::vector<TypeRow> types_;
@@ -126,13 +161,14 @@ class TypeTableModel : public ComparisonTableModel {
   int msColumn(int variant) const { return 1 + kPerVariant * variant + 1; }
 };
 
-// Rows: median and p90 latency, model size serialized and compressed, peak
-// memory, FLOPs, GFLOP/s, nodes executed, timed runs. Columns: Figure, one
-// per variant, then "<variant> / <first>" ratios.
+// Rows: median and p90 latency, the per-node times' sum and the profiling
+// overhead (engine/eval/profile_overhead.h), model size serialized and
+// compressed, peak memory, FLOPs, GFLOP/s, nodes executed, timed runs.
+// Columns: Figure, one per variant, then "<variant> / <first>" ratios.
 class HeadlineModel : public ComparisonTableModel {
   Q_OBJECT
  public:
-  enum Row { Median, P90, Size, Compressed, PeakMemory, Flops, GflopsPerSecond, Nodes, Runs, kRows };
+  enum Row { Median, P90, NodeSum, ProfilingOverhead, Size, Compressed, PeakMemory, Flops, GflopsPerSecond, Nodes, Runs, kRows };
   explicit HeadlineModel(QObject* parent = nullptr) : ComparisonTableModel(parent) {}
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

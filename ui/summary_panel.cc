@@ -2,6 +2,8 @@
 
 #include <QFontDatabase>
 #include <QLabel>
+#include <QObject>
+#include <QStringList>
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
 
@@ -9,6 +11,22 @@
 #include "ui/live_summary.h"
 
 namespace gds::ui {
+namespace {
+
+// What the FLOPs figure assumed or left out, as the text report says it.
+QString flopsNote(const model::Summary& s) {
+  QStringList parts;
+  if (!s.flops_batch_one.empty())
+    parts << QObject::tr("batch 1 for %1").arg(QString::fromStdString(s.flops_batch_one.front())) +
+                 (s.flops_batch_one.size() > 1 ? QObject::tr(" and %1 more").arg(s.flops_batch_one.size() - 1) : QString());
+  if (!s.flops_unknown_nodes.empty())
+    parts << (s.flops_unknown_nodes.size() == 1 ? QObject::tr("not counting 1 node of unknown shape")
+                                                : QObject::tr("not counting %1 nodes of unknown shape")
+                                                      .arg(s.flops_unknown_nodes.size()));
+  return parts.isEmpty() ? QString() : " (" + parts.join("; ").toHtmlEscaped() + ")";
+}
+
+}  // namespace
 
 SummaryPanel::SummaryPanel(LiveSummary* summary, QWidget* parent) : QWidget(parent), summary_(summary) {
   auto* layout = new QVBoxLayout(this);
@@ -40,7 +58,8 @@ void SummaryPanel::refresh() {
                          .arg(s->node_count)
                          .arg(QString::fromStdString(model::humanReadableNum(s->const_parameters + s->variable_parameters)))
                          .arg(QString::fromStdString(model::humanReadableNum(s->const_bytes + s->variable_bytes)))
-                         .arg(QString::fromStdString(model::humanReadableNum(s->flops))));
+                         .arg(QString::fromStdString(model::humanReadableNum(s->flops))) +
+                     flopsNote(*s));
   text_->setPlainText(QString::fromStdString(model::formatSummaryText(*s)));
 }
 

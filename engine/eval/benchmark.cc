@@ -7,19 +7,19 @@
 #include <sstream>
 #include <thread>
 
+#include "model/summary.h"
+
 namespace gds::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 // benchmark_model's CalculateFlops counts convolutions and matrix products
-// only; elementwise work is left out of the estimate.
+// only; elementwise work is left out of the estimate. The plan's fused float
+// and 8-bit kernels count as the contraction they replaced, with the same
+// list as summarize (model/summary.h).
 bool countsForFlops(const std::string& op) {
-  return op == "Conv2D" || op == "QuantizedConv2D" || op == "MatMul" || op == "QuantizedMatMul" ||
-         op == "DepthwiseConv2dNative" || op == "FusedPadConv2D" || op == "FusedResizeAndPadConv2D" ||
-         // The plan's fused forms (engine/rewrite/fold_and_fuse.h): the
-         // contraction's FLOPs.
-         op == "_FusedConv2D" || op == "_FusedDepthwiseConv2dNative" || op == "_FusedMatMul";
+  return model::countsForFlops(op);
 }
 
 // An 8-bit layer's stages (engine/quantized/fused_chain.h) as the graph ops

@@ -161,6 +161,43 @@ TEST(Summary, SuggestionsRankRealInputsAndMainOutputsFirst) {
   EXPECT_EQ(j["suggested_inputs"][0]["likely"], true);
 }
 
+// A TF2 SavedModel's outer graph: tf.saved_model.save's "saver_filename"
+// Placeholder feeds only the traced save and restore calls. They are the
+// saver's plumbing: auxiliary (checkpoint), never a likely input or output,
+// ranked after the signature's real input.
+TEST(Summary, SaverFilenameOfATf2SavedModelIsCheckpointPlumbing) {
+  GDS_REQUIRE_SHARED();
+  Summary s = summaryOf("tf2/binary_cnn_256");
+  ASSERT_FALSE(s.suggested_inputs.empty());
+  EXPECT_TRUE(s.suggested_inputs[0].likely);
+  EXPECT_NE(s.suggested_inputs[0].name, "saver_filename");
+  bool saw = false;
+  for (const auto& in : s.suggested_inputs)
+    if (in.name == "saver_filename") {
+      saw = true;
+      EXPECT_EQ(in.auxiliary, AuxiliaryKind::Checkpoint);
+      EXPECT_FALSE(in.likely);
+    }
+  EXPECT_TRUE(saw);
+  EXPECT_EQ(s.suggested_inputs.back().name, "saver_filename");
+  for (const auto& out : s.suggested_outputs)
+    if (out.name == "StatefulPartitionedCall_1" || out.name == "StatefulPartitionedCall_2") {
+      EXPECT_EQ(out.auxiliary, AuxiliaryKind::Checkpoint) << out.name;
+      EXPECT_FALSE(out.likely) << out.name;
+    }
+}
+
+// The 8-bit forms of a layer count as the float layer: the per-channel
+// QuantizedFused* ops and the engine's fused kernels are contractions.
+TEST(Summary, FusedAndQuantizedContractionsCountFlops) {
+  for (const char* op : {"Conv2D", "QuantizedConv2D", "QuantizedFusedConv2D", "QuantizedFusedDepthwiseConv2dNative",
+                         "QuantizedFusedMatMul", "_FusedConv2D", "_FusedDepthwiseConv2dNative", "_FusedMatMul",
+                         "_FusedQuantizedConv2D", "_FusedQuantizedMatMul", "tfl.conv_2d", "tfl.fully_connected"})
+    EXPECT_TRUE(countsForFlops(op)) << op;
+  for (const char* op : {"Relu6", "BiasAdd", "QuantizedBiasAdd", "Requantize", "_QuantizeV2OwnRange", "Add"})
+    EXPECT_FALSE(countsForFlops(op)) << op;
+}
+
 TEST(Summary, TrainingGraphVariablesAndControlEdges) {
   GDS_REQUIRE_SHARED();
   Summary s = summaryOf("tfnet_xor_train.meta");

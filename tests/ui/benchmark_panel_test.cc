@@ -13,6 +13,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
@@ -141,7 +142,9 @@ TEST_F(BenchmarkPanelTest, RunsCurrentAndEightBitSideBySide) {
   int in_both = 0;
   for (int r = 0; r < layers->rowCount(); ++r) {
     const QString name = layers->index(r, 0).data().toString();
-    const auto* fnode = fp.result.stats.details().count(name.toStdString()) ? &fp.result.stats.details().at(name.toStdString()) : nullptr;
+    // A fused node's time is on its chain's head, not on its own row.
+    const bool own = p->comparison()->creditedNode(0, name.toStdString()) == name.toStdString();
+    const auto* fnode = own && fp.result.stats.details().count(name.toStdString()) ? &fp.result.stats.details().at(name.toStdString()) : nullptr;
     if (fnode) {
       EXPECT_EQ(layers->index(r, 2).data().toString().toStdString(), fnode->type);
     }
@@ -330,6 +333,125 @@ TEST_F(BenchmarkPanelTest, HeatMapColoursNodesByTimeShare) {
   scene.setDiffStatus({});
   EXPECT_FALSE(p->heatMapCheck()->isChecked());
   EXPECT_EQ(scene.legend().title, "Changes");
+}
+
+// The plan runs Conv2D -> batch norm (Mul, Add) -> Relu6 as one _FusedConv2D
+// named after the Relu6: its time is credited to the Conv2D it is built around, in
+// the layer table and on the heat map alike, in both variants; the nodes it
+// absorbed show "fused" and name the chain in their tooltips.
+TEST_F(BenchmarkPanelTest, FusedConvolutionTimeIsOnItsConv2D) {
+  BenchmarkPanel* p = bench_->panel.get();
+  const BenchmarkComparison& c = *p->comparison();
+  const std::string conv = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/convolution";
+  const std::string bn = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/BatchNorm/batchnorm/mul_1";
+  const std::string shift = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/BatchNorm/batchnorm/add_1";
+  const std::string relu = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6";
+  const auto& details = c.variant(0).result.stats.details();
+  ASSERT_TRUE(details.count(relu));
+  EXPECT_EQ(details.at(relu).type, "_FusedConv2D");
+  EXPECT_FALSE(details.count(conv));
+  ASSERT_TRUE(c.fusedChains(0).count(relu));
+  const FusedChain& chain = c.fusedChains(0).at(relu);
+  EXPECT_EQ(chain.head, conv);
+  EXPECT_EQ(chain.nodes, (std::vector<std::string>{conv, bn, shift, relu}));
+  EXPECT_EQ(chain.ops, (std::vector<std::string>{"Conv2D", "Mul", "Add", "Relu6"}));
+  // The 8-bit variant fuses the whole quantized layer into one node named
+  // after the layer's last Dequantize; its time is on the layer's
+  // QuantizedConv2D, which fold_batch_norms named after the batch norm's Mul
+  // whose scale it took (so the Mul's node carries it on the float graph).
+  bool eight_bit_conv = false;
+  for (const auto& [name, ch] : c.fusedChains(1))
+    if (layerOf(ch.head) == bn) {
+      eight_bit_conv = true;
+      EXPECT_EQ(ch.kernel, "_FusedQuantizedConv2D");
+      EXPECT_EQ(c.creditedNode(1, name), ch.head);
+    }
+  EXPECT_TRUE(eight_bit_conv);
+
+  LayerTableModel* layers = p->layerModel();
+  for (int v = 0; v < 2; ++v) {
+    SCOPED_TRACE(v);
+    const std::string& head = v == 0 ? conv : bn;
+    const auto share = c.timeShare(v, true);
+    ASSERT_TRUE(share.count(head));
+    EXPECT_GT(share.at(head), 0.0);
+    EXPECT_FALSE(share.count(relu));
+    // (The 8-bit graph keeps Consts named after the Add: only the float run lacks the layer.)
+    if (v == 0) {
+      EXPECT_FALSE(share.count(shift));
+    }
+    // The table's row for it carries the same share; no row for the Relu6.
+    int head_row = -1;
+    for (int r = 0; r < layers->rowCount(); ++r) {
+      const std::string name = layers->index(r, 0).data().toString().toStdString();
+      EXPECT_NE(name, relu);
+      if (name == head) head_row = r;
+    }
+    ASSERT_GE(head_row, 0);
+    EXPECT_DOUBLE_EQ(layers->index(head_row, 2 + 4 * v + 2).data(kBenchmarkSortRole).toDouble(), share.at(head));
+  }
+  // The table names the chain the fused kernel ran.
+  int conv_row = -1;
+  for (int r = 0; r < layers->rowCount(); ++r)
+    if (layers->index(r, 0).data().toString().toStdString() == conv) conv_row = r;
+  EXPECT_EQ(layers->index(conv_row, 2).data().toString(), "_FusedConv2D (Conv2D+Mul+Add+Relu6)");
+  EXPECT_TRUE(layers->index(conv_row, 2).data(Qt::ToolTipRole).toString().contains(QString::fromStdString(relu)));
+
+  // The heat map: the Conv2D coloured, the Relu6 and batch norm marked fused.
+  graphview::GraphScene& scene = bench_->scene;
+  p->heatMapVariant()->setCurrentIndex(0);
+  p->heatMapCheck()->setChecked(true);
+  const int ci = scene.graph()->find(conv), ri = scene.graph()->find(relu), bi = scene.graph()->find(bn);
+  ASSERT_GE(ci, 0);
+  EXPECT_TRUE(scene.overlayFill(ci).isValid());
+  EXPECT_FALSE(scene.overlayFill(ri).isValid());
+  EXPECT_EQ(scene.overlayBadge(ri), "fused");
+  EXPECT_EQ(scene.overlayBadge(bi), "fused");
+  EXPECT_TRUE(scene.overlayBadge(ci).endsWith("%")) << scene.overlayBadge(ci).toStdString();
+  EXPECT_TRUE(scene.overlayToolTip(ci).contains("Run in one _FusedConv2D kernel")) << scene.overlayToolTip(ci).toStdString();
+  EXPECT_TRUE(scene.overlayToolTip(ri).contains(QString::fromStdString("its time is on " + conv)))
+      << scene.overlayToolTip(ri).toStdString();
+  p->heatMapCheck()->setChecked(false);
+}
+
+// 8-bit FLOPs count the fused quantized layers as the convolutions and
+// MatMuls they replaced: the same multiply-adds as the float graph (the
+// 8-bit graph's layers have the float layers' shapes), so the ratio is 1.
+TEST_F(BenchmarkPanelTest, EightBitFlopsEqualTheFloatOnes) {
+  BenchmarkPanel* p = bench_->panel.get();
+  const double fp = p->comparison()->variant(0).result.flops;
+  const double q = p->comparison()->variant(1).result.flops;
+  // MobileNet v1 0.25/128: 27140608 FLOPs (tests/model/summary_test.cc).
+  EXPECT_DOUBLE_EQ(fp, 27140608.0);
+  EXPECT_DOUBLE_EQ(q, fp);
+  EXPECT_EQ(p->headlineModel()->index(HeadlineModel::Flops, 3).data().toString(), "1.00×");
+  EXPECT_GT(p->headlineModel()->value(HeadlineModel::GflopsPerSecond, 1), 0.0);
+}
+
+// Per-node times add up to more than the median latency: the dock says by
+// how much and why (the profiled runs are slower), with the same numbers as
+// the headline rows.
+TEST_F(BenchmarkPanelTest, SaysWhyPerNodeTimesExceedTheLatency) {
+  BenchmarkPanel* p = bench_->panel.get();
+  for (int v = 0; v < 2; ++v) {
+    const engine::BenchmarkResult& r = p->comparison()->variant(v).result;
+    double sum = 0;
+    for (const auto& [name, d] : r.stats.details()) sum += d.rel_end_us.avg() / 1000.0;
+    EXPECT_NEAR(p->headlineModel()->value(HeadlineModel::NodeSum, v), sum, 1e-9);
+    EXPECT_NEAR(p->headlineModel()->value(HeadlineModel::ProfilingOverhead, v),
+                r.stats.runTotalUs().avg() / 1000.0 - r.medianMs(), 1e-9);
+    // Nodes run one after another inside a profiled run.
+    EXPECT_LE(sum, r.stats.runTotalUs().avg() / 1000.0 + 1e-9);
+  }
+  EXPECT_EQ(p->headlineModel()->index(HeadlineModel::NodeSum, 1).data().toString(),
+            QString("%1 ms").arg(p->headlineModel()->value(HeadlineModel::NodeSum, 0), 0, 'f', 3));
+  EXPECT_FALSE(p->profileNote()->isHidden());
+  EXPECT_TRUE(p->profileNote()->text().startsWith("Per-node times include the profiling overhead per run: Current +"))
+      << p->profileNote()->text().toStdString();
+  const QString note = p->profileNote()->toolTip();
+  EXPECT_TRUE(note.startsWith("Current: Per-node times add up to ")) << note.toStdString();
+  EXPECT_TRUE(note.contains("\n8-bit: Per-node times add up to ")) << note.toStdString();
+  EXPECT_TRUE(note.contains("the median latency without per-node timing is")) << note.toStdString();
 }
 
 TEST_F(BenchmarkPanelTest, CancelStopsALongRunAndKeepsTheResults) {

@@ -155,6 +155,26 @@ tensorflow::GraphDef smallGraph() {
   return g;
 }
 
+// The Summary dock's headline says what its FLOPs figure assumed: an
+// unknown batch counted as 1, as the text report says.
+TEST(SummaryPanel, HeadlineSaysTheFlopsAssumedBatchOne) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  auto loaded = model::load(test::modelPath("mnist_softmax_android.pb"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  doc.reset(std::move(*loaded));
+  LiveSummary summary(&doc);
+  SummaryPanel panel(&summary);
+  QTRY_VERIFY_WITH_TIMEOUT(summary.current() != nullptr && !summary.busy(), 20000);
+  EXPECT_TRUE(panel.headline().endsWith("<b>15.68k</b> FLOPs (batch 1 for input/x_input)")) << panel.headline().toStdString();
+  // A shape the user gives is what FLOPs use: nothing assumed then.
+  doc.toggleMark("input/x_input", IoMark::Kind::Input);
+  doc.setInputShape("input/x_input", {3, 784}, true);
+  QTRY_VERIFY_WITH_TIMEOUT(panel.headline().contains("47.04k"), 20000);
+  EXPECT_TRUE(panel.headline().endsWith("<b>47.04k</b> FLOPs")) << panel.headline().toStdString();
+}
+
 TEST(Document, MarksAndStepsAreUndoable) {
   ensureApp();
   Document doc;
