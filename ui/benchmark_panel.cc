@@ -31,7 +31,6 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/eval/benchmark_report.h"
-#include "engine/eval/profile_overhead.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
 
@@ -444,8 +443,8 @@ void BenchmarkPanel::setResults(ComparisonPtr comparison) {
   QStringList notes, shorts;
   if (has)
     for (int v = 0; v < comparison_->variantCount(); ++v) {
-      const engine::ProfileAccounting a = engine::accountProfile(comparison_->variant(v).result);
-      const std::string note = engine::formatProfileAccounting(a);
+      const engine::ProfileOverhead a = engine::profileOverhead(comparison_->variant(v).result);
+      const std::string note = engine::formatProfileOverheadAgainstMedian(a);
       if (note.empty()) continue;
       notes << comparison_->label(v) + ": " + QString::fromStdString(note);
       shorts << tr("%1 +%2 ms").arg(comparison_->label(v)).arg(std::max(0.0, a.overheadMs()), 0, 'f', 3);

@@ -11,7 +11,6 @@
 #include <set>
 
 #include "engine/eval/benchmark_report.h"
-#include "engine/eval/profile_overhead.h"
 #include "model/graph.h"
 #include "model/summary.h"
 
@@ -385,8 +384,8 @@ double HeadlineModel::value(Row row, int variant) const {
   switch (row) {
     case Median: return r.medianMs();
     case P90: return r.percentileMs(90);
-    case NodeSum: return engine::accountProfile(r).node_sum_ms;
-    case ProfilingOverhead: return engine::accountProfile(r).overheadMs();
+    case NodeSum: return engine::profileOverhead(r).node_sum_ms;
+    case ProfilingOverhead: return engine::profileOverhead(r).overheadMs();
     case Size: return static_cast<double>(vb.built.serialized_bytes);
     case Compressed: return static_cast<double>(vb.built.compressed_bytes);
     case PeakMemory: return static_cast<double>(r.peak_bytes);

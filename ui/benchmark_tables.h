@@ -162,7 +162,7 @@ class TypeTableModel : public ComparisonTableModel {
 };
 
 // Rows: median and p90 latency, the per-node times' sum and the profiling
-// overhead (engine/eval/profile_overhead.h), model size serialized and
+// overhead (engine::profileOverhead in engine/eval/benchmark.h), model size serialized and
 // compressed, peak memory, FLOPs, GFLOP/s, nodes executed, timed runs.
 // Columns: Figure, one per variant, then "<variant> / <first>" ratios.
 class HeadlineModel : public ComparisonTableModel {

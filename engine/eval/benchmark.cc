@@ -79,6 +79,8 @@ ProfileOverhead profileOverhead(const BenchmarkResult& r) {
   o.node_sum_ms = r.stats.nodeTimeUsPerRun() / 1000.0;
   o.profiled_ms = r.stats.runTotalUs().avg() / 1000.0;
   o.unprofiled_ms = r.no_stats_us.avg() / 1000.0;
+  o.median_ms = r.medianMs();
+  o.profiled_runs = static_cast<int>(r.stats.numRuns());
   return o;
 }
 
@@ -96,6 +98,25 @@ std::string formatProfileOverhead(const ProfileOverhead& o) {
                   "time on several threads; runs without profiling took %.3f ms.\n",
                   o.node_sum_ms, o.profiled_ms, o.unprofiled_ms);
   return buf;
+}
+
+std::string formatProfileOverheadAgainstMedian(const ProfileOverhead& a) {
+  if (a.profiled_runs == 0) return {};
+  char buf[512];
+  int n = std::snprintf(buf, sizeof(buf), "Per-node times add up to %.3f ms per run (%d profiled run%s of %.3f ms on average)",
+                        a.node_sum_ms, a.profiled_runs, a.profiled_runs == 1 ? "" : "s", a.profiled_ms);
+  std::string out(buf, static_cast<size_t>(n));
+  if (a.median_ms <= 0) return out + ".";
+  const double overhead = a.overheadMs();
+  if (overhead > 0) {
+    n = std::snprintf(buf, sizeof(buf),
+                      "; the median latency without per-node timing is %.3f ms: timing each node adds %.3f ms (%.0f%%) "
+                      "to a run, which the per-node times include.",
+                      a.median_ms, overhead, 100.0 * overhead / a.median_ms);
+  } else {
+    n = std::snprintf(buf, sizeof(buf), "; the median latency without per-node timing is %.3f ms.", a.median_ms);
+  }
+  return out + std::string(buf, static_cast<size_t>(n));
 }
 
 std::string runPhaseHeader(int max_runs, double max_time_s, bool with_stats, double delay_s) {

@@ -435,9 +435,9 @@ TEST_F(BenchmarkPanelTest, SaysWhyPerNodeTimesExceedTheLatency) {
   BenchmarkPanel* p = bench_->panel.get();
   for (int v = 0; v < 2; ++v) {
     const engine::BenchmarkResult& r = p->comparison()->variant(v).result;
-    double sum = 0;
+    double sum = 0;  // every node of MobileNet runs once per run
     for (const auto& [name, d] : r.stats.details()) sum += d.rel_end_us.avg() / 1000.0;
-    EXPECT_NEAR(p->headlineModel()->value(HeadlineModel::NodeSum, v), sum, 1e-9);
+    EXPECT_NEAR(p->headlineModel()->value(HeadlineModel::NodeSum, v), sum, 1e-6);
     EXPECT_NEAR(p->headlineModel()->value(HeadlineModel::ProfilingOverhead, v),
                 r.stats.runTotalUs().avg() / 1000.0 - r.medianMs(), 1e-9);
     // Nodes run one after another inside a profiled run.
