@@ -493,6 +493,30 @@ TEST(CliHostileMedia, TruncatedJpegAndWavAreErrors) {
       "node 'decoded' (DecodeWav): WAV 'data' chunk declares 200 bytes but only 190 follow in the file");
 }
 
+TEST(CliHostileValidation, SilentChangesAreErrorsUnderTheLimitToo) {
+  const std::string dir = test::tempDir();
+  const std::string graph = write(dir, "g.pbtxt", kSmallGraph);
+  const std::string concat =
+      write(dir, "concat.pbtxt",
+            "node { name: \"a\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT } } }\n" +
+                intConst("axis", {}, {0}) +
+                "node { name: \"concat\" op: \"ConcatV2\" input: \"a\" input: \"a\" input: \"axis\" "
+                "attr { key: \"N\" value { i: 3 } } attr { key: \"T\" value { type: DT_FLOAT } } }\n");
+  expectRefused({"run", "--graph=" + concat, "--input=a=" + smallInput(dir), "--output=concat", "--out_dir=" + dir},
+                concat + ": node 'concat' (ConcatV2): attr 'N' is 3, so the node needs 4 data inputs, but it has 3");
+  const std::string neg = write(dir, "neg.pbtxt",
+                                "node { name: \"input\" op: \"Placeholder\" attr { key: \"dtype\" value { type: DT_FLOAT "
+                                "} } attr { key: \"shape\" value { shape { dim { size: -7 } } } } }\n");
+  expectRefused({"run", "--graph=" + neg, "--input=input=" + smallInput(dir), "--output=input", "--out_dir=" + dir},
+                neg + ": node 'input' (Placeholder): attr 'shape' has dimension 0 of size -7");
+  expectRefused({"run", "--graph=" + graph, "--input=x=" + smallInput(dir), "--output=a/b,a_b", "--out_dir=" + dir},
+                "--output: a/b and a_b would both be written to " + dir + "/a_b.npy");
+  expectRefused({"transform", "--in_graph=" + graph, "--out_graph=" + dir + "/out.pb", "--inputs=x", "--outputs=a_b",
+                 "--transforms=strip_unused_nodes(shape=\"99999999999999999999,3\")"},
+                "strip_unused_nodes: parameter 'shape': size 99999999999999999999 in '99999999999999999999,3' does not "
+                "fit in 64 bits");
+}
+
 TEST(CliHostileMedia, LargeImageInADatasetCostsItsPixelsOnly) {
   // 20000x20000 RGB: 1.1 GiB of pixels. Decoded then resized straight from
   // the 8-bit pixels, it fits a 4 GB address space (a float copy of the
