@@ -8,8 +8,10 @@
 // a dead NextIteration stops the loop.
 #include <chrono>
 #include <map>
+#include <new>
 #include <set>
 
+#include "engine/allocation.h"
 #include "engine/plan_impl.h"
 
 namespace gds::engine {
@@ -57,11 +59,16 @@ class ContextImpl : public KernelContext {
   int numInputs() const override { return static_cast<int>(inputs.size()); }
   const Tensor& input(int i) const override { return *inputs[static_cast<size_t>(i)]; }
   int numOutputs() const override { return static_cast<int>(outputs.size()); }
+  // Every kernel's outputs are sized here: the one place where sizes that
+  // come from tensor values are checked against the memory budget (the
+  // throw ends this node's compute; Executor::process reports it).
   Tensor* allocateOutput(int i, DataType dtype, const Shape& shape) override {
     Tensor& out = outputs[static_cast<size_t>(i)];
+    if (Status s = checkOutputAllocation(i, dtype, shape); !s.ok())
+      throw AllocationRefused(error(s.message()).message());
     std::int64_t n = model::numElements(shape);
     std::size_t esize = model::dtypeSize(dtype);
-    if (esize == 0 || n < 0) {
+    if (esize == 0) {
       out = Tensor(dtype, shape);
     } else {
       out = Tensor::fromStorage(dtype, shape, buffers_.get(static_cast<std::size_t>(n) * esize));
@@ -351,7 +358,15 @@ class Executor {
         ctx.inputs.resize(static_cast<size_t>(n.num_data));
         for (int s = 0; s < n.num_data; ++s) ctx.inputs[static_cast<size_t>(s)] = &slots[s];
         ctx.outputs.resize(static_cast<size_t>(n.num_outputs));
-        Status s = n.kernel->compute(ctx);
+        Status s;
+        try {
+          s = n.kernel->compute(ctx);
+        } catch (const AllocationRefused& e) {
+          s = Status::Error(e.what());
+        } catch (const std::bad_alloc&) {
+          s = Status::Error("out of memory: the machine could not allocate what this node needs (the memory "
+                            "budget, GDS_MEMORY_BUDGET, is more than is free)");
+        }
         if (!s.ok()) {
           if (s.message().rfind("node '", 0) == 0) return s;
           return Status::Error(nodeLabel(*n.def) + ": " + s.message());

@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "engine/allocation.h"
 #include "engine/builtin_kernels.h"
 #include "engine/output_types.h"
 #include "engine/plan_impl.h"
@@ -439,7 +440,14 @@ class PlanCompiler {
       return Status::Error(nodeLabel(*n.def) + ": op '" + op + "' has no kernel for dtype " + model::dtypeName(t) +
                            "; convert the graph to a supported type or remove the node (remove_nodes)");
     n.kernel = (*factory)();
-    Status s = n.kernel->init(init);
+    Status s;
+    // Kernels that prepare their constant inputs (packed weights, tables)
+    // allocate here: sizes beyond the memory budget are this node's error.
+    try {
+      s = n.kernel->init(init);
+    } catch (const AllocationRefused& e) {
+      s = Status::Error(e.what());
+    }
     if (!s.ok()) {
       if (s.message().rfind("node '", 0) == 0) return s;
       return Status::Error(nodeLabel(*n.def) + ": " + s.message());

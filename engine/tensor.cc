@@ -5,6 +5,8 @@
 #include <sstream>
 #include <utility>
 
+#include "engine/allocation.h"
+
 namespace gds::engine {
 namespace {
 
@@ -28,8 +30,8 @@ const std::vector<std::string>& emptyStrings() {
 }  // namespace
 
 Tensor::Tensor(DataType dtype, Shape shape) : dtype_(model::baseDtype(dtype)), shape_(std::move(shape)) {
+  if (Status s = checkAllocation(dtype_, shape_); !s.ok()) throw AllocationRefused(s.message());
   std::int64_t n = numElements();
-  if (n < 0) n = 0;
   if (dtype_ == tensorflow::DT_STRING) {
     strings_ = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(n));
     return;

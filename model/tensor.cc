@@ -5,6 +5,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "model/memory_budget.h"
+
 namespace gds::model {
 using tensorflow::DataType;
 
@@ -245,6 +247,11 @@ Result<HostTensor> decodeTensor(const tensorflow::TensorProto& proto) {
       return Status::Error("tensor shape " + shapeString(t.shape) + " is too large");
     n *= d;
   }
+  // A few bytes of float_val can declare gigabytes (TensorFlow repeats the
+  // last value): the decoded size is checked before it is allocated.
+  const std::int64_t decoded_size = t.dtype == tensorflow::DT_STRING ? static_cast<std::int64_t>(sizeof(std::string))
+                                                                     : static_cast<std::int64_t>(dtypeSize(t.dtype));
+  GDS_RETURN_IF_ERROR(checkAllocation(n, decoded_size, "tensor " + dtypeName(t.dtype) + shapeString(t.shape)));
   if (t.dtype == tensorflow::DT_STRING) {
     std::int64_t count = std::min<std::int64_t>(proto.string_val_size(), n);
     t.strings.reserve(static_cast<size_t>(n));

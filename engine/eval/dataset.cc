@@ -127,10 +127,13 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
     ops::DecodedImage image;
     const std::string err = ops::decodeImage(*bytes, channels, &image);
     if (!err.empty()) return Status::Error(path + ": " + err);
-    std::vector<float> pixels(image.pixels.begin(), image.pixels.end());
+    // TensorFlow's order: decode the whole image, then resize (legacy
+    // bilinear) to the model's size, straight from the 8-bit pixels. A
+    // 20000x20000 PNG costs its 1.1 GiB of pixels, not four times that in
+    // floats; images beyond the memory budget are refused from the header.
     Tensor t(tensorflow::DT_FLOAT, {1, h, w, channels});
     float* out = t.data<float>();
-    ops::resizeBilinear(pixels.data(), 1, image.height, image.width, channels, h, w, false, false, out);
+    ops::resizeBilinear(image.pixels.data(), 1, image.height, image.width, channels, h, w, false, false, out);
     if (as_uint8) {
       Tensor u(tensorflow::DT_UINT8, t.shape());
       for (std::int64_t i = 0; i < u.numElements(); ++i)

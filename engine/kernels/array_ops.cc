@@ -7,9 +7,11 @@
 #include <functional>
 #include <numeric>
 
+#include "engine/allocation.h"
 #include "engine/kernels/kernel_util.h"
 #include "engine/ops/array.h"
 #include "engine/ops/strided_slice.h"
+#include "model/memory_budget.h"
 
 namespace gds::engine {
 namespace {
@@ -24,6 +26,19 @@ using std::int64_t;
 template <typename Fn>
 Status withStorage(KernelContext& ctx, DataType dtype, Fn&& fn) {
   if (!kern::dispatchStorage(dtype, fn)) return ctx.error("unsupported dtype " + model::dtypeName(dtype));
+  return Status::Ok();
+}
+
+// Before runMaps' per-dimension index tables are built: the output must fit
+// the budget, and so must each table (a zero dimension elsewhere can make the
+// output empty while one table would be huge).
+Status checkMaps(KernelContext& ctx, DataType dtype, const Shape& out_shape) {
+  if (Status s = checkOutputAllocation(0, dtype, out_shape); !s.ok()) return ctx.error(s.message());
+  for (size_t d = 0; d < out_shape.size(); ++d) {
+    Status s = model::checkAllocation(out_shape[d], sizeof(int64_t),
+                                      "index table of dimension " + std::to_string(d) + " of output 0");
+    if (!s.ok()) return ctx.error(s.message());
+  }
   return Status::Ok();
 }
 
@@ -339,10 +354,14 @@ class TileKernel : public OpKernel {
     if (static_cast<int>(mult.size()) != x.dims())
       return ctx.error("multiples " + shapeStr(mult) + " must have one value per dimension of " + shapeStr(x.shape()));
     Shape out_shape(mult.size());
-    std::vector<std::vector<int64_t>> maps(mult.size());
     for (size_t d = 0; d < mult.size(); ++d) {
       if (mult[d] < 0) return ctx.error("multiples " + shapeStr(mult) + " must be non-negative");
-      out_shape[d] = x.shape()[d] * mult[d];
+      if (__builtin_mul_overflow(x.shape()[d], mult[d], &out_shape[d]))
+        return ctx.error("multiples " + shapeStr(mult) + " of " + shapeStr(x.shape()) + " overflow 64 bits");
+    }
+    GDS_RETURN_IF_ERROR(checkMaps(ctx, x.dtype(), out_shape));
+    std::vector<std::vector<int64_t>> maps(mult.size());
+    for (size_t d = 0; d < mult.size(); ++d) {
       maps[d].resize(static_cast<size_t>(out_shape[d]));
       for (int64_t o = 0; o < out_shape[d]; ++o) maps[d][static_cast<size_t>(o)] = o % x.shape()[d];
     }
@@ -536,7 +555,12 @@ class PadKernel : public OpKernel {
           return ctx.error("paddings in dimension " + std::to_string(d) + " must be at most " + std::to_string(limit) +
                            " for " + (reflect_ ? "REFLECT" : "SYMMETRIC") + " mode with input " + shapeStr(x.shape()));
       }
-      out_shape[d] = dim + before + after;
+      if (__builtin_add_overflow(dim, before, &out_shape[d]) || __builtin_add_overflow(out_shape[d], after, &out_shape[d]))
+        return ctx.error("paddings " + shapeStr(pads) + " of " + shapeStr(x.shape()) + " overflow 64 bits");
+    }
+    GDS_RETURN_IF_ERROR(checkMaps(ctx, x.dtype(), out_shape));
+    for (size_t d = 0; d < r; ++d) {
+      const int64_t before = pads[2 * d], dim = x.shape()[d];
       maps[d].resize(static_cast<size_t>(out_shape[d]));
       for (int64_t o = 0; o < out_shape[d]; ++o) {
         int64_t i = o - before;

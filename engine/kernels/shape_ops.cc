@@ -345,6 +345,13 @@ class RangeKernel : public OpKernel {
     if (delta == 0) return ctx.error("requires delta != 0");
     if (delta > 0 && start > limit) return ctx.error("requires start <= limit when delta > 0");
     if (delta < 0 && start < limit) return ctx.error("requires start >= limit when delta < 0");
+    // TensorFlow: "Requires ((limit - start) / delta) <= 2^63 - 1"; the
+    // count is then checked against the memory budget by allocateOutput.
+    const double span = std::ceil(std::abs((static_cast<double>(limit) - static_cast<double>(start)) /
+                                           static_cast<double>(delta)));
+    if (!(span < 9223372036854775807.0))
+      return ctx.error("requires ((limit - start) / delta) <= 2^63 - 1, got start " + std::to_string(start) +
+                       ", limit " + std::to_string(limit) + ", delta " + std::to_string(delta));
     int64_t size;
     if constexpr (std::is_integral_v<T>) {
       size = (std::abs(static_cast<int64_t>(limit) - static_cast<int64_t>(start)) +

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/ops/audio.h"
+#include "model/memory_budget.h"
 
 namespace gds::engine::ops {
 
@@ -52,8 +53,13 @@ std::string decodeWav(const std::string& bytes, std::int64_t desired_channels, s
       have_fmt = true;
     } else if (id == "data") {
       if (!have_fmt) return "WAV 'data' chunk comes before the 'fmt ' chunk";
+      // TensorFlow's DecodeWav checks the samples exist before reading them;
+      // zero-padding a cut file would be a silent wrong answer.
+      if (size > bytes.size() - body)
+        return "WAV 'data' chunk declares " + std::to_string(size) + " bytes but only " +
+               std::to_string(bytes.size() - body) + " follow in the file (truncated?)";
       data = bytes.data() + body;
-      data_size = std::min<size_t>(size, bytes.size() - body);
+      data_size = size;
       break;
     }
     pos = body + size + (size & 1);
@@ -64,6 +70,14 @@ std::string decodeWav(const std::string& bytes, std::int64_t desired_channels, s
   out->channels = desired_channels > 0 ? desired_channels : channels;
   out->frames = desired_samples > 0 ? desired_samples : file_frames;
   out->sample_rate = static_cast<std::int32_t>(rate);
+  // desired_samples and desired_channels come from the graph.
+  std::int64_t count = -1;  // an overflowing product is refused as such
+  if (__builtin_mul_overflow(out->frames, out->channels, &count)) count = -1;
+  if (Status fits = model::checkAllocation(count, sizeof(float),
+                                           std::to_string(out->frames) + " samples of " +
+                                               std::to_string(out->channels) + " channels");
+      !fits.ok())
+    return fits.message();
   out->samples.assign(static_cast<size_t>(out->frames * out->channels), 0.0f);
   for (std::int64_t f = 0; f < std::min(out->frames, file_frames); ++f)
     for (std::int64_t c = 0; c < out->channels; ++c) {

@@ -1,4 +1,5 @@
 // JPEG and PNG decoding with the system libjpeg and libpng.
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <png.h>
 
 #include "engine/ops/image_decode.h"
+#include "model/memory_budget.h"
 
 namespace gds::engine::ops {
 
@@ -24,7 +26,25 @@ void jpegErrorExit(j_common_ptr cinfo) {
   std::longjmp(err->jump, 1);
 }
 
-void jpegSilence(j_common_ptr, int) {}
+// libjpeg reports damaged data as warnings (msg_level -1) and carries on: a
+// truncated file (JWRN_JPEG_EOF) decodes with the rest of the image grey,
+// corrupt entropy data as garbage. TensorFlow's DecodeJpeg fails on a
+// truncated file; here every warning is an error. Trace messages
+// (msg_level >= 0) stay silent.
+void jpegWarningIsError(j_common_ptr cinfo, int msg_level) {
+  if (msg_level < 0) jpegErrorExit(cinfo);
+}
+
+// "" when an image of width x height pixels of `channels` bytes fits the
+// memory budget; checked from the header, before the pixels are allocated.
+std::string checkPixels(std::int64_t width, std::int64_t height, std::int64_t channels) {
+  std::int64_t bytes = -1;  // an overflowing product is refused as such
+  if (__builtin_mul_overflow(width, height, &bytes) || __builtin_mul_overflow(bytes, channels, &bytes)) bytes = -1;
+  const Status s = model::checkAllocation(bytes, 1,
+                                          "an image of " + std::to_string(width) + "x" + std::to_string(height) +
+                                              " pixels, " + std::to_string(channels) + " channels");
+  return s.ok() ? "" : s.message();
+}
 
 // Converts interleaved rows from `have` to `want` channels (1, 3 or 4).
 void convertChannels(const std::vector<std::uint8_t>& in, int have, int want, std::int64_t pixels,
@@ -67,7 +87,7 @@ std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out
   JpegError err;
   cinfo.err = jpeg_std_error(&err.mgr);
   err.mgr.error_exit = jpegErrorExit;
-  err.mgr.emit_message = jpegSilence;
+  err.mgr.emit_message = jpegWarningIsError;
   err.message[0] = 0;
   std::vector<std::uint8_t> rows;
   if (setjmp(err.jump)) {
@@ -81,6 +101,13 @@ std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out
   cinfo.dct_method = dct == JpegDct::kIntegerAccurate ? JDCT_ISLOW : JDCT_IFAST;
   if (channels == 1) cinfo.out_color_space = JCS_GRAYSCALE;
   else if (channels == 3 || cinfo.num_components != 1) cinfo.out_color_space = JCS_RGB;
+  // Output size from the header alone (progressive files allocate the whole
+  // image's coefficients in jpeg_start_decompress).
+  jpeg_calc_output_dimensions(&cinfo);
+  if (std::string big = checkPixels(cinfo.output_width, cinfo.output_height, cinfo.output_components); !big.empty()) {
+    jpeg_destroy_decompress(&cinfo);
+    return big;
+  }
   jpeg_start_decompress(&cinfo);
   const int comps = cinfo.output_components;
   const std::int64_t w = cinfo.output_width, h = cinfo.output_height;
@@ -146,6 +173,10 @@ std::string decodePng(const std::string& bytes, int channels, DecodedImage* out)
   const std::int64_t w = png_get_image_width(png, info), h = png_get_image_height(png, info);
   const int have = png_get_channels(png, info);
   const size_t rowbytes = png_get_rowbytes(png, info);
+  if (std::string big = checkPixels(w, h, std::max(have, channels)); !big.empty()) {
+    png_destroy_read_struct(&png, &info, nullptr);
+    return big;
+  }
   pixels.resize(rowbytes * static_cast<size_t>(h));
   row_pointers.resize(static_cast<size_t>(h));
   for (std::int64_t y = 0; y < h; ++y) row_pointers[y] = pixels.data() + rowbytes * static_cast<size_t>(y);

@@ -185,32 +185,47 @@ std::vector<Interp> interpolationWeights(std::int64_t out_size, std::int64_t in_
   }
   return w;
 }
+
+template <typename T>
+void resizeBilinearFrom(const T* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
+                        std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
+                        bool half_pixel_centers, float* output) {
+  const auto ys = interpolationWeights(out_h, in_h, resizeScale(in_h, out_h, align_corners), half_pixel_centers);
+  const auto xs = interpolationWeights(out_w, in_w, resizeScale(in_w, out_w, align_corners), half_pixel_centers);
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t y = 0; y < out_h; ++y) {
+      const T* top = input + (n * in_h + ys[y].lower) * in_w * channels;
+      const T* bottom = input + (n * in_h + ys[y].upper) * in_w * channels;
+      const float yl = ys[y].lerp;
+      for (std::int64_t x = 0; x < out_w; ++x) {
+        const float xl = xs[x].lerp;
+        const T* tl = top + xs[x].lower * channels;
+        const T* tr = top + xs[x].upper * channels;
+        const T* bl = bottom + xs[x].lower * channels;
+        const T* br = bottom + xs[x].upper * channels;
+        float* out = output + ((n * out_h + y) * out_w + x) * channels;
+        for (std::int64_t c = 0; c < channels; ++c) {
+          const float ftl = static_cast<float>(tl[c]), ftr = static_cast<float>(tr[c]);
+          const float fbl = static_cast<float>(bl[c]), fbr = static_cast<float>(br[c]);
+          const float t = ftl + (ftr - ftl) * xl;
+          const float b = fbl + (fbr - fbl) * xl;
+          out[c] = t + (b - t) * yl;
+        }
+      }
+    }
+}
 }  // namespace
 
 void resizeBilinear(const float* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
                     std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
                     bool half_pixel_centers, float* output) {
-  const auto ys = interpolationWeights(out_h, in_h, resizeScale(in_h, out_h, align_corners), half_pixel_centers);
-  const auto xs = interpolationWeights(out_w, in_w, resizeScale(in_w, out_w, align_corners), half_pixel_centers);
-  for (std::int64_t n = 0; n < batch; ++n)
-    for (std::int64_t y = 0; y < out_h; ++y) {
-      const float* top = input + (n * in_h + ys[y].lower) * in_w * channels;
-      const float* bottom = input + (n * in_h + ys[y].upper) * in_w * channels;
-      const float yl = ys[y].lerp;
-      for (std::int64_t x = 0; x < out_w; ++x) {
-        const float xl = xs[x].lerp;
-        const float* tl = top + xs[x].lower * channels;
-        const float* tr = top + xs[x].upper * channels;
-        const float* bl = bottom + xs[x].lower * channels;
-        const float* br = bottom + xs[x].upper * channels;
-        float* out = output + ((n * out_h + y) * out_w + x) * channels;
-        for (std::int64_t c = 0; c < channels; ++c) {
-          const float t = tl[c] + (tr[c] - tl[c]) * xl;
-          const float b = bl[c] + (br[c] - bl[c]) * xl;
-          out[c] = t + (b - t) * yl;
-        }
-      }
-    }
+  resizeBilinearFrom(input, batch, in_h, in_w, channels, out_h, out_w, align_corners, half_pixel_centers, output);
+}
+
+void resizeBilinear(const std::uint8_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
+                    std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
+                    bool half_pixel_centers, float* output) {
+  resizeBilinearFrom(input, batch, in_h, in_w, channels, out_h, out_w, align_corners, half_pixel_centers, output);
 }
 
 namespace {

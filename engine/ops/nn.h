@@ -60,6 +60,11 @@ float resizeScale(std::int64_t in, std::int64_t out, bool align_corners);
 void resizeBilinear(const float* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
                     std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
                     bool half_pixel_centers, float* output);
+// The same from decoded 8-bit pixels, without a float copy of the whole
+// image (identical results: every uint8 is exact in float).
+void resizeBilinear(const std::uint8_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
+                    std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
+                    bool half_pixel_centers, float* output);
 // Element-size generic (NN keeps the dtype).
 void resizeNearest(const void* input, std::size_t element_size, std::int64_t batch, std::int64_t in_h,
                    std::int64_t in_w, std::int64_t channels, std::int64_t out_h, std::int64_t out_w,
