@@ -90,6 +90,7 @@ int runLabelImage(int argc, char** argv) {
   preprocess.width = width;
   preprocess.mean = static_cast<float>(flags.number("input_mean").value());
   preprocess.std_dev = static_cast<float>(input_std);
+  preprocess.jpeg_dct = engine::ops::JpegDct::kIntegerFast;  // TensorFlow's DecodeJpeg default
   auto image = engine::loadSample(image_path, input, preprocess);
   if (!image.ok()) return fail(image.error());
 

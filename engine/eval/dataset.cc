@@ -125,7 +125,7 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
     // with channels=1 give it.
     const int channels = input.shape.size() == 4 && input.shape[3] == 1 ? 1 : 3;
     ops::DecodedImage image;
-    const std::string err = ops::decodeImage(*bytes, channels, &image);
+    const std::string err = ops::decodeImage(*bytes, channels, &image, preprocess.jpeg_dct);
     if (!err.empty()) return Status::Error(path + ": " + err);
     // TensorFlow's order: decode the whole image, then resize (legacy
     // bilinear) to the model's size, straight from the 8-bit pixels. A

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/eval/compare.h"
+#include "engine/ops/image_decode.h"
 #include "engine/tensor.h"
 #include "model/proto.h"
 #include "model/status.h"
@@ -40,6 +41,11 @@ struct ImagePreprocess {
   std::int64_t height = 0, width = 0;
   float mean = 127.5f;
   float std_dev = 127.5f;
+  // Datasets decode JPEGs as PIL, OpenCV and Keras's load_img do (libjpeg's
+  // accurate integer DCT), so accuracy figures do not carry a fast IDCT's
+  // error; label_image asks for INTEGER_FAST, as its example graph's
+  // DecodeJpeg does.
+  ops::JpegDct jpeg_dct = ops::JpegDct::kIntegerAccurate;
 };
 
 // One input file as the tensor fed to `input`: for string inputs the raw

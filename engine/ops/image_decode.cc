@@ -192,9 +192,9 @@ std::string decodePng(const std::string& bytes, int channels, DecodedImage* out)
   return "";
 }
 
-std::string decodeImage(const std::string& bytes, int channels, DecodedImage* out) {
+std::string decodeImage(const std::string& bytes, int channels, DecodedImage* out, JpegDct dct) {
   if (bytes.size() >= 3 && static_cast<unsigned char>(bytes[0]) == 0xFF && static_cast<unsigned char>(bytes[1]) == 0xD8)
-    return decodeJpeg(bytes, channels, out);
+    return decodeJpeg(bytes, channels, out, dct);
   if (bytes.size() >= 8 && bytes.compare(1, 3, "PNG") == 0) return decodePng(bytes, channels, out);
   return "unknown image format (expected JPEG or PNG)";
 }

@@ -24,7 +24,8 @@ std::string decodeJpeg(const std::string& bytes, int channels, DecodedImage* out
                        JpegDct dct = JpegDct::kIntegerFast);
 std::string decodePng(const std::string& bytes, int channels, DecodedImage* out);
 // Sniffs the format (JPEG, PNG) from the first bytes; JPEG as TensorFlow's
-// DecodeImage does it (INTEGER_FAST).
-std::string decodeImage(const std::string& bytes, int channels, DecodedImage* out);
+// DecodeImage does it (INTEGER_FAST) unless told otherwise.
+std::string decodeImage(const std::string& bytes, int channels, DecodedImage* out,
+                        JpegDct dct = JpegDct::kIntegerFast);
 
 }  // namespace gds::engine::ops
