@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -21,6 +22,9 @@ namespace {
 
 constexpr int kMaxRows = 64;
 constexpr int kMaxColumns = 16;
+// Below a bottom dock at 768 pixels the dock has about 140 pixels: the node's
+// text and its tensor view each keep a few lines there and scroll.
+constexpr int kMinPartHeight = 48;
 
 QString esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
@@ -64,9 +68,19 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   text_ = new QTextBrowser(this);
   text_->setOpenLinks(false);
   text_->setOpenExternalLinks(false);
+  text_->setMinimumHeight(kMinPartHeight);
   layout->addWidget(text_, 3);
 
-  tensor_box_ = new QGroupBox(tr("Tensor"), this);
+  // The tensor view (stats, histogram, values, Save) is taller than the dock
+  // gets under the Benchmark and Accuracy docks: it scrolls instead of
+  // setting the dock's minimum height, which would push the window past
+  // the screen.
+  tensor_scroll_ = new QScrollArea(this);
+  tensor_scroll_->setWidgetResizable(true);
+  tensor_scroll_->setFrameShape(QFrame::NoFrame);
+  tensor_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  tensor_scroll_->setMinimumHeight(kMinPartHeight);
+  tensor_box_ = new QGroupBox(tr("Tensor"), tensor_scroll_);
   auto* tl = new QVBoxLayout(tensor_box_);
   tensor_source_ = new QComboBox(tensor_box_);
   tensor_source_->setToolTip(tr("The node's own value or one of its constant inputs (weights)"));
@@ -85,7 +99,8 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   tl->addWidget(histogram_);
   tl->addWidget(values_, 1);
   tl->addWidget(save_npy_, 0, Qt::AlignRight);
-  layout->addWidget(tensor_box_, 4);
+  tensor_scroll_->setWidget(tensor_box_);
+  layout->addWidget(tensor_scroll_, 4);
 
   connect(text_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
     if (url.scheme() == "node") document_->select(url.path());
@@ -116,7 +131,7 @@ void PropertiesPanel::refresh() {
     else
       msg = tr("Select a node in the graph to see its properties.");
     text_->setHtml("<p style='color:gray'>" + msg + "</p>");
-    tensor_box_->setVisible(false);
+    tensor_scroll_->setVisible(false);
     tensor_source_->clear();
     return;
   }
@@ -152,7 +167,7 @@ void PropertiesPanel::refresh() {
   h += "</table>";
   text_->setHtml(h);
 
-  tensor_box_->setVisible(!props_.tensors.empty());
+  tensor_scroll_->setVisible(!props_.tensors.empty());
   {
     QSignalBlocker block(tensor_source_);
     tensor_source_->clear();

@@ -17,6 +17,7 @@ class QPushButton;
 class QTableWidget;
 class QTextBrowser;
 class QGroupBox;
+class QScrollArea;
 
 namespace gds::ui {
 
@@ -55,6 +56,7 @@ class PropertiesPanel : public QWidget {
   Document* document_;
   NodeProperties props_;
   QTextBrowser* text_;
+  QScrollArea* tensor_scroll_;
   QGroupBox* tensor_box_;
   QComboBox* tensor_source_;
   QLabel* stats_label_;

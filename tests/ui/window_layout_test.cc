@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QToolBar>
 #include <QToolButton>
+#include <QtTest/QTest>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "tests/ui/ui_test_app.h"
 #include "ui/document.h"
 #include "ui/main_window.h"
+#include "ui/properties_panel.h"
 #include "ui/window_layout.h"
 
 namespace gds::ui {
@@ -129,6 +131,39 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
     checkLayout(w, screen);
     EXPECT_GE(w.accuracyDock()->height(), usefulSize(w.accuracyDock()).height());
   }
+}
+
+// A convolution selected (as the Benchmark screenshot selects the slowest
+// node) shows its weights in Node properties: stats, histogram and values.
+// With the Benchmark and Accuracy docks under the left column, that view
+// must not make the docks taller than the screen.
+TEST_P(WindowLayout, WeightsOfTheSelectedNodeFitWithTheBottomDocks) {
+  const QSize screen = GetParam();
+  MainWindow w;
+  w.setInteractive(false);
+  w.arrangeForScreen(QRect(QPoint(0, 0), screen));
+  w.show();
+  GDS_REQUIRE_SHARED();
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle());
+  w.benchmarkAction()->trigger();
+  w.accuracyAction()->trigger();
+  QApplication::processEvents();
+  for (const char* node : {"MobilenetV1/MobilenetV1/Conv2d_0/convolution",  // 3x3x3x8 weights
+                           "MobilenetV1/MobilenetV1/Conv2d_13_pointwise/convolution"}) {  // 1x1x256x256
+    SCOPED_TRACE(node);
+    w.document()->select(node);
+    ASSERT_EQ(w.propertiesPanel()->properties().tensors.size(), 1u);
+    QTRY_VERIFY_WITH_TIMEOUT(w.propertiesPanel()->tensor() != nullptr, 10000);
+    ASSERT_TRUE(w.propertiesPanel()->tensor()->tensor) << w.propertiesPanel()->tensor()->error;
+    ASSERT_TRUE(w.waitUntilIdle());
+    checkLayout(w, screen);
+    EXPECT_TRUE(w.propertiesDock()->isVisible() && !w.propertiesDock()->visibleRegion().isEmpty());
+    EXPECT_TRUE(w.accuracyDock()->isVisible() && !w.accuracyDock()->visibleRegion().isEmpty());
+  }
+  // The Benchmark tab brought forward keeps the same room.
+  w.benchmarkDock()->raise();
+  checkLayout(w, screen);
 }
 
 INSTANTIATE_TEST_SUITE_P(Screens, WindowLayout, ::testing::Values(QSize(1366, 768), QSize(1920, 1080)),
