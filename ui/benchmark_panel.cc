@@ -154,6 +154,14 @@ QWidget* BenchmarkPanel::createSettings() {
   form->addRow(tr("Warm-up runs:"), warmup_);
   form->addRow(tr("Runs:"), runs_);
   form->addRow(tr("Time budget:"), time_);
+  optimize_ = new QCheckBox(tr("Optimize graph"), runs);
+  optimize_->setObjectName("BenchmarkOptimizeGraph");
+  optimize_->setChecked(true);
+  optimize_->setToolTip(tr("Fold constants and fuse each layer's ops into one kernel (a _FusedConv2D runs "
+                           "Conv2D+BiasAdd+Relu6), as the application runs the graph. Untick to run every node "
+                           "on its own, as TensorFlow's benchmark_model does: the tables then show Conv2D, "
+                           "BiasAdd and Relu6 rows as the profiling guides read them (--optimize_graph=false)"));
+  form->addRow(optimize_);
   col->addWidget(runs);
 
   auto* buttons = new QHBoxLayout;
@@ -172,6 +180,13 @@ QWidget* BenchmarkPanel::createSettings() {
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   col->addWidget(status_);
+  node_counts_ = new QLabel(box);
+  node_counts_->setObjectName("BenchmarkNodeCounts");
+  node_counts_->setWordWrap(true);
+  node_counts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  node_counts_->setToolTip(tr("Nodes of each variant's graph, and the nodes the per-node tables timed: fewer "
+                              "when nodes are fused or folded, or when a node is not needed for the outputs"));
+  col->addWidget(node_counts_);
   col->addStretch();
 
   connect(run_, &QPushButton::clicked, this, &BenchmarkPanel::start);
@@ -330,6 +345,7 @@ Result<BenchmarkSettings> BenchmarkPanel::settings() const {
   s.warmup_runs = warmup_->value();
   s.max_runs = runs_->value();
   s.max_time_s = time_->value();
+  s.optimize_graph = optimize_->isChecked();
   if (s.max_runs <= 0 && s.max_time_s <= 0) return Status::Error("Give a number of runs or a time budget");
   return s;
 }
@@ -454,6 +470,18 @@ void BenchmarkPanel::setResults(ComparisonPtr comparison) {
                                                .arg(shorts.join(", ")));
   profile_note_->setToolTip(notes.join("\n"));
   profile_note_->setVisible(!notes.isEmpty());
+  QStringList counts;
+  if (has)
+    for (int v = 0; v < comparison_->variantCount(); ++v) {
+      const VariantBenchmark& vb = comparison_->variant(v);
+      counts << tr("%1: %2 nodes defined, %3 observed%4")
+                    .arg(comparison_->label(v))
+                    .arg(vb.result.stats.nodesDefined())
+                    .arg(vb.result.stats.details().size())
+                    .arg(vb.optimize_graph ? QString() : tr(" (graph not optimized)"));
+    }
+  node_counts_->setText(counts.join("\n"));
+  node_counts_->setVisible(!counts.isEmpty());
   const int again = heat_variant_->findText(keep);
   heat_variant_->setCurrentIndex(again >= 0 ? again : 0);
   heat_variant_->blockSignals(false);

@@ -51,6 +51,10 @@ class BenchmarkPanel : public QWidget {
   QSpinBox* warmupSpin() const { return warmup_; }
   QSpinBox* runsSpin() const { return runs_; }        // 0: bounded by the time budget only
   QDoubleSpinBox* timeBudgetSpin() const { return time_; }  // seconds per phase; 0: runs only
+  // Checked: the plan's folding and fusion (one _FusedConv2D per layer).
+  // Unchecked: every node of the graph runs as its own kernel, as in
+  // TensorFlow's benchmark_model (Conv2D, BiasAdd, Relu6 rows).
+  QCheckBox* optimizeGraphCheck() const { return optimize_; }
   // The settings a run would use; errors name what is missing.
   Result<BenchmarkSettings> settings() const;
 
@@ -84,6 +88,9 @@ class BenchmarkPanel : public QWidget {
   OpTypeChart* chart() const { return chart_; }
   // Per variant, why the per-node times exceed the latency (engine::formatProfileAccounting).
   QLabel* profileNote() const { return profile_note_; }
+  // Per variant, "555 nodes defined, 554 observed" as `gdstudio benchmark`'s
+  // summary line counts them (the graph's nodes, the profiled ones).
+  QLabel* nodeCounts() const { return node_counts_; }
 
   // --- Exports (of the last result; empty when there is none).
   // The tables exports print: benchmark_model's defaults (all of Run Order,
@@ -139,6 +146,7 @@ class BenchmarkPanel : public QWidget {
   InputSourceWidget* inputs_;
   QSpinBox *threads_, *warmup_, *runs_;
   QDoubleSpinBox* time_;
+  QCheckBox* optimize_;
   QPushButton *run_, *cancel_;
   QProgressBar* bar_;
   QLabel* status_;
@@ -152,6 +160,7 @@ class BenchmarkPanel : public QWidget {
   OpTypeChart* chart_;
   QLineEdit* filter_;
   QLabel* profile_note_;
+  QLabel* node_counts_;
   QCheckBox* heat_;
   QComboBox* heat_variant_;
   QPushButton *export_csv_, *export_json_, *copy_text_;

@@ -24,6 +24,10 @@ struct BenchmarkSettings {
   int warmup_runs = 1;
   int max_runs = 50;                      // <= 0: bounded by max_time_s only
   double max_time_s = 10.0;               // <= 0: bounded by max_runs only
+  // The plan's inference rewrites (folding, fusion); false runs every node of
+  // the graph as its own kernel, as TensorFlow's benchmark_model does
+  // (`gdstudio benchmark --optimize_graph=false`).
+  bool optimize_graph = true;
 };
 
 struct VariantBenchmark {
@@ -31,7 +35,8 @@ struct VariantBenchmark {
   BuiltVariant built;  // graph, sizes, pipeline
   double init_seconds = 0;  // compileForInference
   int num_threads = 1;
-  engine::BenchmarkResult result;
+  bool optimize_graph = true;  // BenchmarkSettings::optimize_graph of the run
+  engine::BenchmarkResult result;  // stats.nodesDefined(): the variant graph's nodes
 };
 
 // Shared between the GUI thread (reads progress, sets cancel) and the worker.

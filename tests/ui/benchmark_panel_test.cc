@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <fstream>
 
@@ -259,8 +260,11 @@ TEST_F(BenchmarkPanelTest, CsvAndJsonExportsUseTheCliFormats) {
                 " ==============================\n" +
                 engine::formatTables(p->comparison()->variant(v).result, BenchmarkPanel::exportTableOptions(true), true);
   EXPECT_EQ(readAll(path), expected);
-  // The CSV tables' header, as `gdstudio benchmark --format=csv` prints it.
-  EXPECT_NE(expected.find("node type, start, first, avg_ms, %, cdf%, mem KB, times called, name\n"), std::string::npos);
+  // The CSV tables' header, as `gdstudio benchmark --format=csv` prints it
+  // for a graph with fused nodes (the last column names their ops).
+  EXPECT_NE(expected.find("node type, start, first, avg_ms, %, cdf%, mem KB, times called, name, fused ops\n"),
+            std::string::npos);
+  EXPECT_NE(expected.find("Conv2D+BiasAdd+Relu6"), std::string::npos);
   EXPECT_NE(expected.find("node type, count, avg_ms, avg %, cdf %, mem KB, times called\n"), std::string::npos);
   EXPECT_NE(expected.find("FLOPs estimate: "), std::string::npos);
 
@@ -494,6 +498,96 @@ TEST_F(BenchmarkPanelTest, WrongShapedNpyNamesTheInputAndFile) {
   EXPECT_TRUE(p->statusText().contains("small.npy"));
   EXPECT_EQ(p->comparison(), before);
   p->inputSource()->setValue(InputSource{});
+}
+
+// "Optimize graph" unticked runs every node of the graph as its own kernel,
+// as TensorFlow's benchmark_model does: the tables read as the guides'
+// profiling lesson (Conv2D rows, the batch norm's Mul and Add, Relu6 rows,
+// no _Fused rows) and the convolutions carry most of the time. Ticked again,
+// the fused rows return. The dock counts the nodes as `gdstudio benchmark
+// --graph=mobilenet_v1_0.25_128_frozen.pb [--optimize_graph=false]` does:
+// "555 nodes defined 554 nodes observed" unfused, "555 nodes defined 92
+// nodes observed" fused.
+TEST(BenchmarkPanelUnfused, EveryNodeIsItsOwnRowWhenTheGraphIsNotOptimized) {
+  ensureApp();
+  GDS_REQUIRE_SHARED();
+  Bench bench;
+  ASSERT_TRUE(bench.open());
+  BenchmarkPanel* p = bench.panel.get();
+  p->setVariantChecked(VariantKind::EightBit, false);
+  p->runsSpin()->setValue(10);
+  ASSERT_TRUE(p->optimizeGraphCheck()->isChecked());  // the default
+  EXPECT_TRUE(p->optimizeGraphCheck()->toolTip().contains("benchmark_model"));
+  p->optimizeGraphCheck()->setChecked(false);
+  ASSERT_TRUE(p->start()) << p->lastError().toStdString();
+  ASSERT_TRUE(p->waitUntilIdle(120000));
+  ASSERT_TRUE(p->lastError().isEmpty()) << p->lastError().toStdString();
+  ASSERT_EQ(p->comparison()->variantCount(), 1);
+
+  const VariantBenchmark& vb = p->comparison()->variant(0);
+  EXPECT_FALSE(vb.optimize_graph);
+  EXPECT_EQ(vb.result.stats.nodesDefined(), 555);
+  EXPECT_EQ(vb.result.stats.details().size(), 554u);
+  EXPECT_FALSE(p->nodeCounts()->isHidden());
+  EXPECT_EQ(p->nodeCounts()->text(), "Current: 555 nodes defined, 554 observed (graph not optimized)");
+
+  // The per-node table: a row per graph node, typed with the graph's ops.
+  LayerTableModel* layers = p->layerModel();
+  EXPECT_EQ(layers->rowCount(), 554);
+  EXPECT_TRUE(p->comparison()->fusedChains(0).empty());
+  std::map<std::string, int> rows_by_type;
+  for (int r = 0; r < layers->rowCount(); ++r) {
+    const std::string type = layers->index(r, 2).data().toString().toStdString();
+    EXPECT_NE(type.rfind("_Fused", 0), 0u) << layers->index(r, 0).data().toString().toStdString() << ": " << type;
+    ++rows_by_type[type];
+  }
+  EXPECT_EQ(rows_by_type["Conv2D"], 15);
+  EXPECT_EQ(rows_by_type["DepthwiseConv2dNative"], 13);
+  EXPECT_EQ(rows_by_type["Relu6"], 27);
+  EXPECT_EQ(rows_by_type["Mul"], 81);
+  // The guides' Conv2D row is the convolution node itself, timed alone.
+  const std::string conv = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/convolution";
+  const std::string relu = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6";
+  ASSERT_TRUE(vb.result.stats.details().count(conv));
+  EXPECT_EQ(vb.result.stats.details().at(conv).type, "Conv2D");
+  EXPECT_EQ(vb.result.stats.details().at(relu).type, "Relu6");
+  EXPECT_EQ(p->comparison()->creditedNode(0, relu), relu);
+
+  // Most of the time is in the convolutions, Conv2D the most of any op type.
+  // Each node's fastest run stands for its cost: the machine may be busy,
+  // and a run the scheduler interrupts charges its pause to whichever node
+  // was running.
+  std::map<std::string, double> fastest_by_type;
+  double total = 0;
+  for (const auto& [name, d] : vb.result.stats.details()) {
+    fastest_by_type[d.type] += static_cast<double>(d.rel_end_us.min());
+    total += static_cast<double>(d.rel_end_us.min());
+  }
+  ASSERT_GT(total, 0.0);
+  for (const auto& [type, us] : fastest_by_type)
+    if (type != "Conv2D") {
+      EXPECT_GT(fastest_by_type["Conv2D"], us) << type;
+    }
+  EXPECT_GT(fastest_by_type["Conv2D"] + fastest_by_type["DepthwiseConv2dNative"], 0.5 * total);
+
+  // Ticked: one _FusedConv2D per layer again, its row naming the chain.
+  p->optimizeGraphCheck()->setChecked(true);
+  p->runsSpin()->setValue(3);
+  ASSERT_TRUE(p->start()) << p->lastError().toStdString();
+  ASSERT_TRUE(p->waitUntilIdle(120000));
+  ASSERT_TRUE(p->lastError().isEmpty()) << p->lastError().toStdString();
+  const VariantBenchmark& fused = p->comparison()->variant(0);
+  EXPECT_TRUE(fused.optimize_graph);
+  EXPECT_EQ(fused.result.stats.nodesDefined(), 555);
+  EXPECT_EQ(fused.result.stats.details().size(), 92u);
+  EXPECT_EQ(p->nodeCounts()->text(), "Current: 555 nodes defined, 92 observed");
+  EXPECT_EQ(fused.result.stats.details().at(relu).type, "_FusedConv2D");
+  EXPECT_EQ(fused.result.stats.details().at(relu).fused_ops, "Conv2D+BiasAdd+Relu6");
+  int conv_row = -1;
+  for (int r = 0; r < layers->rowCount(); ++r)
+    if (layers->index(r, 0).data().toString().toStdString() == conv) conv_row = r;
+  ASSERT_GE(conv_row, 0);
+  EXPECT_EQ(layers->index(conv_row, 2).data().toString(), "_FusedConv2D (Conv2D+Mul+Add+Relu6)");
 }
 
 // ---------------------------------------------------------------- shared pieces
