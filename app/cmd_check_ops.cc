@@ -5,41 +5,20 @@
 // interpreter (its kernel registry, with the dtypes each kernel takes).
 // Exit status: 0 when every node is provided for, 1 when one is not, 2 on
 // an error.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
-#include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
-#include "engine/builtin_kernels.h"
+#include "engine/interpreter_ops.h"
 #include "model/io.h"
 #include "model/runtime_ops.h"
 
 namespace gds::app {
 namespace {
-
-// The interpreter's op set, read from its kernel registry.
-model::RuntimeOps interpreterOps() {
-  model::RuntimeOps r;
-  r.name = "gdstudio";
-  r.title = "gdstudio's interpreter";
-  r.source = "the interpreter's kernel registry";
-  const auto& registry = engine::builtinKernels();
-  for (const auto& op : registry.ops()) {
-    r.ops[op] = "";
-    std::set<tensorflow::DataType> types;
-    bool any = false;
-    for (auto t : registry.dtypes(op)) {
-      if (t == tensorflow::DT_INVALID) any = true;
-      types.insert(t);
-    }
-    if (!any && !types.empty()) r.dtypes[op] = std::move(types);
-  }
-  return r;
-}
 
 int runCheckOps(int argc, char** argv) {
   Flags flags("check_ops",
@@ -68,7 +47,7 @@ int runCheckOps(int argc, char** argv) {
     Result<model::RuntimeOps> r = Status::Error("");
     if (name == "tensorflow_mobile") r = model::tensorflowMobileOps();
     else if (name == "tflite") r = model::tfliteBuiltinOps();
-    else if (name == "gdstudio") r = interpreterOps();
+    else if (name == "gdstudio") r = engine::interpreterOps();
     else return trouble("--runtime: unknown runtime '" + name + "' (tensorflow_mobile, tflite or gdstudio)");
     if (!r.ok()) return trouble(r.error());
     runtimes.push_back(std::move(*r));
@@ -78,8 +57,8 @@ int runCheckOps(int argc, char** argv) {
   if (!loaded.ok()) return trouble(loaded.error());
   const tensorflow::GraphDef& graph = loaded->graph;
 
-  std::vector<std::vector<model::NodeSupport>> verdicts;
-  for (const auto& r : runtimes) verdicts.push_back(model::checkGraph(r, graph));
+  std::vector<model::RuntimeCheck> checks;
+  for (const auto& r : runtimes) checks.push_back(model::checkGraph(r, graph));
   bool all_provided = true;
   const char sep = format == "csv" ? ',' : '\t';
   auto cell = [&](const std::string& text) { return format == "csv" ? csvField(text) : text; };
@@ -95,22 +74,22 @@ int runCheckOps(int argc, char** argv) {
   }
   for (int i = 0; i < graph.node_size(); ++i) {
     bool missing = false;
-    for (const auto& v : verdicts)
-      if (v[static_cast<size_t>(i)].verdict == model::OpVerdict::Missing) missing = true;
+    for (const auto& c : checks)
+      if (c.nodes[static_cast<size_t>(i)].verdict == model::OpVerdict::Missing) missing = true;
     if (missing) all_provided = false;
     if (show == "missing" && !missing) continue;
     const auto& node = graph.node(i);
     if (format == "json") {
       nlohmann::json j = {{"node", node.name()}, {"op", node.op()}};
       for (size_t k = 0; k < runtimes.size(); ++k) {
-        const auto& s = verdicts[k][static_cast<size_t>(i)];
+        const auto& s = checks[k].nodes[static_cast<size_t>(i)];
         j[runtimes[k].name] = {{"verdict", model::verdictName(s.verdict)}, {"detail", s.detail}};
       }
       nodes.push_back(std::move(j));
       continue;
     }
     std::string line = cell(node.name()) + sep + cell(node.op());
-    for (const auto& v : verdicts) line += sep + cell(verdictText(v[static_cast<size_t>(i)]));
+    for (const auto& c : checks) line += sep + cell(verdictText(c.nodes[static_cast<size_t>(i)]));
     std::printf("%s\n", line.c_str());
   }
 
@@ -118,28 +97,16 @@ int runCheckOps(int argc, char** argv) {
   nlohmann::json summary = nlohmann::json::array();
   std::string text;
   for (size_t k = 0; k < runtimes.size(); ++k) {
-    int runs = 0, not_needed = 0, missing = 0;
-    std::map<std::string, int> missing_ops;
-    for (int i = 0; i < graph.node_size(); ++i) {
-      const auto& s = verdicts[k][static_cast<size_t>(i)];
-      if (s.verdict == model::OpVerdict::Runs) ++runs;
-      else if (s.verdict == model::OpVerdict::NotNeeded) ++not_needed;
-      else {
-        ++missing;
-        ++missing_ops[graph.node(i).op()];
-      }
-    }
-    std::vector<std::pair<std::string, int>> sorted(missing_ops.begin(), missing_ops.end());
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    const model::RuntimeCheck& c = checks[k];
     std::string ops;
-    for (const auto& [op, n] : sorted) ops += (ops.empty() ? "" : ", ") + op + " x" + std::to_string(n);
-    text += runtimes[k].name + " (" + runtimes[k].title + "): " + std::to_string(runs) + " nodes run, " +
-            std::to_string(not_needed) + " not needed, " + std::to_string(missing) + " missing" +
+    for (const auto& [op, n] : c.missing_ops) ops += (ops.empty() ? "" : ", ") + op + " x" + std::to_string(n);
+    text += runtimes[k].name + " (" + runtimes[k].title + "): " + std::to_string(c.runs) + " nodes run, " +
+            std::to_string(c.not_needed) + " not needed, " + std::to_string(c.missing) + " missing" +
             (ops.empty() ? "" : ": " + ops) + "\n";
     nlohmann::json m = nlohmann::json::object();
-    for (const auto& [op, n] : missing_ops) m[op] = n;
+    for (const auto& [op, n] : c.missing_ops) m[op] = n;
     summary.push_back({{"runtime", runtimes[k].name}, {"title", runtimes[k].title}, {"source", runtimes[k].source},
-                       {"runs", runs}, {"not_needed", not_needed}, {"missing", missing}, {"missing_ops", m}});
+                       {"runs", c.runs}, {"not_needed", c.not_needed}, {"missing", c.missing}, {"missing_ops", m}});
   }
   if (format == "json")
     std::cout << nlohmann::json({{"graph", flags.str("graph")}, {"runtimes", summary}, {"nodes", nodes}}).dump(2)

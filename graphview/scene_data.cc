@@ -205,7 +205,8 @@ void SceneData::setOverlay(const Overlay& overlay, const std::vector<std::pair<i
     hi = std::max(hi, value);
     for (int c = hierarchy_->groupOf(idx); c > 0; c = hierarchy_->group(c).parent) {
       double& gv = group_value_[c];
-      gv = std::isnan(gv) ? value : (overlay.sum_for_groups ? gv + value : std::max(gv, value));
+      const bool sum = overlay.sum_for_groups && overlay.categories.empty();
+      gv = std::isnan(gv) ? value : (sum ? gv + value : std::max(gv, value));
     }
   }
   overlay_min_ = overlay.min.value_or(std::isfinite(lo) ? lo : 0);
@@ -227,7 +228,7 @@ QColor SceneData::overlayFill(int node) const {
   if (overlay_kind_ == OverlayKind::Values) {
     double v = node_value_[node];
     if (std::isnan(v)) return QColor();
-    return heatColor(overlayRamp(v));
+    return valueColor(v);
   }
   if (overlay_kind_ == OverlayKind::Diff && node_diff_[node] >= 0) return diffColor(static_cast<DiffStatus>(node_diff_[node]));
   return QColor();
@@ -239,8 +240,20 @@ double SceneData::overlayRamp(double v) const {
   return (v - lo) / std::max(1e-12, hi - lo);
 }
 
+QColor SceneData::valueColor(double v) const {
+  if (overlay_.categories.empty()) return heatColor(overlayRamp(v));
+  const auto i = static_cast<size_t>(std::clamp(v, 0.0, static_cast<double>(overlay_.categories.size() - 1)));
+  return overlay_.categories[i].second;
+}
+
+QString SceneData::valueText(double v) const {
+  if (overlay_.categories.empty()) return formatValue(v, overlay_.unit);
+  const auto i = static_cast<size_t>(std::clamp(v, 0.0, static_cast<double>(overlay_.categories.size() - 1)));
+  return overlay_.categories[i].first;
+}
+
 QString SceneData::overlayBadge(int node) const {
-  if (overlay_kind_ == OverlayKind::Values && !std::isnan(node_value_[node])) return formatValue(node_value_[node], overlay_.unit);
+  if (overlay_kind_ == OverlayKind::Values && !std::isnan(node_value_[node])) return valueText(node_value_[node]);
   if (overlay_kind_ == OverlayKind::Values && node_noted_[node]) return QStringLiteral("fused");
   if (overlay_kind_ == OverlayKind::Diff && node_diff_[node] > 0) {
     switch (static_cast<DiffStatus>(node_diff_[node])) {
@@ -257,7 +270,7 @@ QString SceneData::overlayToolTip(int node) const {
   if (overlay_kind_ != OverlayKind::Values) return {};
   QString tip;
   if (!std::isnan(node_value_[node]))
-    tip = QStringLiteral("%1: %2").arg(overlay_.title.toHtmlEscaped(), formatValue(node_value_[node], overlay_.unit));
+    tip = QStringLiteral("%1: %2").arg(overlay_.title.toHtmlEscaped(), valueText(node_value_[node]).toHtmlEscaped());
   if (node_noted_[node]) {
     auto it = overlay_.notes.find(hierarchy_->graph().name(node));
     if (it != overlay_.notes.end()) tip += (tip.isEmpty() ? QString() : QStringLiteral("<br>")) + it->second.toHtmlEscaped();
@@ -270,7 +283,7 @@ QColor SceneData::groupOverlayFill(int group) const {
     double v = group_value_[group];
     if (std::isnan(v)) return QColor();
     // Sums can exceed the per-node range: clamp at the top of the gradient.
-    return heatColor(overlayRamp(v));
+    return valueColor(v);
   }
   if (overlay_kind_ == OverlayKind::Diff) {
     // A scope holding any change is "changed".
@@ -280,8 +293,10 @@ QColor SceneData::groupOverlayFill(int group) const {
 }
 
 QString SceneData::groupOverlayBadge(int group) const {
-  if (overlay_kind_ == OverlayKind::Values && !std::isnan(group_value_[group]))
+  if (overlay_kind_ == OverlayKind::Values && !std::isnan(group_value_[group])) {
+    if (!overlay_.categories.empty()) return valueText(group_value_[group]);
     return (overlay_.sum_for_groups ? QStringLiteral("\u03a3 ") : QStringLiteral("max ")) + formatValue(group_value_[group], overlay_.unit);
+  }
   return {};
 }
 
@@ -289,6 +304,10 @@ LegendInfo SceneData::legend() const {
   LegendInfo info;
   if (overlay_kind_ == OverlayKind::Values) {
     info.title = overlay_.title;
+    if (!overlay_.categories.empty()) {
+      info.entries = overlay_.categories;
+      return info;
+    }
     info.gradient = true;
     info.min = overlay_min_;
     info.max = overlay_max_;

@@ -43,6 +43,11 @@ struct Overlay {
   // node name -> a line for its tooltip, e.g. that it ran inside another
   // node's fused kernel; a noted node without a value shows the badge "fused".
   std::unordered_map<std::string, QString> notes;
+  // A categorical overlay (verdicts, not amounts) when not empty: a value is
+  // an index into `categories`, drawn in its colour with its name as badge
+  // and legend entry; collapsed scopes show their highest index, so order
+  // the categories least to most alarming.
+  std::vector<std::pair<QString, QColor>> categories;
 };
 
 enum class DiffStatus { Unchanged, Added, Removed, Changed };
@@ -111,6 +116,9 @@ class SceneData {
   void computeLooks();
   // Position of a value on the overlay's gradient (0..1 inside the range; log_scale honoured).
   double overlayRamp(double v) const;
+  // Fill and badge text of a value (its category's, on a categorical overlay).
+  QColor valueColor(double v) const;
+  QString valueText(double v) const;
 
   std::shared_ptr<const Hierarchy> hierarchy_;
   std::vector<NodeLook> looks_;

@@ -2,6 +2,7 @@
 
 #include "model/tensor.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <sstream>
 
@@ -97,10 +98,24 @@ NodeSupport checkNode(const RuntimeOps& runtime, const tensorflow::NodeDef& node
   return s;
 }
 
-std::vector<NodeSupport> checkGraph(const RuntimeOps& runtime, const tensorflow::GraphDef& graph) {
-  std::vector<NodeSupport> out;
-  out.reserve(static_cast<size_t>(graph.node_size()));
-  for (const auto& node : graph.node()) out.push_back(checkNode(runtime, node));
+RuntimeCheck checkGraph(const RuntimeOps& runtime, const tensorflow::GraphDef& graph) {
+  RuntimeCheck out;
+  out.nodes.reserve(static_cast<size_t>(graph.node_size()));
+  std::map<std::string, int> missing_ops;
+  for (const auto& node : graph.node()) {
+    out.nodes.push_back(checkNode(runtime, node));
+    switch (out.nodes.back().verdict) {
+      case OpVerdict::Runs: ++out.runs; break;
+      case OpVerdict::NotNeeded: ++out.not_needed; break;
+      case OpVerdict::Missing:
+        ++out.missing;
+        ++missing_ops[node.op()];
+        break;
+    }
+  }
+  out.missing_ops.assign(missing_ops.begin(), missing_ops.end());
+  std::stable_sort(out.missing_ops.begin(), out.missing_ops.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/proto.h"
@@ -47,8 +48,17 @@ struct NodeSupport {
 };
 
 NodeSupport checkNode(const RuntimeOps& runtime, const tensorflow::NodeDef& node);
-// One verdict per node of the graph, in node order.
-std::vector<NodeSupport> checkGraph(const RuntimeOps& runtime, const tensorflow::GraphDef& graph);
+
+// A graph checked against one runtime: what check_ops prints and the
+// window's overlay shows.
+struct RuntimeCheck {
+  std::vector<NodeSupport> nodes;  // one verdict per node, in node order
+  int runs = 0, not_needed = 0, missing = 0;
+  // Op types with a 'missing' verdict and their node counts, most nodes
+  // first (ties by op name).
+  std::vector<std::pair<std::string, int>> missing_ops;
+};
+RuntimeCheck checkGraph(const RuntimeOps& runtime, const tensorflow::GraphDef& graph);
 // "runs", "not needed", "missing".
 const char* verdictName(OpVerdict verdict);
 

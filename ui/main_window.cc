@@ -50,6 +50,7 @@
 #include "ui/io_panel.h"
 #include "ui/live_summary.h"
 #include "ui/properties_panel.h"
+#include "ui/runtime_check.h"
 #include "ui/summary_panel.h"
 #include "ui/task_indicator.h"
 #include "ui/transform_runner.h"
@@ -394,6 +395,9 @@ void MainWindow::createMenus() {
   view_menu_->addSeparator();
   view_menu_->addAction(benchmark_);
   view_menu_->addAction(accuracy_);
+  runtime_check_ = new RuntimeCheckOverlay(document_, scene_, this);
+  connect(runtime_check_, &RuntimeCheckOverlay::message, this, [this](const QString& m) { statusBar()->showMessage(m); });
+  view_menu_->addMenu(runtime_check_->createMenu(this));
   view_menu_->addSeparator();
   for (QDockWidget* dock : {io_dock_, properties_dock_, transforms_dock_, step_dock_, summary_dock_, history_dock_,
                             benchmark_dock_, accuracy_dock_})

@@ -36,6 +36,7 @@ class BenchmarkPanel;
 class IoPanel;
 class LiveSummary;
 class PropertiesPanel;
+class RuntimeCheckOverlay;
 class SideBySideView;
 class StepPanel;
 class SummaryPanel;
@@ -134,6 +135,8 @@ class MainWindow : public QMainWindow {
   AccuracyPanel* accuracyPanel() const { return accuracy_panel_; }
   QDockWidget* accuracyDock() const { return accuracy_dock_; }
   QAction* accuracyAction() const { return accuracy_; }
+  // View > Check Ops for Runtime (issue 18).
+  RuntimeCheckOverlay* runtimeCheck() const { return runtime_check_; }
   graphview::GraphScene* graphScene() const { return scene_; }
   // The welcome page in the centre while no model is shown: recent files,
   // the bundled sample and "open a model", each one click.
@@ -231,6 +234,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* benchmark_dock_ = nullptr;
   QAction* benchmark_ = nullptr;
   AccuracyPanel* accuracy_panel_ = nullptr;
+  RuntimeCheckOverlay* runtime_check_ = nullptr;
   QDockWidget* accuracy_dock_ = nullptr;
   QAction* accuracy_ = nullptr;
   TaskIndicator* task_;

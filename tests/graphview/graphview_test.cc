@@ -344,6 +344,42 @@ TEST(Scene, OverlaysAndMarks) {
   EXPECT_EQ(scene.markOf(g.find("a/relu")), 0);
 }
 
+// Verdicts (check ops for a runtime) as categories: each node in its
+// category's colour and name, the legend lists the categories, a collapsed
+// scope shows its worst (highest) category, never a sum.
+TEST(Scene, CategoricalOverlay) {
+  ensureApp();
+  GraphScene scene;
+  scene.setSynchronous(true);
+  ASSERT_TRUE(scene.setGraph(parseText(kScoped)).ok());
+  const model::Graph& g = *scene.graph();
+  Overlay ov;
+  ov.title = QStringLiteral("Ops on TensorFlow Lite builtins");
+  ov.categories = {{QStringLiteral("not needed"), QColor(190, 190, 190)},
+                   {QStringLiteral("runs"), QColor(120, 200, 120)},
+                   {QStringLiteral("missing"), QColor(225, 85, 75)}};
+  ov.values = {{"a/conv", 1.0}, {"a/relu", 2.0}, {"out", 0.0}};
+  ov.notes = {{"a/relu", QStringLiteral("not a builtin operator")}};
+  scene.setOverlay(ov);
+  EXPECT_EQ(scene.overlayFill(g.find("a/conv")), QColor(120, 200, 120));
+  EXPECT_EQ(scene.overlayFill(g.find("a/relu")), QColor(225, 85, 75));
+  EXPECT_EQ(scene.overlayFill(g.find("out")), QColor(190, 190, 190));
+  EXPECT_FALSE(scene.overlayFill(g.find("input")).isValid());
+  EXPECT_EQ(scene.overlayBadge(g.find("a/conv")), QStringLiteral("runs"));
+  EXPECT_EQ(scene.overlayBadge(g.find("out")), QStringLiteral("not needed"));
+  EXPECT_EQ(scene.overlayToolTip(g.find("a/relu")),
+            QStringLiteral("Ops on TensorFlow Lite builtins: missing<br>not a builtin operator"));
+  const int a = scene.hierarchy()->findGroup("a");
+  EXPECT_EQ(scene.groupOverlayBadge(a), QStringLiteral("missing"));
+  EXPECT_EQ(scene.groupOverlayFill(a), QColor(225, 85, 75));
+  const LegendInfo legend = scene.legend();
+  EXPECT_FALSE(legend.gradient);
+  EXPECT_EQ(legend.title, ov.title);
+  ASSERT_EQ(legend.entries.size(), 3u);
+  EXPECT_EQ(legend.entries[2].first, QStringLiteral("missing"));
+  EXPECT_EQ(legend.entries[2].second, QColor(225, 85, 75));
+}
+
 // A new, smaller graph while the old one is shown: until the new layout
 // arrives, the items in the scene are the old graph's and paint the old
 // graph's data (looks, marks, hits) - never the new graph's arrays by old
