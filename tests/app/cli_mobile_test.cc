@@ -309,7 +309,7 @@ TEST(CliCheckOps, WholeCorpus) {
     const std::string path = e.path().string();
     SCOPED_TRACE(path);
     auto loaded = model::load(path);
-    if (!loaded.ok()) continue;  // formats other engineers' adapters read (TF2, TFLite) are not graphs here
+    if (!loaded.ok()) continue;  // TF2 SavedModels and .tflite files (their own adapters) are not GraphDefs here
     ++graphs;
     auto r = test::runGdstudio({"check_ops", "--graph=" + path, "--format=json"});
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
