@@ -168,18 +168,42 @@ void spectrogram(const float* samples, std::int64_t count, std::int64_t stride_b
   for (std::int64_t i = 0; i < window_size; ++i)
     window[i] = 0.5 - 0.5 * std::cos((2 * pi * static_cast<double>(i)) / static_cast<double>(window_size));
   const std::int64_t frames = spectrogramFrames(count, window_size, stride);
-  std::vector<double> re(static_cast<size_t>(fft)), im(static_cast<size_t>(fft));
-  const Twiddles twiddles(static_cast<size_t>(fft));
+  // The input is real, so one complex transform of half the size does the
+  // work (as TF's rdft does): z[k] = x[2k] + i x[2k+1], Z = FFT(z), then
+  // X[k] = (Z[k] + conj Z[h-k]) / 2 - i e^{-2 pi i k / n} (Z[k] - conj Z[h-k]) / 2.
+  const std::int64_t half = fft / 2;
+  std::vector<double> re(static_cast<size_t>(std::max<std::int64_t>(half, 1)));
+  std::vector<double> im(re.size());
+  const Twiddles half_twiddles(re.size());
+  const Twiddles twiddles(static_cast<size_t>(fft));  // e^{-2 pi i k / n}, k < n/2
+  auto emit = [&](std::int64_t f, std::int64_t b, double xr, double xi) {
+    // TF stores re^2 + im^2 as float, then takes sqrt in float.
+    const float power = static_cast<float>(xr * xr + xi * xi);
+    output[f * bins + b] = magnitude_squared ? power : std::sqrt(power);
+  };
+  auto sample = [&](std::int64_t f, std::int64_t j) {
+    return j < window_size ? static_cast<double>(samples[(f * stride + j) * stride_between_samples]) * window[j] : 0.0;
+  };
   for (std::int64_t f = 0; f < frames; ++f) {
-    std::fill(re.begin(), re.end(), 0.0);
-    std::fill(im.begin(), im.end(), 0.0);
-    for (std::int64_t j = 0; j < window_size; ++j)
-      re[j] = static_cast<double>(samples[(f * stride + j) * stride_between_samples]) * window[j];
-    if (fft >= 2) fftWithTwiddles(twiddles, &re, &im);
-    for (std::int64_t b = 0; b < bins; ++b) {
-      // TF stores re^2 + im^2 as float, then takes sqrt in float.
-      const float power = static_cast<float>(re[b] * re[b] + im[b] * im[b]);
-      output[f * bins + b] = magnitude_squared ? power : std::sqrt(power);
+    if (fft < 2) {  // a window of one sample: its value is its transform
+      emit(f, 0, sample(f, 0), 0.0);
+      continue;
+    }
+    for (std::int64_t k = 0; k < half; ++k) {
+      re[k] = sample(f, 2 * k);
+      im[k] = sample(f, 2 * k + 1);
+    }
+    if (half >= 2) fftWithTwiddles(half_twiddles, &re, &im);
+    // k = 0 and k = n/2: the sum and difference of Z[0]'s parts.
+    emit(f, 0, re[0] + im[0], 0.0);
+    emit(f, half, re[0] - im[0], 0.0);
+    for (std::int64_t k = 1; k < half; ++k) {
+      const double ar = re[k], ai = im[k], br = re[half - k], bi = -im[half - k];  // Z[k], conj Z[h-k]
+      const double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);                    // even part
+      const double dr = 0.5 * (ar - br), di = 0.5 * (ai - bi);                    // (Z[k] - conj Z[h-k]) / 2
+      const double orr = di, oi = -dr;                                            // odd part: that / i
+      const double wr = twiddles.re[k], wi = twiddles.im[k];
+      emit(f, k, er + wr * orr - wi * oi, ei + wr * oi + wi * orr);
     }
   }
 }
