@@ -165,9 +165,17 @@ Status zeros(const KernelContext& ctx, DataType dtype, const Shape& shape, Tenso
 
 // ---- ops that make a list
 
-class TensorListReserveKernel : public OpKernel {
+// The list kernels that carry TensorFlow's element_dtype attr.
+class ElementDtypeKernel : public OpKernel {
  public:
   Status init(const KernelInit& init) override { return init.getAttr("element_dtype", &dtype_); }
+
+ protected:
+  DataType dtype_ = tensorflow::DT_INVALID;
+};
+
+class TensorListReserveKernel : public ElementDtypeKernel {
+ public:
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {tensorflow::DT_VARIANT}; }
   Status compute(KernelContext& ctx) override {
     auto l = std::make_shared<TensorList>();
@@ -183,14 +191,10 @@ class TensorListReserveKernel : public OpKernel {
     ctx.setOutput(0, wrap(std::move(l)));
     return Status::Ok();
   }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
-class EmptyTensorListKernel : public OpKernel {
+class EmptyTensorListKernel : public ElementDtypeKernel {
  public:
-  Status init(const KernelInit& init) override { return init.getAttr("element_dtype", &dtype_); }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {tensorflow::DT_VARIANT}; }
   Status compute(KernelContext& ctx) override {
     auto l = std::make_shared<TensorList>();
@@ -200,9 +204,6 @@ class EmptyTensorListKernel : public OpKernel {
     ctx.setOutput(0, wrap(std::move(l)));
     return Status::Ok();
   }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
 class TensorListFromTensorKernel : public OpKernel {
@@ -231,9 +232,8 @@ class TensorListFromTensorKernel : public OpKernel {
 
 // ---- ops that read a list
 
-class TensorListGetItemKernel : public OpKernel {
+class TensorListGetItemKernel : public ElementDtypeKernel {
  public:
-  Status init(const KernelInit& init) override { return init.getAttr("element_dtype", &dtype_); }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {model::baseDtype(dtype_)}; }
   Status compute(KernelContext& ctx) override {
     const TensorList* l = nullptr;
@@ -257,9 +257,6 @@ class TensorListGetItemKernel : public OpKernel {
     ctx.setOutput(0, z);
     return Status::Ok();
   }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
 // Stacks the elements picked by `indices` into one tensor [n, element...]
@@ -299,10 +296,10 @@ Status stackElements(KernelContext& ctx, const TensorList& l, const std::vector<
   return Status::Ok();
 }
 
-class TensorListStackKernel : public OpKernel {
+class TensorListStackKernel : public ElementDtypeKernel {
  public:
   Status init(const KernelInit& init) override {
-    GDS_RETURN_IF_ERROR(init.getAttr("element_dtype", &dtype_));
+    GDS_RETURN_IF_ERROR(ElementDtypeKernel::init(init));
     return init.getAttrOr<int64_t>("num_elements", &num_elements_, -1);
   }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {model::baseDtype(dtype_)}; }
@@ -319,13 +316,11 @@ class TensorListStackKernel : public OpKernel {
   }
 
  private:
-  DataType dtype_ = tensorflow::DT_INVALID;
   int64_t num_elements_ = -1;
 };
 
-class TensorListGatherKernel : public OpKernel {
+class TensorListGatherKernel : public ElementDtypeKernel {
  public:
-  Status init(const KernelInit& init) override { return init.getAttr("element_dtype", &dtype_); }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {model::baseDtype(dtype_)}; }
   Status compute(KernelContext& ctx) override {
     const TensorList* l = nullptr;
@@ -339,9 +334,6 @@ class TensorListGatherKernel : public OpKernel {
                          std::to_string(l->tensors.size()) + " elements");
     return stackElements(ctx, *l, indices, 2);
   }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
 class TensorListLengthKernel : public OpKernel {
@@ -385,10 +377,10 @@ class TensorListElementShapeKernel : public OpKernel {
 
 // ---- ops that make a changed copy of a list
 
-class TensorListSetItemKernel : public OpKernel {
+class TensorListSetItemKernel : public ElementDtypeKernel {
  public:
   Status init(const KernelInit& init) override {
-    GDS_RETURN_IF_ERROR(init.getAttr("element_dtype", &dtype_));
+    GDS_RETURN_IF_ERROR(ElementDtypeKernel::init(init));
     return init.getAttrOr<bool>("resize_if_index_out_of_bounds", &resize_, false);
   }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {tensorflow::DT_VARIANT}; }
@@ -421,13 +413,11 @@ class TensorListSetItemKernel : public OpKernel {
   }
 
  private:
-  DataType dtype_ = tensorflow::DT_INVALID;
   bool resize_ = false;
 };
 
-class TensorListPushBackKernel : public OpKernel {
+class TensorListPushBackKernel : public ElementDtypeKernel {
  public:
-  Status init(const KernelInit& init) override { return init.getAttr("element_dtype", &dtype_); }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {tensorflow::DT_VARIANT}; }
   Status compute(KernelContext& ctx) override {
     const TensorList* l = nullptr;
@@ -448,14 +438,10 @@ class TensorListPushBackKernel : public OpKernel {
     ctx.setOutput(0, wrap(std::move(out)));
     return Status::Ok();
   }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
-class TensorListPopBackKernel : public OpKernel {
+class TensorListPopBackKernel : public ElementDtypeKernel {
  public:
-  Status init(const KernelInit& init) override { return init.getAttr("element_dtype", &dtype_); }
   int numOutputs(const KernelInit&) const override { return 2; }
   std::vector<DataType> outputTypes(const KernelInit&) const override {
     return {tensorflow::DT_VARIANT, model::baseDtype(dtype_)};
@@ -477,9 +463,6 @@ class TensorListPopBackKernel : public OpKernel {
     ctx.setOutput(1, item);
     return Status::Ok();
   }
-
- private:
-  DataType dtype_ = tensorflow::DT_INVALID;
 };
 
 }  // namespace
