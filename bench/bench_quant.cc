@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
 #include "engine/ops/gemm.h"
 #include "engine/quantized/conv_dnnl.h"
@@ -66,6 +67,7 @@ double bestSeconds(int reps, Fn fn) {
 std::vector<quantized::GemmBackend> eightBitBackends() {
   std::vector<quantized::GemmBackend> b;
   if (quantized::dnnlAvailable()) b.push_back(quantized::GemmBackend::kDnnl);
+  if (quantized::avx2GemmAvailable()) b.push_back(quantized::GemmBackend::kAvx2);
   b.push_back(quantized::GemmBackend::kGemmlowp);
   return b;
 }
@@ -267,10 +269,16 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  if (quantized::dnnlAvailable())
-    std::printf("8-bit GEMM backends: dnnl (oneDNN, kernels up to %s), gemmlowp\n\n", quantized::dnnlIsa().c_str());
-  else
-    std::printf("8-bit GEMM backends: gemmlowp (no oneDNN VNNI here)\n\n");
+  std::printf("CPU dispatch: %s\n", engine::cpuFeaturesSummary().c_str());
+  std::string names;
+  for (quantized::GemmBackend b : eightBitBackends()) {
+    names += names.empty() ? "" : ", ";
+    names += quantized::gemmBackendName(b);
+    if (b == quantized::GemmBackend::kDnnl) names += " (oneDNN, kernels up to " + quantized::dnnlIsa() + ")";
+    if (b == quantized::GemmBackend::kAvx2) names += " (exact int16-pair GEMM)";
+  }
+  std::printf("8-bit GEMM backends: %s%s\n\n", names.c_str(),
+              quantized::dnnlAvailable() ? "" : "; no oneDNN VNNI here");
   if (flag(argc, argv, "gemm", "") == "true") gemmTable(5, threads);
   std::vector<Model> models;
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"
@@ -136,13 +137,14 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  const bool dnnl = engine::quantized::dnnlAvailable();
-  const std::string dnnl_text = "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")";
-  std::printf("8-bit accumulators: per-channel %s, TFLite int8 %s\n",
-              dnnl ? dnnl_text.c_str() : "gemmlowp (no oneDNN VNNI here)",
-              dnnl ? dnnl_text.c_str()
-                   : engine::quantized::tfl::Int8Gemm::available() ? "exact AVX2 GEMM (no oneDNN VNNI here)"
-                                                                    : "gemmlowp (no oneDNN VNNI here)");
+  const engine::quantized::GemmBackend backend = engine::quantized::defaultGemmBackend();
+  const std::string backend_text =
+      backend == engine::quantized::GemmBackend::kDnnl
+          ? "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")"
+          : backend == engine::quantized::GemmBackend::kAvx2 ? std::string("exact AVX2 int16-pair GEMM (no VNNI here)")
+                                                             : std::string(engine::quantized::gemmBackendName(backend));
+  std::printf("CPU dispatch: %s\n8-bit accumulators (per-channel and TFLite int8): %s\n",
+              engine::cpuFeaturesSummary().c_str(), backend_text.c_str());
   std::vector<Model> models;
   if (!models_dir.empty())
     models.push_back({"mobilenet_1.0_224", models_dir + "/generated/mobilenet_v1_1.0_224_random.pb", "input",

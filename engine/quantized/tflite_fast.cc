@@ -384,7 +384,7 @@ struct FastLayer::State {
   std::vector<std::int32_t> acc;
   const Requant* requant_source = nullptr;
   Requantizer requantizer;
-  Int8Gemm gemm;  // the AVX2 path's packed weights
+  Avx2Gemm gemm;  // the AVX2 path's packed weights
   const std::int8_t* gemm_source = nullptr;
   std::int32_t gemm_weight_offset = 0;
 
@@ -455,7 +455,7 @@ void im2colRows(const ConvShape& s, const std::int8_t* input, std::int8_t zero, 
 // rows x gemm.n() accumulators of `a` (or of the windows of `input` when
 // `conv` is set) in blocks of rows over the pool, each block requantized
 // into output while in cache.
-void gemmBlocks(const Int8Gemm& gemm, const Requantizer& q, const ConvShape* conv, const std::int8_t* a,
+void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ConvShape* conv, const std::int8_t* a,
                 std::int64_t rows, std::int64_t lda, std::int32_t a_offset, const std::int32_t* bias,
                 std::int8_t* output, const ThreadPool* pool) {
   const std::int64_t n = gemm.n(), k = gemm.k();
@@ -495,7 +495,7 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
   State& st = *state_;
   const GemmBackend backend = defaultGemmBackend();
   const std::int64_t rows = s.batch * s.out_h * s.out_w;
-  if (kind_ == Kind::kConv && backend != GemmBackend::kDnnl && Int8Gemm::available()) {
+  if (kind_ == Kind::kConv && backend == GemmBackend::kAvx2 && Avx2Gemm::available()) {
     // The exact AVX2 GEMM on the int8 values as they are (no VNNI here for
     // oneDNN; gemmlowp's portable build has no AVX2 kernel).
     const std::int64_t k = s.k_h * s.k_w * s.in_c;
@@ -575,7 +575,7 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
                                const std::int32_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
                                std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
-  if (defaultGemmBackend() != GemmBackend::kDnnl && Int8Gemm::available()) {
+  if (defaultGemmBackend() == GemmBackend::kAvx2 && Avx2Gemm::available()) {
     if (st.gemm_source != weights || st.gemm.n() != units || st.gemm.k() != depth ||
         st.gemm_weight_offset != r.filter_offset) {
       st.gemm.packWeights(weights, units, depth, r.filter_offset);

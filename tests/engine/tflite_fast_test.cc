@@ -336,7 +336,7 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
       EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
       // Without oneDNN's VNNI kernels, convolutions take the AVX2 GEMM.
-      if (!c.depthwise && qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+      if (!c.depthwise && quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
         EXPECT_STREQ(layer.lastBackend(), "avx2");
       }
       // A second run reuses the prepared weights and requantizer.
@@ -374,14 +374,14 @@ TEST(TfliteFast, FullyConnectedMatchesTheReference) {
     qt::FastLayer layer(qt::FastLayer::Kind::kFullyConnected);
     layer.fullyConnected(r, input.data(), weights.data(), bias.data(), batch, depth, units, got.data(), &pool);
     EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
-    if (qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+    if (quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
       EXPECT_STREQ(layer.lastBackend(), "avx2");
     }
   }
 }
 
 TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
-  if (!qt::Int8Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!quantized::Avx2Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
   // Extreme values (every product 255 * 255 with both offsets), K odd and
   // longer than one block of K, rows and columns not multiples of the tile.
   for (const auto& [rows, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
@@ -393,7 +393,7 @@ TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
       a[0] = 5;
       w[static_cast<std::size_t>(k - 1)] = -3;
       const std::int32_t a_offset = sign * 128, w_offset = sign * 128;
-      qt::Int8Gemm gemm;
+      quantized::Avx2Gemm gemm;
       gemm.packWeights(w.data(), n, k, w_offset);
       std::vector<std::int32_t> got(static_cast<std::size_t>(rows * n));
       gemm.run(a.data(), rows, k, a_offset, got.data());
