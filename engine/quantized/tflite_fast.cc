@@ -496,8 +496,9 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
   const GemmBackend backend = defaultGemmBackend();
   const std::int64_t rows = s.batch * s.out_h * s.out_w;
   if (kind_ == Kind::kConv && backend == GemmBackend::kAvx2 && Avx2Gemm::available()) {
-    // The exact AVX2 GEMM on the int8 values as they are (no VNNI here for
-    // oneDNN; gemmlowp's portable build has no AVX2 kernel).
+    // The avx2 backend (no VNNI here for oneDNN; gemmlowp's portable build
+    // has no AVX2 kernel) on the int8 values as they are, with TFLite's
+    // [out_c][k] filter packed directly, im2col by block of rows.
     const std::int64_t k = s.k_h * s.k_w * s.in_c;
     if (st.gemm_source != filter || st.gemm.n() != s.out_c || st.gemm.k() != k || st.gemm_weight_offset != 0) {
       st.gemm.packWeights(filter, s.out_c, k, 0);
