@@ -18,13 +18,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
 #include "engine/quantized/conv_dnnl.h"
@@ -37,7 +37,6 @@
 #include "transforms/tflite/convert.h"
 
 using namespace gds;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -63,51 +62,6 @@ struct Model {
   std::string label, path, input, output;
   std::vector<std::int64_t> shape;
 };
-
-// --clock=cpu measures the process's CPU time instead of wall time: on a
-// loaded machine it leaves out the time other processes held the cores (at
-// 1 thread it is the latency an idle machine would show, cache effects
-// aside; at 2 threads it adds up both threads' work).
-bool g_cpu_clock = false;
-
-double nowMs() {
-  if (!g_cpu_clock) return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
-}
-
-// The median of each plan's `runs` runs after 3 warm-ups, in ms, the plans
-// taking turns run by run (a loaded machine's speed drifts between minutes,
-// so each plan sees the same conditions); -1 for a plan that fails.
-std::vector<double> alternatingMedianMs(const std::vector<engine::Plan*>& plans, const engine::Tensor& input,
-                                        int runs, std::vector<std::string>* errors) {
-  std::vector<double> result(plans.size(), -1);
-  std::vector<std::vector<double>> ms(plans.size());
-  std::vector<bool> ok(plans.size(), true);
-  errors->assign(plans.size(), "");
-  for (std::size_t p = 0; p < plans.size(); ++p)
-    for (int i = 0; i < 3 && ok[p]; ++i) {
-      auto out = plans[p]->run({input});
-      if (!out.ok()) {
-        (*errors)[p] = out.error();
-        ok[p] = false;
-      }
-    }
-  for (int i = 0; i < runs; ++i)
-    for (std::size_t p = 0; p < plans.size(); ++p) {
-      if (!ok[p]) continue;
-      const double t0 = nowMs();
-      (void)plans[p]->run({input});
-      ms[p].push_back(nowMs() - t0);
-    }
-  for (std::size_t p = 0; p < plans.size(); ++p) {
-    if (!ok[p] || ms[p].empty()) continue;
-    std::sort(ms[p].begin(), ms[p].end());
-    result[p] = ms[p][ms[p].size() / 2];
-  }
-  return result;
-}
 
 // Per op type: the time of one profiled run (after the timed ones), most
 // expensive first, as "op ms (share)".
@@ -159,7 +113,8 @@ int main(int argc, char** argv) {
   const std::string resnet = flag(argc, argv, "resnet50", "");
   const std::string tmp = flag(argc, argv, "tmp", "/tmp");
   const bool profile = flag(argc, argv, "profile", "0") == "1";
-  g_cpu_clock = flag(argc, argv, "clock", "wall") == "cpu";
+  const bench::TimingClock clock =
+      flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall;
   if (models_dir.empty() && resnet.empty()) {
     std::fprintf(stderr,
                  "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2] "
@@ -182,7 +137,7 @@ int main(int argc, char** argv) {
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});
   std::printf("whole graph, median %s ms of %d runs (variants taking turns); float/x = float ms / TFLite int8 ms, pc/x = per-channel ms / TFLite "
               "int8 ms\n",
-              g_cpu_clock ? "process CPU" : "wall", runs);
+              bench::clockName(clock), runs);
   std::printf("%-18s\tthreads\tfloat\tper-channel\tTFLite int8\tfloat/x\tpc/x\n", "model");
   for (const Model& m : models) {
     auto loaded = model::load(m.path);
@@ -251,7 +206,7 @@ int main(int argc, char** argv) {
         index.push_back(i);
       }
       std::vector<std::string> errors;
-      const std::vector<double> timed = alternatingMedianMs(live, input, runs, &errors);
+      const std::vector<double> timed = bench::alternatingMedianMs(live, input, runs, clock, &errors);
       std::vector<double> ms(variants.size(), -1);
       std::vector<std::string> profiles;
       for (std::size_t p = 0; p < live.size(); ++p) {
