@@ -82,6 +82,22 @@ TEST(QuantGemm, ZeroPointsOutsideUint8FallBackAndStayExact) {
   expectBackendsMatchReference({6, 17, 33, -32513, 32768}, nullptr, rng);
 }
 
+TEST(QuantGemm, OutputLeadingDimensionIsKeptAndPaddingUntouched) {
+  std::mt19937 rng(21);
+  const std::int64_t m = 23, n = 37, k = 129, ldc = n + 5;
+  std::vector<std::uint8_t> a = randomBytes(static_cast<std::size_t>(m * k), rng);
+  std::vector<std::uint8_t> b = randomBytes(static_cast<std::size_t>(k * n), rng);
+  GemmLhs lhs{a.data(), m, k, k, 77};
+  GemmRhs rhs(b.data(), k, n, n, false, 140);
+  std::vector<std::int32_t> expected(static_cast<std::size_t>(m * ldc), -7);
+  referenceGemm(lhs, b.data(), n, 140, n, expected.data(), ldc);
+  for (GemmBackend backend : backends()) {
+    std::vector<std::int32_t> got(expected.size(), -7);
+    gemm(backend, lhs, rhs, got.data(), ldc, nullptr);
+    EXPECT_EQ(expected, got) << gemmBackendName(backend);
+  }
+}
+
 TEST(QuantGemm, Avx2BackendPacksOnlyZeroPointsThatFitInt16) {
   if (!avx2GemmAvailable()) GTEST_SKIP() << "no AVX2 here";
   const std::vector<std::uint8_t> b(12, 200);
