@@ -6,8 +6,10 @@
 // engine::calibrate on four seeded random inputs (as `gdstudio calibrate`
 // does, so each layer requantizes in one pass). The graphs run in the
 // interpreter at 1 and 2 threads; each 8-bit graph once per GEMM backend
-// (oneDNN's integer kernels where the CPU has VNNI, gemmlowp always). One
-// table, a row per variant: median ms and speedup = float ms / 8-bit ms.
+// (oneDNN's integer kernels where the CPU has VNNI, the exact AVX2 GEMM where
+// it has AVX2, gemmlowp always), every plan taking turns run by run. One
+// table, a row per variant: median ms and speedup = float ms / 8-bit ms
+// (--clock=cpu: process CPU time instead of wall time, for a loaded machine).
 // oneDNN picks its kernels' instruction set at run time (AMX where the CPU
 // has it); ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI limits it to VNNI, and the
 // header line says which one ran.
@@ -15,7 +17,7 @@
 // GEMM on ResNet-50's convolution shapes.
 //
 //   bench_quant --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=N] [--threads=1,2] [--gemm]
-//               [--no_fusion]
+//               [--no_fusion] [--clock=wall|cpu]
 // bench/bench_quant.sh generates the ResNet-50 (100 MB, never committed) and
 // runs this.
 #include <algorithm>
@@ -27,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/plan_timing.h"
+#include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
 #include "engine/ops/gemm.h"
 #include "engine/quantized/conv_dnnl.h"
@@ -66,6 +70,7 @@ double bestSeconds(int reps, Fn fn) {
 std::vector<quantized::GemmBackend> eightBitBackends() {
   std::vector<quantized::GemmBackend> b;
   if (quantized::dnnlAvailable()) b.push_back(quantized::GemmBackend::kDnnl);
+  if (quantized::avx2GemmAvailable()) b.push_back(quantized::GemmBackend::kAvx2);
   b.push_back(quantized::GemmBackend::kGemmlowp);
   return b;
 }
@@ -122,35 +127,18 @@ struct Model {
   std::vector<std::int64_t> shape;
 };
 
-// Median wall time of `runs` runs after 3 warm-ups, in ms; -1 on error.
-double medianMs(engine::Plan& plan, const engine::Tensor& input, int runs, std::string* error) {
-  for (int i = 0; i < 3; ++i) {
-    auto out = plan.run({input});
-    if (!out.ok()) {
-      *error = out.error();
-      return -1;
-    }
-  }
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    auto t0 = Clock::now();
-    (void)plan.run({input});
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 int countOp(const engine::Plan& plan, const char* prefix) {
   int n = 0;
   for (const auto& node : plan.nodes()) n += node.op.rfind(prefix, 0) == 0 ? 1 : 0;
   return n;
 }
 
-void graphTable(const std::vector<Model>& models, int runs, const std::vector<int>& thread_counts, bool fuse) {
+void graphTable(const std::vector<Model>& models, int runs, const std::vector<int>& thread_counts, bool fuse,
+                bench::TimingClock clock) {
   const auto backends = eightBitBackends();
-  std::printf("whole graph, median ms of %d runs; speedup = float ms / 8-bit ms (> 1: 8-bit is faster)%s\n", runs,
-              fuse ? "" : "; 8-bit layer fusion OFF");
+  std::printf("whole graph, median %s ms of %d runs (plans taking turns); speedup = float ms / 8-bit ms (> 1: 8-bit "
+              "is faster)%s\n",
+              bench::clockName(clock), runs, fuse ? "" : "; 8-bit layer fusion OFF");
   std::printf("%-16s\t%-11s\tthreads\tfloat", "model", "8-bit");
   for (auto b : backends) std::printf("\t8-bit %s\tspeedup", quantized::gemmBackendName(b));
   std::printf("\n");
@@ -204,34 +192,57 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
     for (int threads : thread_counts) {
       engine::PlanOptions options;
       options.num_threads = threads;
-      std::string error;
       auto fplan = engine::compileForInference(float_graph, {m.input}, {m.output}, options);
-      const double tf = fplan.ok() ? medianMs(**fplan, input, runs, &error) : -1;
-      if (!fplan.ok()) error = fplan.error();
-      if (tf < 0) {
-        std::fprintf(stderr, "%s float: %s\n", m.label.c_str(), error.c_str());
+      if (!fplan.ok()) {
+        std::fprintf(stderr, "%s float: %s\n", m.label.c_str(), fplan.error().c_str());
         break;
       }
+      // Every plan first (float, then each variant on each backend: the
+      // backend is chosen when a plan is made), then timed taking turns.
       engine::InferenceRewrites rewrites;
       rewrites.fuse_quantized = fuse;
-      for (const Variant& v : variants) {
-        std::printf("%-16s\t%-11s\t%d\t%.2f", m.label.c_str(), v.name, threads, tf);
-        int fused = 0;
+      std::vector<std::unique_ptr<engine::Plan>> qplans;  // [variant][backend], null when it failed
+      std::vector<engine::Plan*> live = {fplan->get()};
+      for (const Variant& v : variants)
         for (auto b : backends) {
           quantized::setDefaultGemmBackend(b);
           auto qplan = engine::compileForInference(v.graph, {m.input}, {m.output}, options, rewrites);
-          const double tq = qplan.ok() ? medianMs(**qplan, input, runs, &error) : -1;
-          if (!qplan.ok()) error = qplan.error();
           quantized::resetDefaultGemmBackend();
+          if (!qplan.ok()) {
+            std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name, quantized::gemmBackendName(b),
+                         qplan.error().c_str());
+            qplans.push_back(nullptr);
+            continue;
+          }
+          qplans.push_back(std::move(*qplan));
+          live.push_back(qplans.back().get());
+        }
+      std::vector<std::string> errors;
+      const std::vector<double> timed = bench::alternatingMedianMs(live, input, runs, clock, &errors);
+      const double tf = timed[0];
+      if (tf < 0) {
+        std::fprintf(stderr, "%s float: %s\n", m.label.c_str(), errors[0].c_str());
+        break;
+      }
+      std::size_t next = 1;  // index in live / timed
+      for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+        const Variant& v = variants[vi];
+        std::printf("%-16s\t%-11s\t%d\t%.2f", m.label.c_str(), v.name, threads, tf);
+        int fused = 0;
+        for (std::size_t bi = 0; bi < backends.size(); ++bi) {
+          const engine::Plan* qplan = qplans[vi * backends.size() + bi].get();
+          const double tq = qplan ? timed[next] : -1;
+          if (qplan && tq < 0)
+            std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name,
+                         quantized::gemmBackendName(backends[bi]), errors[next].c_str());
+          if (qplan) ++next;
           if (tq < 0) {
             std::printf("\terror\t-");
-            std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name, quantized::gemmBackendName(b),
-                         error.c_str());
             continue;
           }
           // Plan-fused TensorFlow-recipe chains, or quantize_nodes' own
           // per-channel fused layers.
-          fused = countOp(**qplan, "_FusedQuantized") + countOp(**qplan, "QuantizedFused");
+          fused = countOp(*qplan, "_FusedQuantized") + countOp(*qplan, "QuantizedFused");
           std::printf("\t%.2f\t%.2fx", tq, tf / tq);
         }
         std::printf("\t(%d fused 8-bit layers)\n", fused);
@@ -263,14 +274,20 @@ int main(int argc, char** argv) {
       (models_dir.empty() && resnet.empty() && flag(argc, argv, "gemm", "") != "true")) {
     std::fprintf(stderr,
                  "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=20] [--threads=1,2] [--gemm] "
-                 "[--no_fusion]\n(bench/bench_quant.sh makes the ResNet-50 and runs this)\n",
+                 "[--no_fusion] [--clock=wall|cpu]\n(bench/bench_quant.sh makes the ResNet-50 and runs this)\n",
                  argv[0]);
     return 2;
   }
-  if (quantized::dnnlAvailable())
-    std::printf("8-bit GEMM backends: dnnl (oneDNN, kernels up to %s), gemmlowp\n\n", quantized::dnnlIsa().c_str());
-  else
-    std::printf("8-bit GEMM backends: gemmlowp (no oneDNN VNNI here)\n\n");
+  std::printf("CPU dispatch: %s\n", engine::cpuFeaturesSummary().c_str());
+  std::string names;
+  for (quantized::GemmBackend b : eightBitBackends()) {
+    names += names.empty() ? "" : ", ";
+    names += quantized::gemmBackendName(b);
+    if (b == quantized::GemmBackend::kDnnl) names += " (oneDNN, kernels up to " + quantized::dnnlIsa() + ")";
+    if (b == quantized::GemmBackend::kAvx2) names += " (exact int16-pair GEMM)";
+  }
+  std::printf("8-bit GEMM backends: %s%s\n\n", names.c_str(),
+              quantized::dnnlAvailable() ? "" : "; no oneDNN VNNI here");
   if (flag(argc, argv, "gemm", "") == "true") gemmTable(5, threads);
   std::vector<Model> models;
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});
@@ -286,6 +303,7 @@ int main(int argc, char** argv) {
                       "MobilenetV1/Predictions/Reshape_1",
                       {1, 128, 128, 3}});
   }
-  graphTable(models, runs, threads, flag(argc, argv, "no_fusion", "") != "true");
+  graphTable(models, runs, threads, flag(argc, argv, "no_fusion", "") != "true",
+             flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall);
   return 0;
 }

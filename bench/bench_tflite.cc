@@ -4,12 +4,14 @@
 // and the per-channel 8-bit graph of the 8-bit pipeline with its ranges
 // calibrated (the fastest 8-bit GraphDef variant, see bench_quant.cc). Both
 // 8-bit variants are calibrated on the same four seeded random inputs. 1 and
-// 2 threads; median ms; ratios float / TFLite int8 (> 1: int8 faster) and
+// 2 threads; median ms, the three variants taking turns run by run; ratios float / TFLite int8 (> 1: int8 faster) and
 // per-channel / TFLite int8 (>= 1: no slower than the per-channel path).
 //
 //   bench_tflite --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=N] [--threads=1,2] [--profile=1]
+//                [--clock=wall|cpu]
 // (--profile=1: after each row, per variant, the op types that took the
-// most time in one profiled run)
+// most time in one profiled run; --clock=cpu: process CPU time per run
+// instead of wall time, for a loaded machine)
 // bench/bench_tflite.sh generates the ResNet-50 (100 MB, never committed) and
 // runs this.
 #include <algorithm>
@@ -22,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/plan_timing.h"
+#include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/gemm.h"
@@ -33,7 +37,6 @@
 #include "transforms/tflite/convert.h"
 
 using namespace gds;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -59,25 +62,6 @@ struct Model {
   std::string label, path, input, output;
   std::vector<std::int64_t> shape;
 };
-
-// Median wall time of `runs` runs after 3 warm-ups, in ms; -1 on error.
-double medianMs(engine::Plan& plan, const engine::Tensor& input, int runs, std::string* error) {
-  for (int i = 0; i < 3; ++i) {
-    auto out = plan.run({input});
-    if (!out.ok()) {
-      *error = out.error();
-      return -1;
-    }
-  }
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    auto t0 = Clock::now();
-    (void)plan.run({input});
-    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
 
 // Per op type: the time of one profiled run (after the timed ones), most
 // expensive first, as "op ms (share)".
@@ -129,28 +113,31 @@ int main(int argc, char** argv) {
   const std::string resnet = flag(argc, argv, "resnet50", "");
   const std::string tmp = flag(argc, argv, "tmp", "/tmp");
   const bool profile = flag(argc, argv, "profile", "0") == "1";
+  const bench::TimingClock clock =
+      flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall;
   if (models_dir.empty() && resnet.empty()) {
     std::fprintf(stderr,
                  "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2] "
-                 "[--profile=1]\n",
+                 "[--profile=1] [--clock=wall|cpu]\n",
                  argv[0]);
     return 2;
   }
-  const bool dnnl = engine::quantized::dnnlAvailable();
-  const std::string dnnl_text = "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")";
-  std::printf("8-bit accumulators: per-channel %s, TFLite int8 %s\n",
-              dnnl ? dnnl_text.c_str() : "gemmlowp (no oneDNN VNNI here)",
-              dnnl ? dnnl_text.c_str()
-                   : engine::quantized::tfl::Int8Gemm::available() ? "exact AVX2 GEMM (no oneDNN VNNI here)"
-                                                                    : "gemmlowp (no oneDNN VNNI here)");
+  const engine::quantized::GemmBackend backend = engine::quantized::defaultGemmBackend();
+  const std::string backend_text =
+      backend == engine::quantized::GemmBackend::kDnnl
+          ? "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")"
+          : backend == engine::quantized::GemmBackend::kAvx2 ? std::string("exact AVX2 int16-pair GEMM (no VNNI here)")
+                                                             : std::string(engine::quantized::gemmBackendName(backend));
+  std::printf("CPU dispatch: %s\n8-bit accumulators (per-channel and TFLite int8): %s\n",
+              engine::cpuFeaturesSummary().c_str(), backend_text.c_str());
   std::vector<Model> models;
   if (!models_dir.empty())
     models.push_back({"mobilenet_1.0_224", models_dir + "/generated/mobilenet_v1_1.0_224_random.pb", "input",
                       "MobilenetV1/Predictions/Reshape_1", {1, 224, 224, 3}});
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});
-  std::printf("whole graph, median ms of %d runs; float/x = float ms / TFLite int8 ms, pc/x = per-channel ms / TFLite "
+  std::printf("whole graph, median %s ms of %d runs (variants taking turns); float/x = float ms / TFLite int8 ms, pc/x = per-channel ms / TFLite "
               "int8 ms\n",
-              runs);
+              bench::clockName(clock), runs);
   std::printf("%-18s\tthreads\tfloat\tper-channel\tTFLite int8\tfloat/x\tpc/x\n", "model");
   for (const Model& m : models) {
     auto loaded = model::load(m.path);
@@ -205,16 +192,28 @@ int main(int argc, char** argv) {
     for (int threads : thread_counts) {
       engine::PlanOptions options;
       options.num_threads = threads;
-      std::vector<double> ms;
+      std::vector<std::unique_ptr<engine::Plan>> plans;
+      std::vector<engine::Plan*> live;
+      std::vector<std::size_t> index;  // variant of each live plan
+      for (std::size_t i = 0; i < variants.size(); ++i) {
+        auto plan = engine::compileForInference(variants[i].graph, {variants[i].input}, {variants[i].output}, options);
+        if (!plan.ok()) {
+          std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), variants[i].name.c_str(), plan.error().c_str());
+          continue;
+        }
+        plans.push_back(std::move(*plan));
+        live.push_back(plans.back().get());
+        index.push_back(i);
+      }
+      std::vector<std::string> errors;
+      const std::vector<double> timed = bench::alternatingMedianMs(live, input, runs, clock, &errors);
+      std::vector<double> ms(variants.size(), -1);
       std::vector<std::string> profiles;
-      for (const Variant& v : variants) {
-        std::string error;
-        auto plan = engine::compileForInference(v.graph, {v.input}, {v.output}, options);
-        const double t = plan.ok() ? medianMs(**plan, input, runs, &error) : -1;
-        if (!plan.ok()) error = plan.error();
-        if (t < 0) std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), v.name.c_str(), error.c_str());
-        ms.push_back(t);
-        if (profile && t >= 0) profiles.push_back("  " + v.name + ": " + opProfile(**plan, input, 6));
+      for (std::size_t p = 0; p < live.size(); ++p) {
+        const Variant& v = variants[index[p]];
+        ms[index[p]] = timed[p];
+        if (timed[p] < 0) std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), v.name.c_str(), errors[p].c_str());
+        if (profile && timed[p] >= 0) profiles.push_back("  " + v.name + ": " + opProfile(*live[p], input, 6));
       }
       std::printf("%-18s\t%d\t%.2f\t%.2f\t%.2f\t%.2fx\t%.2fx\n", m.label.c_str(), threads, ms[0], ms[1], ms[2],
                   ms[0] / ms[2], ms[1] / ms[2]);

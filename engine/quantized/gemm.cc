@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/cpu_features.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine::quantized {
@@ -14,6 +15,7 @@ const char* gemmBackendName(GemmBackend backend) {
     case GemmBackend::kReference: return "reference";
     case GemmBackend::kGemmlowp: return "gemmlowp";
     case GemmBackend::kDnnl: return "dnnl";
+    case GemmBackend::kAvx2: return "avx2";
   }
   return "unknown";
 }
@@ -29,22 +31,26 @@ Result<GemmBackend> parseGemmBackend(const std::string& name) {
                            "); use 'gemmlowp' or 'reference'");
     return GemmBackend::kDnnl;
   }
+  if (name == "avx2") {
+    if (!avx2GemmAvailable())
+      return Status::Error("8-bit GEMM backend 'avx2' is not available here (no AVX2 on this CPU, or GDS_CPU=generic); "
+                           "use 'gemmlowp' or 'reference'");
+    return GemmBackend::kAvx2;
+  }
   if (name == "auto" || name.empty()) return defaultGemmBackend();
-  return Status::Error("unknown 8-bit GEMM backend '" + name + "' (expected reference, gemmlowp, dnnl or auto)");
+  return Status::Error("unknown 8-bit GEMM backend '" + name +
+                       "' (expected reference, gemmlowp, avx2, dnnl or auto)");
 }
 
 bool dnnlAvailable() {
   static const bool available = [] {
     if (!detail::dnnlCompiled()) return false;
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512vnni") != 0;
-#else
-    return false;
-#endif
+    return cpuFeatures().avx512_vnni;
   }();
   return available;
 }
+
+bool avx2GemmAvailable() { return Avx2Gemm::available(); }
 
 namespace {
 // -1: no override; otherwise a GemmBackend value.
@@ -56,7 +62,8 @@ GemmBackend environmentOrAutomatic() {
       Result<GemmBackend> parsed = parseGemmBackend(env);
       if (parsed.ok()) return *parsed;
     }
-    return dnnlAvailable() ? GemmBackend::kDnnl : GemmBackend::kGemmlowp;
+    if (dnnlAvailable()) return GemmBackend::kDnnl;
+    return avx2GemmAvailable() ? GemmBackend::kAvx2 : GemmBackend::kGemmlowp;
   }();
   return chosen;
 }
@@ -84,6 +91,8 @@ GemmRhs::GemmRhs(const std::uint8_t* b, std::int64_t k, std::int64_t n, std::int
     s8_.resize(u8_.size());
     for (std::size_t i = 0; i < u8_.size(); ++i) s8_[i] = static_cast<std::int8_t>(static_cast<int>(u8_[i]) - 128);
   }
+  if (Avx2Gemm::available() && Avx2Gemm::offsetFits(-zero_point) && k > 0)
+    avx2_.packWeights(u8_.data(), k, n, n, false, -zero_point);
 }
 
 namespace {
@@ -99,6 +108,10 @@ void runBlock(GemmBackend backend, const GemmLhs& lhs, const GemmRhs& rhs, std::
   if (backend == GemmBackend::kDnnl && rhs.s8() && lhs.zero_point >= 0 && lhs.zero_point <= 255 &&
       detail::dnnlGemm(a, rows, k, lhs.lda, lhs.zero_point, rhs.s8(), n, rhs.zeroPoint(), c_block, ldc))
     return;
+  if (backend == GemmBackend::kAvx2 && !rhs.avx2().empty() && Avx2Gemm::offsetFits(-lhs.zero_point)) {
+    rhs.avx2().run(a, rows, lhs.lda, -lhs.zero_point, c_block, ldc);
+    return;
+  }
   if (backend == GemmBackend::kReference) {
     GemmLhs block = lhs;
     block.data = a;

@@ -2,6 +2,8 @@
 // interface and interchangeable backends:
 //  - Reference: a plain loop, the specification;
 //  - Gemmlowp: gemmlowp's uint8 GEMM (portable, TensorFlow's own choice);
+//  - Avx2: the exact int16-pair GEMM of gemm_avx2.h (vpmaddwd), for x86-64
+//    CPUs with AVX2 and no VNNI;
 //  - Dnnl: oneDNN's u8s8s32 integer GEMM (AVX-512 VNNI), used when the CPU
 //    has VNNI and the library was found at build time.
 // Every backend computes the same int32 accumulators
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/quantized/gemm_avx2.h"
 #include "model/status.h"
 
 namespace gds::engine {
@@ -26,23 +29,27 @@ class ThreadPool;
 
 namespace gds::engine::quantized {
 
-enum class GemmBackend { kReference, kGemmlowp, kDnnl };
+enum class GemmBackend { kReference, kGemmlowp, kDnnl, kAvx2 };
 
-const char* gemmBackendName(GemmBackend backend);  // "reference", "gemmlowp", "dnnl"
+const char* gemmBackendName(GemmBackend backend);  // "reference", "gemmlowp", "dnnl", "avx2"
 // Accepts the names above; "auto" gives defaultGemmBackend().
 Result<GemmBackend> parseGemmBackend(const std::string& name);
 // True when oneDNN was linked in and this CPU has AVX-512 VNNI.
 bool dnnlAvailable();
-// The backend used when none is requested: dnnl where available, gemmlowp
-// otherwise. The environment variable GDS_QUANTIZED_GEMM (reference,
-// gemmlowp, dnnl) overrides it for benchmarks and comparisons.
+// True on x86-64 CPUs with AVX2 (after the GDS_CPU cap).
+bool avx2GemmAvailable();
+// The backend used when none is requested: dnnl where available, else avx2
+// where available, gemmlowp otherwise. The environment variable
+// GDS_QUANTIZED_GEMM (reference, gemmlowp, avx2, dnnl) overrides it for
+// benchmarks and comparisons.
 GemmBackend defaultGemmBackend();
 // Process-wide override (for benchmarks and tests); kept until reset.
 void setDefaultGemmBackend(GemmBackend backend);
 void resetDefaultGemmBackend();
 
 // The right-hand operand (weights), prepared once per constant filter: the
-// uint8 values as given, and for oneDNN an int8 copy shifted by -128.
+// uint8 values as given, for oneDNN an int8 copy shifted by -128, and on
+// AVX2 CPUs the avx2 backend's packed int16 panels.
 class GemmRhs {
  public:
   GemmRhs() = default;
@@ -58,12 +65,15 @@ class GemmRhs {
   const std::uint8_t* u8() const { return u8_.data(); }
   // Empty unless oneDNN is compiled in.
   const std::int8_t* s8() const { return s8_.empty() ? nullptr : s8_.data(); }
+  // Empty without AVX2 or when the zero point does not fit its int16 values.
+  const Avx2Gemm& avx2() const { return avx2_; }
 
  private:
   std::int64_t k_ = 0, n_ = 0;
   std::int32_t zero_point_ = 0;
   std::vector<std::uint8_t> u8_;
   std::vector<std::int8_t> s8_;
+  Avx2Gemm avx2_;
 };
 
 struct GemmLhs {

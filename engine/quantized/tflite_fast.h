@@ -1,7 +1,7 @@
 // The fast path of TensorFlow Lite's int8 CONV_2D, DEPTHWISE_CONV_2D and
 // FULLY_CONNECTED: the int32 accumulators from oneDNN's int8 convolution and
 // u8s8s32 GEMM where the CPU has VNNI; elsewhere, on x86-64 with AVX2, from
-// this path's own exact int8 GEMM (Int8Gemm) for convolutions and fully
+// the exact AVX2 GEMM (Avx2Gemm, gemm_avx2.h) for convolutions and fully
 // connected layers and the engine's vector depthwise loop (gemmlowp where
 // there is no AVX2); then TFLite's requantization, vectorized (Requantizer),
 // on each finished block of rows. Integer accumulation is exact and the
@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/quantized/gemm_avx2.h"
 #include "engine/quantized/tflite.h"
 
 namespace gds::engine {
@@ -66,24 +67,6 @@ void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max,
                  std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
 void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                      std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
-
-// The exact int8 GEMM of the fast path where the CPU has AVX2 and no VNNI
-// (tflite_fast_gemm.cc): c[m][j] = sum_k (a[m][k] + a_offset) *
-// (w[j][k] + w_offset), int32.
-class Int8Gemm {
- public:
-  static bool available();  // x86-64 with AVX2
-  // w [n][k] (TFLite's filter and FULLY_CONNECTED layout), packed once.
-  void packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k, std::int32_t offset);
-  std::int64_t n() const { return n_; }
-  std::int64_t k() const { return k_; }
-  // a: rows x k, leading dimension lda; c: rows x n.
-  void run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset, std::int32_t* c) const;
-
- private:
-  std::int64_t n_ = 0, k_ = 0, k_pairs_ = 0;
-  std::vector<std::int16_t> packed_;
-};
 
 // What a layer keeps between runs: the prepared weights (for constant
 // weights only), oneDNN's convolution, buffers.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/cpu_features.h"
 #include "engine/quantized/quantization.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -365,11 +366,7 @@ void lookupRow(const std::uint8_t* in, const float* table, std::int64_t n, float
 
 bool cpuHasAvx2() {
 #ifdef GDS_HAVE_AVX2_PATH
-  static const bool have = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return have;
+  return cpuFeatures().avx2;
 #else
   return false;
 #endif
@@ -377,11 +374,7 @@ bool cpuHasAvx2() {
 
 bool cpuHasAvx512() {
 #ifdef GDS_HAVE_AVX2_PATH
-  static const bool have = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") != 0 && __builtin_cpu_supports("avx512bw") != 0;
-  }();
-  return have;
+  return cpuFeatures().avx512;
 #else
   return false;
 #endif

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -26,6 +27,7 @@ std::vector<std::uint8_t> randomBytes(std::size_t count, std::mt19937& rng) {
 
 std::vector<GemmBackend> backends() {
   std::vector<GemmBackend> list = {GemmBackend::kGemmlowp};
+  if (avx2GemmAvailable()) list.push_back(GemmBackend::kAvx2);
   if (dnnlAvailable()) list.push_back(GemmBackend::kDnnl);
   return list;
 }
@@ -74,6 +76,36 @@ TEST(QuantGemm, ZeroPointsOutsideUint8FallBackAndStayExact) {
   std::mt19937 rng(3);
   expectBackendsMatchReference({9, 11, 40, -255, 30}, nullptr, rng);
   expectBackendsMatchReference({9, 11, 40, 20, 300}, nullptr, rng);
+  // The avx2 backend's int16 operands: b - zero reaches -32767 (fits) and
+  // 255 + 32513 (does not fit: gemmlowp's turn); the same for a.
+  expectBackendsMatchReference({9, 21, 41, 32767, 255 - 32767 + 255}, nullptr, rng);
+  expectBackendsMatchReference({6, 17, 33, -32513, 32768}, nullptr, rng);
+}
+
+TEST(QuantGemm, OutputLeadingDimensionIsKeptAndPaddingUntouched) {
+  std::mt19937 rng(21);
+  const std::int64_t m = 23, n = 37, k = 129, ldc = n + 5;
+  std::vector<std::uint8_t> a = randomBytes(static_cast<std::size_t>(m * k), rng);
+  std::vector<std::uint8_t> b = randomBytes(static_cast<std::size_t>(k * n), rng);
+  GemmLhs lhs{a.data(), m, k, k, 77};
+  GemmRhs rhs(b.data(), k, n, n, false, 140);
+  std::vector<std::int32_t> expected(static_cast<std::size_t>(m * ldc), -7);
+  referenceGemm(lhs, b.data(), n, 140, n, expected.data(), ldc);
+  for (GemmBackend backend : backends()) {
+    std::vector<std::int32_t> got(expected.size(), -7);
+    gemm(backend, lhs, rhs, got.data(), ldc, nullptr);
+    EXPECT_EQ(expected, got) << gemmBackendName(backend);
+  }
+}
+
+TEST(QuantGemm, Avx2BackendPacksOnlyZeroPointsThatFitInt16) {
+  if (!avx2GemmAvailable()) GTEST_SKIP() << "no AVX2 here";
+  const std::vector<std::uint8_t> b(12, 200);
+  EXPECT_FALSE(GemmRhs(b.data(), 3, 4, 4, false, 128).avx2().empty());
+  EXPECT_FALSE(GemmRhs(b.data(), 3, 4, 4, false, 32767).avx2().empty());  // 0 - 32767
+  EXPECT_TRUE(GemmRhs(b.data(), 3, 4, 4, false, 32768).avx2().empty());
+  EXPECT_TRUE(GemmRhs(b.data(), 3, 4, 4, false, -32513).avx2().empty());  // 255 + 32513
+  EXPECT_EQ(GemmBackend::kAvx2, *parseGemmBackend("avx2"));
 }
 
 TEST(QuantGemm, LargeAccumulatorsAreExact) {
@@ -122,11 +154,16 @@ TEST(QuantGemm, BackendNames) {
   EXPECT_EQ(GemmBackend::kReference, *parseGemmBackend("reference"));
   Result<GemmBackend> bad = parseGemmBackend("cublas");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ("unknown 8-bit GEMM backend 'cublas' (expected reference, gemmlowp, dnnl or auto)", bad.error());
+  EXPECT_EQ("unknown 8-bit GEMM backend 'cublas' (expected reference, gemmlowp, avx2, dnnl or auto)", bad.error());
   setDefaultGemmBackend(GemmBackend::kReference);
   EXPECT_EQ(GemmBackend::kReference, defaultGemmBackend());
   resetDefaultGemmBackend();
-  EXPECT_EQ(dnnlAvailable() ? GemmBackend::kDnnl : GemmBackend::kGemmlowp, *parseGemmBackend("auto"));
+  if (std::getenv("GDS_QUANTIZED_GEMM") == nullptr) {
+    EXPECT_EQ(dnnlAvailable()        ? GemmBackend::kDnnl
+              : avx2GemmAvailable() ? GemmBackend::kAvx2
+                                    : GemmBackend::kGemmlowp,
+              *parseGemmBackend("auto"));
+  }
 }
 
 }  // namespace

@@ -126,6 +126,7 @@ TEST(QuantKernels, Conv2DMatchesReferenceForEveryBackend) {
                             {1, 9, 9, 4, 3, 3, 6, 2, "VALID"}, {1, 6, 6, 16, 1, 1, 8, 1, "VALID"},
                             {1, 8, 8, 3, 7, 7, 2, 2, "SAME"},  {1, 11, 11, 2, 1, 1, 3, 4, "VALID"}};
   std::vector<quantized::GemmBackend> backends = {quantized::GemmBackend::kGemmlowp};
+  if (quantized::avx2GemmAvailable()) backends.push_back(quantized::GemmBackend::kAvx2);
   if (quantized::dnnlAvailable()) backends.push_back(quantized::GemmBackend::kDnnl);
   for (const ConvCase& cc : cases) {
     auto in = randomU8(static_cast<std::size_t>(cc.batch * cc.h * cc.w * cc.c), rng);

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "engine/quantized/gemm.h"
 #include "engine/quantized/per_channel.h"
 #include "tests/engine/quant_test_util.h"
 
@@ -103,14 +104,24 @@ void expectOptimizedEqualsReference(const Case& k) {
   auto ref = run(k, true, 1);
   ASSERT_TRUE(ref.ok()) << ref.error();
   ASSERT_GT((*ref)[0].numElements(), 0);
-  for (int threads : {1, 2}) {
-    auto opt = run(k, false, threads);
-    ASSERT_TRUE(opt.ok()) << opt.error();
-    EXPECT_EQ((*ref)[0].shape(), (*opt)[0].shape());
-    EXPECT_EQ(values<std::uint8_t>((*ref)[0]), values<std::uint8_t>((*opt)[0])) << threads << " threads";
-    EXPECT_EQ(scalarOf((*ref)[1]), scalarOf((*opt)[1])) << threads << " threads";
-    EXPECT_EQ(scalarOf((*ref)[2]), scalarOf((*opt)[2])) << threads << " threads";
+  // Every 8-bit GEMM backend this CPU has (the default is only one of them).
+  std::vector<quantized::GemmBackend> backends = {quantized::GemmBackend::kGemmlowp};
+  if (quantized::avx2GemmAvailable()) backends.push_back(quantized::GemmBackend::kAvx2);
+  if (quantized::dnnlAvailable()) backends.push_back(quantized::GemmBackend::kDnnl);
+  for (quantized::GemmBackend backend : backends) {
+    quantized::setDefaultGemmBackend(backend);
+    for (int threads : {1, 2}) {
+      auto opt = run(k, false, threads);
+      ASSERT_TRUE(opt.ok()) << opt.error();
+      const std::string where = std::string(quantized::gemmBackendName(backend)) + ", " + std::to_string(threads) +
+                                " threads";
+      EXPECT_EQ((*ref)[0].shape(), (*opt)[0].shape());
+      EXPECT_EQ(values<std::uint8_t>((*ref)[0]), values<std::uint8_t>((*opt)[0])) << where;
+      EXPECT_EQ(scalarOf((*ref)[1]), scalarOf((*opt)[1])) << where;
+      EXPECT_EQ(scalarOf((*ref)[2]), scalarOf((*opt)[2])) << where;
+    }
   }
+  quantized::resetDefaultGemmBackend();
 }
 
 // Depthwise, multiplier 1: 32-channel (AVX-512), 16- and 8-channel blocks and

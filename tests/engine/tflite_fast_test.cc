@@ -336,7 +336,7 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
       EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
       // Without oneDNN's VNNI kernels, convolutions take the AVX2 GEMM.
-      if (!c.depthwise && qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+      if (!c.depthwise && quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
         EXPECT_STREQ(layer.lastBackend(), "avx2");
       }
       // A second run reuses the prepared weights and requantizer.
@@ -344,6 +344,85 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
       if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
       else qt::convReference(s, r, input.data(), filter.data(), nullptr, expected.data());
+      EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
+    }
+  }
+}
+
+// The fused AVX2 depthwise pass (channel multiplier 1, requantization in
+// the same pass) on the shapes its blocking has edges for: channel counts
+// below, at and past multiples of 16, windows with an odd number of taps
+// (3 x 3) and an even one (2 x 2), 1 x 1 and 5 x 5, padding on every side
+// (more than the window's half, so whole window rows and columns fall
+// outside), stride 2, dilation, two images, both ends of the input zero
+// point, a clamp narrower than int8 and per-tensor multipliers. A channel
+// multiplier of 2 takes the other path and still matches.
+TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
+  std::mt19937 rng(23);
+  struct Case {
+    std::string name;
+    std::int64_t h, w, c, k_h, k_w, stride, dil, pad_top, pad_left, out_h, out_w, multiplier;
+    std::int32_t input_zero, act_min, act_max;
+    bool per_channel;
+  };
+  const std::vector<Case> cases = {
+      {"3x3 16 channels, same", 9, 8, 16, 3, 3, 1, 1, 1, 1, 9, 8, 1, -128, -128, 127, true},
+      {"3x3 7 channels", 6, 7, 7, 3, 3, 1, 1, 1, 1, 6, 7, 1, 127, -128, 127, true},
+      {"3x3 40 channels stride 2", 11, 10, 40, 3, 3, 2, 1, 0, 0, 6, 5, 1, 5, -20, 90, true},
+      {"3x3 33 channels stride 2 padded all round", 7, 9, 33, 3, 3, 2, 1, 2, 2, 5, 6, 1, -1, -128, 127, true},
+      {"3x3 dilated 2, 24 channels", 10, 9, 24, 3, 3, 1, 2, 2, 2, 10, 9, 1, 60, 0, 127, true},
+      {"2x2 even taps, 17 channels", 5, 6, 17, 2, 2, 1, 1, 1, 0, 5, 6, 1, -7, -128, 127, false},
+      {"5x5 48 channels", 8, 8, 48, 5, 5, 1, 1, 2, 2, 8, 8, 1, 3, -128, 127, true},
+      {"1x1 30 channels", 4, 5, 30, 1, 1, 1, 1, 0, 0, 4, 5, 1, -100, -128, 127, true},
+      {"3x3 window wider than the input", 2, 2, 20, 3, 3, 1, 1, 2, 2, 4, 4, 1, 9, -128, 127, true},
+      {"multiplier 2 falls back", 6, 6, 12, 3, 3, 1, 1, 1, 1, 6, 6, 2, -5, -128, 127, true},
+  };
+  for (const Case& c : cases) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " thread(s)");
+      qt::ConvShape s;
+      s.batch = 2;
+      s.in_h = c.h;
+      s.in_w = c.w;
+      s.in_c = c.c;
+      s.out_c = c.c * c.multiplier;
+      s.depth_multiplier = c.multiplier;
+      s.k_h = c.k_h;
+      s.k_w = c.k_w;
+      s.stride_h = s.stride_w = c.stride;
+      s.dil_h = s.dil_w = c.dil;
+      s.pad_top = c.pad_top;
+      s.pad_left = c.pad_left;
+      s.out_h = c.out_h;
+      s.out_w = c.out_w;
+      const auto input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
+      auto filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c), &rng);
+      filter[0] = -128;
+      std::vector<std::int32_t> bias(static_cast<std::size_t>(s.out_c));
+      for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 40001) - 20000;
+      std::vector<float> scales(c.per_channel ? static_cast<std::size_t>(s.out_c) : 1);
+      std::uniform_real_distribution<float> sd(0.001f, 0.02f);
+      for (auto& sc : scales) sc = sd(rng);
+      qt::Requant r;
+      r.input_offset = -c.input_zero;
+      r.output_offset = -4;
+      r.act_min = c.act_min;
+      r.act_max = c.act_max;
+      qt::convMultipliers(0.05f, scales, 0.02f, &r);
+      const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
+      std::vector<std::int8_t> expected(n), got(n, 0x55);
+      qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
+      ThreadPool pool(threads);
+      qt::FastLayer layer(qt::FastLayer::Kind::kDepthwise);
+      layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
+      EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
+      if (quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
+        EXPECT_STREQ(layer.lastBackend(), c.multiplier == 1 ? "avx2" : "loop");
+      }
+      // Again without bias: the prepared layer takes the new bias.
+      std::vector<std::int8_t> again(n, 0x55);
+      layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
+      qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
       EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
     }
   }
@@ -374,14 +453,14 @@ TEST(TfliteFast, FullyConnectedMatchesTheReference) {
     qt::FastLayer layer(qt::FastLayer::Kind::kFullyConnected);
     layer.fullyConnected(r, input.data(), weights.data(), bias.data(), batch, depth, units, got.data(), &pool);
     EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
-    if (qt::Int8Gemm::available() && !quantized::dnnlAvailable()) {
+    if (quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
       EXPECT_STREQ(layer.lastBackend(), "avx2");
     }
   }
 }
 
 TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
-  if (!qt::Int8Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!quantized::Avx2Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
   // Extreme values (every product 255 * 255 with both offsets), K odd and
   // longer than one block of K, rows and columns not multiples of the tile.
   for (const auto& [rows, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
@@ -393,7 +472,7 @@ TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
       a[0] = 5;
       w[static_cast<std::size_t>(k - 1)] = -3;
       const std::int32_t a_offset = sign * 128, w_offset = sign * 128;
-      qt::Int8Gemm gemm;
+      quantized::Avx2Gemm gemm;
       gemm.packWeights(w.data(), n, k, w_offset);
       std::vector<std::int32_t> got(static_cast<std::size_t>(rows * n));
       gemm.run(a.data(), rows, k, a_offset, got.data());

@@ -1,64 +1,79 @@
-// The int8 GEMM of the TFLite fast path on AVX2 (see tflite_fast.h): both
-// operands widened to int16 with their offsets added ((x + offset) is in
-// [-255, 255]), products summed in pairs by vpmaddwd into int32 (each pair
-// sum is at most 2 * 255 * 255, so nothing saturates) and added up in int32:
-// the exact accumulators of TFLite's reference loops. AVX2 has no exact 8-bit
-// multiply-add (vpmaddubsw saturates at 16 bits), so this is the widest exact
-// one.
+// The exact AVX2 8-bit GEMM (gemm_avx2.h): products of int16 pairs summed by
+// vpmaddwd into int32 (each pair sum is at most 2 * 32767^2 < 2^31, so
+// nothing saturates), added up in int32.
 //
 // Blocking: weights packed once into panels of 16 output channels,
 // [k pairs][16][2] int16; activations packed per block of rows into tiles of
 // 5 rows, [5][k pairs][2]; a 5 x 16 tile of accumulators lives in 10
 // registers; K is cut into blocks that keep a weight panel in L1.
+#include "engine/quantized/gemm_avx2.h"
+
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
-#include "engine/quantized/tflite_fast.h"
-#include "engine/quantized/vector_loops.h"
+#include "engine/cpu_features.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define GDS_TFL_GEMM_AVX2 1
+#define GDS_GEMM_AVX2 1
 #include <immintrin.h>
 #endif
 
-namespace gds::engine::quantized::tfl {
+namespace gds::engine::quantized {
 
 namespace {
 constexpr std::int64_t kMr = 5, kNr = 16;
 // K pairs per block: a 16-column panel of 512 pairs is 32 KB.
 constexpr std::int64_t kKcPairs = 512;
+
+// Packs value(j, i) (output channel j, depth i, already offset) into panels
+// of kNr channels, [panel][k pair][kNr][2]; missing channels and the odd K
+// tail are zeros.
+template <typename Value>
+void packPanels(std::int64_t n, std::int64_t k, const Value& value, std::vector<std::int16_t>* packed) {
+  const std::int64_t k_pairs = (k + 1) / 2;
+  const std::int64_t panels = (n + kNr - 1) / kNr;
+  packed->assign(static_cast<std::size_t>(panels * k_pairs * kNr * 2), 0);
+  for (std::int64_t p = 0; p < panels; ++p) {
+    std::int16_t* panel = packed->data() + p * k_pairs * kNr * 2;
+    for (std::int64_t j = 0; j < kNr && p * kNr + j < n; ++j) {
+      std::int16_t* out = panel + j * 2;
+      for (std::int64_t i = 0; i < k; ++i) out[(i / 2) * kNr * 2 + (i % 2)] = value(p * kNr + j, i);
+    }
+  }
+}
 }  // namespace
 
-bool Int8Gemm::available() {
-#ifdef GDS_TFL_GEMM_AVX2
-  return cpuHasAvx2();
+bool Avx2Gemm::available() {
+#ifdef GDS_GEMM_AVX2
+  return cpuFeatures().avx2;
 #else
   return false;
 #endif
 }
 
-void Int8Gemm::packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k, std::int32_t offset) {
+void Avx2Gemm::packWeights(const std::int8_t* w, std::int64_t n, std::int64_t k, std::int32_t offset) {
   n_ = n;
   k_ = k;
   k_pairs_ = (k + 1) / 2;
-  const std::int64_t panels = (n + kNr - 1) / kNr;
-  packed_.assign(static_cast<std::size_t>(panels * k_pairs_ * kNr * 2), 0);
-  for (std::int64_t p = 0; p < panels; ++p) {
-    std::int16_t* panel = packed_.data() + p * k_pairs_ * kNr * 2;
-    for (std::int64_t j = 0; j < kNr && p * kNr + j < n; ++j) {
-      const std::int8_t* row = w + (p * kNr + j) * k;
-      std::int16_t* out = panel + j * 2;
-      for (std::int64_t i = 0; i + 1 < k; i += 2, out += kNr * 2) {
-        out[0] = static_cast<std::int16_t>(row[i] + offset);
-        out[1] = static_cast<std::int16_t>(row[i + 1] + offset);
-      }
-      if (k % 2) out[0] = static_cast<std::int16_t>(row[k - 1] + offset);
-    }
-  }
+  packPanels(
+      n, k, [&](std::int64_t j, std::int64_t i) { return static_cast<std::int16_t>(w[j * k + i] + offset); },
+      &packed_);
 }
 
-#ifdef GDS_TFL_GEMM_AVX2
+void Avx2Gemm::packWeights(const std::uint8_t* b, std::int64_t k, std::int64_t n, std::int64_t ldb, bool transposed,
+                           std::int32_t offset) {
+  n_ = n;
+  k_ = k;
+  k_pairs_ = (k + 1) / 2;
+  packPanels(
+      n, k,
+      [&](std::int64_t j, std::int64_t i) {
+        return static_cast<std::int16_t>((transposed ? b[j * ldb + i] : b[i * ldb + j]) + offset);
+      },
+      &packed_);
+}
+
+#ifdef GDS_GEMM_AVX2
 namespace {
 
 // c[rows][cols] (+)= a tile [5][kpairs][2] x b panel [kpairs][16][2]. The
@@ -104,11 +119,12 @@ __attribute__((target("avx2"))) void kernel5x16(const std::int16_t* a, const std
   }
 }
 
-// Rows [0, rows) of a (int8, leading dimension lda), K pairs [kp0, kp1),
-// offset added, into tiles of 5 rows, each row's kp pairs contiguous
+// Rows [0, rows) of a (leading dimension lda), K pairs [kp0, kp1), offset
+// added, into tiles of 5 rows, each row's kp pairs contiguous
 // ([tile][5][kp][2]); missing rows and the odd K tail are zeros.
-__attribute__((target("avx2"))) void packRows(const std::int8_t* a, std::int64_t lda, std::int64_t rows,
-                                               std::int64_t k, std::int32_t offset, std::int64_t kp0, std::int64_t kp1,
+template <typename T>
+__attribute__((target("avx2"))) void packRows(const T* a, std::int64_t lda, std::int64_t rows, std::int64_t k,
+                                               std::int32_t offset, std::int64_t kp0, std::int64_t kp1,
                                                std::int16_t* out) {
   const std::int64_t tiles = (rows + kMr - 1) / kMr, kp = kp1 - kp0;
   const std::int64_t k0 = kp0 * 2, count = std::min(k, kp1 * 2) - k0;  // values present in the block
@@ -119,8 +135,9 @@ __attribute__((target("avx2"))) void packRows(const std::int8_t* a, std::int64_t
       std::fill(dst, dst + kp * 2, std::int16_t{0});
       continue;
     }
-    const std::int8_t* __restrict src = a + row * lda + k0;
-    for (std::int64_t i = 0; i < count; ++i) dst[i] = static_cast<std::int16_t>(src[i] + off);
+    const T* __restrict src = a + row * lda + k0;
+    for (std::int64_t i = 0; i < count; ++i)
+      dst[i] = static_cast<std::int16_t>(static_cast<std::int16_t>(src[i]) + off);
     for (std::int64_t i = count; i < kp * 2; ++i) dst[i] = 0;
   }
 }
@@ -128,9 +145,11 @@ __attribute__((target("avx2"))) void packRows(const std::int8_t* a, std::int64_t
 }  // namespace
 #endif
 
-void Int8Gemm::run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset,
-                   std::int32_t* c) const {
-#ifdef GDS_TFL_GEMM_AVX2
+template <typename T>
+void Avx2Gemm::runAny(const T* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset, std::int32_t* c,
+                      std::int64_t ldc) const {
+#ifdef GDS_GEMM_AVX2
+  if (ldc == 0) ldc = n_;
   thread_local std::vector<std::int16_t> packed_a;
   const std::int64_t panels = (n_ + kNr - 1) / kNr;
   const std::int64_t tiles = (rows + kMr - 1) / kMr;
@@ -142,7 +161,7 @@ void Int8Gemm::run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, st
       const std::int16_t* b = packed_.data() + (p * k_pairs_ + kp0) * kNr * 2;
       const std::int64_t cols = std::min(kNr, n_ - p * kNr);
       for (std::int64_t t = 0; t < tiles; ++t)
-        kernel5x16(packed_a.data() + t * kp * kMr * 2, b, kp, c + t * kMr * n_ + p * kNr, n_, kp0 > 0,
+        kernel5x16(packed_a.data() + t * kp * kMr * 2, b, kp, c + t * kMr * ldc + p * kNr, ldc, kp0 > 0,
                    std::min(kMr, rows - t * kMr), cols);
     }
   }
@@ -152,7 +171,18 @@ void Int8Gemm::run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, st
   (void)lda;
   (void)a_offset;
   (void)c;
+  (void)ldc;
 #endif
 }
 
-}  // namespace gds::engine::quantized::tfl
+void Avx2Gemm::run(const std::int8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset, std::int32_t* c,
+                   std::int64_t ldc) const {
+  runAny(a, rows, lda, a_offset, c, ldc);
+}
+
+void Avx2Gemm::run(const std::uint8_t* a, std::int64_t rows, std::int64_t lda, std::int32_t a_offset,
+                   std::int32_t* c, std::int64_t ldc) const {
+  runAny(a, rows, lda, a_offset, c, ldc);
+}
+
+}  // namespace gds::engine::quantized
