@@ -44,7 +44,8 @@ class AudioSpectrogramKernel : public OpKernel {
     GDS_RETURN_IF_ERROR(init.getAttrOr("magnitude_squared", &squared_, false));
     if (window_ < 2) return init.error("window_size must be at least 2, got " + std::to_string(window_));
     if (stride_ < 1) return init.error("stride must be positive, got " + std::to_string(stride_));
-    return Status::Ok();
+    const std::string problem = spectrogram_.initialize(window_, stride_);
+    return problem.empty() ? Status::Ok() : init.error(problem);
   }
   Status compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -54,14 +55,14 @@ class AudioSpectrogramKernel : public OpKernel {
     const std::int64_t bins = ops::spectrogramBins(window_);
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {channels, frames, bins});
     for (std::int64_t c = 0; c < channels; ++c)
-      ops::spectrogram(x.data<float>() + c, samples, channels, window_, stride_, squared_,
-                       out->data<float>() + c * frames * bins);
+      spectrogram_.compute(x.data<float>() + c, samples, channels, squared_, out->data<float>() + c * frames * bins);
     return Status::Ok();
   }
 
  private:
   std::int64_t window_ = 0, stride_ = 0;
   bool squared_ = false;
+  ops::Spectrogram spectrogram_;  // Hann window and FFT plan for window_
 };
 
 class MfccKernel : public OpKernel {
