@@ -55,7 +55,10 @@ class AudioSpectrogramKernel : public OpKernel {
     const std::int64_t bins = ops::spectrogramBins(window_);
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {channels, frames, bins});
     for (std::int64_t c = 0; c < channels; ++c)
-      spectrogram_.compute(x.data<float>() + c, samples, channels, squared_, out->data<float>() + c * frames * bins);
+      ctx.pool().parallelFor(frames, spectrogram_.cyclesPerFrame(), [&](std::int64_t first, std::int64_t last) {
+        spectrogram_.computeFrames(x.data<float>() + c, channels, squared_, first, last,
+                                   out->data<float>() + c * frames * bins);
+      });
     return Status::Ok();
   }
 
@@ -95,8 +98,12 @@ class MfccKernel : public OpKernel {
       rate_ = sample_rate;
     }
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {channels, frames, coefficients_});
-    for (std::int64_t f = 0; f < channels * frames; ++f)
-      computer_->compute(spec.data<float>() + f * bins, out->data<float>() + f * coefficients_);
+    // About 10 cycles per bin (square root, filterbank) and a log and a DCT row per channel.
+    const double cost = 10.0 * static_cast<double>(bins) + 40.0 * static_cast<double>(filters_ + coefficients_);
+    ctx.pool().parallelFor(channels * frames, cost, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t f = first; f < last; ++f)
+        computer_->compute(spec.data<float>() + f * bins, out->data<float>() + f * coefficients_);
+    });
     return Status::Ok();
   }
 

@@ -174,10 +174,21 @@ std::string Spectrogram::initialize(std::int64_t window_size, std::int64_t strid
 
 void Spectrogram::compute(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
                           bool magnitude_squared, float* output) const {
+  computeFrames(samples, stride_between_samples, magnitude_squared, 0, spectrogramFrames(count, window_size_, stride_),
+                output);
+}
+
+double Spectrogram::cyclesPerFrame() const {
+  // FFTW's real transform: about 2.5 n log2(n) flops, plus the window and the magnitudes.
+  return 2.5 * static_cast<double>(fft_) * std::log2(static_cast<double>(std::max<std::int64_t>(fft_, 2))) +
+         static_cast<double>(window_size_ + fft_);
+}
+
+void Spectrogram::computeFrames(const float* samples, std::int64_t stride_between_samples, bool magnitude_squared,
+                                std::int64_t first, std::int64_t last, float* output) const {
   const std::int64_t bins = 1 + fft_ / 2;
-  const std::int64_t frames = spectrogramFrames(count, window_size_, stride_);
   if (fft_ < 2) {  // a window of one sample: its value is its transform
-    for (std::int64_t f = 0; f < frames; ++f) {
+    for (std::int64_t f = first; f < last; ++f) {
       const float v = samples[f * stride_ * stride_between_samples] * window_[0];
       output[f] = magnitude_squared ? v * v : std::fabs(v);
     }
@@ -188,7 +199,7 @@ void Spectrogram::compute(const float* samples, std::int64_t count, std::int64_t
   float* __restrict x = in.data;
   const float* __restrict w = window_.data();
   std::fill(x + window_size_, x + fft_, 0.0f);  // the zero padding; r2c keeps its input
-  for (std::int64_t f = 0; f < frames; ++f) {
+  for (std::int64_t f = first; f < last; ++f) {
     const float* frame = samples + f * stride_ * stride_between_samples;
     if (stride_between_samples == 1) {
       for (std::int64_t j = 0; j < window_size_; ++j) x[j] = frame[j] * w[j];

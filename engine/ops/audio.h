@@ -40,6 +40,11 @@ class Spectrogram {
   // interleaved audio); output: spectrogramFrames(count, ...) * bins values.
   void compute(const float* samples, std::int64_t count, std::int64_t stride_between_samples, bool magnitude_squared,
                float* output) const;
+  // Frames [first, last) only, into their rows of `output` (the whole
+  // spectrogram's buffer): blocks of frames may run on several threads.
+  void computeFrames(const float* samples, std::int64_t stride_between_samples, bool magnitude_squared,
+                     std::int64_t first, std::int64_t last, float* output) const;
+  double cyclesPerFrame() const;  // rough cost, for splitting frames between threads
 
  private:
   std::int64_t window_size_ = 0, stride_ = 1, fft_ = 1;
