@@ -458,7 +458,7 @@ bool BenchmarkProxyModel::filterAcceptsRow(int row, const QModelIndex& parent) c
 
 OpTypeChart::OpTypeChart(QWidget* parent) : QWidget(parent) {
   setObjectName("OpTypeChart");
-  setMinimumSize(120, 110);  // the headline figures beside it keep their width first
+  setMinimumSize(100, 110);  // the headline figures beside it keep their width first
 }
 
 QColor OpTypeChart::variantColor(int variant) {
@@ -519,8 +519,10 @@ void OpTypeChart::paintEvent(QPaintEvent*) {
   QFont bold = p.font();
   bold.setBold(true);
   p.setFont(bold);
+  // The title elided, never cut, when the dock gives the chart little width.
   p.drawText(QRect(margin, margin, width() - 2 * margin, title_h), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("Average time per op type (ms per run)"));
+             QFontMetrics(bold).elidedText(tr("Average time per op type (ms per run)"), Qt::ElideRight,
+                                           width() - 2 * margin));
   p.setFont(font());
   // Legend.
   int x = margin;
@@ -560,9 +562,12 @@ void OpTypeChart::paintEvent(QPaintEvent*) {
   p.drawLine(plot.bottomLeft(), plot.topLeft());
   p.drawLine(plot.bottomLeft(), plot.bottomRight());
   p.setPen(palette().color(QPalette::Text));
-  for (int k = 0; k <= 4; ++k) {
-    const double value = most * k / 4;
-    const int px = plot.left() + static_cast<int>(plot.width() * k / 4);
+  // Up to four intervals, fewer when their labels would touch.
+  const int widest = fm.horizontalAdvance(fixed(most, most < 1 ? 2 : 1));
+  const int ticks = std::clamp(plot.width() / (widest + 12), 1, 4);
+  for (int k = 0; k <= ticks; ++k) {
+    const double value = most * k / ticks;
+    const int px = plot.left() + static_cast<int>(plot.width() * k / ticks);
     p.drawLine(px, plot.bottom(), px, plot.bottom() + 3);
     const QString text = fixed(value, value < 1 ? 2 : 1);
     p.drawText(QPoint(px - fm.horizontalAdvance(text) / 2, plot.bottom() + 3 + fm.ascent()), text);
