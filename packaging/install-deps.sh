@@ -9,7 +9,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler
   libgraphviz-dev
   libeigen3-dev libgemmlowp-dev libdnnl-dev ocl-icd-opencl-dev
-  libjpeg-dev libpng-dev
+  libjpeg-dev libpng-dev libfftw3-dev
   nlohmann-json3-dev
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev

@@ -198,12 +198,15 @@ void AccuracyPanel::buildUi() {
     setImagePreprocess(src.image.height, src.image.width, src.image.mean, src.image.std);
   });
   col->addWidget(mode_pages_);
+  // Compare (the run row, built below) before the pipeline: in a short dock the
+  // pipeline's text may scroll, the button stays in view.
+  auto* run_row = new QHBoxLayout;
+  col->addLayout(run_row);
 
   // The 8-bit pipeline, shared with the Benchmark panel through Variants.
   col->addWidget(variants_->createPipelineEditor(this));
 
   // Run, cancel, progress.
-  auto* run_row = new QHBoxLayout;
   run_ = new QPushButton(tr("Compare"), this);
   run_->setObjectName("AccuracyRun");
   run_->setToolTip(tr("Build both variants and compare them on the inputs"));
@@ -217,7 +220,6 @@ void AccuracyPanel::buildUi() {
   run_row->addWidget(cancel_);
   run_row->addWidget(progress_);
   run_row->addWidget(status_, 1);
-  col->addLayout(run_row);
   col->addStretch(1);
   auto* results = new QWidget(splitter);
   auto* results_col = new QVBoxLayout(results);

@@ -7,8 +7,8 @@
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFileDialog>
-#include <QFormLayout>
 #include <QGroupBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -16,6 +16,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -27,6 +28,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -53,15 +55,22 @@ BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   auto* scroll = new QScrollArea(splitter);
+  scroll->setObjectName("BenchmarkSettingsScroll");
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setWidget(createSettings());
-  scroll->setMinimumWidth(340);
+  // The columns fit the dock's height at 1366x768; the scroll bar is only a
+  // fallback for a dock made shorter by hand, never a horizontal cut.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  QWidget* settings = createSettings();
+  scroll->setWidget(settings);
+  const int settings_width = settings->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
+  scroll->setMinimumWidth(settings_width);
   splitter->addWidget(scroll);
   splitter->addWidget(createResults());
+  splitter->setChildrenCollapsible(false);
   splitter->setStretchFactor(0, 0);
   splitter->setStretchFactor(1, 1);
-  splitter->setSizes({360, 1000});
+  splitter->setSizes({settings_width, 1000});
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(splitter);
@@ -93,101 +102,116 @@ BenchmarkPanel::~BenchmarkPanel() {
 }
 
 QWidget* BenchmarkPanel::createSettings() {
+  // The bottom dock is wide and short (about 250 pixels of content at
+  // 1366x768) and the results need most of its width: the variants with
+  // their pipeline and the inputs on the left, a narrow column with the run
+  // settings, Run and the status beside them, all in view without
+  // scrolling. Short labels; the tooltips say the rest.
   auto* box = new QWidget(this);
-  auto* col = new QVBoxLayout(box);
-  col->setContentsMargins(0, 0, 4, 0);
+  box->setObjectName("BenchmarkSettings");
+  auto* columns = new QHBoxLayout(box);
+  columns->setContentsMargins(0, 0, 4, 0);
+  auto* left = new QVBoxLayout;
+  auto* right = new QVBoxLayout;
+  columns->addLayout(left, 1);
+  columns->addLayout(right, 0);
 
   auto* which = new QGroupBox(tr("Variants"), box);
-  auto* wl = new QVBoxLayout(which);
+  auto* wl = new QGridLayout(which);
   current_ = new QCheckBox(variantName(VariantKind::Current), which);
   current_->setToolTip(tr("The graph as it is now, after the applied transforms"));
   original_ = new QCheckBox(variantName(VariantKind::Original), which);
   original_->setToolTip(tr("The graph as it was loaded"));
-  eight_bit_ = new QCheckBox(tr("8-bit (made from the current graph)"), which);
+  eight_bit_ = new QCheckBox(tr("8-bit"), which);
   eight_bit_->setToolTip(tr("The current graph after the 8-bit pipeline below"));
   current_->setChecked(true);
   eight_bit_->setChecked(true);
-  wl->addWidget(current_);
-  wl->addWidget(original_);
-  wl->addWidget(eight_bit_);
-  tflite_int8_ = new QCheckBox(tr("TFLite int8 (the current graph exported, calibrated on the inputs)"), which);
+  tflite_int8_ = new QCheckBox(tr("TFLite int8"), which);
   tflite_int8_->setObjectName("BenchmarkTfliteInt8");
-  tflite_int8_->setToolTip(tr("The .tflite that File ▸ Export ▸ TensorFlow Lite writes (int8, calibrated on the "
-                              "inputs below: a dataset sample stands for its whole folder), run with TensorFlow "
-                              "Lite's arithmetic"));
-  wl->addWidget(tflite_int8_);
+  tflite_int8_->setToolTip(tr("The current graph exported as the .tflite that File ▸ Export ▸ TensorFlow Lite "
+                              "writes (int8, calibrated on the inputs: a dataset sample stands for its whole "
+                              "folder), run with TensorFlow Lite's arithmetic"));
+  wl->addWidget(current_, 0, 0);
+  wl->addWidget(original_, 0, 1);
+  wl->addWidget(eight_bit_, 1, 0);
+  wl->addWidget(tflite_int8_, 1, 1);
   QWidget* pipeline = variants_->createPipelineEditor(which);
-  wl->addWidget(pipeline);
+  wl->addWidget(pipeline, 2, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
-  col->addWidget(which);
+  left->addWidget(which);
+  auto* feed_label = new QLabel(tr("Inputs:"), box);
+  inputs_ = new InputSourceWidget(box);
+  feed_label->setBuddy(inputs_);
+  left->addWidget(feed_label);
+  left->addWidget(inputs_);
+  left->addStretch();
 
-  auto* feed = new QGroupBox(tr("Inputs"), box);
-  auto* fl = new QVBoxLayout(feed);
-  inputs_ = new InputSourceWidget(feed);
-  fl->addWidget(inputs_);
-  col->addWidget(feed);
-
-  auto* runs = new QGroupBox(tr("Runs"), box);
-  auto* form = new QFormLayout(runs);
-  threads_ = new QSpinBox(runs);
+  auto* grid = new QGridLayout;
+  threads_ = new QSpinBox(box);
   threads_->setRange(0, 256);
   threads_->setSpecialValueText(tr("all cores"));
   threads_->setValue(0);
   threads_->setToolTip(tr("Intra-op threads (benchmark_model's --num_threads; all cores is its -1)"));
-  warmup_ = new QSpinBox(runs);
+  warmup_ = new QSpinBox(box);
   warmup_->setRange(0, 100000);
   warmup_->setValue(1);
   warmup_->setToolTip(tr("Runs before timing (--warmup_runs)"));
-  runs_ = new QSpinBox(runs);
+  runs_ = new QSpinBox(box);
   runs_->setRange(0, 1000000);
   runs_->setValue(50);
   runs_->setSpecialValueText(tr("no limit"));
   runs_->setToolTip(tr("Most timed runs per phase (--max_num_runs); the time budget may stop earlier"));
-  time_ = new QDoubleSpinBox(runs);
+  time_ = new QDoubleSpinBox(box);
   time_->setRange(0, 86400);
   time_->setDecimals(1);
   time_->setValue(10);
   time_->setSuffix(tr(" s"));
   time_->setSpecialValueText(tr("no limit"));
   time_->setToolTip(tr("Most seconds per phase (--max_time)"));
-  form->addRow(tr("Threads:"), threads_);
-  form->addRow(tr("Warm-up runs:"), warmup_);
-  form->addRow(tr("Runs:"), runs_);
-  form->addRow(tr("Time budget:"), time_);
-  optimize_ = new QCheckBox(tr("Optimize graph"), runs);
+  int row = 0;
+  for (auto [label, field] : {std::pair<QString, QWidget*>{tr("Threads:"), threads_}, {tr("Warm-up:"), warmup_},
+                              {tr("Runs:"), runs_}, {tr("Time:"), time_}}) {
+    auto* l = new QLabel(label, box);
+    l->setBuddy(field);
+    l->setToolTip(field->toolTip());
+    grid->addWidget(l, row, 0);
+    grid->addWidget(field, row, 1);
+    ++row;
+  }
+  optimize_ = new QCheckBox(tr("Optimize graph"), box);
   optimize_->setObjectName("BenchmarkOptimizeGraph");
   optimize_->setChecked(true);
   optimize_->setToolTip(tr("Fold constants and fuse each layer's ops into one kernel (a _FusedConv2D runs "
                            "Conv2D+BiasAdd+Relu6), as the application runs the graph. Untick to run every node "
                            "on its own, as TensorFlow's benchmark_model does: the tables then show Conv2D, "
                            "BiasAdd and Relu6 rows as the profiling guides read them (--optimize_graph=false)"));
-  form->addRow(optimize_);
-  col->addWidget(runs);
-
+  grid->addWidget(optimize_, row++, 0, 1, 2);
+  right->addLayout(grid);
   auto* buttons = new QHBoxLayout;
   run_ = new QPushButton(tr("Run"), box);
   run_->setToolTip(tr("Benchmark the chosen variants one after the other"));
   cancel_ = new QPushButton(tr("Cancel"), box);
-  buttons->addWidget(run_);
-  buttons->addWidget(cancel_);
-  buttons->addStretch();
-  col->addLayout(buttons);
+  for (QPushButton* b : {run_, cancel_}) {
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 24);  // the column stays narrow
+    buttons->addWidget(b);
+  }
+  right->addLayout(buttons);
   bar_ = new QProgressBar(box);
   bar_->setTextVisible(false);
   bar_->setMaximumHeight(10);
-  col->addWidget(bar_);
+  right->addWidget(bar_);
   status_ = new QLabel(box);
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  col->addWidget(status_);
+  right->addWidget(status_);
   node_counts_ = new QLabel(box);
   node_counts_->setObjectName("BenchmarkNodeCounts");
   node_counts_->setWordWrap(true);
   node_counts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   node_counts_->setToolTip(tr("Nodes of each variant's graph, and the nodes the per-node tables timed: fewer "
                               "when nodes are fused or folded, or when a node is not needed for the outputs"));
-  col->addWidget(node_counts_);
-  col->addStretch();
+  right->addWidget(node_counts_);
+  right->addStretch();
 
   connect(run_, &QPushButton::clicked, this, &BenchmarkPanel::start);
   connect(cancel_, &QPushButton::clicked, this, &BenchmarkPanel::cancel);
@@ -259,14 +283,20 @@ QWidget* BenchmarkPanel::createResults() {
   heat_->setToolTip(tr("Colour the graph's nodes by their share of the run time"));
   heat_variant_ = new QComboBox(box);
   heat_variant_->setToolTip(tr("Whose times the heat map shows (8-bit nodes are summed per float layer)"));
-  export_csv_ = new QPushButton(tr("Export CSV…"), box);
-  export_json_ = new QPushButton(tr("Export JSON…"), box);
-  copy_text_ = new QPushButton(tr("Copy as TensorFlow Text"), box);
-  copy_text_->setToolTip(tr("benchmark_model's tab-separated tables, for a spreadsheet or a bug report"));
+  export_csv_ = new QPushButton(tr("CSV…"), box);
+  export_csv_->setToolTip(tr("Export the tables as CSV"));
+  export_json_ = new QPushButton(tr("JSON…"), box);
+  export_json_->setToolTip(tr("Export the results as JSON"));
+  copy_text_ = new QPushButton(tr("Copy text"), box);
+  copy_text_->setToolTip(tr("Copy as TensorFlow text: benchmark_model's tab-separated tables, for a spreadsheet "
+                            "or a bug report"));
+  // As wide as their text (not the style's 80-pixel buttons): the bar sets the results' narrowest width.
+  for (QPushButton* b : {export_csv_, export_json_, copy_text_})
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 24);
   bar->addWidget(filter_, 1);
   bar->addWidget(heat_);
   bar->addWidget(heat_variant_);
-  bar->addSpacing(12);
+  bar->addSpacing(4);
   bar->addWidget(export_csv_);
   bar->addWidget(export_json_);
   bar->addWidget(copy_text_);

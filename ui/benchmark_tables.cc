@@ -8,10 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
 
 #include "engine/eval/benchmark_report.h"
-#include "model/graph.h"
 #include "model/summary.h"
 
 namespace gds::ui {
@@ -31,70 +29,23 @@ QString bytesText(double bytes) {
 
 QVariant sortValue(const std::optional<double>& v) { return v ? *v : kMissing; }
 
-// The ops the plan's rewrites take into a fused node (engine/rewrite/
-// fold_and_fuse.h: contraction, bias or batch norm, residual Add, Relu/Relu6,
-// a spatial Pad; quantized_fusion.h: the 8-bit layer chain and quantize_nodes'
-// Reshape/Min/Max/QuantizeV2 of a float tensor, the 8-bit pool and Add).
-bool fusableOp(const std::string& op) {
-  static const std::set<std::string> ops = {
-      "Conv2D", "DepthwiseConv2dNative", "MatMul", "BiasAdd", "Add", "AddV2", "Mul", "FusedBatchNorm",
-      "FusedBatchNormV2", "FusedBatchNormV3", "Relu", "Relu6", "Pad", "QuantizedConv2D", "QuantizedMatMul",
-      "Requantize", "RequantizationRange", "QuantizedBiasAdd", "QuantizedAdd", "QuantizedRelu", "QuantizedRelu6",
-      "Dequantize", "QuantizeV2", "Reshape", "Min", "Max", "QuantizedMaxPool", "MaxPool"};
-  return ops.count(op) > 0;
-}
-
-// The op doing a fused node's arithmetic, credited with its time.
-bool contractionOp(const std::string& op) {
-  return op == "Conv2D" || op == "DepthwiseConv2dNative" || op == "MatMul" || op == "QuantizedConv2D" ||
-         op == "QuantizedMatMul";
-}
-
 }  // namespace
 
 std::unordered_map<std::string, FusedChain> fusedChains(const tensorflow::GraphDef& def,
                                                         const engine::StatsCalculator& stats) {
+  std::unordered_map<std::string, const tensorflow::NodeDef*> by_name;
+  for (const auto& node : def.node()) by_name.emplace(node.name(), &node);
   std::unordered_map<std::string, FusedChain> out;
-  auto built = model::Graph::build(def);
-  if (!built.ok()) return out;
-  const model::Graph& g = *built;
-  // Constant-valued nodes (Consts and what only reads them) are folded, never
-  // fused: the walk does not enter them.
-  std::vector<char> constant(static_cast<size_t>(g.size()), 0);
-  for (int i : g.topoOrder()) {
-    const std::string& op = g.op(i);
-    bool all = op == "Const" || (!g.inputs(i).empty() && op != "Placeholder" && op != "PlaceholderWithDefault" &&
-                                 op.rfind("Variable", 0) != 0 && op != "VarHandleOp");
-    for (const auto& in : g.inputs(i))
-      if (all && !constant[static_cast<size_t>(in.node)]) all = false;
-    constant[static_cast<size_t>(i)] = all;
-  }
-  const auto& details = stats.details();
-  for (const auto& [name, d] : details) {
-    const int last = g.find(name);
-    if (last < 0 || d.type == g.op(last) || d.type == "Const") continue;
-    std::vector<int> members{last};
-    std::set<int> seen{last};
-    for (size_t k = 0; k < members.size(); ++k)
-      for (const auto& in : g.inputs(members[k])) {
-        if (in.control || seen.count(in.node)) continue;
-        seen.insert(in.node);
-        if (details.count(g.name(in.node)) || !fusableOp(g.op(in.node)) || constant[static_cast<size_t>(in.node)]) continue;
-        members.push_back(in.node);
-      }
-    std::sort(members.begin(), members.end());
+  for (const auto& [name, d] : stats.details()) {
+    if (d.fused.nodes.empty()) continue;
     FusedChain chain;
     chain.kernel = d.type;
-    chain.head = name;
-    for (int m : members) {
-      chain.nodes.push_back(g.name(m));
-      chain.ops.push_back(g.op(m));
+    chain.head = d.fused.head.empty() ? name : d.fused.head;
+    chain.nodes = d.fused.nodes;
+    for (const auto& member : chain.nodes) {
+      auto it = by_name.find(member);
+      chain.ops.push_back(it == by_name.end() ? std::string() : it->second->op());
     }
-    for (int m : members)
-      if (contractionOp(g.op(m))) {
-        chain.head = g.name(m);
-        break;
-      }
     out.emplace(name, std::move(chain));
   }
   return out;
@@ -507,7 +458,7 @@ bool BenchmarkProxyModel::filterAcceptsRow(int row, const QModelIndex& parent) c
 
 OpTypeChart::OpTypeChart(QWidget* parent) : QWidget(parent) {
   setObjectName("OpTypeChart");
-  setMinimumSize(260, 110);
+  setMinimumSize(100, 110);  // the headline figures beside it keep their width first
 }
 
 QColor OpTypeChart::variantColor(int variant) {
@@ -568,8 +519,10 @@ void OpTypeChart::paintEvent(QPaintEvent*) {
   QFont bold = p.font();
   bold.setBold(true);
   p.setFont(bold);
+  // The title elided, never cut, when the dock gives the chart little width.
   p.drawText(QRect(margin, margin, width() - 2 * margin, title_h), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("Average time per op type (ms per run)"));
+             QFontMetrics(bold).elidedText(tr("Average time per op type (ms per run)"), Qt::ElideRight,
+                                           width() - 2 * margin));
   p.setFont(font());
   // Legend.
   int x = margin;
@@ -609,9 +562,12 @@ void OpTypeChart::paintEvent(QPaintEvent*) {
   p.drawLine(plot.bottomLeft(), plot.topLeft());
   p.drawLine(plot.bottomLeft(), plot.bottomRight());
   p.setPen(palette().color(QPalette::Text));
-  for (int k = 0; k <= 4; ++k) {
-    const double value = most * k / 4;
-    const int px = plot.left() + static_cast<int>(plot.width() * k / 4);
+  // Up to four intervals, fewer when their labels would touch.
+  const int widest = fm.horizontalAdvance(fixed(most, most < 1 ? 2 : 1));
+  const int ticks = std::clamp(plot.width() / (widest + 12), 1, 4);
+  for (int k = 0; k <= ticks; ++k) {
+    const double value = most * k / ticks;
+    const int px = plot.left() + static_cast<int>(plot.width() * k / ticks);
     p.drawLine(px, plot.bottom(), px, plot.bottom() + 3);
     const QString text = fixed(value, value < 1 ? 2 : 1);
     p.drawText(QPoint(px - fm.horizontalAdvance(text) / 2, plot.bottom() + 3 + fm.ascent()), text);

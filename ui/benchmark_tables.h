@@ -39,15 +39,13 @@ enum BenchmarkRole {
 struct FusedChain {
   std::string kernel;              // the fused node's op, e.g. "_FusedConv2D"
   std::string head;                // the node credited with the time
-  std::vector<std::string> nodes;  // the graph nodes it runs, in graph order
+  std::vector<std::string> nodes;  // the graph nodes it runs, in data-flow order
   std::vector<std::string> ops;    // their ops
 };
 
 // The fused nodes of one profiled run of `graph`: profiled node name -> its
-// chain. A profiled node is fused when its op in the profile differs from its
-// op in the graph (and is not a folded Const); its chain is the graph nodes it
-// absorbed: the non-constant producers on its data inputs, of the ops the
-// rewrites fuse, that the profile does not list.
+// chain, as the rewrites recorded it (NodeDetail::fused, from
+// engine::fusedOpsByNode); the ops are those of the named nodes in `graph`.
 std::unordered_map<std::string, FusedChain> fusedChains(const tensorflow::GraphDef& graph,
                                                         const engine::StatsCalculator& stats);
 

@@ -289,14 +289,16 @@ PipelineEditor::PipelineEditor(Variants* variants, QWidget* parent) : QWidget(pa
   auto* col = new QVBoxLayout(this);
   col->setContentsMargins(0, 0, 0, 0);
   auto* row = new QHBoxLayout;
-  auto* label = new QLabel(tr("8-bit pipeline (applied to the current graph):"), this);
+  // Short: the editor sits in narrow settings columns; the tooltip says what it applies to.
+  auto* label = new QLabel(tr("8-bit pipeline:"), this);
+  label->setToolTip(tr("The transforms that make the 8-bit variant, applied to the current graph"));
   reset_ = new QPushButton(tr("Reset"), this);
   reset_->setToolTip(tr("Back to the tutorial 8-bit pipeline for the marked inputs and outputs"));
-  per_channel_ = new QCheckBox(tr("Per-channel weights"), this);
+  per_channel_ = new QCheckBox(tr("Per-channel"), this);
   per_channel_->setObjectName("PerChannelWeights");
   per_channel_->setChecked(variants_->perChannel());
   per_channel_->setToolTip(
-      tr("One weight range per output channel (quantize_weights/quantize_nodes per_channel=true). "
+      tr("Per-channel weights: one weight range per output channel (quantize_weights/quantize_nodes per_channel=true). "
          "TensorFlow's recipe uses one range per tensor, which loses accuracy on models whose batch norms "
          "were folded into the weights (MobileNet, depthwise-separable KWS models)."));
   row->addWidget(label, 1);
@@ -307,6 +309,8 @@ PipelineEditor::PipelineEditor(Variants* variants, QWidget* parent) : QWidget(pa
   edit_->setToolTip(tr("TensorFlow transform_graph --transforms syntax; edit to change how the 8-bit variant is made"));
   edit_->setPlainText(variants_->pipelineText());
   edit_->setMaximumHeight(80);
+  // Three lines at least (not QPlainTextEdit's default 70 pixels): the editor sits in short bottom docks.
+  edit_->setMinimumHeight(3 * fontMetrics().lineSpacing() + 2 * edit_->frameWidth() + 4);
   col->addLayout(row);
   col->addWidget(edit_);
   connect(edit_, &QPlainTextEdit::textChanged, this, [this] {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/rewrite/fused_nodes.h"
 #include "model/summary.h"
 
 namespace gds::engine {
@@ -62,14 +63,18 @@ std::string fusedOpsDescription(const std::string& op, const std::vector<std::st
   return out;
 }
 
-std::map<std::string, std::string> fusedOpsByNode(const tensorflow::GraphDef& graph) {
-  std::map<std::string, std::string> out;
+std::map<std::string, FusedNode> fusedOpsByNode(const tensorflow::GraphDef& graph) {
+  std::map<std::string, FusedNode> out;
   for (const auto& node : graph.node()) {
-    auto it = node.attr().find("fused_ops");
-    if (it == node.attr().end()) continue;
-    const std::vector<std::string> ops(it->second.list().s().begin(), it->second.list().s().end());
-    const std::string text = fusedOpsDescription(node.op(), ops);
-    if (!text.empty()) out[node.name()] = text;
+    FusedNode f;
+    if (auto it = node.attr().find("fused_ops"); it != node.attr().end()) {
+      const std::vector<std::string> ops(it->second.list().s().begin(), it->second.list().s().end());
+      f.ops = fusedOpsDescription(node.op(), ops);
+    }
+    if (auto it = node.attr().find(kFusedNodesAttr); it != node.attr().end())
+      f.nodes.assign(it->second.list().s().begin(), it->second.list().s().end());
+    if (auto it = node.attr().find(kFusedHeadAttr); it != node.attr().end()) f.head = it->second.s();
+    if (!f.ops.empty() || !f.nodes.empty()) out[node.name()] = std::move(f);
   }
   return out;
 }
@@ -143,9 +148,10 @@ Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feed
     return Status::Ok();
   };
   auto isCancelled = [&] { return options.cancelled && options.cancelled(); };
-  auto fusedOf = [&](const std::string& name) -> std::string {
+  const FusedNode not_fused;
+  auto fusedOf = [&](const std::string& name) -> const FusedNode& {
     auto it = options.fused_ops.find(name);
-    return it == options.fused_ops.end() ? std::string() : it->second;
+    return it == options.fused_ops.end() ? not_fused : it->second;
   };
 
   // Warm-up.

@@ -26,9 +26,10 @@ struct BenchmarkOptions {
   // Nodes of the graph as loaded, before the inference rewrites: the "N nodes
   // defined" of the summary line (0: the line says "M nodes observed" only).
   std::int64_t graph_nodes = 0;
-  // Node name -> the graph ops it runs, for the fused nodes of the compiled
-  // graph (fusedOpsByNode); shown in the tables' "[Fused ops]" column.
-  std::map<std::string, std::string> fused_ops;
+  // Node name -> the graph ops and nodes it runs, for the fused nodes of the
+  // compiled graph (fusedOpsByNode); the ops are the tables' "[Fused ops]"
+  // column, the nodes go with the statistics (NodeDetail::fused).
+  std::map<std::string, FusedNode> fused_ops;
   // Polled between runs; returning true stops with an error "cancelled".
   std::function<bool()> cancelled;
   // Called after each run: phase ("warmup", "timing", "stats") and runs done.
@@ -57,9 +58,11 @@ Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feed
 // "QuantizedConv2D+RequantizationRange+Requantize+QuantizedBiasAdd+..." for
 // an 8-bit layer. "" when fused_ops is empty.
 std::string fusedOpsDescription(const std::string& op, const std::vector<std::string>& fused_ops);
-// fusedOpsDescription of every node of `graph` (the graph a Plan compiled,
-// after optimizeForInference) that has a fused_ops attr, by node name.
-std::map<std::string, std::string> fusedOpsByNode(const tensorflow::GraphDef& graph);
+// The fused nodes of `graph` (the graph a Plan compiled, after
+// optimizeForInference) by node name: fusedOpsDescription of their fused_ops
+// attr, and the graph nodes they replaced with the one doing the work, as
+// the rewrites recorded them (engine/rewrite/fused_nodes.h).
+std::map<std::string, FusedNode> fusedOpsByNode(const tensorflow::GraphDef& graph);
 
 // Where a profiled run's time goes: the per-node times summed against the
 // measured latency of the same runs, and those runs against the runs

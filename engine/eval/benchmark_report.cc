@@ -19,7 +19,7 @@ nlohmann::json nodeJson(const NodeDetail& d, std::int64_t runs) {
           {"avg_ms", d.rel_end_us.avg() / 1000.0},
           {"mem_bytes", d.mem_used.newest()},
           {"times_called", d.times_called / std::max<std::int64_t>(runs, 1)},
-          {"fused_ops", d.fused_ops}};
+          {"fused_ops", d.fused.ops}};
 }
 
 }  // namespace

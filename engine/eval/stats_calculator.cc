@@ -42,14 +42,14 @@ std::string Stat::toString() const {
 
 void StatsCalculator::addNodeStats(const std::string& name, const std::string& type, std::int64_t run_order,
                                    std::int64_t start_us, std::int64_t rel_end_us, std::int64_t mem_used,
-                                   const std::string& fused_ops) {
+                                   const FusedNode& fused) {
   auto it = details_.find(name);
   if (it == details_.end()) {
     NodeDetail d;
     d.name = name;
     d.type = type;
     d.run_order = run_order;
-    d.fused_ops = fused_ops;
+    d.fused = fused;
     it = details_.emplace(name, std::move(d)).first;
   }
   NodeDetail& d = it->second;
@@ -61,7 +61,7 @@ void StatsCalculator::addNodeStats(const std::string& name, const std::string& t
 
 bool StatsCalculator::anyFused() const {
   for (const auto& [name, d] : details_)
-    if (!d.fused_ops.empty()) return true;
+    if (!d.fused.ops.empty()) return true;
   return false;
 }
 
@@ -111,7 +111,7 @@ std::string StatsCalculator::columnString(const NodeDetail& d, double cumulative
     s << std::fixed << std::setprecision(3) << d.type << ", " << start_ms << ", " << first_ms << ", " << avg_ms
       << ", " << pct << "%, " << cdf << "%, " << static_cast<double>(d.mem_used.newest()) / 1000.0 << ", "
       << times_called << ", " << d.name;
-    if (fused_column) s << ", " << d.fused_ops;
+    if (fused_column) s << ", " << d.fused.ops;
   } else {
     field(s, 24) << d.type;
     field(s, 17) << start_ms;
@@ -122,7 +122,7 @@ std::string StatsCalculator::columnString(const NodeDetail& d, double cumulative
     field(s, 10) << static_cast<double>(d.mem_used.newest()) / 1000.0;
     field(s, 9) << times_called;
     s << "\t" << d.name;
-    if (fused_column && !d.fused_ops.empty()) s << "\t" << d.fused_ops;
+    if (fused_column && !d.fused.ops.empty()) s << "\t" << d.fused.ops;
   }
   return s.str();
 }

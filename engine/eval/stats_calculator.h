@@ -53,6 +53,14 @@ struct StatsOptions {
   bool csv = false;
 };
 
+// A node of a run that the inference rewrites made out of several graph
+// nodes (engine::fusedOpsByNode reads it off the compiled graph).
+struct FusedNode {
+  std::string ops;                 // the graph ops it runs ("Conv2D+BiasAdd+Relu6"), "" when not told
+  std::vector<std::string> nodes;  // the graph nodes it replaced, in data-flow order
+  std::string head;                // the one of them doing the arithmetic, credited with the time
+};
+
 struct NodeDetail {
   std::string name;
   std::string type;
@@ -61,7 +69,7 @@ struct NodeDetail {
   Stat rel_end_us;   // duration
   Stat mem_used;     // output bytes
   std::int64_t times_called = 0;
-  std::string fused_ops;  // the graph ops a fused node runs ("Conv2D+BiasAdd+Relu6"), else ""
+  FusedNode fused;   // empty unless the node is a fused one
 };
 
 struct TypeSummary {
@@ -80,7 +88,7 @@ class StatsCalculator {
 
   void addNodeStats(const std::string& name, const std::string& type, std::int64_t run_order,
                     std::int64_t start_us, std::int64_t rel_end_us, std::int64_t mem_used,
-                    const std::string& fused_ops = "");
+                    const FusedNode& fused = {});
   // Nodes of the graph as loaded (before any rewrite); 0 = unknown.
   void setNodesDefined(std::int64_t n) { nodes_defined_ = n; }
   std::int64_t nodesDefined() const { return nodes_defined_; }

@@ -44,7 +44,8 @@ class AudioSpectrogramKernel : public OpKernel {
     GDS_RETURN_IF_ERROR(init.getAttrOr("magnitude_squared", &squared_, false));
     if (window_ < 2) return init.error("window_size must be at least 2, got " + std::to_string(window_));
     if (stride_ < 1) return init.error("stride must be positive, got " + std::to_string(stride_));
-    return Status::Ok();
+    const std::string problem = spectrogram_.initialize(window_, stride_);
+    return problem.empty() ? Status::Ok() : init.error(problem);
   }
   Status compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -54,14 +55,17 @@ class AudioSpectrogramKernel : public OpKernel {
     const std::int64_t bins = ops::spectrogramBins(window_);
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {channels, frames, bins});
     for (std::int64_t c = 0; c < channels; ++c)
-      ops::spectrogram(x.data<float>() + c, samples, channels, window_, stride_, squared_,
-                       out->data<float>() + c * frames * bins);
+      ctx.pool().parallelFor(frames, spectrogram_.cyclesPerFrame(), [&](std::int64_t first, std::int64_t last) {
+        spectrogram_.computeFrames(x.data<float>() + c, channels, squared_, first, last,
+                                   out->data<float>() + c * frames * bins);
+      });
     return Status::Ok();
   }
 
  private:
   std::int64_t window_ = 0, stride_ = 0;
   bool squared_ = false;
+  ops::Spectrogram spectrogram_;  // Hann window and FFT plan for window_
 };
 
 class MfccKernel : public OpKernel {
@@ -94,8 +98,12 @@ class MfccKernel : public OpKernel {
       rate_ = sample_rate;
     }
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {channels, frames, coefficients_});
-    for (std::int64_t f = 0; f < channels * frames; ++f)
-      computer_->compute(spec.data<float>() + f * bins, out->data<float>() + f * coefficients_);
+    // About 10 cycles per bin (square root, filterbank) and a log and a DCT row per channel.
+    const double cost = 10.0 * static_cast<double>(bins) + 40.0 * static_cast<double>(filters_ + coefficients_);
+    ctx.pool().parallelFor(channels * frames, cost, [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t f = first; f < last; ++f)
+        computer_->compute(spec.data<float>() + f * bins, out->data<float>() + f * coefficients_);
+    });
     return Status::Ok();
   }
 

@@ -1,8 +1,14 @@
 // WAV decoding, spectrogram and MFCC math (TensorFlow's algorithms, see
-// engine/ops/audio.h). All intermediate arithmetic is double, as in TF.
+// engine/ops/audio.h). The spectrogram is single precision through FFTW
+// (TF uses double: the difference is float rounding); MFCC math is double, as in TF.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+
+#include <fftw3.h>
 
 #include "engine/ops/audio.h"
 #include "model/memory_budget.h"
@@ -89,123 +95,133 @@ std::string decodeWav(const std::string& bytes, std::int64_t desired_channels, s
   return "";
 }
 
-namespace {
-
-// e^{-2*pi*i*k/n} for k < n/2: one table per transform size, so the
-// butterflies do no trigonometry (computing cos/sin in every butterfly was
-// most of AudioSpectrogram's time). A butterfly of length len uses every
-// (n/len)-th entry.
-struct Twiddles {
-  std::vector<double> re, im;
-  explicit Twiddles(size_t n) : re(n / 2), im(n / 2) {
-    const double pi = std::atan(1.0) * 4;
-    for (size_t k = 0; k < n / 2; ++k) {
-      const double angle = -2 * pi * static_cast<double>(k) / static_cast<double>(n);
-      re[k] = std::cos(angle);
-      im[k] = std::sin(angle);
-    }
-  }
-};
-
-// Radix-2 decimation in time, n a power of two (twiddles made for n).
-void fftWithTwiddles(const Twiddles& w, std::vector<double>* re_v, std::vector<double>* im_v) {
-  std::vector<double>& re = *re_v;
-  std::vector<double>& im = *im_v;
-  const size_t n = re.size();
-  for (size_t i = 1, j = 0; i < n; ++i) {
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      std::swap(re[i], re[j]);
-      std::swap(im[i], im[j]);
-    }
-  }
-  for (size_t len = 2; len <= n; len <<= 1) {
-    const size_t half = len / 2, step = n / len;
-    for (size_t i = 0; i < n; i += len)
-      for (size_t k = 0; k < half; ++k) {
-        const double wr = w.re[k * step], wi = w.im[k * step];
-        const size_t a = i + k, b = i + k + half;
-        const double xr = re[b] * wr - im[b] * wi;
-        const double xi = re[b] * wi + im[b] * wr;
-        re[b] = re[a] - xr;
-        im[b] = im[a] - xi;
-        re[a] += xr;
-        im[a] += xi;
-      }
-  }
-}
-
-}  // namespace
-
-void fftInPlace(std::vector<double>* re_v, std::vector<double>* im_v) {
-  if (re_v->size() < 2) return;
-  fftWithTwiddles(Twiddles(re_v->size()), re_v, im_v);
-}
-
 std::int64_t spectrogramFrames(std::int64_t samples, std::int64_t window_size, std::int64_t stride) {
   const std::int64_t rest = samples - window_size;
   return rest < 0 ? 0 : 1 + rest / stride;
 }
 
 namespace {
+
 std::int64_t nextPowerOfTwo(std::int64_t v) {
   std::int64_t p = 1;
   while (p < v) p <<= 1;
   return p;
 }
+
+// fftwf_malloc'd storage: FFTW's SIMD codelets need the alignment the plan
+// was made with, and every buffer from fftwf_malloc has the same one.
+template <typename T>
+struct FftwBuffer {
+  T* data;
+  explicit FftwBuffer(std::int64_t count) : data(static_cast<T*>(fftwf_malloc(sizeof(T) * static_cast<size_t>(count)))) {
+    if (!data) throw std::bad_alloc();
+  }
+  ~FftwBuffer() { fftwf_free(data); }
+  FftwBuffer(const FftwBuffer&) = delete;
+  FftwBuffer& operator=(const FftwBuffer&) = delete;
+};
+
+// One real-to-complex plan per transform size for the whole process. FFTW's
+// planner is not thread-safe (its execute functions are), so plans are made
+// under a lock. FFTW_ESTIMATE picks the algorithm from the size alone, with
+// no timing runs, so every run and every process does the same arithmetic
+// and gets bit-identical spectrograms (FFTW_MEASURE could pick differently
+// from one launch to the next and change the float rounding).
+class RealFftPlans {
+ public:
+  static fftwf_plan forSize(std::int64_t n) {
+    static RealFftPlans plans;
+    std::lock_guard<std::mutex> lock(plans.mutex_);
+    fftwf_plan& plan = plans.by_size_[n];
+    if (!plan) {
+      FftwBuffer<float> in(n);
+      FftwBuffer<fftwf_complex> out(n / 2 + 1);
+      plan = fftwf_plan_dft_r2c_1d(static_cast<int>(n), in.data, out.data, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
+    }
+    return plan;  // null when FFTW cannot plan this size (left in the map: asking again gives the same answer)
+  }
+  ~RealFftPlans() {
+    for (auto& [n, plan] : by_size_)
+      if (plan) fftwf_destroy_plan(plan);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::int64_t, fftwf_plan> by_size_;
+};
+
 }  // namespace
 
 std::int64_t spectrogramBins(std::int64_t window_size) { return 1 + nextPowerOfTwo(window_size) / 2; }
 
-void spectrogram(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
-                 std::int64_t window_size, std::int64_t stride, bool magnitude_squared, float* output) {
-  const std::int64_t fft = nextPowerOfTwo(window_size);
-  const std::int64_t bins = 1 + fft / 2;
+std::string Spectrogram::initialize(std::int64_t window_size, std::int64_t stride) {
+  if (window_size < 1) return "window_size must be positive, got " + std::to_string(window_size);
+  if (stride < 1) return "stride must be positive, got " + std::to_string(stride);
+  if (window_size > (std::int64_t{1} << 30)) return "window_size " + std::to_string(window_size) + " is too large (at most 2^30)";
+  window_size_ = window_size;
+  stride_ = stride;
+  fft_ = nextPowerOfTwo(window_size);
+  // TF's periodic Hann window (spectrogram.cc), computed in double.
   const double pi = std::atan(1.0) * 4;
-  std::vector<double> window(static_cast<size_t>(window_size));
+  window_.resize(static_cast<size_t>(window_size));
   for (std::int64_t i = 0; i < window_size; ++i)
-    window[i] = 0.5 - 0.5 * std::cos((2 * pi * static_cast<double>(i)) / static_cast<double>(window_size));
-  const std::int64_t frames = spectrogramFrames(count, window_size, stride);
-  // The input is real, so one complex transform of half the size does the
-  // work (as TF's rdft does): z[k] = x[2k] + i x[2k+1], Z = FFT(z), then
-  // X[k] = (Z[k] + conj Z[h-k]) / 2 - i e^{-2 pi i k / n} (Z[k] - conj Z[h-k]) / 2.
-  const std::int64_t half = fft / 2;
-  std::vector<double> re(static_cast<size_t>(std::max<std::int64_t>(half, 1)));
-  std::vector<double> im(re.size());
-  const Twiddles half_twiddles(re.size());
-  const Twiddles twiddles(static_cast<size_t>(fft));  // e^{-2 pi i k / n}, k < n/2
-  auto emit = [&](std::int64_t f, std::int64_t b, double xr, double xi) {
-    // TF stores re^2 + im^2 as float, then takes sqrt in float.
-    const float power = static_cast<float>(xr * xr + xi * xi);
-    output[f * bins + b] = magnitude_squared ? power : std::sqrt(power);
-  };
-  auto sample = [&](std::int64_t f, std::int64_t j) {
-    return j < window_size ? static_cast<double>(samples[(f * stride + j) * stride_between_samples]) * window[j] : 0.0;
-  };
-  for (std::int64_t f = 0; f < frames; ++f) {
-    if (fft < 2) {  // a window of one sample: its value is its transform
-      emit(f, 0, sample(f, 0), 0.0);
-      continue;
+    window_[i] = static_cast<float>(0.5 - 0.5 * std::cos((2 * pi * static_cast<double>(i)) / static_cast<double>(window_size)));
+  plan_ = nullptr;
+  if (fft_ >= 2 && !(plan_ = RealFftPlans::forSize(fft_)))
+    return "FFTW could not plan a real transform of " + std::to_string(fft_) + " points";
+  return "";
+}
+
+void Spectrogram::compute(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
+                          bool magnitude_squared, float* output) const {
+  computeFrames(samples, stride_between_samples, magnitude_squared, 0, spectrogramFrames(count, window_size_, stride_),
+                output);
+}
+
+double Spectrogram::cyclesPerFrame() const {
+  // FFTW's real transform: about 2.5 n log2(n) flops, plus the window and the magnitudes.
+  return 2.5 * static_cast<double>(fft_) * std::log2(static_cast<double>(std::max<std::int64_t>(fft_, 2))) +
+         static_cast<double>(window_size_ + fft_);
+}
+
+void Spectrogram::computeFrames(const float* samples, std::int64_t stride_between_samples, bool magnitude_squared,
+                                std::int64_t first, std::int64_t last, float* output) const {
+  const std::int64_t bins = 1 + fft_ / 2;
+  if (fft_ < 2) {  // a window of one sample: its value is its transform
+    for (std::int64_t f = first; f < last; ++f) {
+      const float v = samples[f * stride_ * stride_between_samples] * window_[0];
+      output[f] = magnitude_squared ? v * v : std::fabs(v);
     }
-    for (std::int64_t k = 0; k < half; ++k) {
-      re[k] = sample(f, 2 * k);
-      im[k] = sample(f, 2 * k + 1);
-    }
-    if (half >= 2) fftWithTwiddles(half_twiddles, &re, &im);
-    // k = 0 and k = n/2: the sum and difference of Z[0]'s parts.
-    emit(f, 0, re[0] + im[0], 0.0);
-    emit(f, half, re[0] - im[0], 0.0);
-    for (std::int64_t k = 1; k < half; ++k) {
-      const double ar = re[k], ai = im[k], br = re[half - k], bi = -im[half - k];  // Z[k], conj Z[h-k]
-      const double er = 0.5 * (ar + br), ei = 0.5 * (ai + bi);                    // even part
-      const double dr = 0.5 * (ar - br), di = 0.5 * (ai - bi);                    // (Z[k] - conj Z[h-k]) / 2
-      const double orr = di, oi = -dr;                                            // odd part: that / i
-      const double wr = twiddles.re[k], wi = twiddles.im[k];
-      emit(f, k, er + wr * orr - wi * oi, ei + wr * oi + wi * orr);
-    }
+    return;
   }
+  FftwBuffer<float> in(fft_);
+  FftwBuffer<fftwf_complex> out(bins);
+  float* __restrict x = in.data;
+  const float* __restrict w = window_.data();
+  std::fill(x + window_size_, x + fft_, 0.0f);  // the zero padding; r2c keeps its input
+  for (std::int64_t f = first; f < last; ++f) {
+    const float* frame = samples + f * stride_ * stride_between_samples;
+    if (stride_between_samples == 1) {
+      for (std::int64_t j = 0; j < window_size_; ++j) x[j] = frame[j] * w[j];
+    } else {
+      for (std::int64_t j = 0; j < window_size_; ++j) x[j] = frame[j * stride_between_samples] * w[j];
+    }
+    fftwf_execute_dft_r2c(plan_, x, out.data);
+    const float* __restrict z = &out.data[0][0];
+    float* __restrict power = output + f * bins;
+    for (std::int64_t k = 0; k < bins; ++k) power[k] = z[2 * k] * z[2 * k] + z[2 * k + 1] * z[2 * k + 1];
+    // TF takes the square root in float of the float power.
+    if (!magnitude_squared)
+      for (std::int64_t k = 0; k < bins; ++k) power[k] = std::sqrt(power[k]);
+  }
+}
+
+std::string spectrogram(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
+                        std::int64_t window_size, std::int64_t stride, bool magnitude_squared, float* output) {
+  Spectrogram s;
+  std::string problem = s.initialize(window_size, stride);
+  if (problem.empty()) s.compute(samples, count, stride_between_samples, magnitude_squared, output);
+  return problem;
 }
 
 std::string MfccComputer::initialize(std::int64_t bins, double sample_rate, double lower, double upper,

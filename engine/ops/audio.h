@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+struct fftwf_plan_s;  // FFTW's plan type (fftw3.h)
+
 namespace gds::engine::ops {
 
 struct DecodedWav {
@@ -22,16 +24,36 @@ struct DecodedWav {
 std::string decodeWav(const std::string& bytes, std::int64_t desired_channels, std::int64_t desired_samples,
                       DecodedWav* out);
 
-// In-place radix-2 complex FFT of n (a power of two) points, forward sign.
-void fftInPlace(std::vector<double>* re, std::vector<double>* im);
-
 // AudioSpectrogram for one channel: frames of window_size samples every
 // stride samples, periodic Hann window, zero-padded to the next power of two;
 // output [frames, fft/2 + 1] (squared magnitude or magnitude).
 std::int64_t spectrogramFrames(std::int64_t samples, std::int64_t window_size, std::int64_t stride);
 std::int64_t spectrogramBins(std::int64_t window_size);
-void spectrogram(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
-                 std::int64_t window_size, std::int64_t stride, bool magnitude_squared, float* output);
+
+// The window and the real FFT's plan are made once (initialize) and reused
+// for every clip; compute is const and may run on several threads at once.
+class Spectrogram {
+ public:
+  // Returns "" on success, else why the parameters are invalid.
+  std::string initialize(std::int64_t window_size, std::int64_t stride);
+  // samples: `count` values `stride_between_samples` apart (one channel of
+  // interleaved audio); output: spectrogramFrames(count, ...) * bins values.
+  void compute(const float* samples, std::int64_t count, std::int64_t stride_between_samples, bool magnitude_squared,
+               float* output) const;
+  // Frames [first, last) only, into their rows of `output` (the whole
+  // spectrogram's buffer): blocks of frames may run on several threads.
+  void computeFrames(const float* samples, std::int64_t stride_between_samples, bool magnitude_squared,
+                     std::int64_t first, std::int64_t last, float* output) const;
+  double cyclesPerFrame() const;  // rough cost, for splitting frames between threads
+
+ private:
+  std::int64_t window_size_ = 0, stride_ = 1, fft_ = 1;
+  std::vector<float> window_;
+  fftwf_plan_s* plan_ = nullptr;  // FFTW's r2c plan for fft_ points, owned by a process-wide cache
+};
+// One-off form of the above; returns what Spectrogram::initialize returns.
+std::string spectrogram(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
+                        std::int64_t window_size, std::int64_t stride, bool magnitude_squared, float* output);
 
 // Mfcc of a squared-magnitude spectrogram of `bins` channels per frame.
 class MfccComputer {

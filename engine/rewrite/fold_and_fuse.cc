@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "engine/plan.h"
+#include "engine/rewrite/fused_nodes.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"
@@ -326,6 +327,7 @@ class Rewriter {
     list->clear_i();
     for (std::int64_t v : pads) list->add_i(v);
     if (pool) (*replaced->mutable_attr())["_padding_value"].set_f(0.0f);
+    recordFusedNodes({&pad, &op}, op, replaced.get());
     slots_[static_cast<size_t>(h)].replacement = std::move(replaced);
     slots_[static_cast<size_t>(p)].removed = true;
     fused_[static_cast<size_t>(p)] = 1;
@@ -462,6 +464,9 @@ class Rewriter {
     list->add_s("BiasAdd");
     if (!addend.empty()) list->add_s("Add");
     if (!activation.empty()) list->add_s(activation);
+    std::vector<const tensorflow::NodeDef*> replaced;
+    for (int i : chain) replaced.push_back(&nodeAt(i));
+    recordFusedNodes(replaced, head, fused.get());
     for (size_t k = 0; k + 1 < chain.size(); ++k) slots_[static_cast<size_t>(chain[k])].removed = true;
     for (int i : chain) fused_[static_cast<size_t>(i)] = 1;
     slots_[static_cast<size_t>(chain.back())].replacement = std::move(fused);

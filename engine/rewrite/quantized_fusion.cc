@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/rewrite/fold_and_fuse.h"
+#include "engine/rewrite/fused_nodes.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"
@@ -500,6 +501,9 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
         if (in.control && !members.count(in.node)) controls.insert("^" + g.name(in.node));
     for (const std::string& ctl : controls) fused->add_input(ctl);
     *fused->mutable_attr() = c.quantize >= 0 ? g.node(c.quantize).attr() : head.attr();
+    std::vector<const NodeDef*> replaced;
+    for (int m : c.members) replaced.push_back(&g.node(m));
+    recordFusedNodes(replaced, g.node(c.pool >= 0 ? c.pool : c.head), fused);
     if (c.pool >= 0) {
       auto& attrs = *fused->mutable_attr();
       for (const char* name : {"ksize", "strides"}) attrs[name] = g.node(c.pool).attr().at(name);

@@ -98,7 +98,7 @@ TEST(StatsCalculator, NodesDefinedAndFusedOpsColumn) {
   StatsCalculator s(o);
   s.setNodesDefined(7);
   s.addNodeStats("w", "Const", 0, 0, 10, 0);
-  s.addNodeStats("relu", "_FusedConv2D", 1, 10, 990, 4000, "Conv2D+BiasAdd+Relu");
+  s.addNodeStats("relu", "_FusedConv2D", 1, 10, 990, 4000, {"Conv2D+BiasAdd+Relu", {"conv", "bias", "relu"}, "conv"});
   s.updateRunTotalUs(1000);
   EXPECT_EQ(s.outputString(),
             "============================== Run Order ==============================\n"

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "engine/ops/audio.h"
 #include "tests/test_util.h"
@@ -54,20 +55,76 @@ TEST(NnAudioTest, DecodeWavChannelsAndLength) {
   EXPECT_EQ(decodeWav(eight_bit, -1, -1, &out), "WAV has 8 bits per sample (expected 16)");
 }
 
-TEST(NnAudioTest, FftMatchesNaiveDft) {
-  std::vector<double> re(16), im(16, 0.0);
-  for (int i = 0; i < 16; ++i) re[i] = std::sin(i * 0.7) + 0.25 * i;
-  const auto x = re;
-  fftInPlace(&re, &im);
-  for (int k = 0; k < 16; ++k) {
-    double r = 0, m = 0;
-    for (int j = 0; j < 16; ++j) {
-      r += x[j] * std::cos(2 * M_PI * j * k / 16);
-      m -= x[j] * std::sin(2 * M_PI * j * k / 16);
+// The specification: TF's spectrogram.cc in double with a naive DFT.
+std::vector<double> naivePowerSpectrogram(const std::vector<float>& x, int channels, int channel, int window,
+                                          int stride) {
+  int fft = 1;
+  while (fft < window) fft *= 2;
+  const int samples = static_cast<int>(x.size()) / channels;
+  std::vector<double> out;
+  for (int start = 0; start + window <= samples; start += stride) {
+    std::vector<double> frame(fft, 0.0);
+    for (int i = 0; i < window; ++i)
+      frame[i] = x[(start + i) * channels + channel] * (0.5 - 0.5 * std::cos(2 * M_PI * i / window));
+    for (int k = 0; k <= fft / 2; ++k) {
+      double r = 0, m = 0;
+      for (int j = 0; j < fft; ++j) {
+        r += frame[j] * std::cos(2 * M_PI * j * k / fft);
+        m -= frame[j] * std::sin(2 * M_PI * j * k / fft);
+      }
+      out.push_back(r * r + m * m);
     }
-    EXPECT_NEAR(re[k], r, 1e-9);
-    EXPECT_NEAR(im[k], m, 1e-9);
   }
+  return out;
+}
+
+TEST(NnAudioTest, SpectrogramMatchesNaiveDftOnInterleavedChannels) {
+  // Two interleaved channels, a window that is not a power of two (zero padding).
+  const int channels = 2, samples = 200, window = 50, stride = 30;
+  std::vector<float> x(samples * channels);
+  for (int i = 0; i < samples; ++i) {
+    x[i * channels] = static_cast<float>(std::sin(i * 0.37) + 0.1 * std::cos(i * 2.1));
+    x[i * channels + 1] = static_cast<float>(((i * 7919) % 101) / 50.0 - 1.0);
+  }
+  Spectrogram s;
+  ASSERT_EQ(s.initialize(window, stride), "");
+  const std::int64_t frames = spectrogramFrames(samples, window, stride), bins = spectrogramBins(window);
+  ASSERT_EQ(frames, 6);
+  ASSERT_EQ(bins, 33);
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<double> want = naivePowerSpectrogram(x, channels, c, window, stride);
+    std::vector<float> power(static_cast<size_t>(frames * bins)), mag(power.size());
+    s.compute(x.data() + c, samples, channels, true, power.data());
+    s.compute(x.data() + c, samples, channels, false, mag.data());
+    ASSERT_EQ(want.size(), power.size());
+    double peak = 0;
+    for (double v : want) peak = std::max(peak, v);
+    for (size_t i = 0; i < want.size(); ++i) {
+      // Single precision: within float rounding of the frame's largest bin.
+      EXPECT_NEAR(power[i], want[i], 1e-6 * peak) << "channel " << c << " value " << i;
+      EXPECT_EQ(mag[i], std::sqrt(power[i])) << "channel " << c << " value " << i;
+    }
+  }
+}
+
+TEST(NnAudioTest, SpectrogramIsBitIdenticalAcrossInstancesAndThreads) {
+  std::vector<float> x(16000);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(i * 0.01) * std::cos(i * 0.173));
+  const std::int64_t n = spectrogramFrames(16000, 640, 320) * spectrogramBins(640);
+  std::vector<float> first(static_cast<size_t>(n));
+  ASSERT_EQ(spectrogram(x.data(), 16000, 1, 640, 320, true, first.data()), "");
+  // Several threads plan (or find the cached plan) and run at once.
+  std::vector<std::vector<float>> results(4, std::vector<float>(static_cast<size_t>(n)));
+  std::vector<std::thread> threads;
+  for (auto& r : results)
+    threads.emplace_back([&x, &r] {
+      Spectrogram s;
+      if (s.initialize(640, 320).empty()) s.compute(x.data(), 16000, 1, true, r.data());
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& r : results) EXPECT_EQ(r, first);
+  EXPECT_EQ(Spectrogram().initialize(0, 320), "window_size must be positive, got 0");
+  EXPECT_EQ(Spectrogram().initialize(640, 0), "stride must be positive, got 0");
 }
 
 TEST(NnAudioTest, SpectrogramShapesAndMagnitude) {

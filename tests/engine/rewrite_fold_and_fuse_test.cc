@@ -7,13 +7,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
+#include "engine/eval/benchmark.h"
 #include "engine/ops/dnnl_float.h"
 #include "engine/ops/gemm.h"
 #include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/graph_builder.h"
+#include "model/io.h"
+#include "tests/test_util.h"
 
 namespace gds::engine {
 namespace {
@@ -230,6 +234,15 @@ TEST_F(FusionTest, PadBeforeAValidConvolutionBecomesItsExplicitPadding) {
   const auto nodes = expectAllAgree(b.graph(), input, "relu");
   EXPECT_TRUE(hasNode(nodes, "relu", "_FusedConv2D"));
   EXPECT_EQ(countOp(nodes, "Pad"), 0);
+  // The fused node records every graph node it replaced, the Pad included,
+  // and the convolution as the one doing the work.
+  auto optimized = optimizeForInference(b.graph(), {"input"}, {"relu"});
+  ASSERT_NE(optimized, nullptr);
+  const auto fused = fusedOpsByNode(*optimized);
+  ASSERT_EQ(fused.count("relu"), 1u);
+  EXPECT_EQ(fused.at("relu").ops, "Conv2D+BiasAdd+Relu");
+  EXPECT_EQ(fused.at("relu").nodes, (std::vector<std::string>{"pad", "conv", "bias", "relu"}));
+  EXPECT_EQ(fused.at("relu").head, "conv");
 }
 
 // ResNet's pool: Pad(1) of a Relu's output, then a VALID 3x3 stride-2 max
@@ -248,6 +261,13 @@ TEST_F(FusionTest, PadBeforeAValidMaxPoolBecomesItsPaddingOfZeros) {
   const auto nodes = expectAllAgree(b.graph(), input, pool);
   EXPECT_TRUE(hasNode(nodes, "pool", "MaxPool"));
   EXPECT_EQ(countOp(nodes, "Pad"), 0);
+  auto optimized = optimizeForInference(b.graph(), {"input"}, {pool});
+  ASSERT_NE(optimized, nullptr);
+  const auto fused = fusedOpsByNode(*optimized);
+  ASSERT_EQ(fused.count("pool"), 1u);
+  EXPECT_EQ(fused.at("pool").ops, "");  // still a MaxPool: no fused_ops
+  EXPECT_EQ(fused.at("pool").nodes, (std::vector<std::string>{"pad", "pool"}));
+  EXPECT_EQ(fused.at("pool").head, "pool");
   const RunResult r = run(b.graph(), {"input"}, {input}, {pool}, {true, false, ops::gemmBackend(), 1});
   ASSERT_EQ(r.outputs.size(), 1u);
   // Output [1, 5, 5, 5]: row 0 and column 0 windows reach into the padding.
@@ -393,6 +413,42 @@ TEST_F(FusionTest, BroadcastingAddIsNotFusedAsResidual) {
 
 // The batch norm of older frozen graphs (MobileNet v1 0.25): Identity reads of
 // the statistics, Rsqrt/Mul/Sub computed per run, then x * scale + shift.
+// MobileNet v1 (the corpus model): each pointwise layer's Conv2D, the
+// folded batch norm's Mul and Add, and its Relu6 become one _FusedConv2D
+// named after the Relu6, which names those four nodes and the convolution.
+TEST_F(FusionTest, FusedNodesOfMobileNetNameTheGraphNodesTheyReplaced) {
+  GDS_REQUIRE_SHARED();
+  auto loaded = model::load(test::modelPath("mobilenet_v1_0.25_128_frozen.pb"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  auto optimized = optimizeForInference(loaded->graph, {"input"}, {"MobilenetV1/Predictions/Reshape_1"});
+  ASSERT_NE(optimized, nullptr);
+  const auto fused = fusedOpsByNode(*optimized);
+  const std::string layer = "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/";
+  ASSERT_EQ(fused.count(layer + "Relu6"), 1u);
+  const FusedNode& f = fused.at(layer + "Relu6");
+  EXPECT_EQ(f.ops, "Conv2D+BiasAdd+Relu6");
+  EXPECT_EQ(f.nodes, (std::vector<std::string>{layer + "convolution", layer + "BatchNorm/batchnorm/mul_1",
+                                               layer + "BatchNorm/batchnorm/add_1", layer + "Relu6"}));
+  EXPECT_EQ(f.head, layer + "convolution");
+  // Every fused node of the model says what it replaced, the names are the
+  // loaded graph's, and no node is claimed twice.
+  std::set<std::string> graph_names, claimed;
+  for (const auto& n : loaded->graph.node()) graph_names.insert(n.name());
+  int fused_convolutions = 0;
+  for (const auto& [name, node] : fused) {
+    SCOPED_TRACE(name);
+    ASSERT_GE(node.nodes.size(), 2u);
+    EXPECT_EQ(node.nodes.back(), name);
+    EXPECT_NE(std::find(node.nodes.begin(), node.nodes.end(), node.head), node.nodes.end());
+    for (const auto& n : node.nodes) {
+      EXPECT_TRUE(graph_names.count(n)) << n;
+      EXPECT_TRUE(claimed.insert(n).second) << n;
+    }
+    fused_convolutions += node.ops.rfind("Conv2D+", 0) == 0 || node.ops.rfind("DepthwiseConv2dNative+", 0) == 0;
+  }
+  EXPECT_EQ(fused_convolutions, 28);  // 15 Conv2D (the logits' included) and 13 depthwise
+}
+
 TEST_F(FusionTest, UnfoldedBatchNormArithmeticIsFoldedThenFused) {
   GraphBuilder b;
   const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, {1, 6, 6, 5});

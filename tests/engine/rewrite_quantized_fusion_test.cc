@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/eval/benchmark.h"
 #include "engine/quantized/fused_chain.h"
 #include "engine/quantized/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
@@ -224,6 +225,15 @@ TEST(QuantFusion, RewriteReplacesTheChainByOneNodeNamedAfterItsLastOp) {
   EXPECT_EQ("input/quantize", node->input(0));
   EXPECT_EQ("bias", node->input(6));
   EXPECT_EQ("bias/max", node->input(8));
+  // The graph nodes it replaced, in data-flow order, around the convolution.
+  const auto by_node = fusedOpsByNode(*fused);
+  ASSERT_EQ(1u, by_node.count("out"));
+  EXPECT_EQ(by_node.at("out").nodes,
+            (std::vector<std::string>{"layer/eightbit", "layer/eightbit/requantize/requant_range",
+                                      "layer/eightbit/requantize", "bias_add/eightbit",
+                                      "bias_add/eightbit/requantize/requant_range", "bias_add/eightbit/requantize",
+                                      "relu/eightbit", "out"}));
+  EXPECT_EQ(by_node.at("out").head, "layer/eightbit");
   // A float graph is left alone.
   GraphDef plain;
   addNode(&plain, "input", "Placeholder", {});

@@ -399,7 +399,9 @@ TEST_F(BenchmarkPanelTest, FusedConvolutionTimeIsOnItsConv2D) {
   for (int r = 0; r < layers->rowCount(); ++r)
     if (layers->index(r, 0).data().toString().toStdString() == conv) conv_row = r;
   EXPECT_EQ(layers->index(conv_row, 2).data().toString(), "_FusedConv2D (Conv2D+Mul+Add+Relu6)");
-  EXPECT_TRUE(layers->index(conv_row, 2).data(Qt::ToolTipRole).toString().contains(QString::fromStdString(relu)));
+  // Its tooltip names the graph nodes the rewrite recorded on the fused node.
+  EXPECT_EQ(layers->index(conv_row, 2).data(Qt::ToolTipRole).toString().toStdString(),
+            "1 node(s): " + relu + "\nFused with, and timed together: " + conv + ", " + bn + ", " + shift);
 
   // The heat map: the Conv2D coloured, the Relu6 and batch norm marked fused.
   graphview::GraphScene& scene = bench_->scene;
@@ -582,7 +584,7 @@ TEST(BenchmarkPanelUnfused, EveryNodeIsItsOwnRowWhenTheGraphIsNotOptimized) {
   EXPECT_EQ(fused.result.stats.details().size(), 92u);
   EXPECT_EQ(p->nodeCounts()->text(), "Current: 555 nodes defined, 92 observed");
   EXPECT_EQ(fused.result.stats.details().at(relu).type, "_FusedConv2D");
-  EXPECT_EQ(fused.result.stats.details().at(relu).fused_ops, "Conv2D+BiasAdd+Relu6");
+  EXPECT_EQ(fused.result.stats.details().at(relu).fused.ops, "Conv2D+BiasAdd+Relu6");
   int conv_row = -1;
   for (int r = 0; r < layers->rowCount(); ++r)
     if (layers->index(r, 0).data().toString().toStdString() == conv) conv_row = r;

@@ -5,9 +5,17 @@
 // does not move when the step Undo names changes.
 #include <gtest/gtest.h>
 
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QGroupBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest/QTest>
@@ -54,7 +62,7 @@ void checkLayout(MainWindow& w, const QSize& screen) {
     for (const QDockWidget* d : w.findChildren<QDockWidget*>()) {
       std::printf("  %s\n", describe(d).c_str());
       for (const QWidget* c : d->widget()->findChildren<QWidget*>())
-        if (c->isVisible() && c->minimumSizeHint().height() > 15)
+        if (c->isVisible() && (c->minimumSizeHint().height() > 15 || std::getenv("GDS_LAYOUT_DEBUG")[0] == '2'))
           std::printf("      %s %s min %dx%d h %d\n", c->metaObject()->className(), c->objectName().toStdString().c_str(),
                       c->minimumSizeHint().width(), c->minimumSizeHint().height(), c->height());
     }
@@ -80,6 +88,49 @@ void checkLayout(MainWindow& w, const QSize& screen) {
   // The graph keeps a usable centre.
   EXPECT_GE(w.centralWidget()->width(), 560);
   EXPECT_GE(w.centralWidget()->height(), 200);
+}
+
+// Every settings control of the Benchmark dock lies inside the part of the
+// dock that shows: inside the dock and inside its scroll area's viewport, so
+// nothing is cut at an edge or needs scrolling to reach.
+void checkBenchmarkSettingsInView(QDockWidget* dock) {
+  QApplication::processEvents();
+  auto* optimize = dock->findChild<QCheckBox*>("BenchmarkOptimizeGraph");
+  ASSERT_NE(optimize, nullptr);
+  QScrollArea* scroll = nullptr;
+  for (QWidget* p = optimize->parentWidget(); p && !scroll; p = p->parentWidget()) scroll = qobject_cast<QScrollArea*>(p);
+  ASSERT_NE(scroll, nullptr);
+  const QRect viewport(scroll->viewport()->mapTo(dock, QPoint(0, 0)), scroll->viewport()->size());
+  const QRect shown = viewport & dock->rect();
+  int controls = 0;
+  for (QWidget* c : scroll->widget()->findChildren<QWidget*>()) {
+    const bool control = qobject_cast<QAbstractButton*>(c) || qobject_cast<QAbstractSpinBox*>(c) ||
+                         qobject_cast<QComboBox*>(c) || qobject_cast<QPlainTextEdit*>(c) || qobject_cast<QGroupBox*>(c);
+    if (!control || !c->isVisibleTo(dock)) continue;
+    ++controls;
+    const QRect r(c->mapTo(dock, QPoint(0, 0)), c->size());
+    EXPECT_TRUE(shown.contains(r)) << c->metaObject()->className() << " '" << c->objectName().toStdString() << "' "
+                                   << c->property("text").toString().toStdString() << c->property("title").toString().toStdString()
+                                   << " at " << r.x() << "," << r.y() << " " << r.width() << "x" << r.height()
+                                   << " outside the shown " << shown.x() << "," << shown.y() << " " << shown.width()
+                                   << "x" << shown.height();
+  }
+  // Variants (their group, 4 boxes, per-channel, reset, pipeline), inputs, 4 run fields, optimize, Run, Cancel.
+  EXPECT_GE(controls, 16);
+}
+
+// A widget of a dock lies inside the part of the dock that shows (inside
+// the dock and inside the viewport of any scroll area it is in).
+void expectInView(QDockWidget* dock, QWidget* w) {
+  QApplication::processEvents();
+  QRect shown = dock->rect();
+  for (QWidget* p = w->parentWidget(); p && p != dock; p = p->parentWidget())
+    if (auto* scroll = qobject_cast<QScrollArea*>(p))
+      shown &= QRect(scroll->viewport()->mapTo(dock, QPoint(0, 0)), scroll->viewport()->size());
+  const QRect r(w->mapTo(dock, QPoint(0, 0)), w->size());
+  EXPECT_TRUE(shown.contains(r)) << w->objectName().toStdString() << " at " << r.x() << "," << r.y() << " "
+                                 << r.width() << "x" << r.height() << " outside the shown " << shown.x() << ","
+                                 << shown.y() << " " << shown.width() << "x" << shown.height();
 }
 
 class WindowLayout : public ::testing::TestWithParam<QSize> {
@@ -124,12 +175,21 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
     checkLayout(w, screen);
     // Tall enough for its settings: the variants, the pipeline and Run.
     EXPECT_GE(w.benchmarkDock()->height(), usefulSize(w.benchmarkDock()).height());
+    checkBenchmarkSettingsInView(w.benchmarkDock());
   }
   w.accuracyAction()->trigger();
   {
     SCOPED_TRACE("Accuracy dock open");
     checkLayout(w, screen);
     EXPECT_GE(w.accuracyDock()->height(), usefulSize(w.accuracyDock()).height());
+    // Compare stays in view, on an input source and on a dataset folder (the longer form).
+    auto* compare = w.accuracyDock()->findChild<QPushButton*>("AccuracyRun");
+    auto* mode = w.accuracyDock()->findChild<QComboBox*>("AccuracyInputMode");
+    ASSERT_NE(compare, nullptr);
+    ASSERT_NE(mode, nullptr);
+    expectInView(w.accuracyDock(), compare);
+    mode->setCurrentIndex(1);
+    expectInView(w.accuracyDock(), compare);
   }
 }
 
@@ -164,6 +224,7 @@ TEST_P(WindowLayout, WeightsOfTheSelectedNodeFitWithTheBottomDocks) {
   // The Benchmark tab brought forward keeps the same room.
   w.benchmarkDock()->raise();
   checkLayout(w, screen);
+  checkBenchmarkSettingsInView(w.benchmarkDock());
 }
 
 INSTANTIATE_TEST_SUITE_P(Screens, WindowLayout, ::testing::Values(QSize(1366, 768), QSize(1920, 1080)),
