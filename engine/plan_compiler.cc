@@ -8,8 +8,8 @@
 
 #include "engine/allocation.h"
 #include "engine/builtin_kernels.h"
-#include "engine/output_types.h"
 #include "engine/plan_impl.h"
+#include "model/op_metadata.h"
 
 namespace gds::engine {
 
@@ -275,7 +275,7 @@ class PlanCompiler {
     for (size_t i = 0; i < feeds_.size(); ++i) {
       model::TensorRef r = model::parseTensorName(feeds_[i]);
       const tensorflow::NodeDef& fd = g_.node(g_.find(r.node));
-      auto types = outputTypesFromAttrs(fd, r.port + 1, {});
+      auto types = model::outputDtypes(fd, r.port + 1, {});
       DataType t = types.empty() ? tensorflow::DT_INVALID : types.back();
       Shape shape;
       bool known = false;
@@ -408,7 +408,7 @@ class PlanCompiler {
     for (int k = 0; k < n.num_data; ++k) in_types.push_back(init.inputType(k));
     std::vector<DataType> types;
     if (n.kernel) types = n.kernel->outputTypes(init);
-    if (static_cast<int>(types.size()) != n.num_outputs) types = outputTypesFromAttrs(*n.def, n.num_outputs, in_types);
+    if (static_cast<int>(types.size()) != n.num_outputs) types = model::outputDtypes(*n.def, n.num_outputs, in_types);
     info.output_types = types;
     inferShapes(n, init, &info);
     return Status::Ok();
