@@ -4,6 +4,7 @@
 #include <deque>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/op_metadata.h"
 #include "model/tensor.h"
@@ -16,11 +17,6 @@ using tensorflow::AttrValue;
 using tensorflow::DataType;
 using tensorflow::FunctionDef;
 using tensorflow::NodeDef;
-
-const AttrValue* findAttr(const NodeDef& n, const std::string& name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
 
 std::string attrString(const AttrMap& attrs, const std::string& name) {
   auto it = attrs.find(name);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "model/attr.h"
 #include "model/summary.h"
 
 namespace gds::engine {
@@ -65,9 +66,9 @@ std::string fusedOpsDescription(const std::string& op, const std::vector<std::st
 std::map<std::string, std::string> fusedOpsByNode(const tensorflow::GraphDef& graph) {
   std::map<std::string, std::string> out;
   for (const auto& node : graph.node()) {
-    auto it = node.attr().find("fused_ops");
-    if (it == node.attr().end()) continue;
-    const std::vector<std::string> ops(it->second.list().s().begin(), it->second.list().s().end());
+    const auto* fused = model::findAttr(node, "fused_ops");
+    if (!fused) continue;
+    const std::vector<std::string> ops(fused->list().s().begin(), fused->list().s().end());
     const std::string text = fusedOpsDescription(node.op(), ops);
     if (!text.empty()) out[node.name()] = text;
   }
