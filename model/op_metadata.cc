@@ -192,7 +192,8 @@ std::vector<tensorflow::DataType> outputDtypes(const tensorflow::NodeDef& node, 
       count = list ? list->list().type_size() : 0;
     }
     // A list of unknown length takes the outputs the args after it leave.
-    const std::int64_t rest = static_cast<std::int64_t>(out.size() - k) - static_cast<std::int64_t>(args->size() - i - 1);
+    const std::int64_t rest =
+        static_cast<std::int64_t>(out.size() - k) - static_cast<std::int64_t>(args->size() - i - 1);
     if (count < 0) count = std::max<std::int64_t>(rest, 0);
     for (std::int64_t j = 0; j < count && k < out.size(); ++j, ++k) {
       if (arg.type != tensorflow::DT_INVALID) out[k] = arg.type;

@@ -32,11 +32,7 @@ class Inferer {
   InferredShapes* out_;
 };
 
-bool isOneOf(const std::string& op, std::initializer_list<const char*> ops) {
-  for (const char* o : ops)
-    if (op == o) return true;
-  return false;
-}
+using shape_fns::isOneOf;
 
 }  // namespace
 

@@ -9,12 +9,6 @@
 namespace gds::model::shape_fns {
 namespace {
 
-bool isOneOf(const std::string& op, std::initializer_list<const char*> ops) {
-  for (const char* o : ops)
-    if (op == o) return true;
-  return false;
-}
-
 void reshape(ShapeContext& c) {
   const std::string& op = c.op();
   const TensorInfo& x = c.in(0);

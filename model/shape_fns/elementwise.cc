@@ -5,12 +5,6 @@
 namespace gds::model::shape_fns {
 namespace {
 
-bool isOneOf(const std::string& op, std::initializer_list<const char*> ops) {
-  for (const char* o : ops)
-    if (op == o) return true;
-  return false;
-}
-
 // Output 0 has input 0's shape; its dtype is the op's (Cast: DstT, IsNan:
 // bool, Dequantize: dtype, ...). Known values pass through Identity-like ops.
 void sameShape(ShapeContext& c) {

@@ -143,6 +143,12 @@ std::int64_t windowed(std::int64_t in, std::int64_t k, std::int64_t stride, std:
   return -1;
 }
 
+bool isOneOf(const std::string& op, std::initializer_list<const char*> ops) {
+  for (const char* o : ops)
+    if (op == o) return true;
+  return false;
+}
+
 void setQuantizedRange(ShapeContext& c) {
   c.set(1, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));
   c.set(2, TensorInfo::ranked(tensorflow::DT_FLOAT, {}));

@@ -100,6 +100,7 @@ std::optional<TensorInfo> broadcast(const TensorInfo& a, const TensorInfo& b, Da
 // GetWindowedOutputSizeVerbose).
 std::int64_t windowed(std::int64_t in, std::int64_t k, std::int64_t stride, std::int64_t dilation,
                       const std::string& padding, std::int64_t pad_before, std::int64_t pad_after);
+bool isOneOf(const std::string& op, std::initializer_list<const char*> ops);
 // Scalar float outputs 1 and 2: the range of a quantized op's output.
 void setQuantizedRange(ShapeContext& c);
 
