@@ -1,5 +1,7 @@
 #include "engine/kernel.h"
 
+#include "model/attr.h"
+
 namespace gds::engine {
 namespace {
 
@@ -8,8 +10,7 @@ std::string nodeLabel(const tensorflow::NodeDef& node) { return "node '" + node.
 }  // namespace
 
 const tensorflow::AttrValue* KernelInit::attr(const std::string& name) const {
-  auto it = node().attr().find(name);
-  return it == node().attr().end() ? nullptr : &it->second;
+  return model::findAttr(node(), name);
 }
 
 Status KernelInit::error(const std::string& message) const {

@@ -114,8 +114,8 @@ class OpKernel {
     (void)inputs; (void)outputs; return 0;
   }
   // Output dtypes (called after init). Empty: the plan derives them from the
-  // node's attrs with TensorFlow's usual rules ("T", "dtype", "out_type", ...;
-  // see engine/output_types.h).
+  // op's output args in the op metadata and the node's attrs
+  // (model::outputDtypes).
   virtual std::vector<DataType> outputTypes(const KernelInit& init) const { (void)init; return {}; }
   // Statically known output shapes (called after init; dims may be -1).
   // Return false when nothing is known; shapes->size() must equal numOutputs.

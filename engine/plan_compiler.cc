@@ -8,8 +8,9 @@
 
 #include "engine/allocation.h"
 #include "engine/builtin_kernels.h"
-#include "engine/output_types.h"
 #include "engine/plan_impl.h"
+#include "model/attr.h"
+#include "model/op_metadata.h"
 
 namespace gds::engine {
 
@@ -29,9 +30,7 @@ std::string nodeLabel(const tensorflow::NodeDef& node) { return "node '" + node.
 namespace {
 
 DataType attrType(const tensorflow::NodeDef& node, const char* name) {
-  auto it = node.attr().find(name);
-  if (it == node.attr().end() || it->second.value_case() != tensorflow::AttrValue::kType) return tensorflow::DT_INVALID;
-  return model::baseDtype(it->second.type());
+  return model::baseDtype(model::attrType(node, name));
 }
 
 class InitImpl : public KernelInit {
@@ -275,7 +274,7 @@ class PlanCompiler {
     for (size_t i = 0; i < feeds_.size(); ++i) {
       model::TensorRef r = model::parseTensorName(feeds_[i]);
       const tensorflow::NodeDef& fd = g_.node(g_.find(r.node));
-      auto types = outputTypesFromAttrs(fd, r.port + 1, {});
+      auto types = model::outputDtypes(fd, r.port + 1, {});
       DataType t = types.empty() ? tensorflow::DT_INVALID : types.back();
       Shape shape;
       bool known = false;
@@ -284,9 +283,8 @@ class PlanCompiler {
         shape = ov->second;
         known = true;
       } else if ((fd.op() == "Placeholder" || fd.op() == "PlaceholderWithDefault") && r.port == 0) {
-        auto it = fd.attr().find("shape");
-        if (it != fd.attr().end() && it->second.value_case() == tensorflow::AttrValue::kShape) {
-          shape = model::shapeFromProto(it->second.shape(), &known);
+        if (const auto* declared = model::attrShape(fd, "shape")) {
+          shape = model::shapeFromProto(*declared, &known);
           // TensorFlow's Placeholder shape function: graphs up to version 21
           // cannot tell a scalar shape attr from "unknown", so it is unknown.
           if (known && shape.empty() && fd.op() == "Placeholder" && def_.versions().producer() <= 21) known = false;
@@ -329,23 +327,21 @@ class PlanCompiler {
       if (frame < 0) frame = 0;
       n.frame = frame;
       if (n.kind == NodeKind::Enter) {
-        auto it = n.def->attr().find("frame_name");
-        if (it == n.def->attr().end() || it->second.s().empty())
-          return Status::Error(nodeLabel(*n.def) + ": missing attr 'frame_name'");
-        auto key = std::make_pair(frame, it->second.s());
+        const std::string frame_name = model::attrString(*n.def, "frame_name");
+        if (frame_name.empty()) return Status::Error(nodeLabel(*n.def) + ": missing attr 'frame_name'");
+        auto key = std::make_pair(frame, frame_name);
         auto fit = frame_ids.find(key);
         if (fit == frame_ids.end()) {
           StaticFrame sf;
-          sf.name = it->second.s();
+          sf.name = frame_name;
           sf.parent = frame;
-          auto pit = n.def->attr().find("parallel_iterations");
-          if (pit != n.def->attr().end() && pit->second.i() > 0) sf.parallel_iterations = pit->second.i();
+          const std::int64_t parallel = model::attrInt(*n.def, "parallel_iterations", 0);
+          if (parallel > 0) sf.parallel_iterations = parallel;
           im_.frames.push_back(sf);
           fit = frame_ids.emplace(key, static_cast<int>(im_.frames.size() - 1)).first;
         }
         n.child_frame = fit->second;
-        auto cit = n.def->attr().find("is_constant");
-        n.is_constant = cit != n.def->attr().end() && cit->second.b();
+        n.is_constant = model::attrBool(*n.def, "is_constant", false);
       }
       StaticFrame& sf = im_.frames[static_cast<size_t>(frame)];
       n.local = static_cast<int>(sf.nodes.size());
@@ -408,7 +404,7 @@ class PlanCompiler {
     for (int k = 0; k < n.num_data; ++k) in_types.push_back(init.inputType(k));
     std::vector<DataType> types;
     if (n.kernel) types = n.kernel->outputTypes(init);
-    if (static_cast<int>(types.size()) != n.num_outputs) types = outputTypesFromAttrs(*n.def, n.num_outputs, in_types);
+    if (static_cast<int>(types.size()) != n.num_outputs) types = model::outputDtypes(*n.def, n.num_outputs, in_types);
     info.output_types = types;
     inferShapes(n, init, &info);
     return Status::Ok();

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/allocation.h"
+#include "model/attr.h"
 
 namespace gds::engine {
 namespace {
@@ -182,10 +183,10 @@ std::string Tensor::debugString(int max_values) const {
 
 Result<Tensor> constTensor(const tensorflow::NodeDef& node, std::shared_ptr<const void> owner) {
   const std::string label = "node '" + node.name() + "' (" + node.op() + ")";
-  auto it = node.attr().find("value");
-  if (it == node.attr().end() || it->second.value_case() != tensorflow::AttrValue::kTensor)
+  const auto* value = model::findAttr(node, "value");
+  if (!value || value->value_case() != tensorflow::AttrValue::kTensor)
     return Status::Error(label + ": missing tensor attr 'value'");
-  const tensorflow::TensorProto& proto = it->second.tensor();
+  const tensorflow::TensorProto& proto = value->tensor();
   DataType dtype = model::baseDtype(proto.dtype());
   bool known = true;
   Shape shape = model::shapeFromProto(proto.tensor_shape(), &known);

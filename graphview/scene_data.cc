@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "graphview/style.h"
+#include "model/attr.h"
 #include "model/op_metadata.h"
 #include "model/tensor.h"
 
@@ -97,9 +98,8 @@ void SceneData::computeLooks() {
         }
       }
       std::vector<std::int64_t> dims;
-      auto it = g.node(w).attr().find("value");
-      if (it != g.node(w).attr().end())
-        for (const auto& d : it->second.tensor().tensor_shape().dim()) dims.push_back(d.size());
+      if (const auto* value = model::findAttr(g.node(w), "value"))
+        for (const auto& d : value->tensor().tensor_shape().dim()) dims.push_back(d.size());
       look.weights.push_back(arg + QStringLiteral(" \u27e8") + (dims.empty() ? QStringLiteral("scalar") : dimsText(dims)) +
                              QStringLiteral("\u27e9"));
     }

@@ -9,44 +9,27 @@ using model::OpCategory;
 OpCategory categoryOf(const std::string& op) {
   OpCategory c = model::OpRegistry::instance().category(op);
   if (c != OpCategory::Other) return c;
-  auto has = [&](const char* s) { return op.find(s) != std::string::npos; };
-  auto starts = [&](const char* s) { return op.rfind(s, 0) == 0; };
-  if (starts("Quantize") || starts("Dequantize") || starts("Requantize") || starts("Quantized") || has("FakeQuant"))
-    return OpCategory::Quantization;
-  if (has("Conv") || starts("MatMul") || starts("BatchMatMul") || op == "BiasAdd" || op == "LSTMBlockCell" ||
-      has("GRU"))
-    return OpCategory::Layer;
-  if (op == "Relu" || op == "Relu6" || op == "Elu" || op == "Selu" || op == "LeakyRelu" || op == "Sigmoid" ||
-      op == "Tanh" || op == "Softmax" || op == "LogSoftmax" || op == "Softplus" || op == "Softsign")
-    return OpCategory::Activation;
-  if (has("Pool")) return OpCategory::Pool;
-  if (has("BatchNorm") || op == "LRN" || has("Normalization") || op == "L2Loss") return OpCategory::Normalization;
-  if (op == "Placeholder" || op == "PlaceholderWithDefault" || has("Iterator") || has("Reader") || has("Queue") ||
-      op == "DecodeJpeg" || op == "DecodePng" || op == "DecodeWav" || op == "AudioSpectrogram" || op == "Mfcc")
-    return OpCategory::Data;
-  if (op == "Const" || op == "VariableV2" || op == "Variable" || op == "VarHandleOp") return OpCategory::Constant;
-  if (starts("Apply") || starts("ResourceApply") || starts("Assign") || has("Grad") || op == "SaveV2" ||
-      op == "RestoreV2" || op == "Save" || op == "Restore" || op == "ShardedFilename" || op == "MergeV2Checkpoints")
-    return OpCategory::Training;
-  if (op == "Switch" || op == "Merge" || op == "Enter" || op == "Exit" || op == "NextIteration" ||
-      op == "LoopCond" || op == "NoOp" || op == "Assert" || op == "If" || op == "While" || op == "StatelessIf" ||
-      op == "StatelessWhile" || op == "ControlTrigger")
-    return OpCategory::Control;
-  if (op == "Reshape" || op == "Squeeze" || op == "ExpandDims" || op == "ConcatV2" || op == "Concat" ||
-      op == "Pack" || op == "Unpack" || op == "Transpose" || op == "Split" || op == "SplitV" || op == "Slice" ||
-      op == "StridedSlice" || op == "Gather" || op == "GatherV2" || op == "Pad" || op == "PadV2" ||
-      op == "MirrorPad" || op == "Tile" || op == "Shape" || op == "Identity" || op == "Cast" || op == "Fill" ||
-      op == "ZerosLike" || op == "OnesLike" || op == "Size" || op == "Rank" || op == "StopGradient" ||
-      op == "Reverse" || op == "ReverseV2" || op == "SpaceToBatchND" || op == "BatchToSpaceND" ||
-      op == "DepthToSpace" || op == "SpaceToDepth" || op == "ResizeBilinear" || op == "ResizeNearestNeighbor")
-    return OpCategory::Tensor;
-  if (op == "Add" || op == "AddV2" || op == "AddN" || op == "Sub" || op == "Mul" || op == "Div" ||
-      op == "RealDiv" || op == "Maximum" || op == "Minimum" || op == "Rsqrt" || op == "Sqrt" || op == "Square" ||
-      op == "Exp" || op == "Log" || op == "Mean" || op == "Sum" || op == "Max" || op == "Min" || op == "Prod" ||
-      op == "Pow" || op == "Neg" || op == "Abs" || op == "ArgMax" || op == "ArgMin" || op == "SquaredDifference" ||
-      op == "FloorDiv" || op == "FloorMod" || op == "Equal" || op == "Greater" || op == "Less" ||
-      op == "GreaterEqual" || op == "LessEqual" || op == "Select" || op == "Range")
-    return OpCategory::Math;
+  // Op types the metadata does not describe (training, queue and gradient
+  // ops of TensorFlow's long tail): a guess from the parts of the name, in
+  // this order, so that their colours stay meaningful.
+  struct Guess {
+    const char* part;
+    bool prefix;  // else anywhere in the name
+    OpCategory category;
+  };
+  static const Guess kGuesses[] = {
+      {"Quantize", true, OpCategory::Quantization},  {"Dequantize", true, OpCategory::Quantization},
+      {"Requantize", true, OpCategory::Quantization}, {"FakeQuant", false, OpCategory::Quantization},
+      {"Conv", false, OpCategory::Layer},             {"MatMul", true, OpCategory::Layer},
+      {"BatchMatMul", true, OpCategory::Layer},       {"GRU", false, OpCategory::Layer},
+      {"Pool", false, OpCategory::Pool},              {"BatchNorm", false, OpCategory::Normalization},
+      {"Normalization", false, OpCategory::Normalization}, {"Iterator", false, OpCategory::Data},
+      {"Reader", false, OpCategory::Data},            {"Queue", false, OpCategory::Data},
+      {"Apply", true, OpCategory::Training},          {"ResourceApply", true, OpCategory::Training},
+      {"Assign", true, OpCategory::Training},         {"Grad", false, OpCategory::Training},
+  };
+  for (const Guess& g : kGuesses)
+    if (g.prefix ? op.rfind(g.part, 0) == 0 : op.find(g.part) != std::string::npos) return g.category;
   return OpCategory::Other;
 }
 

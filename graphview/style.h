@@ -13,8 +13,9 @@
 
 namespace gds::graphview {
 
-// Category from the op metadata, with a name-based guess for op types the
-// metadata file does not list yet (so the colours stay meaningful).
+// Category from the op metadata (model/op_metadata.pbtxt), with a guess from
+// parts of the name ("Grad", "Queue", "Pool", ...) for op types it does not
+// describe.
 model::OpCategory categoryOf(const std::string& op);
 
 struct CategoryStyle {

@@ -1,5 +1,7 @@
 #include "model/auxiliary.h"
 
+#include "model/attr.h"
+
 #include <cctype>
 #include <unordered_set>
 
@@ -79,9 +81,9 @@ std::vector<AuxiliaryKind> classifyAuxiliary(const Graph& graph) {
     // tf.saved_model.save's traced save and restore functions, called from
     // the outer graph ("__inference__traced_save_1782").
     if (k == AuxiliaryKind::None && (op == "StatefulPartitionedCall" || op == "PartitionedCall")) {
-      auto f = graph.node(i).attr().find("f");
-      if (f != graph.node(i).attr().end() && (f->second.func().name().find("_traced_save") != std::string::npos ||
-                                               f->second.func().name().find("_traced_restore") != std::string::npos))
+      const auto* f = findAttr(graph.node(i), "f");
+      if (f && (f->func().name().find("_traced_save") != std::string::npos ||
+                f->func().name().find("_traced_restore") != std::string::npos))
         k = AuxiliaryKind::Checkpoint;
     }
     // tf.Variable's initializer: "<var>/Initializer/..." computes the

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/saved_model_v2.h"
 
@@ -63,11 +64,6 @@ struct NodeIndex {
     return it == by_name.end() ? -1 : it->second;
   }
 };
-
-const tensorflow::AttrValue* findAttr(const tensorflow::NodeDef& n, const std::string& name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
 
 // String values of a Const node (empty optional-like: ok=false when not a string Const).
 bool constStrings(const tensorflow::GraphDef& g, const NodeIndex& idx, const std::string& input,

@@ -4,6 +4,7 @@
 #include <deque>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/op_metadata.h"
 #include "model/tensor.h"
@@ -16,11 +17,6 @@ using tensorflow::AttrValue;
 using tensorflow::DataType;
 using tensorflow::FunctionDef;
 using tensorflow::NodeDef;
-
-const AttrValue* findAttr(const NodeDef& n, const std::string& name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
 
 std::string attrString(const AttrMap& attrs, const std::string& name) {
   auto it = attrs.find(name);
@@ -255,11 +251,11 @@ Result<int> FunctionLibrary::outputIndex(const NodeDef& node, const std::string&
   if (singleListOutput(op)) return index;
   if (const FunctionDef* f = find(op)) return indexInArgs(f->signature().output_arg(), node, arg, index);
   if (const tensorflow::OpDef* def = opDef(op)) return indexInArgs(def->output_arg(), node, arg, index);
-  if (const auto* meta = OpRegistry::instance().find(op); meta && meta->outputs_size() > 0) {
+  if (const auto* outs = OpRegistry::instance().outputArgs(op); outs && !outs->empty()) {
     int flat = 0;
-    for (const auto& out : meta->outputs()) {
-      bool variadic = !out.empty() && out.back() == '*';
-      std::string name = variadic ? out.substr(0, out.size() - 1) : out;
+    for (const auto& out : *outs) {
+      const bool variadic = out.is_list;
+      const std::string& name = out.name;
       if (name == arg) {
         if (!variadic && index != 0)
           return Status::Error("op " + op + " output '" + arg + "' is a single tensor, index " +

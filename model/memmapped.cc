@@ -14,6 +14,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include "model/attr.h"
 #include "model/io.h"
 #include "model/tensor.h"
 
@@ -60,9 +61,9 @@ Result<MemmappedWriteResult> writeMemmapped(const tensorflow::GraphDef& graph, c
   std::unordered_set<std::string> used;
   for (auto& node : *out.mutable_node()) {
     if (node.op() != "Const") continue;
-    auto it = node.attr().find("value");
-    if (it == node.attr().end() || !it->second.has_tensor()) continue;
-    const auto& proto = it->second.tensor();
+    const auto* value = findAttr(node, "value");
+    if (!value || !value->has_tensor()) continue;
+    const auto& proto = value->tensor();
     const tensorflow::DataType dtype = proto.dtype();
     if (!isPod(dtype)) continue;
     auto tensor = decodeTensor(proto);

@@ -6,6 +6,9 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "model/attr.h"
+#include "model/tensor.h"
+
 namespace gds::model {
 
 extern const char kOpMetadataText[];
@@ -29,6 +32,59 @@ const char* categoryName(OpCategory c) {
   return "other";
 }
 
+namespace {
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(' '), e = s.find_last_not_of(' ');
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+// "name: spec" as TensorFlow's op_def_builder reads an output: spec is a
+// dtype name, a type or list(type) attr of the op, or "N * <dtype or type
+// attr>" with N an int attr.
+Result<OpOutputArg> parseOutputArg(const gdstudio::OpMetadata& op, const std::string& text) {
+  OpOutputArg arg;
+  size_t colon = text.find(':');
+  if (colon == std::string::npos) {
+    arg.name = text;
+    if (!arg.name.empty() && arg.name.back() == '*') {
+      arg.name.pop_back();
+      arg.is_list = true;
+    }
+    return arg;
+  }
+  arg.name = trim(text.substr(0, colon));
+  std::string spec = trim(text.substr(colon + 1));
+  auto attrKind = [&](const std::string& name) -> std::string {
+    for (const auto& a : op.attrs())
+      if (a.name() == name) return a.type();
+    return {};
+  };
+  size_t star = spec.find('*');
+  if (star != std::string::npos) {
+    arg.number_attr = trim(spec.substr(0, star));
+    spec = trim(spec.substr(star + 1));
+    if (attrKind(arg.number_attr) != "int")
+      return Status::Error("'" + arg.number_attr + "' is not an int attr of the op");
+    arg.is_list = true;
+  }
+  const std::string kind = attrKind(spec);
+  if (kind == "type") {
+    arg.type_attr = spec;
+  } else if (kind == "list(type)" && arg.number_attr.empty()) {
+    arg.type_list_attr = spec;
+    arg.is_list = true;
+  } else {
+    auto dtype = parseDtype(spec);
+    if (!dtype.ok() || spec != dtypeName(*dtype))
+      return Status::Error("'" + spec + "' is neither a dtype nor a type attr of the op");
+    arg.type = *dtype;
+  }
+  return arg;
+}
+
+}  // namespace
+
 OpRegistry::OpRegistry() {
   std::string text(kOpMetadataText, kOpMetadataSize);
   if (!google::protobuf::TextFormat::ParseFromString(text, &list_)) {
@@ -37,7 +93,20 @@ OpRegistry::OpRegistry() {
     std::fprintf(stderr, "internal error: model/op_metadata.pbtxt does not parse\n");
     std::abort();
   }
-  for (int i = 0; i < list_.op_size(); ++i) index_.emplace_back(list_.op(i).name(), i);
+  outputs_.resize(static_cast<size_t>(list_.op_size()));
+  for (int i = 0; i < list_.op_size(); ++i) {
+    const auto& op = list_.op(i);
+    index_.emplace_back(op.name(), i);
+    for (const auto& out : op.outputs()) {
+      auto arg = parseOutputArg(op, out);
+      if (!arg.ok()) {
+        std::fprintf(stderr, "internal error: model/op_metadata.pbtxt: op %s, output \"%s\": %s\n", op.name().c_str(),
+                     out.c_str(), arg.error().c_str());
+        std::abort();
+      }
+      outputs_[static_cast<size_t>(i)].push_back(std::move(*arg));
+    }
+  }
   std::sort(index_.begin(), index_.end());
 }
 
@@ -46,10 +115,19 @@ const OpRegistry& OpRegistry::instance() {
   return registry;
 }
 
-const gdstudio::OpMetadata* OpRegistry::find(const std::string& op) const {
+int OpRegistry::indexOf(const std::string& op) const {
   auto it = std::lower_bound(index_.begin(), index_.end(), std::make_pair(op, -1));
-  if (it == index_.end() || it->first != op) return nullptr;
-  return &list_.op(it->second);
+  return it == index_.end() || it->first != op ? -1 : it->second;
+}
+
+const gdstudio::OpMetadata* OpRegistry::find(const std::string& op) const {
+  int i = indexOf(op);
+  return i < 0 ? nullptr : &list_.op(i);
+}
+
+const std::vector<OpOutputArg>* OpRegistry::outputArgs(const std::string& op) const {
+  int i = indexOf(op);
+  return i < 0 ? nullptr : &outputs_[static_cast<size_t>(i)];
 }
 
 OpCategory OpRegistry::category(const std::string& op) const {
@@ -72,6 +150,58 @@ const tensorflow::AttrValue* OpRegistry::attrDefault(const std::string& op, cons
   for (const auto& a : meta->attrs())
     if (a.name() == attr && a.has_default_value()) return &a.default_value();
   return nullptr;
+}
+
+std::vector<tensorflow::DataType> outputDtypes(const tensorflow::NodeDef& node, int num_outputs,
+                                               const std::vector<tensorflow::DataType>& input_types) {
+  using tensorflow::DataType;
+  const OpRegistry& registry = OpRegistry::instance();
+  DataType t = baseDtype(attrType(node, "T"));
+  if (t == tensorflow::DT_INVALID) t = baseDtype(attrType(node, "dtype"));
+  if (t == tensorflow::DT_INVALID && !input_types.empty()) t = input_types[0];
+  std::vector<DataType> out(static_cast<size_t>(std::max(num_outputs, 0)), t);
+  const auto* args = registry.outputArgs(node.op());
+  bool typed = false;
+  if (args)
+    for (const auto& a : *args) typed = typed || a.typed();
+  if (!typed) {
+    DataType o = baseDtype(attrType(node, "out_type"));
+    if (o != tensorflow::DT_INVALID && !out.empty()) out[0] = o;
+    return out;
+  }
+  // The node's attr, else the op's default, else the node's own type.
+  auto attrOrDefault = [&](const std::string& name) -> const tensorflow::AttrValue* {
+    if (const auto* a = findAttr(node, name)) return a;
+    return registry.attrDefault(node.op(), name);
+  };
+  auto typeOf = [&](const std::string& name) {
+    const auto* a = attrOrDefault(name);
+    return a && a->value_case() == tensorflow::AttrValue::kType ? baseDtype(a->type()) : t;
+  };
+  size_t k = 0;
+  for (size_t i = 0; i < args->size() && k < out.size(); ++i) {
+    const OpOutputArg& arg = (*args)[i];
+    std::int64_t count = arg.is_list ? -1 : 1;
+    const tensorflow::AttrValue* list = nullptr;
+    if (!arg.number_attr.empty()) {
+      const auto* n = attrOrDefault(arg.number_attr);
+      if (n && n->value_case() == tensorflow::AttrValue::kI) count = n->i();
+    } else if (!arg.type_list_attr.empty()) {
+      list = attrOrDefault(arg.type_list_attr);
+      if (list && list->value_case() != tensorflow::AttrValue::kList) list = nullptr;
+      count = list ? list->list().type_size() : 0;
+    }
+    // A list of unknown length takes the outputs the args after it leave.
+    const std::int64_t rest =
+        static_cast<std::int64_t>(out.size() - k) - static_cast<std::int64_t>(args->size() - i - 1);
+    if (count < 0) count = std::max<std::int64_t>(rest, 0);
+    for (std::int64_t j = 0; j < count && k < out.size(); ++j, ++k) {
+      if (arg.type != tensorflow::DT_INVALID) out[k] = arg.type;
+      else if (!arg.type_attr.empty()) out[k] = typeOf(arg.type_attr);
+      else if (list) out[k] = baseDtype(static_cast<DataType>(list->list().type(static_cast<int>(j))));
+    }
+  }
+  return out;
 }
 
 }  // namespace gds::model

@@ -1,5 +1,6 @@
 // What GraphDef Studio knows about op types, loaded from the data file
-// model/op_metadata.pbtxt embedded in the binary.
+// model/op_metadata.pbtxt embedded in the binary: categories, argument
+// names, attr defaults and the dtypes of outputs.
 #pragma once
 
 #include <string>
@@ -15,6 +16,24 @@ enum class OpCategory {
 };
 const char* categoryName(OpCategory category);
 
+// One output argument, parsed from the data file's spelling of it, which is
+// TensorFlow's REGISTER_OP(...).Output(...) one: "z: bool" (a fixed dtype),
+// "y: T" (the dtype in a type attr), "output: N * out_type" (number_attr:
+// N tensors of one dtype), "output: T" with T a list(type) attr
+// (type_list_attr). A bare "name" says nothing of its dtype; "name*" is a
+// list of unknown length.
+struct OpOutputArg {
+  std::string name;
+  tensorflow::DataType type = tensorflow::DT_INVALID;
+  std::string type_attr;
+  std::string number_attr;
+  std::string type_list_attr;
+  bool is_list = false;  // number_attr, type_list_attr or "name*"
+  bool typed() const {
+    return type != tensorflow::DT_INVALID || !type_attr.empty() || !number_attr.empty() || !type_list_attr.empty();
+  }
+};
+
 class OpRegistry {
  public:
   static const OpRegistry& instance();
@@ -23,12 +42,25 @@ class OpRegistry {
   OpCategory category(const std::string& op) const;  // Other when unknown
   // Default value of an attr, or nullptr.
   const tensorflow::AttrValue* attrDefault(const std::string& op, const std::string& attr) const;
+  // The parsed output args, or nullptr for op types the file does not describe.
+  const std::vector<OpOutputArg>* outputArgs(const std::string& op) const;
   const gdstudio::OpMetadataList& all() const { return list_; }
 
  private:
   OpRegistry();
+  int indexOf(const std::string& op) const;  // -1 when unknown
   gdstudio::OpMetadataList list_;
   std::vector<std::pair<std::string, int>> index_;  // sorted by op name
+  std::vector<std::vector<OpOutputArg>> outputs_;   // parallel to list_
 };
+
+// The dtypes of a node's first num_outputs outputs by its op's output args
+// and the node's attrs (an attr the node lacks takes the op's default). Ops
+// without typed outputs, and outputs past the args: the node's "T", else
+// "dtype", else its first input's dtype (input_types may be empty), with
+// output 0 taking "out_type" when the node has it. Ref types are reduced to
+// their base type.
+std::vector<tensorflow::DataType> outputDtypes(const tensorflow::NodeDef& node, int num_outputs,
+                                               const std::vector<tensorflow::DataType>& input_types);
 
 }  // namespace gds::model

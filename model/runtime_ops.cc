@@ -1,5 +1,6 @@
 #include "model/runtime_ops.h"
 
+#include "model/attr.h"
 #include "model/tensor.h"
 
 #include <algorithm>
@@ -34,10 +35,8 @@ std::vector<std::pair<int, std::string>> dataLines(const char* text, std::size_t
 }
 
 tensorflow::DataType nodeDtype(const tensorflow::NodeDef& node) {
-  for (const char* key : {"T", "dtype"}) {
-    auto it = node.attr().find(key);
-    if (it != node.attr().end() && it->second.value_case() == tensorflow::AttrValue::kType) return it->second.type();
-  }
+  for (const char* key : {"T", "dtype"})
+    if (const auto* t = findAttr(node, key); t && t->value_case() == tensorflow::AttrValue::kType) return t->type();
   return tensorflow::DT_INVALID;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "keras_metadata.pb.h"
+#include "model/attr.h"
 #include "model/functions.h"
 #include "model/graph.h"
 #include "model/op_metadata.h"
@@ -60,8 +61,8 @@ const NodeDef* signatureCallNode(const tensorflow::GraphDef& graph, const Signat
   }
   for (const auto& n : graph.node())
     if (n.name() == node) {
-      auto f = n.attr().find("f");
-      if (!isPartitionedCall(n.op()) || f == n.attr().end() || f->second.value_case() != tensorflow::AttrValue::kFunc)
+      const auto* f = findAttr(n, "f");
+      if (!isPartitionedCall(n.op()) || !f || f->value_case() != tensorflow::AttrValue::kFunc)
         return nullptr;
       return &n;
     }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/attr.h"
 #include "model/tensor.h"
 
 namespace gds::model {
@@ -54,9 +55,8 @@ const std::map<std::string, std::vector<KernelRow>>& kernelTable() {
 // TensorFlow's attr defaults for the constraints the table uses, when a
 // node leaves the attr out (older graphs): int32 indices and shapes.
 std::string attrDtype(const tensorflow::NodeDef& node, const std::string& key) {
-  auto it = node.attr().find(key);
-  if (it != node.attr().end() && it->second.value_case() == tensorflow::AttrValue::kType)
-    return dtypeName(it->second.type());
+  if (const auto* t = findAttr(node, key); t && t->value_case() == tensorflow::AttrValue::kType)
+    return dtypeName(t->type());
   static const std::set<std::string> kInt32Defaults = {"Tidx", "Tpaddings", "out_type", "Tdim", "Tmultiples",
                                                        "index_type", "Tlen", "Tblock_shape", "Tcrops", "TI"};
   if (key == "output_type") return "int64";  // ArgMax / ArgMin

@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "model/functions.h"
 #include "model/saved_model_v2.h"
 #include "model/tflite/dialect.h"
@@ -19,11 +20,6 @@ namespace {
 using tensorflow::DataType;
 using tensorflow::NodeDef;
 
-const tensorflow::AttrValue* attr(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
-
 // DataTypeString, with TensorFlow's spelling of DT_INVALID.
 std::string tfTypeName(DataType t) { return t == tensorflow::DT_INVALID ? "INVALID" : dtypeName(t); }
 
@@ -31,8 +27,8 @@ SummaryNode describe(const NodeDef& n) {
   SummaryNode s;
   s.name = n.name();
   s.op = n.op();
-  if (const auto* d = attr(n, "dtype"); d && d->value_case() == tensorflow::AttrValue::kType) s.dtype = d->type();
-  if (const auto* sh = attr(n, "shape")) {
+  if (const auto* d = findAttr(n, "dtype"); d && d->value_case() == tensorflow::AttrValue::kType) s.dtype = d->type();
+  if (const auto* sh = findAttr(n, "shape")) {
     s.has_shape = true;
     bool known = true;
     s.shape = shapeFromProto(sh->shape(), &known);
@@ -151,7 +147,7 @@ std::int64_t nodeFlops(const Graph& g, const InferredShapes& shapes, int i) {
     const TensorInfo& a = dataInput(0);
     if (out < 0 || !a.known_rank || a.shape.size() != 2) return -1;
     bool ta = false;
-    if (const auto* t = attr(n, "transpose_a")) ta = t->b();
+    if (const auto* t = findAttr(n, "transpose_a")) ta = t->b();
     std::int64_t k = a.shape[ta ? 0 : 1];
     return product(product(k, out), 2);
   }
@@ -459,14 +455,14 @@ void modelTensors(const Graph& graph, const std::vector<bool>& consumed, Summary
   for (int i = 0; i < def.node_size(); ++i) {
     const NodeDef& n = def.node(i);
     if (n.op() == "Placeholder") {
-      auto it = n.attr().find(tflite::kInputIndexAttr);
-      inputs.emplace_back(it == n.attr().end() ? (std::int64_t{1} << 40) + i : it->second.i(), tensorSummary(n, 0));
+      const auto* index = findAttr(n, tflite::kInputIndexAttr);
+      inputs.emplace_back(index ? index->i() : (std::int64_t{1} << 40) + i, tensorSummary(n, 0));
     }
     if (marked_outputs) {
-      auto it = n.attr().find(tflite::kOutputIndexAttr);
-      if (it == n.attr().end()) continue;
-      for (int port = 0; port < it->second.list().i_size(); ++port)
-        if (it->second.list().i(port) >= 0) outputs.emplace_back(it->second.list().i(port), tensorSummary(n, port));
+      const auto* index = findAttr(n, tflite::kOutputIndexAttr);
+      if (!index) continue;
+      for (int port = 0; port < index->list().i_size(); ++port)
+        if (index->list().i(port) >= 0) outputs.emplace_back(index->list().i(port), tensorSummary(n, port));
     } else if (!consumed[static_cast<std::size_t>(i)] && n.op() != "Const" && n.op() != "Placeholder") {
       for (int port = 0; port < tflite::outputCount(n); ++port)
         outputs.emplace_back((std::int64_t{1} << 40) + i, tensorSummary(n, port));
@@ -501,7 +497,7 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
     ++op_counts[op];
     if (!n.device().empty()) ++s.devices[n.device()];
     if (op == "Const" || op == "Variable" || op == "VariableV2") {
-      const auto* v = attr(n, "value");
+      const auto* v = findAttr(n, "value");
       std::int64_t elements = 0, bytes = 0;
       if (v && v->value_case() == tensorflow::AttrValue::kTensor && tensorSize(v->tensor(), &elements, &bytes)) {
         if (op == "Const") {
@@ -515,8 +511,8 @@ Summary summarize(const Graph& graph, const SummaryOptions& options) {
       }
     }
     if (op == "Variable" || op == "VariableV2" || op == "VarHandleOp") {
-      const auto* sh = attr(n, "shape");
-      const auto* dt = attr(n, "dtype");
+      const auto* sh = findAttr(n, "shape");
+      const auto* dt = findAttr(n, "dtype");
       if (sh) {
         std::int64_t elements = numElements(shapeFromProto(sh->shape()));
         if (elements >= 0 && !sh->shape().unknown_rank()) {
@@ -833,7 +829,7 @@ Result<std::string> formatStructure(const tensorflow::GraphDef& graph) {
     for (int k = 0; k < n.input_size(); ++k) out += (k ? ", " : "") + n.input(k);
     out += "]";
     if (n.op() == "Const") {
-      const auto* v = attr(n, "value");
+      const auto* v = findAttr(n, "value");
       if (v && v->value_case() == tensorflow::AttrValue::kTensor) {
         auto text = tensorDebugString(v->tensor());
         if (text.ok()) out += ", value=" + *text;

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/attr.h"
 #include "model/io.h"
 
 namespace gds::model {
@@ -38,9 +39,9 @@ NodeChange compare(const tensorflow::NodeDef& a, const tensorflow::NodeDef& b) {
   for (const auto& [k, v] : a.attr()) names.insert(k);
   for (const auto& [k, v] : b.attr()) names.insert(k);
   for (const auto& k : names) {
-    auto ia = a.attr().find(k);
-    auto ib = b.attr().find(k);
-    if (ia == a.attr().end() || ib == b.attr().end() || serialize(ia->second) != serialize(ib->second))
+    const auto* ia = findAttr(a, k);
+    const auto* ib = findAttr(b, k);
+    if (!ia || !ib || serialize(*ia) != serialize(*ib))
       c.attrs.push_back(k);
   }
   if (!c.attrs.empty()) c.what.push_back("attrs");

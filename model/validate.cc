@@ -1,5 +1,7 @@
 #include "model/validate.h"
 
+#include "model/attr.h"
+
 #include <cstdint>
 
 namespace gds::model {
@@ -49,16 +51,16 @@ const CountRule kRules[] = {
 Status checkInputCount(const tensorflow::NodeDef& node, const std::string& label) {
   for (const auto& rule : kRules) {
     if (node.op() != rule.op) continue;
-    auto it = node.attr().find(rule.attr);
-    if (it == node.attr().end()) return Status::Ok();  // reported by the kernels that need it
-    if (it->second.value_case() == tensorflow::AttrValue::kPlaceholder) return Status::Ok();  // set by the caller
+    const auto* value = findAttr(node, rule.attr);
+    if (!value) return Status::Ok();  // reported by the kernels that need it
+    if (value->value_case() == tensorflow::AttrValue::kPlaceholder) return Status::Ok();  // set by the caller
     std::int64_t n;
     if (rule.type_list) {
-      n = it->second.list().type_size();
+      n = value->list().type_size();
     } else {
-      if (it->second.value_case() != tensorflow::AttrValue::kI)
+      if (value->value_case() != tensorflow::AttrValue::kI)
         return Status::Error(label + ": attr '" + rule.attr + "' must be an int");
-      n = it->second.i();
+      n = value->i();
     }
     if (n < rule.min_n)
       return Status::Error(label + ": attr '" + rule.attr + "' is " + std::to_string(n) + "; expected at least " +

@@ -1,11 +1,12 @@
 #include "transforms/conv_weights.h"
 
+#include "model/attr.h"
+
 namespace gds::transforms {
 
 namespace {
 bool transposeB(const tensorflow::NodeDef& op) {
-  auto it = op.attr().find("transpose_b");
-  return it != op.attr().end() && it->second.b();
+  return model::attrBool(op, "transpose_b", false);
 }
 }  // namespace
 
@@ -17,8 +18,8 @@ std::int64_t outputChannels(const tensorflow::NodeDef& op, const model::HostTens
 }
 
 bool channelsLast(const tensorflow::NodeDef& op) {
-  auto it = op.attr().find("data_format");
-  return it == op.attr().end() || it->second.s().empty() || it->second.s() == "NHWC";
+  const auto* format = model::findAttr(op, "data_format");
+  return !format || format->s().empty() || format->s() == "NHWC";
 }
 
 Result<model::HostTensor> scaleWeights(const tensorflow::NodeDef& op, const model::HostTensor& weights,

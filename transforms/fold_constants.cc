@@ -29,6 +29,7 @@
 
 #include "engine/builtin_kernels.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "transforms/builtin.h"
@@ -47,9 +48,9 @@ bool isControlFlow(const std::string& op) {
 // The shapes an _output_shapes attribute records (known rank only).
 std::vector<std::optional<model::Shape>> recordedShapes(const NodeDef& node) {
   std::vector<std::optional<model::Shape>> out;
-  auto it = node.attr().find("_output_shapes");
-  if (it == node.attr().end()) return out;
-  for (const auto& proto : it->second.list().shape()) {
+  const auto* shapes = model::findAttr(node, "_output_shapes");
+  if (!shapes) return out;
+  for (const auto& proto : shapes->list().shape()) {
     bool known_rank = false;
     model::Shape shape = model::shapeFromProto(proto, &known_rank);
     out.push_back(known_rank ? std::optional<model::Shape>(shape) : std::nullopt);
@@ -67,10 +68,10 @@ model::ShapeOverrides recordedPlaceholderShapes(const GraphDef& graph) {
     auto recorded = recordedShapes(node);
     if (recorded.empty() || !recorded[0]) continue;
     model::Shape shape = *recorded[0];
-    auto attr = node.attr().find("shape");
+    const auto* attr = model::findAttr(node, "shape");
     bool attr_rank = false;
     model::Shape declared;
-    if (attr != node.attr().end()) declared = model::shapeFromProto(attr->second.shape(), &attr_rank);
+    if (attr) declared = model::shapeFromProto(attr->shape(), &attr_rank);
     if (attr_rank) {
       if (declared.size() != shape.size()) continue;
       bool conflict = false;

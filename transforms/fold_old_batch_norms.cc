@@ -22,6 +22,7 @@
 // wrongly.
 #include <cmath>
 
+#include "model/attr.h"
 #include "transforms/builtin.h"
 #include "transforms/conv_weights.h"
 #include "transforms/pattern.h"
@@ -41,18 +42,10 @@ Result<std::optional<ScaleOffset>> scaleAndOffset(const NodeMatch& match) {
   const NodeDef& bn = match.def();
   const bool fused = bn.op() != "BatchNormWithGlobalNormalization";
   const int mean_idx = fused ? 3 : 1, var_idx = fused ? 4 : 2, beta_idx = fused ? 2 : 3, gamma_idx = fused ? 1 : 4;
-  auto attr = [&](const char* name) { return bn.attr().find(name); };
-  if (fused) {
-    auto it = attr("is_training");
-    if (it != bn.attr().end() && it->second.b()) return std::optional<ScaleOffset>();
-  }
-  bool scale_after = true;
-  if (!fused) {
-    auto it = attr("scale_after_normalization");
-    scale_after = it != bn.attr().end() && it->second.b();
-  }
-  auto eps_it = attr(fused ? "epsilon" : "variance_epsilon");
-  const float epsilon = eps_it != bn.attr().end() ? eps_it->second.f() : (fused ? 0.0001f : 0.0f);
+  if (fused && model::attrBool(bn, "is_training", false)) return std::optional<ScaleOffset>();
+  const bool scale_after = fused || model::attrBool(bn, "scale_after_normalization", false);
+  const auto* eps = model::findAttr(bn, fused ? "epsilon" : "variance_epsilon");
+  const float epsilon = eps ? eps->f() : (fused ? 0.0001f : 0.0f);
 
   auto mean = floatTensorAttr(match.inputs[mean_idx].def());
   auto variance = floatTensorAttr(match.inputs[var_idx].def());

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "transforms/builtin.h"
 #include "transforms/transform_utils.h"
 
@@ -23,8 +24,8 @@ DataType outputType(const NodeDef& node, int port) {
   const bool quantized_triple = op == "QuantizeV2" || op == "Requantize" || op.rfind("Quantized", 0) == 0;
   if (quantized_triple && port > 0) return tensorflow::DT_FLOAT;
   for (const char* attr : {"out_type", "Toutput", "T", "dtype"}) {
-    auto it = node.attr().find(attr);
-    if (it != node.attr().end() && it->second.value_case() == tensorflow::AttrValue::kType) return it->second.type();
+    if (const auto* t = model::findAttr(node, attr); t && t->value_case() == tensorflow::AttrValue::kType)
+      return t->type();
   }
   return tensorflow::DT_FLOAT;
 }

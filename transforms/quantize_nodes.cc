@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include "model/attr.h"
 #include "transforms/builtin.h"
 #include "engine/quantized/quantization.h"
 #include "transforms/pattern.h"
@@ -61,9 +62,9 @@ const std::vector<QuantizedOpInfo>& quantizedOpList() {
 // The dtypes of a node's data inputs and outputs, from its op signature
 // (TensorFlow's GetInOutTypes) for the ops quantize_nodes handles.
 bool inOutTypes(const NodeDef& node, std::vector<DataType>* inputs, std::vector<DataType>* outputs) {
-  auto t = node.attr().find("T");
-  if (t == node.attr().end()) return false;
-  const DataType type = t->second.type();
+  const auto* t = model::findAttr(node, "T");
+  if (!t) return false;
+  const DataType type = t->type();
   int data_inputs = 0;
   for (const auto& in : node.input())
     if (in.empty() || in[0] != '^') ++data_inputs;
@@ -353,11 +354,10 @@ Result<GraphDef> removeRedundantQuantizations(const GraphDef& in, const Transfor
         // Only the quint8 MIN_FIRST form quantize_nodes itself produces can be
         // wired through (a per-channel weight Dequantize cannot).
         auto attr_is = [](const NodeDef& n, const char* key, const std::string& mode, tensorflow::DataType t) {
-          auto m = n.attr().find(key);
-          auto ty = n.attr().find("T");
-          auto axis = n.attr().find("axis");
-          return m != n.attr().end() && m->second.s() == mode && ty != n.attr().end() && ty->second.type() == t &&
-                 (axis == n.attr().end() || axis->second.i() == -1);
+          const auto* m = model::findAttr(n, key);
+          const auto* ty = model::findAttr(n, "T");
+          const auto* axis = model::findAttr(n, "axis");
+          return m && m->s() == mode && ty && ty->type() == t && (!axis || axis->i() == -1);
         };
         if (!attr_is(dequantize, "mode", "MIN_FIRST", tensorflow::DT_QUINT8) ||
             !attr_is(quantize, "mode", "MIN_FIRST", tensorflow::DT_QUINT8)) {
@@ -407,9 +407,9 @@ Result<FusedWeights> weightsOf(const NodeMatch& w, const std::string& consumer_o
   }
   // Dequantize(Const, Const, Const)
   auto decode = [](const NodeDef& n) -> Result<model::HostTensor> {
-    auto it = n.attr().find("value");
-    if (it == n.attr().end()) return Status::Error("Const node '" + n.name() + "' has no value");
-    return model::decodeTensor(it->second.tensor());
+    const auto* value = model::findAttr(n, "value");
+    if (!value) return Status::Error("Const node '" + n.name() + "' has no value");
+    return model::decodeTensor(value->tensor());
   };
   const NodeDef& dq = w.def();
   auto q = decode(w.inputs[0].def());
@@ -501,10 +501,10 @@ Result<GraphDef> fusePerChannelLayers(const GraphDef& in, const std::set<std::st
             for (const NodeDef* n : {act, bias_add, &conv}) {
               if (!n) continue;
               if (ignored.count(n->op())) return keep();
-              auto t = n->attr().find("T");
-              if (t != n->attr().end() && t->second.type() != tensorflow::DT_FLOAT) return keep();
-              auto f = n->attr().find("data_format");
-              if (f != n->attr().end() && f->second.s() != "NHWC") return keep();
+              const auto* t = model::findAttr(*n, "T");
+              if (t && t->type() != tensorflow::DT_FLOAT) return keep();
+              const auto* f = model::findAttr(*n, "data_format");
+              if (f && f->s() != "NHWC") return keep();
             }
             if (conv.op() == "MatMul" && conv.attr().count("transpose_a") && conv.attr().at("transpose_a").b())
               return keep();

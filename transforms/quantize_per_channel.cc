@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/attr.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {
@@ -39,8 +40,7 @@ int perChannelAxis(const tensorflow::NodeDef& consumer, int input_index, const m
   if (op == "Conv2D" && shape.size() == 4) return 3;
   if (op == "DepthwiseConv2dNative" && shape.size() == 4 && shape[3] == 1) return 2;
   if (op == "MatMul" && shape.size() == 2) {
-    auto it = consumer.attr().find("transpose_b");
-    return it != consumer.attr().end() && it->second.b() ? 0 : 1;
+    return model::attrBool(consumer, "transpose_b", false) ? 0 : 1;
   }
   return -1;
 }

@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 
+#include "model/attr.h"
 #include "transforms/builtin.h"
 #include "transforms/pattern.h"
 #include "transforms/quantize_per_channel.h"
@@ -75,9 +76,9 @@ Result<GraphDef> quantizeWeights(const GraphDef& in, const TransformContext& ctx
       [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>&,
           std::vector<NodeDef>* new_nodes) {
         const NodeDef& node = match.def();
-        auto dtype = node.attr().find("dtype");
-        if (dtype == node.attr().end()) return Status::Error("no 'dtype' attribute for Const node '" + node.name() + "'");
-        if (dtype->second.type() != tensorflow::DT_FLOAT ||
+        const auto* dtype = model::findAttr(node, "dtype");
+        if (!dtype) return Status::Error("no 'dtype' attribute for Const node '" + node.name() + "'");
+        if (dtype->type() != tensorflow::DT_FLOAT ||
             model::protoElementCount(node.attr().count("value") ? node.attr().at("value").tensor()
                                                                 : tensorflow::TensorProto()) < *minimum_size) {
           new_nodes->push_back(node);

@@ -1,5 +1,6 @@
 // rename_attribute(old_attribute_name, new_attribute_name, op_name=*):
 // renames an attribute on every node, or on nodes of one op type.
+#include "model/attr.h"
 #include "transforms/builtin.h"
 
 namespace gds::transforms {
@@ -18,9 +19,9 @@ Result<GraphDef> renameAttribute(const GraphDef& in, const TransformContext& ctx
   GraphDef out = in;
   for (auto& node : *out.mutable_node()) {
     if (op != "*" && op != node.op()) continue;
-    auto it = node.attr().find(from);
-    if (it == node.attr().end()) continue;
-    tensorflow::AttrValue value = it->second;
+    const auto* found = model::findAttr(node, from);
+    if (!found) continue;
+    tensorflow::AttrValue value = *found;
     node.mutable_attr()->erase(from);
     (*node.mutable_attr())[to] = std::move(value);
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/attr.h"
 #include "transforms/builtin.h"
 #include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
@@ -22,10 +23,10 @@ Result<GraphDef> roundWeights(const GraphDef& in, const TransformContext& ctx) {
       [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>&,
           std::vector<NodeDef>* new_nodes) {
         const NodeDef& node = match.def();
-        auto dtype = node.attr().find("dtype");
-        if (dtype == node.attr().end()) return Status::Error("no 'dtype' attribute for Const node '" + node.name() + "'");
+        const auto* dtype = model::findAttr(node, "dtype");
+        if (!dtype) return Status::Error("no 'dtype' attribute for Const node '" + node.name() + "'");
         // Small constants tend to be accuracy-sensitive and gain little.
-        if (dtype->second.type() != tensorflow::DT_FLOAT ||
+        if (dtype->type() != tensorflow::DT_FLOAT ||
             model::protoElementCount(node.attr().count("value") ? node.attr().at("value").tensor()
                                                                 : tensorflow::TensorProto()) < 16) {
           new_nodes->push_back(node);

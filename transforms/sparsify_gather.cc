@@ -25,6 +25,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "model/attr.h"
 #include "model/checkpoint.h"
 #include "transforms/builtin.h"
 #include "transforms/pattern.h"
@@ -184,9 +185,8 @@ Status sparsifyPass(GraphDef* graph, const Pass& pass, const std::optional<model
             return ctx.error("'" + gather.name() + "': only ResourceGather with batch_dims 0 is rewritten");
           const NodeMatch& table_match = pass.through_identity ? match.inputs[0].inputs[0] : match.inputs[0];
           const NodeDef& weights = table_match.def();
-          const auto dtype_it = weights.attr().find("dtype");
-          const tensorflow::DataType dtype =
-              dtype_it == weights.attr().end() ? tensorflow::DT_INVALID : dtype_it->second.type();
+          const auto* dtype_attr = model::findAttr(weights, "dtype");
+          const tensorflow::DataType dtype = dtype_attr ? dtype_attr->type() : tensorflow::DT_INVALID;
           if (dtype != tensorflow::DT_FLOAT)
             return ctx.error("Transform only applicable to subgraph with 'Const','Variable', or 'VariableV2' of "
                              "dtype 'DT_FLOAT'. Found '" + weights.op() + "' with name '" + weights.name() +

@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/attr.h"
 #include "model/op_metadata.h"
 
 namespace gds::transforms {
@@ -93,10 +94,10 @@ Status checkInputsExist(const GraphDef& graph) {
 }
 
 Result<model::HostTensor> tensorAttr(const NodeDef& node, const std::string& key) {
-  auto it = node.attr().find(key);
-  if (it == node.attr().end() || !it->second.has_tensor())
+  const auto* value = model::findAttr(node, key);
+  if (!value || !value->has_tensor())
     return Status::Error("node '" + node.name() + "' (" + node.op() + ") has no tensor attribute '" + key + "'");
-  auto t = model::decodeTensor(it->second.tensor());
+  auto t = model::decodeTensor(value->tensor());
   if (!t.ok()) return Status::Error("node '" + node.name() + "': " + t.error());
   return t;
 }
@@ -138,8 +139,7 @@ void setStringAttr(NodeDef* node, const std::string& key, const std::string& val
 }
 
 void copyAttr(const NodeDef& source, const std::string& src_key, const std::string& dest_key, NodeDef* dest) {
-  auto it = source.attr().find(src_key);
-  if (it != source.attr().end()) (*dest->mutable_attr())[dest_key] = it->second;
+  if (const auto* value = model::findAttr(source, src_key)) (*dest->mutable_attr())[dest_key] = *value;
 }
 
 std::unordered_set<std::string> nodeNames(const std::vector<std::string>& tensors) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/rewrite/fused_nodes.h"
+#include "model/attr.h"
 #include "model/summary.h"
 
 namespace gds::engine {
@@ -67,13 +68,13 @@ std::map<std::string, FusedNode> fusedOpsByNode(const tensorflow::GraphDef& grap
   std::map<std::string, FusedNode> out;
   for (const auto& node : graph.node()) {
     FusedNode f;
-    if (auto it = node.attr().find("fused_ops"); it != node.attr().end()) {
-      const std::vector<std::string> ops(it->second.list().s().begin(), it->second.list().s().end());
+    if (const auto* fused = model::findAttr(node, "fused_ops")) {
+      const std::vector<std::string> ops(fused->list().s().begin(), fused->list().s().end());
       f.ops = fusedOpsDescription(node.op(), ops);
     }
-    if (auto it = node.attr().find(kFusedNodesAttr); it != node.attr().end())
-      f.nodes.assign(it->second.list().s().begin(), it->second.list().s().end());
-    if (auto it = node.attr().find(kFusedHeadAttr); it != node.attr().end()) f.head = it->second.s();
+    if (const auto* nodes = model::findAttr(node, kFusedNodesAttr))
+      f.nodes.assign(nodes->list().s().begin(), nodes->list().s().end());
+    if (const auto* head = model::findAttr(node, kFusedHeadAttr)) f.head = head->s();
     if (!f.ops.empty() || !f.nodes.empty()) out[node.name()] = std::move(f);
   }
   return out;

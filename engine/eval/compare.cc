@@ -10,6 +10,7 @@
 
 #include "engine/quantized/quantization.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/attr.h"
 #include "model/tflite/dialect.h"
 
 namespace gds::engine {
@@ -82,12 +83,10 @@ bool isEightBit(tensorflow::DataType t) { return t == tensorflow::DT_QUINT8 || t
 // 8-bit). Checked again on the value at run time.
 bool producesEightBit(const tensorflow::NodeDef& n) {
   for (const char* attr : {"out_type", "Toutput"}) {
-    auto it = n.attr().find(attr);
-    if (it != n.attr().end()) return isEightBit(it->second.type());
+    if (const auto* a = model::findAttr(n, attr)) return isEightBit(a->type());
   }
   for (const char* attr : {"T", "T1", "Tinput"}) {
-    auto it = n.attr().find(attr);
-    if (it != n.attr().end()) return isEightBit(it->second.type());
+    if (const auto* a = model::findAttr(n, attr)) return isEightBit(a->type());
   }
   return false;
 }

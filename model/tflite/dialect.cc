@@ -1,15 +1,12 @@
 #include "model/tflite/dialect.h"
 
+#include "model/attr.h"
+
 #include <algorithm>
 #include <cstdio>
 
 namespace gds::model::tflite {
 namespace {
-
-const tensorflow::AttrValue* findAttr(const tensorflow::NodeDef& node, const std::string& name) {
-  auto it = node.attr().find(name);
-  return it == node.attr().end() ? nullptr : &it->second;
-}
 
 std::string number(float v) {
   char buf[32];

@@ -1,5 +1,6 @@
 #include "model/tflite/op_version.h"
 
+#include "model/attr.h"
 #include "model/tflite/builtin_ops.h"
 
 namespace gds::model::tflite {
@@ -27,18 +28,9 @@ struct Sig {
   DataType inType(std::size_t i) const { return i < in.size() ? in[i].type : tensorflow::DT_INVALID; }
   DataType outType(std::size_t i) const { return i < out.size() ? out[i].type : tensorflow::DT_INVALID; }
   std::size_t inRank(std::size_t i) const { return i < in.size() ? in[i].shape.size() : 0; }
-  std::int64_t i(const char* name) const {
-    auto it = node.attr().find(name);
-    return it == node.attr().end() ? 0 : it->second.i();
-  }
-  bool b(const char* name) const {
-    auto it = node.attr().find(name);
-    return it != node.attr().end() && it->second.b();
-  }
-  std::string s(const char* name) const {
-    auto it = node.attr().find(name);
-    return it == node.attr().end() ? std::string() : it->second.s();
-  }
+  std::int64_t i(const char* name) const { return attrInt(node, name, 0); }
+  bool b(const char* name) const { return attrBool(node, name, false); }
+  std::string s(const char* name) const { return attrString(node, name); }
   // TensorFlow Lite's NeedBroadcastForBinaryInputs + GetInputMaxDims > 4.
   bool broadcastOver4() const {
     if (in.size() < 2 || in[0].shape == in[1].shape) return false;

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "model/attr.h"
 #include "tflite/schema_bfbs_generated.h"
 
 namespace gds::model::tflite {
@@ -184,10 +185,7 @@ Result<std::uint32_t> attrsToOptions(const char* options, const tensorflow::Node
     return Status::Error(where + ": attr '" + name + "' is not an option of " + options +
                          (list.empty() ? " (it has none)" : " (" + list + ")"));
   }
-  auto attrOf = [&](const std::string& name) -> const tensorflow::AttrValue* {
-    auto it = node.attr().find(name);
-    return it == node.attr().end() ? nullptr : &it->second;
-  };
+  auto attrOf = [&](const std::string& name) { return findAttr(node, name); };
   // Vectors and strings are built before the table starts.
   std::map<int, flatbuffers::uoffset_t> offsets;
   for (const reflection::Field* f : fields) {

@@ -5,6 +5,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/tensor.h"
 #include "model/tflite/builtin_ops.h"
@@ -79,9 +80,9 @@ class Writer {
 std::string where(const NodeDef& node) { return "node '" + node.name() + "' (" + node.op() + ")"; }
 
 Status Writer::constantData(const NodeDef& node, TensorInfo* info) {
-  auto it = node.attr().find("value");
-  if (it == node.attr().end() || !it->second.has_tensor()) return Status::Error(where(node) + " has no value");
-  const tensorflow::TensorProto& value = it->second.tensor();
+  const auto* attr = findAttr(node, "value");
+  if (!attr || !attr->has_tensor()) return Status::Error(where(node) + " has no value");
+  const tensorflow::TensorProto& value = attr->tensor();
   if (value.dtype() != info->dtype)
     return Status::Error(where(node) + " holds a " + dtypeName(value.dtype()) + " value but its dtype is " +
                          dtypeName(info->dtype));
@@ -131,8 +132,8 @@ Status Writer::tensorOf(const NodeDef& node, int port) {
                                                                : dtypeName(info.dtype)) +
                          ", which TensorFlow Lite has no type for");
   info.shape = outputShape(node, port, &info.known_rank);
-  if (auto it = node.attr().find(kShapeSignatureAttr); it != node.attr().end()) {
-    const auto& list = it->second.list();
+  if (const auto* signature = findAttr(node, kShapeSignatureAttr)) {
+    const auto& list = signature->list();
     if (port < list.shape_size() && !list.shape(port).unknown_rank()) {
       info.has_signature = true;
       info.signature = shapeFromProto(list.shape(port));
@@ -190,7 +191,7 @@ Status Writer::collectTensors() {
       return Status::Error(where(node) + " is not a TensorFlow Lite op; convert the graph first (gdstudio "
                            "tflite_convert) or remove the node");
     }
-    if (node.attr().find(kOutputTypesAttr) == node.attr().end())
+    if (!findAttr(node, kOutputTypesAttr))
       return Status::Error(where(node) + " has no _output_types attr");
     const int outputs = outputCount(node);
     if (outputs == 0) return Status::Error(where(node) + " has no outputs");
@@ -282,10 +283,9 @@ Status Writer::operatorOf(const NodeDef& node) {
     }
     version = builtinVersion(builtin, node, ins, outs);
   } else {
-    auto it = node.attr().find("custom_code");
-    if (it == node.attr().end() || it->second.s().empty())
-      return Status::Error(where(node) + " has no custom_code attr");
-    custom = it->second.s();
+    const auto* code = findAttr(node, "custom_code");
+    if (!code || code->s().empty()) return Status::Error(where(node) + " has no custom_code attr");
+    custom = code->s();
   }
   auto code = std::find_if(codes_.begin(), codes_.end(),
                            [&](const Code& c) { return c.builtin == builtin && c.custom == custom; });
@@ -314,8 +314,8 @@ Status Writer::modelInputsOutputs() {
     for (const TensorInfo& t : tensors_) {
       ++position;
       if (t.node->op() != "Placeholder") continue;
-      auto it = t.node->attr().find(kInputIndexAttr);
-      const std::int64_t key = it == t.node->attr().end() ? (std::int64_t{1} << 40) + position : it->second.i();
+      const auto* index = findAttr(*t.node, kInputIndexAttr);
+      const std::int64_t key = index ? index->i() : (std::int64_t{1} << 40) + position;
       order.emplace_back(key, position - 1);
     }
     std::stable_sort(order.begin(), order.end());
@@ -332,9 +332,9 @@ Status Writer::modelInputsOutputs() {
   std::vector<std::pair<std::int64_t, int>> marked;
   for (std::size_t i = 0; i < tensors_.size(); ++i) {
     const TensorInfo& t = tensors_[i];
-    auto it = t.node->attr().find(kOutputIndexAttr);
-    if (it == t.node->attr().end() || t.port >= it->second.list().i_size()) continue;
-    const std::int64_t position = it->second.list().i(t.port);
+    const auto* index = findAttr(*t.node, kOutputIndexAttr);
+    if (!index || t.port >= index->list().i_size()) continue;
+    const std::int64_t position = index->list().i(t.port);
     if (position >= 0) marked.emplace_back(position, static_cast<int>(i));
   }
   if (!marked.empty()) {
@@ -405,8 +405,7 @@ std::string Writer::build(WriteStats* stats) {
       options = flatbuffers::Offset<void>(attrsToOptions(op.builtin->options, *op.node, &fbb).value());
       type = static_cast<fb::BuiltinOptions>(optionsUnionType(op.builtin->options));
     } else if (!op.builtin) {
-      auto it = op.node->attr().find("custom_options");
-      const std::string bytes = it == op.node->attr().end() ? std::string() : it->second.s();
+      const std::string bytes = attrString(*op.node, "custom_options");
       custom = fbb.CreateVector(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     }
     operators.push_back(fb::CreateOperator(fbb, static_cast<std::uint32_t>(op.opcode), inputs, outputs, type, options,

@@ -30,7 +30,7 @@ const std::vector<Layer>& layers() {
       {"quantized", {"quantized/"}},
       {"kernels", {"kernels/"}},
       {"quantized kernels", {"quantized/kernels/"}},
-      {"runtime", {"builtin_kernels", "interpreter_ops", "output_types", "plan", "plan_impl", "plan_compiler", "executor"}},
+      {"runtime", {"builtin_kernels", "interpreter_ops", "plan", "plan_impl", "plan_compiler", "executor"}},
       {"rewrite", {"rewrite/"}},
       {"eval", {"eval/"}},
   };

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tflite/builtin_ops.h"
@@ -23,10 +24,7 @@ using model::HostTensor;
 using model::Shape;
 using tensorflow::NodeDef;
 
-const tensorflow::AttrValue* attrOf(const NodeDef& n, const char* name) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? nullptr : &it->second;
-}
+const tensorflow::AttrValue* attrOf(const NodeDef& n, const char* name) { return model::findAttr(n, name); }
 
 std::vector<std::int64_t> intList(const NodeDef& n, const char* name) {
   std::vector<std::int64_t> out;

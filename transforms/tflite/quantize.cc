@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/tflite/builtin_ops.h"
 #include "model/tflite/dialect.h"
@@ -135,8 +136,8 @@ Result<mt::Quantization> Quantizer::rangeParams(const NodeDef& n) const {
   if (it == ranges_.end())
     return Status::Error(where(n) + ": no calibrated range for its output (was it run on the representative inputs?)");
   float lo = it->second.min, hi = it->second.max;
-  auto act = n.attr().find("fused_activation_function");
-  const std::string a = act == n.attr().end() ? "NONE" : act->second.s();
+  const auto* act = model::findAttr(n, "fused_activation_function");
+  const std::string a = act ? act->s() : "NONE";
   if (a == "RELU") lo = std::max(lo, 0.0f);
   if (a == "RELU6") {
     lo = std::max(lo, 0.0f);
@@ -256,13 +257,13 @@ NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>
 // A model output read as float: the int8 node becomes "<name>_int8" and a
 // DEQUANTIZE takes the output's name (and position).
 Status Quantizer::finishOutput(const NodeDef& source, NodeDef* emitted) {
-  auto it = source.attr().find(mt::kOutputIndexAttr);
-  if (it == source.attr().end()) return Status::Ok();
+  const auto* marked = model::findAttr(source, mt::kOutputIndexAttr);
+  if (!marked) return Status::Ok();
   bool is_output = false;
-  for (std::int64_t p : it->second.list().i()) is_output = is_output || p >= 0;
+  for (std::int64_t p : marked->list().i()) is_output = is_output || p >= 0;
   if (!is_output || options_.output_type == tensorflow::DT_INT8) return Status::Ok();
   if (mt::outputCount(source) != 1) return Status::Error(where(source) + ": a model output with several outputs");
-  const tensorflow::AttrValue index = it->second;
+  const tensorflow::AttrValue index = *marked;
   names_.erase(source.name());
   emitted->set_name(claim(source.name() + "_int8"));
   emitted->mutable_attr()->erase(mt::kOutputIndexAttr);
