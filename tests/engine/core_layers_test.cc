@@ -25,7 +25,7 @@ struct Layer {
 };
 const std::vector<Layer>& layers() {
   static const std::vector<Layer> kLayers = {
-      {"core", {"allocation", "tensor", "thread_pool", "buffer_pool", "kernel"}},
+      {"core", {"allocation", "cpu_features", "tensor", "thread_pool", "buffer_pool", "kernel"}},
       {"ops", {"ops/"}},
       {"quantized", {"quantized/"}},
       {"kernels", {"kernels/"}},
