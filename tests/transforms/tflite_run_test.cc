@@ -284,5 +284,61 @@ TEST(TfliteRun, Tf2SavedModelWithShapeComputationsExportsAndRunsInArmNn) {
   }
 }
 
+// Graphs that end in ArgMax (uTensor's CIFAR-10 CNN) export with ARG_MAX,
+// float and int8 (the int8 input compared as stored, the index output
+// unquantized); the exported class equals the GraphDef's on the photos.
+// Arm NN 20.08 has no ARG_MAX ("Operator not supported"), so this is
+// checked against gdstudio's runs only. A retrained graph whose unfed
+// PlaceholderWithDefault ([?,1001]) feeds the head converts with static
+// shapes.
+TEST(TfliteRun, ArgMaxAndPlaceholderWithDefaultGraphsExport) {
+  GDS_REQUIRE_SHARED();
+  auto loaded = model::load(test::modelPath("utensor_cifar10_cnn.pb"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const ExportedCorpusModel m{"utensor_cifar10_cnn.pb", {"Placeholder"}, {}, "pred", "images", ""};
+  const std::vector<std::vector<Tensor>> samples = corpusSamples(m, loaded->graph);
+  ASSERT_EQ(samples.size(), 7u);
+  auto plan = engine::compileForInference(loaded->graph, m.inputs, {m.output});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  std::vector<std::int64_t> graph_class;
+  for (const auto& s : samples) {
+    auto r = (*plan)->run(s);
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_EQ(r->at(0).dtype(), tensorflow::DT_INT64);
+    graph_class.push_back(r->at(0).toHost().as<std::int64_t>()[0]);
+  }
+  for (bool int8 : {false, true}) {
+    SCOPED_TRACE(int8 ? "int8" : "float");
+    const Exported e = exportModel(m, loaded->graph, int8, samples);
+    ASSERT_FALSE(e.graph.node().empty());
+    const model::TensorRef out = model::parseTensorName(e.output);
+    const tensorflow::NodeDef* arg_max = nullptr;
+    for (const auto& n : e.graph.node())
+      if (n.name() == out.node) arg_max = &n;
+    ASSERT_NE(arg_max, nullptr);
+    EXPECT_EQ(arg_max->op(), "tfl.arg_max");
+    EXPECT_EQ(arg_max->attr().at("output_type").s(), "INT64");
+    EXPECT_TRUE(mt::quantizationOf(*arg_max, 0).empty());
+    const std::vector<HostTensor> classes = runInGdstudio(e, samples);
+    ASSERT_EQ(classes.size(), samples.size());
+    int agree = 0;
+    for (std::size_t s = 0; s < classes.size(); ++s) {
+      ASSERT_EQ(classes[s].dtype, tensorflow::DT_INT64);
+      agree += classes[s].as<std::int64_t>()[0] == graph_class[s] ? 1 : 0;
+    }
+    std::printf("uTensor CIFAR-10 %s export: ARG_MAX class as the GraphDef's on %d of 7\n", int8 ? "int8" : "float",
+                agree);
+    EXPECT_EQ(agree, 7);
+  }
+  auto poets = model::load(test::modelPath("mobilenet_v1_0.25_128_poets_retrained.pb"));
+  ASSERT_TRUE(poets.ok()) << poets.error();
+  ConvertOptions o;
+  o.inputs = {"input"};
+  o.outputs = {"final_result"};
+  auto converted = convertToTflite(poets->graph, o);
+  ASSERT_TRUE(converted.ok()) << converted.error();
+  EXPECT_EQ(mt::outputShape(converted->graph.node(converted->graph.node_size() - 1), 0), (model::Shape{1, 6}));
+}
+
 }  // namespace
 }  // namespace gds::transforms::tflite
