@@ -11,6 +11,7 @@
 #include "engine/quantized/quantization.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/attr.h"
+#include "model/graph.h"
 #include "model/tflite/dialect.h"
 
 namespace gds::engine {
@@ -216,6 +217,52 @@ Result<Run> runGraph(const tensorflow::GraphDef& graph, const std::vector<std::s
   return Run{std::move(*plan), std::move(*out)};
 }
 
+// What `other` is fed: the feeds it has a node for and, when it starts
+// inside `reference` (a .tflite exported after a float front end that
+// TensorFlow Lite has no builtin for: a keyword model's input is Mfcc, not
+// the WAV bytes), each of its Placeholders that is an inner node of
+// `reference`, with the value `reference` computes there. The front end
+// thus runs in float in both variants, as it would beside the .tflite on a
+// device.
+struct Feeds {
+  std::vector<std::string> names;
+  std::vector<Tensor> values;
+  std::vector<std::string> boundary;  // nodes of `reference` fed to `other`
+  std::unique_ptr<Plan> plan;         // keeps borrowed boundary values alive
+};
+
+Result<Feeds> feedsForOther(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
+                            const std::vector<std::string>& feed_names, const std::vector<Tensor>& feeds,
+                            const PlanOptions& options) {
+  std::set<std::string> in_other, fed, computed;
+  for (const auto& n : other.node()) in_other.insert(n.name());
+  for (const auto& n : reference.node())
+    if (n.op() != "Placeholder") computed.insert(n.name());
+  for (const std::string& name : feed_names) fed.insert(std::string(model::nodeNameOf(name)));
+  Feeds out;
+  std::vector<std::string> fetches;
+  for (const auto& n : other.node())
+    if (n.op() == "Placeholder" && !fed.count(n.name()) && computed.count(n.name())) {
+      out.boundary.push_back(n.name());
+      fetches.push_back(n.name() + ":0");
+    }
+  // Without a boundary, every feed goes to `other` (a missing node is its error).
+  for (std::size_t i = 0; i < feed_names.size(); ++i) {
+    if (!fetches.empty() && !in_other.count(std::string(model::nodeNameOf(feed_names[i])))) continue;
+    out.names.push_back(feed_names[i]);
+    out.values.push_back(feeds[i]);
+  }
+  if (fetches.empty()) return out;
+  auto run = runGraph(reference, feed_names, feeds, fetches, options, "float graph (the 8-bit graph's inputs)");
+  if (!run.ok()) return run.status();
+  for (std::size_t k = 0; k < fetches.size(); ++k) {
+    out.names.push_back(fetches[k]);
+    out.values.push_back(std::move(run->out[k]));
+  }
+  out.plan = std::move(run->plan);
+  return out;
+}
+
 }  // namespace
 
 Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
@@ -229,7 +276,9 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
   // their own.
   auto ra = runGraph(reference, feed_names, feeds, outputs, options.plan, "float graph");
   if (!ra.ok()) return ra.status();
-  auto rb = runGraph(other, feed_names, feeds, outputs, options.plan, "8-bit graph");
+  auto other_feeds = feedsForOther(reference, other, feed_names, feeds, options.plan);
+  if (!other_feeds.ok()) return other_feeds.status();
+  auto rb = runGraph(other, other_feeds->names, other_feeds->values, outputs, options.plan, "8-bit graph");
   if (!rb.ok()) return rb.status();
   CompareResult result;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -261,6 +310,7 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
   if (!options.per_layer) return result;
   std::set<std::string> skip(outputs.begin(), outputs.end());
   skip.insert(feed_names.begin(), feed_names.end());
+  skip.insert(other_feeds->boundary.begin(), other_feeds->boundary.end());
   const std::vector<LayerMatch> layers = matchLayers(reference, other, skip);
   if (layers.empty()) return result;
   std::vector<std::string> ref_fetches, other_fetches;
@@ -281,7 +331,7 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
   }
   auto la = runGraph(reference, feed_names, feeds, ref_fetches, options.plan, "float graph");
   if (!la.ok()) return la.status();
-  auto lb = runGraph(other, feed_names, feeds, other_fetches, options.plan, "8-bit graph");
+  auto lb = runGraph(other, other_feeds->names, other_feeds->values, other_fetches, options.plan, "8-bit graph");
   if (!lb.ok()) return lb.status();
   std::size_t bi = 0;
   for (std::size_t i = 0; i < layers.size(); ++i) {

@@ -62,6 +62,10 @@ struct CompareResult {
 };
 
 // Runs `reference` and `other` with the same feeds and compares `outputs`.
+// When `other` starts inside `reference` (one of its Placeholders is an
+// inner node of `reference`, as a keyword model exported to TFLite from Mfcc
+// on), that input is fed the value `reference` computes there, so the float
+// front end feeds both variants.
 Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
                               const std::vector<std::string>& feed_names, const std::vector<Tensor>& feeds,
                               const std::vector<std::string>& outputs, const CompareOptions& options = {});

@@ -1,8 +1,9 @@
 // TensorFlow Lite's float32 kernels (see tflite.h), after
 // tensorflow/lite/kernels/internal/reference/{conv,depthwiseconv_float,
-// fully_connected,pooling,softmax,reduce,resize_bilinear}.h.
+// fully_connected,pooling,softmax,reduce,resize_bilinear,strided_slice}.h.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -190,6 +191,125 @@ void resizeBilinearReference(const float* input, std::int64_t batch, std::int64_
         }
       }
     }
+}
+
+namespace {
+
+inline std::int64_t clampIndex(std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  return std::min(std::max(v, lo), hi);
+}
+
+// strided_slice_logic.h: StridedSliceStartForAxis.
+std::int64_t startForAxis(const StridedSliceParams& p, std::int64_t size, int axis) {
+  std::int64_t start = p.begin[static_cast<std::size_t>(axis)];
+  const std::int64_t stride = p.strides[static_cast<std::size_t>(axis)];
+  if (start < 0) start += size;
+  start = stride > 0 ? clampIndex(start, 0, size) : clampIndex(start, -1, size - 1);
+  if (p.begin_mask & (std::int64_t{1} << axis)) start = stride > 0 ? 0 : size - 1;
+  return start;
+}
+
+// StridedSliceEndForAxis.
+std::int64_t endForAxis(const StridedSliceParams& p, std::int64_t size, int axis, std::int64_t start) {
+  if (p.shrink_axis_mask & (std::int64_t{1} << axis)) return start >= size ? start : start + 1;
+  std::int64_t end = p.end[static_cast<std::size_t>(axis)];
+  if (p.offset) end += start;
+  const std::int64_t stride = p.strides[static_cast<std::size_t>(axis)];
+  if (end < 0) end += size;
+  end = stride > 0 ? clampIndex(end, 0, size) : clampIndex(end, -1, size - 1);
+  if (p.end_mask & (std::int64_t{1} << axis)) end = stride > 0 ? size : -1;
+  return end;
+}
+
+}  // namespace
+
+bool stridedSlicePlan(const StridedSliceParams& params, const std::vector<std::int64_t>& input_shape,
+                      StridedSliceWalk* walk, std::string* error) {
+  const std::size_t rank = input_shape.size();
+  const std::size_t count = params.begin.size();
+  if (rank > 5) {
+    *error = "the input has " + std::to_string(rank) + " dimensions; STRIDED_SLICE takes 1 to 5";
+    return false;
+  }
+  // strided_slice.cc reads one begin, end and stride per input dimension.
+  if (count != rank || params.end.size() != count || params.strides.size() != count) {
+    *error = "begin, end and strides need one entry per input dimension (" + std::to_string(rank) + "), got " +
+             std::to_string(count) + ", " + std::to_string(params.end.size()) + " and " +
+             std::to_string(params.strides.size());
+    return false;
+  }
+  // StridedSlicePadIndices: leading dimensions taken whole.
+  const int pad = 5 - static_cast<int>(count);
+  StridedSliceParams p;
+  p.begin.assign(static_cast<std::size_t>(pad), 0);
+  p.end.assign(static_cast<std::size_t>(pad), 1);
+  p.strides.assign(static_cast<std::size_t>(pad), 1);
+  p.begin.insert(p.begin.end(), params.begin.begin(), params.begin.end());
+  p.end.insert(p.end.end(), params.end.begin(), params.end.end());
+  p.strides.insert(p.strides.end(), params.strides.begin(), params.strides.end());
+  const std::int64_t low = (std::int64_t{1} << pad) - 1;
+  p.begin_mask = (params.begin_mask << pad) | low;
+  p.end_mask = (params.end_mask << pad) | low;
+  p.shrink_axis_mask = params.shrink_axis_mask << pad;
+  p.offset = params.offset;
+  // The input's shape extended to 5 dimensions (RuntimeShape::ExtendedShape).
+  const int shape_pad = 5 - static_cast<int>(rank);
+  walk->output_shape.clear();
+  for (int axis = 0; axis < 5; ++axis) {
+    const std::int64_t size = axis < shape_pad ? 1 : input_shape[static_cast<std::size_t>(axis - shape_pad)];
+    const std::int64_t stride = p.strides[static_cast<std::size_t>(axis)];
+    if (stride == 0) {
+      *error = "strides[" + std::to_string(axis - pad) + "] is 0; strides must be non-zero";
+      return false;
+    }
+    const std::int64_t start = startForAxis(p, size, axis);
+    const std::int64_t stop = endForAxis(p, size, axis, start);
+    const bool shrink = p.shrink_axis_mask & (std::int64_t{1} << axis);
+    if (shrink && (start < 0 || start >= size)) {
+      *error = "index " + std::to_string(p.begin[static_cast<std::size_t>(axis)]) + " of shrunk dimension " +
+               std::to_string(axis - pad) + " is out of range for size " + std::to_string(size);
+      return false;
+    }
+    walk->in_dims[axis] = size;
+    walk->start[axis] = start;
+    walk->stop[axis] = stop;
+    walk->stride[axis] = stride;
+    // ResizeOutputTensor: ceil((end - begin) / stride) in float, at least 0.
+    const std::int64_t end_for_shape = shrink ? start + 1 : stop;
+    const auto dim =
+        static_cast<std::int64_t>(std::ceil(static_cast<float>(end_for_shape - start) / static_cast<float>(stride)));
+    if (axis >= pad && !shrink) walk->output_shape.push_back(std::max<std::int64_t>(dim, 0));
+  }
+  return true;
+}
+
+void stridedSliceReference(const StridedSliceWalk& w, std::size_t element_size, const void* input, void* output) {
+  const auto* src = static_cast<const std::uint8_t*>(input);
+  auto* dst = static_cast<std::uint8_t*>(output);
+  auto more = [](std::int64_t index, std::int64_t stop, std::int64_t stride) {
+    return stride > 0 ? index < stop : index > stop;
+  };
+  const std::int64_t* n = w.in_dims;
+  for (std::int64_t i0 = w.start[0]; more(i0, w.stop[0], w.stride[0]); i0 += w.stride[0])
+    for (std::int64_t i1 = w.start[1]; more(i1, w.stop[1], w.stride[1]); i1 += w.stride[1])
+      for (std::int64_t i2 = w.start[2]; more(i2, w.stop[2], w.stride[2]); i2 += w.stride[2])
+        for (std::int64_t i3 = w.start[3]; more(i3, w.stop[3], w.stride[3]); i3 += w.stride[3]) {
+          const std::int64_t row = (((i0 * n[1] + i1) * n[2] + i2) * n[3] + i3) * n[4];
+          if (w.stride[4] == 1) {
+            // The inner run is contiguous (reference_ops' WriteN).
+            const std::int64_t len = w.stop[4] - w.start[4];
+            if (len > 0) {
+              std::memcpy(dst, src + static_cast<std::size_t>(row + w.start[4]) * element_size,
+                          static_cast<std::size_t>(len) * element_size);
+              dst += static_cast<std::size_t>(len) * element_size;
+            }
+            continue;
+          }
+          for (std::int64_t i4 = w.start[4]; more(i4, w.stop[4], w.stride[4]); i4 += w.stride[4]) {
+            std::memcpy(dst, src + static_cast<std::size_t>(row + i4) * element_size, element_size);
+            dst += element_size;
+          }
+        }
 }
 
 }  // namespace gds::engine::ops::tfl

@@ -315,13 +315,18 @@ inline void poolTaps(std::int64_t o, std::int64_t stride, std::int64_t pad, std:
   *lo = std::max<std::int64_t>(0, -start);
   *hi = std::max(*lo, std::min(k, in - start));
 }
-}  // namespace
 
-void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
-                 std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
+// One walk over the pool windows of output rows [row_begin, row_end) for
+// both pools: per output cell, Reduction's accumulators (one per channel)
+// start at kInit, take every window tap inside the input (accumulate) and
+// become the int8 outputs (store, given the number of taps).
+template <typename Reduction>
+void poolRows(const ConvShape& s, const Reduction& reduction, const std::int8_t* input, std::int64_t row_begin,
+              std::int64_t row_end, std::int8_t* output) {
+  using Acc = typename Reduction::Acc;
   const std::int64_t channels = s.in_c;
-  const auto lo = static_cast<std::int8_t>(std::max<std::int32_t>(act_min, -128));
-  const auto hi = static_cast<std::int8_t>(std::min<std::int32_t>(act_max, 127));
+  std::vector<Acc> accumulators(static_cast<std::size_t>(channels));
+  Acc* acc = accumulators.data();
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t b = row / s.out_h, oy = row % s.out_h;
     std::int64_t fy0, fy1;
@@ -329,50 +334,62 @@ void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max,
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
       std::int64_t fx0, fx1;
       poolTaps(ox, s.stride_w, s.pad_left, s.k_w, s.in_w, &fx0, &fx1);
-      std::int8_t* __restrict o = output + (row * s.out_w + ox) * channels;
-      std::fill(o, o + channels, std::numeric_limits<std::int8_t>::lowest());
+      std::fill(acc, acc + channels, Reduction::kInit);
       for (std::int64_t fy = fy0; fy < fy1; ++fy)
-        for (std::int64_t fx = fx0; fx < fx1; ++fx) {
-          const std::int8_t* __restrict x =
+        for (std::int64_t fx = fx0; fx < fx1; ++fx)
+          Reduction::accumulate(
               input + ((b * s.in_h + oy * s.stride_h - s.pad_top + fy) * s.in_w + ox * s.stride_w - s.pad_left + fx) *
-                          channels;
-          for (std::int64_t c = 0; c < channels; ++c) o[c] = std::max(o[c], x[c]);
-        }
-      for (std::int64_t c = 0; c < channels; ++c) o[c] = std::min(std::max(o[c], lo), hi);
+                          channels,
+              channels, acc);
+      const auto count = static_cast<std::int32_t>((fy1 - fy0) * (fx1 - fx0));
+      reduction.store(acc, channels, count, output + (row * s.out_w + ox) * channels);
     }
   }
 }
 
-void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
-                     std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
-  const std::int64_t channels = s.in_c;
-  std::vector<std::int32_t> sums(static_cast<std::size_t>(channels));
-  std::int32_t* __restrict acc = sums.data();
-  for (std::int64_t row = row_begin; row < row_end; ++row) {
-    const std::int64_t b = row / s.out_h, oy = row % s.out_h;
-    std::int64_t fy0, fy1;
-    poolTaps(oy, s.stride_h, s.pad_top, s.k_h, s.in_h, &fy0, &fy1);
-    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-      std::int64_t fx0, fx1;
-      poolTaps(ox, s.stride_w, s.pad_left, s.k_w, s.in_w, &fx0, &fx1);
-      std::fill(acc, acc + channels, 0);
-      for (std::int64_t fy = fy0; fy < fy1; ++fy)
-        for (std::int64_t fx = fx0; fx < fx1; ++fx) {
-          const std::int8_t* __restrict x =
-              input + ((b * s.in_h + oy * s.stride_h - s.pad_top + fy) * s.in_w + ox * s.stride_w - s.pad_left + fx) *
-                          channels;
-          for (std::int64_t c = 0; c < channels; ++c) acc[c] += x[c];
-        }
-      const auto count = static_cast<std::int32_t>((fy1 - fy0) * (fx1 - fx0));
-      std::int8_t* o = output + (row * s.out_w + ox) * channels;
-      for (std::int64_t c = 0; c < channels; ++c) {
-        // The pools' rounding division, halves away from zero.
-        const std::int32_t v =
-            count == 0 ? 0 : acc[c] > 0 ? (acc[c] + count / 2) / count : (acc[c] - count / 2) / count;
-        o[c] = clampToInt8(v, act_min, act_max);
-      }
+// The max of the taps, clamped to the fused activation's range.
+struct MaxReduction {
+  using Acc = std::int8_t;
+  static constexpr Acc kInit = std::numeric_limits<std::int8_t>::lowest();
+  std::int8_t lo, hi;
+  static void accumulate(const std::int8_t* __restrict x, std::int64_t channels, Acc* __restrict acc) {
+    for (std::int64_t c = 0; c < channels; ++c) acc[c] = std::max(acc[c], x[c]);
+  }
+  void store(const Acc* __restrict acc, std::int64_t channels, std::int32_t, std::int8_t* __restrict o) const {
+    for (std::int64_t c = 0; c < channels; ++c) o[c] = std::min(std::max(acc[c], lo), hi);
+  }
+};
+
+// The sum of the taps divided by their count (cells outside the input not
+// counted) with the pools' rounding division, halves away from zero.
+struct AverageReduction {
+  using Acc = std::int32_t;
+  static constexpr Acc kInit = 0;
+  std::int32_t act_min, act_max;
+  static void accumulate(const std::int8_t* __restrict x, std::int64_t channels, Acc* __restrict acc) {
+    for (std::int64_t c = 0; c < channels; ++c) acc[c] += x[c];
+  }
+  void store(const Acc* __restrict acc, std::int64_t channels, std::int32_t count, std::int8_t* __restrict o) const {
+    for (std::int64_t c = 0; c < channels; ++c) {
+      const std::int32_t v =
+          count == 0 ? 0 : acc[c] > 0 ? (acc[c] + count / 2) / count : (acc[c] - count / 2) / count;
+      o[c] = clampToInt8(v, act_min, act_max);
     }
   }
+};
+
+}  // namespace
+
+void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                 std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
+  const MaxReduction reduction{static_cast<std::int8_t>(std::max<std::int32_t>(act_min, -128)),
+                               static_cast<std::int8_t>(std::min<std::int32_t>(act_max, 127))};
+  poolRows(s, reduction, input, row_begin, row_end, output);
+}
+
+void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                     std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
+  poolRows(s, AverageReduction{act_min, act_max}, input, row_begin, row_end, output);
 }
 
 // The AVX2 depthwise layer (channel multiplier 1) with its requantization in

@@ -137,6 +137,10 @@ class DocsScratch {
     fs::copy_file(test::dataPath("images/chelsea.png"), dir_ + "/grace_hopper.png");
     for (const char* name : {"photos", "images"})
       fs::create_directory_symlink(test::dataPath("images"), dir_ + "/" + name);
+    // The keyword-spotting examples: the models, their labels and the clips.
+    for (const char* name : {"kws_ds_cnn_s.pb", "kws_cnn_s.pb", "kws_labels.txt"})
+      fs::copy_file(test::modelPath(name), dir_ + "/" + name);
+    fs::create_directory_symlink(test::dataPath("speech"), dir_ + "/speech");
     for (const char* name : {"dir", "export"})
       fs::create_directory_symlink(test::modelPath("tfserving_half_plus_two_savedmodel"), dir_ + "/" + name);
     for (const char* ext : {".index", ".data-00000-of-00001", ".meta"})
@@ -172,9 +176,12 @@ class DocsScratch {
         if (kOutputFlags.count(flag) && (value == "softmax" || value == "softmax:0" || value == "output:0"))
           value = kOutput;
         if ((flag == "inputs" || flag == "input_layer") && (value == "Mul" || value == "input:0")) value = "input";
-        // Written graphs get names of their own: a later example must still
-        // read the corpus model behind frozen.pb, optimized.pb, ...
-        if ((flag == "out_graph" || flag == "output_graph") && value.find('/') == std::string::npos)
+        // Written graphs get names of their own when they would replace a
+        // corpus file: a later example must still read the corpus model
+        // behind frozen.pb, optimized.pb, ... A new name is kept, so a later
+        // example can read what an earlier one wrote.
+        if ((flag == "out_graph" || flag == "output_graph") && value.find('/') == std::string::npos &&
+            fs::exists(dir_ + "/" + value))
           value = "written_" + value;
         const size_t inner = value.find('=');  // --input=NAME=FILE
         if (inner != std::string::npos && flag == "input")

@@ -97,6 +97,48 @@ TEST(CliTflite, KeywordSpottingStartsAfterTheAudioFrontEnd) {
   EXPECT_TRUE(fs::exists(dir + "/k.tflite"));
 }
 
+// The keyword models' accuracy on the 100 speech clips for float,
+// TensorFlow's 8-bit recipe and the TFLite int8 export, with the commands of
+// the user guide's "Ship it" section. The .tflite starts at Mfcc: compare
+// feeds it the float graph's Mfcc output for each clip, so both variants
+// share the float front end. Every figure is deterministic.
+TEST(CliTflite, KeywordAccuracyFloatTfRecipeAndTfliteInt8) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  struct Expected {
+    const char* model;
+    const char* eight_bit;  // compare's summary against TensorFlow's recipe
+    const char* tflite;     // against the TFLite int8 export
+  };
+  const Expected expected[] = {
+      {"kws_ds_cnn_s", "inputs\t100\ntop1_agreement\t79/100\naccuracy_float\t82/100\naccuracy_8bit\t71/100\n",
+       "inputs\t100\ntop1_agreement\t95/100\naccuracy_float\t82/100\naccuracy_8bit\t81/100\n"},
+      {"kws_cnn_s", "inputs\t100\ntop1_agreement\t94/100\naccuracy_float\t80/100\naccuracy_8bit\t85/100\n",
+       "inputs\t100\ntop1_agreement\t97/100\naccuracy_float\t80/100\naccuracy_8bit\t81/100\n"},
+  };
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.model);
+    const std::string pb = modelPath(std::string(e.model) + ".pb");
+    const std::string eight = dir + "/" + e.model + "_8bit.pb", tflite = dir + "/" + e.model + "_int8.tflite";
+    CommandResult t = runGdstudio({"transform", "--in_graph=" + pb, "--out_graph=" + eight, "--inputs=wav_data",
+                                   "--outputs=labels_softmax",
+                                   "--transforms=remove_nodes(op=Identity, op=CheckNumerics) "
+                                   "fold_constants(ignore_errors=true) fold_batch_norms fold_old_batch_norms "
+                                   "quantize_weights quantize_nodes strip_unused_nodes sort_by_execution_order"});
+    ASSERT_EQ(t.exit_code, 0) << t.err;
+    CommandResult q = runGdstudio({"tflite_convert", "--graph_def_file=" + pb, "--output_file=" + tflite,
+                                   "--input_arrays=Mfcc", "--input_shapes=1,49,10", "--output_arrays=labels_softmax",
+                                   "--quantize=int8", "--calibration_data=" + dataPath("speech")});
+    ASSERT_EQ(q.exit_code, 0) << q.err;
+    for (const auto& [graph2, summary] : {std::make_pair(eight, e.eight_bit), std::make_pair(tflite, e.tflite)}) {
+      CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + graph2, "--output=labels_softmax",
+                                     "--dataset=" + dataPath("speech"), "--label_map=" + modelPath("kws_labels.txt")});
+      ASSERT_EQ(c.exit_code, 0) << c.err;
+      EXPECT_TRUE(contains(c.out, summary)) << c.out.substr(c.out.find("\ninputs"));
+    }
+  }
+}
+
 TEST(CliTflite, SavedModelKeepsItsSignature) {
   GDS_REQUIRE_SHARED();
   const std::string out = tempDir() + "/hp2.tflite";

@@ -43,6 +43,7 @@
 #include "model/tflite/writer.h"
 #include "tests/armnn_util.h"
 #include "tests/test_util.h"
+#include "tests/transforms/tflite_corpus.h"
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/convert.h"
 #include "transforms/transform_utils.h"
@@ -55,25 +56,6 @@ using engine::Tensor;
 using model::HostTensor;
 using tensorflow::GraphDef;
 using tensorflow::NodeDef;
-
-struct LayerModel {
-  std::string name;
-  std::vector<std::string> inputs;
-  std::vector<model::Shape> input_shapes;
-  std::string output;
-  std::string data;
-};
-
-const std::vector<LayerModel>& corpus() {
-  static const std::vector<LayerModel> models = {
-      {"mobilenet_v1_0.25_128_frozen.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images"},
-      {"generated/mobilenet_v1_1.0_224_random.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images"},
-      {"generated/inception_mini.pb", {"input"}, {}, "softmax", "images"},
-      {"kws_ds_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech"},
-      {"kws_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech"},
-  };
-  return models;
-}
 
 // One operator of `g` as a model of its own: activation inputs become
 // Placeholders "x<i>" with the producer's dtype, shape and quantization,
@@ -116,19 +98,6 @@ SingleOp singleOp(const GraphDef& g, const NodeDef& n) {
   for (int k = 0; k < mt::outputCount(n); ++k) index.mutable_list()->add_i(k == 0 ? 0 : -1);
   *s.graph.add_node() = op;
   return s;
-}
-
-std::vector<std::vector<Tensor>> samplesFor(const LayerModel& m, const GraphDef& graph, std::size_t limit) {
-  auto d = engine::openDataset(test::dataPath(m.data));
-  EXPECT_TRUE(d.ok()) << d.error();
-  std::vector<std::string> files;
-  if (d.ok())
-    for (const auto& f : d->files) files.push_back(d->dir + "/" + f);
-  if (files.size() > limit) files.resize(limit);
-  engine::ImagePreprocess preprocess;
-  auto samples = calibrationSamples(graph, m.inputs, files, preprocess);
-  EXPECT_TRUE(samples.ok()) << samples.error();
-  return samples.ok() ? std::move(*samples) : std::vector<std::vector<Tensor>>{};
 }
 
 // The largest |a - b| over the elements (raw stored values: int8 steps).
@@ -244,16 +213,13 @@ std::map<std::string, double> compareLayers(const std::string& label, const Grap
 TEST(TfliteArmnnLayers, EveryInt8LayerOfTheCorpusExportsAgreesWithArmNnOnTheSameInput) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
-  for (const LayerModel& m : corpus()) {
+  for (const ExportedCorpusModel& m : exportedCorpus()) {
     SCOPED_TRACE(m.name);
     auto loaded = model::load(test::modelPath(m.name));
     ASSERT_TRUE(loaded.ok()) << loaded.error();
-    const std::vector<std::vector<Tensor>> calibration = samplesFor(m, loaded->graph, 20);
+    const std::vector<std::vector<Tensor>> calibration = corpusSamples(m, loaded->graph, 20);
     ASSERT_FALSE(calibration.empty());
-    ConvertOptions o;
-    o.inputs = m.inputs;
-    o.input_shapes = m.input_shapes;
-    o.outputs = {m.output};
+    ConvertOptions o = corpusConvertOptions(m);
     o.quantize = Quantize::Int8;
     o.calibration = calibration;
     auto converted = convertToTflite(loaded->graph, o);

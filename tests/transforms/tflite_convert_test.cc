@@ -19,6 +19,7 @@
 #include "model/tflite/writer.h"
 #include "tests/armnn_util.h"
 #include "tests/test_util.h"
+#include "tests/transforms/tflite_corpus.h"
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/convert.h"
 #include "transforms/tflite/quantize.h"
@@ -30,61 +31,15 @@ namespace mt = gds::model::tflite;
 using engine::Tensor;
 using model::HostTensor;
 
-struct CorpusModel {
-  std::string name;  // file under models/
-  std::vector<std::string> inputs;
-  std::vector<model::Shape> input_shapes;
-  std::string output;
-  std::string calibration;  // data folder
-};
-
-const std::vector<CorpusModel>& corpus() {
-  static const std::vector<CorpusModel> models = {
-      {"mobilenet_v1_0.25_128_frozen.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images"},
-      {"generated/mobilenet_v1_1.0_224_random.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images"},
-      {"generated/inception_mini.pb", {"input"}, {}, "softmax", "images"},
-      {"kws_ds_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech"},
-      {"kws_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech"},
-  };
-  return models;
-}
-
 tensorflow::GraphDef loadGraph(const std::string& name) {
   auto m = model::load(test::modelPath(name));
   EXPECT_TRUE(m.ok()) << m.error();
   return m.ok() ? m->graph : tensorflow::GraphDef{};
 }
 
-std::vector<std::string> datasetFiles(const std::string& folder) {
-  auto d = engine::openDataset(test::dataPath(folder));
-  EXPECT_TRUE(d.ok()) << d.error();
-  std::vector<std::string> files;
-  if (d.ok())
-    for (const auto& f : d->files) files.push_back(d->dir + "/" + f);
-  return files;
-}
-
-// Model-input values for a few files of the model's data folder.
-std::vector<std::vector<Tensor>> samplesFor(const CorpusModel& m, const tensorflow::GraphDef& graph,
-                                            std::size_t limit = 1000) {
-  std::vector<std::string> files = datasetFiles(m.calibration);
-  if (files.size() > limit) files.resize(limit);
-  engine::ImagePreprocess preprocess;  // mean 127.5, std 127.5
-  auto samples = calibrationSamples(graph, m.inputs, files, preprocess);
-  EXPECT_TRUE(samples.ok()) << samples.error();
-  return samples.ok() ? std::move(*samples) : std::vector<std::vector<Tensor>>{};
-}
-
-ConvertOptions optionsFor(const CorpusModel& m) {
-  ConvertOptions o;
-  o.inputs = m.inputs;
-  o.input_shapes = m.input_shapes;
-  o.outputs = {m.output};
-  return o;
-}
-
 // gdstudio's run of the float GraphDef from the model's input tensors.
-std::vector<Tensor> runGraph(const tensorflow::GraphDef& graph, const CorpusModel& m, const std::vector<Tensor>& feed) {
+std::vector<Tensor> runGraph(const tensorflow::GraphDef& graph, const ExportedCorpusModel& m,
+                             const std::vector<Tensor>& feed) {
   auto plan = engine::Plan::compile(graph, m.inputs, {m.output});
   EXPECT_TRUE(plan.ok()) << plan.error();
   if (!plan.ok()) return {};
@@ -122,13 +77,13 @@ int count(const tensorflow::GraphDef& g, const std::string& op) {
 TEST(TfliteConvert, FloatExportsComputeWhatTheGraphComputesInArmNn) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
-  for (const CorpusModel& m : corpus()) {
+  for (const ExportedCorpusModel& m : exportedCorpus()) {
     SCOPED_TRACE(m.name);
     const tensorflow::GraphDef graph = loadGraph(m.name);
-    auto converted = convertToTflite(graph, optionsFor(m));
+    auto converted = convertToTflite(graph, corpusConvertOptions(m));
     ASSERT_TRUE(converted.ok()) << converted.error();
     const std::string path = save(converted->graph, "float");
-    const auto samples = samplesFor(m, graph, 2);
+    const auto samples = corpusSamples(m, graph, 2);
     ASSERT_EQ(samples.size(), 2u);
     std::vector<std::vector<HostTensor>> inputs;
     for (const auto& s : samples) inputs.push_back({s[0].toHost()});
@@ -155,12 +110,12 @@ TEST(TfliteConvert, FloatExportsComputeWhatTheGraphComputesInArmNn) {
 TEST(TfliteConvert, Int8ExportsLoadAndRunInArmNn) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
-  for (const CorpusModel& m : corpus()) {
+  for (const ExportedCorpusModel& m : exportedCorpus()) {
     SCOPED_TRACE(m.name);
     const tensorflow::GraphDef graph = loadGraph(m.name);
-    ConvertOptions options = optionsFor(m);
+    ConvertOptions options = corpusConvertOptions(m);
     options.quantize = Quantize::Int8;
-    options.calibration = samplesFor(m, graph, 20);
+    options.calibration = corpusSamples(m, graph, 20);
     auto converted = convertToTflite(graph, options);
     ASSERT_TRUE(converted.ok()) << converted.error();
     const std::string path = save(converted->graph, "int8");
@@ -185,11 +140,11 @@ TEST(TfliteConvert, Int8ExportsLoadAndRunInArmNn) {
 TEST(TfliteConvert, Int8MobileNetKeepsFloatTop1OnThePhotosAtUnder30PercentOfTheSize) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
-  const CorpusModel& m = corpus()[0];
+  const ExportedCorpusModel& m = exportedCorpus()[0];
   const tensorflow::GraphDef graph = loadGraph(m.name);
-  ConvertOptions options = optionsFor(m);
+  ConvertOptions options = corpusConvertOptions(m);
   options.quantize = Quantize::Int8;
-  options.calibration = samplesFor(m, graph);
+  options.calibration = corpusSamples(m, graph);
   ASSERT_EQ(options.calibration.size(), 7u);
   auto converted = convertToTflite(graph, options);
   ASSERT_TRUE(converted.ok()) << converted.error();
@@ -219,12 +174,12 @@ TEST(TfliteConvert, KeywordSpottingAccuracyFloatAndInt8) {
   ASSERT_TRUE(dataset.ok()) << dataset.error();
   auto labels = engine::readLabelMap(test::modelPath("kws_labels.txt"));
   ASSERT_TRUE(labels.ok());
-  for (const CorpusModel& m : {corpus()[3], corpus()[4]}) {
+  for (const ExportedCorpusModel& m : {exportedCorpus()[3], exportedCorpus()[4]}) {
     SCOPED_TRACE(m.name);
     const tensorflow::GraphDef graph = loadGraph(m.name);
-    ConvertOptions options = optionsFor(m);
+    ConvertOptions options = corpusConvertOptions(m);
     options.quantize = Quantize::Int8;
-    options.calibration = samplesFor(m, graph);
+    options.calibration = corpusSamples(m, graph);
     auto converted = convertToTflite(graph, options);
     ASSERT_TRUE(converted.ok()) << converted.error();
     const std::string path = save(converted->graph, "kws_int8");
@@ -254,7 +209,7 @@ TEST(TfliteConvert, KeywordSpottingAccuracyFloatAndInt8) {
 TEST(TfliteConvert, FloatDialectKeepsTheGraphsNamesAndLayouts) {
   GDS_REQUIRE_SHARED();
   const tensorflow::GraphDef graph = loadGraph("mobilenet_v1_0.25_128_frozen.pb");
-  auto converted = convertToTflite(graph, optionsFor(corpus()[0]));
+  auto converted = convertToTflite(graph, corpusConvertOptions(exportedCorpus()[0]));
   ASSERT_TRUE(converted.ok()) << converted.error();
   const tensorflow::GraphDef& g = converted->graph;
   EXPECT_EQ(count(g, "tfl.conv_2d"), 15);
@@ -300,11 +255,11 @@ TEST(TfliteConvert, FloatDialectKeepsTheGraphsNamesAndLayouts) {
 
 TEST(TfliteConvert, Int8FollowsTensorFlowLitesQuantizationRules) {
   GDS_REQUIRE_SHARED();
-  const CorpusModel& m = corpus()[0];
+  const ExportedCorpusModel& m = exportedCorpus()[0];
   const tensorflow::GraphDef graph = loadGraph(m.name);
-  ConvertOptions options = optionsFor(m);
+  ConvertOptions options = corpusConvertOptions(m);
   options.quantize = Quantize::Int8;
-  options.calibration = samplesFor(m, graph);
+  options.calibration = corpusSamples(m, graph);
   auto converted = convertToTflite(graph, options);
   ASSERT_TRUE(converted.ok()) << converted.error();
   const tensorflow::GraphDef& g = converted->graph;
@@ -377,11 +332,11 @@ TEST(TfliteConvert, Int8FollowsTensorFlowLitesQuantizationRules) {
 
 TEST(TfliteConvert, Int8InputsAndOutputsAndRequantizedConcatInputs) {
   GDS_REQUIRE_SHARED();
-  const CorpusModel& m = corpus()[2];  // inception_mini: two concatenations
+  const ExportedCorpusModel& m = exportedCorpus()[2];  // inception_mini: two concatenations
   const tensorflow::GraphDef graph = loadGraph(m.name);
-  ConvertOptions options = optionsFor(m);
+  ConvertOptions options = corpusConvertOptions(m);
   options.quantize = Quantize::Int8;
-  options.calibration = samplesFor(m, graph);
+  options.calibration = corpusSamples(m, graph);
   options.inference_input_type = tensorflow::DT_INT8;
   options.inference_output_type = tensorflow::DT_INT8;
   auto converted = convertToTflite(graph, options);
@@ -425,20 +380,20 @@ TEST(TfliteConvert, OpsWithoutABuiltinAreRefusedByNodeAndOp) {
                        "end; start the model after it (e.g. --input_arrays=Mfcc --input_shapes=1,49,10 for the "
                        "speech_commands graphs) and compute the features outside the model");
   // The LSTM model's while loop.
-  ConvertOptions lstm = optionsFor(corpus()[3]);
+  ConvertOptions lstm = corpusConvertOptions(exportedCorpus()[3]);
   r = convertToTflite(loadGraph("kws_lstm_s.pb"), lstm);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("cannot be exported: gdstudio maps no TensorFlow Lite builtin to "), std::string::npos)
       << r.error();
   EXPECT_EQ(r.error().rfind("node '", 0), 0u) << r.error();
-  ConvertOptions missing = optionsFor(corpus()[0]);
+  ConvertOptions missing = corpusConvertOptions(exportedCorpus()[0]);
   missing.inputs = {"no_such_node"};
-  r = convertToTflite(loadGraph(corpus()[0].name), missing);
+  r = convertToTflite(loadGraph(exportedCorpus()[0].name), missing);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "--input_arrays: the graph has no node named 'no_such_node'");
-  ConvertOptions uncalibrated = optionsFor(corpus()[0]);
+  ConvertOptions uncalibrated = corpusConvertOptions(exportedCorpus()[0]);
   uncalibrated.quantize = Quantize::Int8;
-  r = convertToTflite(loadGraph(corpus()[0].name), uncalibrated);
+  r = convertToTflite(loadGraph(exportedCorpus()[0].name), uncalibrated);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "--quantize=int8 needs representative inputs (--calibration_data=DIR)");
 }

@@ -15,12 +15,14 @@
 #include "engine/eval/dataset.h"
 #include "engine/plan.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/freeze.h"
 #include "model/graph.h"
 #include "model/io.h"
 #include "model/tflite/dialect.h"
 #include "model/tflite/writer.h"
 #include "tests/armnn_util.h"
 #include "tests/test_util.h"
+#include "tests/transforms/tflite_corpus.h"
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/convert.h"
 
@@ -30,44 +32,6 @@ namespace {
 namespace mt = gds::model::tflite;
 using engine::Tensor;
 using model::HostTensor;
-
-struct CorpusModel {
-  std::string name;
-  std::vector<std::string> inputs;
-  std::vector<model::Shape> input_shapes;
-  std::string output;
-  std::string data;
-  // int8: the output is within one step of Arm NN's, or (false) the
-  // softmax output within what the difference of its input, the logits
-  // tensor, explains (see the test).
-  bool one_step = true;
-  std::string logits;
-};
-
-const std::vector<CorpusModel>& corpus() {
-  static const std::vector<CorpusModel> models = {
-      {"mobilenet_v1_0.25_128_frozen.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images", false,
-       "MobilenetV1/Logits/SpatialSqueeze"},
-      {"generated/mobilenet_v1_1.0_224_random.pb", {"input"}, {}, "MobilenetV1/Predictions/Reshape_1", "images", true, ""},
-      {"generated/inception_mini.pb", {"input"}, {}, "softmax", "images", true, ""},
-      {"kws_ds_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", false, "MobileNet/fc1/BiasAdd"},
-      {"kws_cnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", false, "add_4"},
-  };
-  return models;
-}
-
-std::vector<std::vector<Tensor>> samplesFor(const CorpusModel& m, const tensorflow::GraphDef& graph, std::size_t limit) {
-  auto d = engine::openDataset(test::dataPath(m.data));
-  EXPECT_TRUE(d.ok()) << d.error();
-  std::vector<std::string> files;
-  if (d.ok())
-    for (const auto& f : d->files) files.push_back(d->dir + "/" + f);
-  if (files.size() > limit) files.resize(limit);
-  engine::ImagePreprocess preprocess;  // mean 127.5, std 127.5
-  auto samples = calibrationSamples(graph, m.inputs, files, preprocess);
-  EXPECT_TRUE(samples.ok()) << samples.error();
-  return samples.ok() ? std::move(*samples) : std::vector<std::vector<Tensor>>{};
-}
 
 std::int64_t argmax(const HostTensor& t) {
   std::int64_t best = 0;
@@ -83,12 +47,10 @@ struct Exported {
   std::string input, output;   // model input node, output tensor
   float output_step = 0;       // int8: the quantization step of the output before DEQUANTIZE
 };
-Exported exportModel(const CorpusModel& m, const tensorflow::GraphDef& graph, bool int8,
+Exported exportModel(const ExportedCorpusModel& m, const tensorflow::GraphDef& graph, bool int8,
                      const std::vector<std::vector<Tensor>>& calibration, const std::string& output = "") {
-  ConvertOptions o;
-  o.inputs = m.inputs;
-  o.input_shapes = m.input_shapes;
-  o.outputs = {output.empty() ? m.output : output};
+  ConvertOptions o = corpusConvertOptions(m);
+  if (!output.empty()) o.outputs = {output};
   if (int8) {
     o.quantize = Quantize::Int8;
     o.calibration = calibration;
@@ -164,10 +126,10 @@ void compareWithArmNn(const Exported& e, const std::vector<std::vector<Tensor>>&
 TEST(TfliteRun, ConvertedCorpusModelsAgreeWithArmNn) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
-  for (const CorpusModel& m : corpus()) {
+  for (const ExportedCorpusModel& m : exportedCorpus()) {
     auto loaded = model::load(test::modelPath(m.name));
     ASSERT_TRUE(loaded.ok()) << loaded.error();
-    const std::vector<std::vector<Tensor>> calibration = samplesFor(m, loaded->graph, 20);
+    const std::vector<std::vector<Tensor>> calibration = corpusSamples(m, loaded->graph, 20);
     ASSERT_FALSE(calibration.empty());
     const std::vector<std::vector<Tensor>> samples(calibration.begin(), calibration.begin() + 3);
     std::vector<std::vector<HostTensor>> armnn_inputs;
@@ -189,7 +151,7 @@ TEST(TfliteRun, ConvertedCorpusModelsAgreeWithArmNn) {
       std::printf("%s int8: gdstudio vs Arm NN max |difference| %.2f steps of %.3g, top-1 %s\n", m.name.c_str(),
                   worst / e.output_step, e.output_step, top1_equal ? "equal" : "DIFFERENT");
       EXPECT_TRUE(top1_equal);
-      if (m.one_step) {
+      if (m.logits.empty()) {  // the output within one step
         EXPECT_LE(worst, e.output_step * 1.0001) << "more than one quantization step";
         continue;
       }
@@ -216,10 +178,10 @@ TEST(TfliteRun, ConvertedCorpusModelsAgreeWithArmNn) {
 
 TEST(TfliteRun, Int8MobileNetInGdstudioKeepsFloatTop1OnThePhotos) {
   GDS_REQUIRE_SHARED();
-  const CorpusModel& m = corpus()[0];
+  const ExportedCorpusModel& m = exportedCorpus()[0];
   auto loaded = model::load(test::modelPath(m.name));
   ASSERT_TRUE(loaded.ok()) << loaded.error();
-  const std::vector<std::vector<Tensor>> photos = samplesFor(m, loaded->graph, 1000);
+  const std::vector<std::vector<Tensor>> photos = corpusSamples(m, loaded->graph, 1000);
   ASSERT_EQ(photos.size(), 7u);
   const Exported e = exportModel(m, loaded->graph, true, photos);
   const std::vector<HostTensor> int8 = runInGdstudio(e, photos);
@@ -234,6 +196,148 @@ TEST(TfliteRun, Int8MobileNetInGdstudioKeepsFloatTop1OnThePhotos) {
   }
   std::printf("int8 MobileNet 0.25/128 run in gdstudio: top-1 agrees with float on %d of 7 photos\n", agree);
   EXPECT_GE(agree, 6);
+}
+
+// A Keras TF2 SavedModel whose Resizing layer crops and resizes with sizes
+// computed from tf.shape (Shape -> StridedSlice -> Cast -> ... -> Slice):
+// with the input shape static, the converter folds that chain to constants
+// as TensorFlow's converter does, so the model exports (a SLICE crop, then
+// RESIZE_BILINEAR and the MobileNet) and computes what the GraphDef does.
+// Arm NN 20.08 runs the file; its RESIZE_BILINEAR ignores
+// half_pixel_centers (Keras resizes with it), so the float comparison with
+// Arm NN starts after the resize, where ../tflite/openmv_mobilenet_int8.tflite
+// (TensorFlow's converter) starts too.
+TEST(TfliteRun, Tf2SavedModelWithShapeComputationsExportsAndRunsInArmNn) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_ARMNN();
+  auto loaded = model::load(test::modelPath("tf2/openmv_mobilenet_bn_augment"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  auto frozen = model::freeze(*loaded, model::FreezeOptions{});
+  ASSERT_TRUE(frozen.ok()) << frozen.error();
+  const ExportedCorpusModel m{"tf2/openmv_mobilenet_bn_augment", {"sequential_input"}, {}, "model", "images", ""};
+  const std::vector<std::vector<Tensor>> calibration = corpusSamples(m, frozen->graph);
+  ASSERT_EQ(calibration.size(), 7u);
+  ASSERT_EQ(calibration[0][0].shape(), (model::Shape{1, 160, 120, 1}));  // grey photos, as the model takes them
+  std::vector<std::vector<HostTensor>> armnn_inputs;
+  for (const auto& s : calibration) armnn_inputs.push_back({s[0].toHost()});
+  // The float GraphDef's predictions.
+  auto plan = engine::compileForInference(frozen->graph, m.inputs, {m.output});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  std::vector<HostTensor> reference;
+  for (const auto& s : calibration) {
+    auto f = (*plan)->run(s);
+    ASSERT_TRUE(f.ok()) << f.error();
+    reference.push_back(f->at(0).toHost());
+  }
+  for (bool int8 : {false, true}) {
+    SCOPED_TRACE(int8 ? "int8" : "float");
+    const Exported e = exportModel(m, frozen->graph, int8, calibration);
+    ASSERT_FALSE(e.graph.node().empty());
+    std::map<std::string, int> ops;
+    for (const auto& n : e.graph.node()) ++ops[n.op()];
+    EXPECT_EQ(ops["tfl.slice"], 1);
+    EXPECT_EQ(ops["tfl.resize_bilinear"], 1);
+    EXPECT_EQ(ops["tfl.conv_2d"], 15);
+    EXPECT_EQ(ops["tfl.depthwise_conv_2d"], 13);
+    EXPECT_EQ(ops["tfl.strided_slice"] + ops["tfl.shape"], 0);  // the shape computations folded
+    const std::vector<HostTensor> ours = runInGdstudio(e, calibration);
+    ASSERT_EQ(ours.size(), reference.size());
+    int agree = 0;
+    double worst_vs_graph = 0;
+    for (std::size_t s = 0; s < ours.size(); ++s) {
+      agree += argmax(ours[s]) == argmax(reference[s]) ? 1 : 0;
+      for (std::int64_t i = 0; i < ours[s].size(); ++i)
+        worst_vs_graph = std::max(worst_vs_graph, std::fabs(ours[s].valueAt(i) - reference[s].valueAt(i)));
+    }
+    double worst = 0;
+    bool top1_equal = true;
+    compareWithArmNn(e, calibration, armnn_inputs, &worst, &top1_equal);
+    std::printf(
+        "openmv TF2 %s: vs the GraphDef max |difference| %.3g, top-1 equal on %d of 7; vs Arm NN %.3g%s, "
+        "top-1 %s\n",
+        int8 ? "int8" : "float", worst_vs_graph, agree, int8 ? worst / e.output_step : worst,
+        int8 ? " steps" : " (relative, Arm NN resizing without half-pixel centers)",
+        top1_equal ? "equal" : "DIFFERENT");
+    EXPECT_EQ(agree, 7);
+    EXPECT_TRUE(top1_equal);
+    if (int8) {
+      EXPECT_LE(worst, e.output_step * 1.0001) << "more than one quantization step from Arm NN";
+      continue;
+    }
+    EXPECT_LE(worst_vs_graph, 1e-5);
+    // From the resized image on, Arm NN computes what gdstudio does.
+    const std::string resize =
+        "StatefulPartitionedCall/StatefulPartitionedCall/sequential_1/resizing/resize/ResizeBilinear";
+    const ExportedCorpusModel after{m.name, {resize}, {{1, 96, 96, 1}}, m.output, m.data, ""};
+    const std::vector<std::vector<Tensor>> resized = corpusSamples(after, frozen->graph);
+    ASSERT_EQ(resized.size(), 7u);
+    std::vector<std::vector<HostTensor>> resized_inputs;
+    for (const auto& s : resized) resized_inputs.push_back({s[0].toHost()});
+    const Exported net = exportModel(after, frozen->graph, false, {});
+    double net_worst = 0;
+    bool net_top1 = true;
+    compareWithArmNn(net, resized, resized_inputs, &net_worst, &net_top1);
+    std::printf("openmv TF2 float from the resized image on: vs Arm NN %.3g (relative to the output range)\n",
+                net_worst);
+    EXPECT_LE(net_worst, 1e-4);
+    EXPECT_TRUE(net_top1);
+  }
+}
+
+// Graphs that end in ArgMax (uTensor's CIFAR-10 CNN) export with ARG_MAX,
+// float and int8 (the int8 input compared as stored, the index output
+// unquantized); the exported class equals the GraphDef's on the photos.
+// Arm NN 20.08 has no ARG_MAX ("Operator not supported"), so this is
+// checked against gdstudio's runs only. A retrained graph whose unfed
+// PlaceholderWithDefault ([?,1001]) feeds the head converts with static
+// shapes.
+TEST(TfliteRun, ArgMaxAndPlaceholderWithDefaultGraphsExport) {
+  GDS_REQUIRE_SHARED();
+  auto loaded = model::load(test::modelPath("utensor_cifar10_cnn.pb"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const ExportedCorpusModel m{"utensor_cifar10_cnn.pb", {"Placeholder"}, {}, "pred", "images", ""};
+  const std::vector<std::vector<Tensor>> samples = corpusSamples(m, loaded->graph);
+  ASSERT_EQ(samples.size(), 7u);
+  auto plan = engine::compileForInference(loaded->graph, m.inputs, {m.output});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  std::vector<std::int64_t> graph_class;
+  for (const auto& s : samples) {
+    auto r = (*plan)->run(s);
+    ASSERT_TRUE(r.ok()) << r.error();
+    ASSERT_EQ(r->at(0).dtype(), tensorflow::DT_INT64);
+    graph_class.push_back(r->at(0).toHost().as<std::int64_t>()[0]);
+  }
+  for (bool int8 : {false, true}) {
+    SCOPED_TRACE(int8 ? "int8" : "float");
+    const Exported e = exportModel(m, loaded->graph, int8, samples);
+    ASSERT_FALSE(e.graph.node().empty());
+    const model::TensorRef out = model::parseTensorName(e.output);
+    const tensorflow::NodeDef* arg_max = nullptr;
+    for (const auto& n : e.graph.node())
+      if (n.name() == out.node) arg_max = &n;
+    ASSERT_NE(arg_max, nullptr);
+    EXPECT_EQ(arg_max->op(), "tfl.arg_max");
+    EXPECT_EQ(arg_max->attr().at("output_type").s(), "INT64");
+    EXPECT_TRUE(mt::quantizationOf(*arg_max, 0).empty());
+    const std::vector<HostTensor> classes = runInGdstudio(e, samples);
+    ASSERT_EQ(classes.size(), samples.size());
+    int agree = 0;
+    for (std::size_t s = 0; s < classes.size(); ++s) {
+      ASSERT_EQ(classes[s].dtype, tensorflow::DT_INT64);
+      agree += classes[s].as<std::int64_t>()[0] == graph_class[s] ? 1 : 0;
+    }
+    std::printf("uTensor CIFAR-10 %s export: ARG_MAX class as the GraphDef's on %d of 7\n", int8 ? "int8" : "float",
+                agree);
+    EXPECT_EQ(agree, 7);
+  }
+  auto poets = model::load(test::modelPath("mobilenet_v1_0.25_128_poets_retrained.pb"));
+  ASSERT_TRUE(poets.ok()) << poets.error();
+  ConvertOptions o;
+  o.inputs = {"input"};
+  o.outputs = {"final_result"};
+  auto converted = convertToTflite(poets->graph, o);
+  ASSERT_TRUE(converted.ok()) << converted.error();
+  EXPECT_EQ(mt::outputShape(converted->graph.node(converted->graph.node_size() - 1), 0), (model::Shape{1, 6}));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/attr.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
@@ -98,11 +99,14 @@ class Lowering {
   Status lowerResize(int i, const char* op_type);
   Status lowerTranspose(int i);
   Status lowerStridedSlice(int i);
+  Status lowerSlice(int i);
+  Status lowerArgMax(int i);
   Status lowerPack(int i);
   Status lowerCast(int i);
   Status lowerSoftmax(int i, const char* op_type);
   Status lowerLeakyRelu(int i);
   Status markOutputs();
+  void probeUnknownShapes();
   std::map<std::string, Handler> handlers();
 
   const PreparedGraph& prepared_;
@@ -625,24 +629,180 @@ Status Lowering::lowerTranspose(int i) {
   return n.ok() ? Status::Ok() : n.status();
 }
 
+// TensorFlow's sparse slice spec (an ellipsis, new axes, fewer entries than
+// dimensions: the trailing ones taken whole) made dense, one entry per input
+// dimension, as TensorFlow's converter does before TFLite's STRIDED_SLICE,
+// whose kernel pads missing entries at the front and takes no ellipsis or
+// new axis (legalize_tf.cc, ConvertTFStridedSlice). New axes become a
+// RESHAPE of the input, their entries taken whole.
 Status Lowering::lowerStridedSlice(int i) {
-  std::vector<std::string> inputs;
-  auto a = operand(i, 0);
-  if (!a.ok()) return a.status();
-  inputs.push_back(*a);
+  int port = 0;
+  const int src = dataInput(i, 0, &port);
+  const model::TensorInfo& in = shapes_.at(src, port);
+  if (!in.fullyKnown()) return Status::Error(where(node(i)) + ": its input shape " + in.shapeText() + " is not static");
+  HostTensor spec[3];
   const char* what[] = {"begin", "end", "strides"};
   for (int k = 1; k <= 3; ++k) {
     auto v = constInput(i, k, what[k - 1]);
     if (!v.ok()) return v.status();
-    auto c = int32Const(name(dataInput(i, k)), *v, i);
-    if (!c.ok()) return c.status();
-    inputs.push_back(*c);
+    spec[k - 1] = std::move(*v);
   }
+  const std::int64_t sparse = spec[0].size();
+  if (spec[1].size() != sparse || spec[2].size() != sparse)
+    return Status::Error(where(node(i)) + ": begin, end and strides differ in length");
+  std::int64_t masks[5] = {0, 0, 0, 0, 0};
+  const char* mask_names[] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"};
+  for (int k = 0; k < 5; ++k)
+    if (const auto* m = attrOf(node(i), mask_names[k])) masks[k] = m->i();
+  auto bit = [&](int mask, std::int64_t index) { return (masks[mask] >> index) & 1; };
+  // The input with the new axes inserted where the spec names them.
+  Shape expanded;
+  std::int64_t dim = 0;
+  const std::int64_t rank = static_cast<std::int64_t>(in.shape.size());
+  std::int64_t new_axes = 0;
+  for (std::int64_t k = 0; k < sparse; ++k) new_axes += bit(3, k) && !bit(2, k) ? 1 : 0;
+  bool saw_ellipsis = false;
+  for (std::int64_t k = 0; k < sparse; ++k) {
+    if (bit(2, k) && !saw_ellipsis) {
+      saw_ellipsis = true;
+      // The ellipsis covers the dimensions the entries after it do not name.
+      std::int64_t named_after = 0;
+      for (std::int64_t j = k + 1; j < sparse; ++j) named_after += bit(3, j) ? 0 : 1;
+      for (const std::int64_t end = rank - named_after; dim < end; ++dim)
+        expanded.push_back(in.shape[static_cast<std::size_t>(dim)]);
+    } else if (bit(3, k)) {
+      expanded.push_back(1);
+    } else if (dim < rank) {
+      expanded.push_back(in.shape[static_cast<std::size_t>(dim++)]);
+    } else {
+      return Status::Error(where(node(i)) + ": the slice names more dimensions than its input " + in.shapeText() +
+                           " has");
+    }
+  }
+  for (; dim < rank; ++dim) expanded.push_back(in.shape[static_cast<std::size_t>(dim)]);
+  // Dense entries over `expanded`: an ellipsis or a trailing dimension is
+  // taken whole, a new axis whole (it has size 1), the rest as given.
+  const std::int64_t dense = static_cast<std::int64_t>(expanded.size());
+  HostTensor begin = HostTensor::zeros(tensorflow::DT_INT32, {dense}), end = begin, strides = begin;
+  std::int64_t begin_mask = 0, end_mask = 0, shrink_mask = 0, d = 0;
+  auto whole = [&](std::int64_t at) {
+    strides.as<std::int32_t>()[at] = 1;
+    begin_mask |= std::int64_t{1} << at;
+    end_mask |= std::int64_t{1} << at;
+  };
+  saw_ellipsis = false;
+  for (std::int64_t k = 0; k < sparse; ++k) {
+    if (bit(2, k) && !saw_ellipsis) {
+      saw_ellipsis = true;
+      std::int64_t named_after = 0;
+      for (std::int64_t j = k + 1; j < sparse; ++j) named_after += 1;
+      for (const std::int64_t stop = dense - named_after; d < stop; ++d) whole(d);
+      continue;
+    }
+    if (bit(3, k)) {
+      whole(d++);
+      continue;
+    }
+    for (int t = 0; t < 3; ++t) {
+      const double v = spec[t].valueAt(k);
+      if (v < INT32_MIN || v > INT32_MAX)
+        return Status::Error(where(node(i)) + ": " + what[t] + " value " + std::to_string(v) + " exceeds int32");
+    }
+    begin.as<std::int32_t>()[d] = static_cast<std::int32_t>(spec[0].valueAt(k));
+    end.as<std::int32_t>()[d] = static_cast<std::int32_t>(spec[1].valueAt(k));
+    strides.as<std::int32_t>()[d] = static_cast<std::int32_t>(spec[2].valueAt(k));
+    if (bit(0, k)) begin_mask |= std::int64_t{1} << d;
+    if (bit(1, k)) end_mask |= std::int64_t{1} << d;
+    if (bit(4, k)) shrink_mask |= std::int64_t{1} << d;
+    ++d;
+  }
+  for (; d < dense; ++d) whole(d);
+  if (dense > 5)
+    return Status::Error(where(node(i)) +
+                         ": TensorFlow Lite's STRIDED_SLICE takes at most 5 dimensions, the input has " +
+                         std::to_string(dense));
+  auto a = operand(i, 0);
+  if (!a.ok()) return a.status();
+  std::string input = *a;
+  if (new_axes > 0) {
+    // The input reshaped to `expanded` (a node of its own, named after the slice).
+    HostTensor shape = HostTensor::zeros(tensorflow::DT_INT32, {dense});
+    for (std::int64_t k = 0; k < dense; ++k)
+      shape.as<std::int32_t>()[k] = static_cast<std::int32_t>(expanded[static_cast<std::size_t>(k)]);
+    const std::string shape_const = addConst(name(i) + "/new_axes/shape", shape, false);
+    NodeDef* r = out_.graph.add_node();
+    r->set_name(claim(name(i) + "/new_axes", false));
+    r->set_op("tfl.reshape");
+    r->add_input(input);
+    r->add_input(shape_const);
+    GDS_RETURN_IF_ERROR(mt::optionsToAttrs("ReshapeOptions", nullptr, r));
+    auto& at = *r->mutable_attr();
+    at[mt::kOutputTypesAttr].mutable_list()->add_type(in.dtype);
+    model::shapeToProto(expanded, at[mt::kOutputShapesAttr].mutable_list()->add_shape());
+    auto* list = at["new_shape"].mutable_list();
+    list->Clear();
+    for (std::int64_t e : expanded) list->add_i(e);
+    out_.source[r->name() + ":0"] = name(src) + ":" + std::to_string(port);
+    input = r->name();
+  }
+  std::vector<std::string> inputs = {input};
+  const HostTensor* values[] = {&begin, &end, &strides};
+  for (int k = 0; k < 3; ++k) inputs.push_back(addConst(name(dataInput(i, k + 1)), *values[k], false));
   auto n = addOp(i, "tfl.strided_slice", inputs);
   if (!n.ok()) return n.status();
   auto& at = *(*n)->mutable_attr();
-  for (const char* mask : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"})
-    if (const auto* m = attrOf(node(i), mask)) at[mask].set_i(m->i());
+  at["begin_mask"].set_i(begin_mask);
+  at["end_mask"].set_i(end_mask);
+  at["ellipsis_mask"].set_i(0);
+  at["new_axis_mask"].set_i(0);
+  at["shrink_axis_mask"].set_i(shrink_mask);
+  return Status::Ok();
+}
+
+// Slice -> SLICE (legalize_tf.cc): begin and size as int32 constants, a
+// size of -1 ("to the end") written as the static size it stands for
+// (Arm NN 20.08's SLICE takes no -1).
+Status Lowering::lowerSlice(int i) {
+  int port = 0;
+  const int src = dataInput(i, 0, &port);
+  const model::TensorInfo& in = shapes_.at(src, port);
+  auto begin = constInput(i, 1, "begin");
+  if (!begin.ok()) return begin.status();
+  auto size = constInput(i, 2, "size");
+  if (!size.ok()) return size.status();
+  if (!in.fullyKnown() || begin->size() != static_cast<std::int64_t>(in.shape.size()) || size->size() != begin->size())
+    return Status::Error(where(node(i)) + ": begin and size need one entry per dimension of its static input " +
+                         in.shapeText());
+  HostTensor sizes = HostTensor::zeros(tensorflow::DT_INT32, size->shape);
+  for (std::int64_t d = 0; d < size->size(); ++d) {
+    const double n = size->valueAt(d);
+    sizes.as<std::int32_t>()[d] = static_cast<std::int32_t>(
+        n == -1 ? static_cast<double>(in.shape[static_cast<std::size_t>(d)]) - begin->valueAt(d) : n);
+  }
+  auto a = operand(i, 0);
+  if (!a.ok()) return a.status();
+  auto b = int32Const(name(dataInput(i, 1)), *begin, i);
+  if (!b.ok()) return b.status();
+  auto n = addOp(i, "tfl.slice", {*a, *b, addConst(name(dataInput(i, 2)), sizes, false)});
+  return n.ok() ? Status::Ok() : n.status();
+}
+
+// ArgMax -> ARG_MAX with the axis as an int32 constant and TensorFlow's
+// output_type (int64 by default, as ArgMax's).
+Status Lowering::lowerArgMax(int i) {
+  auto axis = constInput(i, 1, "dimension");
+  if (!axis.ok()) return axis.status();
+  auto a = operand(i, 0);
+  if (!a.ok()) return a.status();
+  auto c = int32Const(name(dataInput(i, 1)), *axis, i);
+  if (!c.ok()) return c.status();
+  const auto* type = attrOf(node(i), "output_type");
+  const tensorflow::DataType out = type ? type->type() : tensorflow::DT_INT64;
+  if (out != tensorflow::DT_INT64 && out != tensorflow::DT_INT32)
+    return Status::Error(where(node(i)) + ": output_type must be int32 or int64 for TensorFlow Lite's ARG_MAX");
+  auto n = addOp(i, "tfl.arg_max", {*a, *c});
+  if (!n.ok()) return n.status();
+  (*(*n)->mutable_attr())["output_type"].set_s(mt::tensorTypeName(mt::tensorTypeFromDtype(out)));
   return Status::Ok();
 }
 
@@ -730,6 +890,8 @@ std::map<std::string, Lowering::Handler> Lowering::handlers() {
       {"ResizeNearestNeighbor", resize("tfl.resize_nearest_neighbor")},
       {"Transpose", [this](int i) { return lowerTranspose(i); }},
       {"StridedSlice", [this](int i) { return lowerStridedSlice(i); }},
+      {"Slice", [this](int i) { return lowerSlice(i); }},
+      {"ArgMax", [this](int i) { return lowerArgMax(i); }},
       {"Pack", [this](int i) { return lowerPack(i); }},
       {"Cast", [this](int i) { return lowerCast(i); }},
   };
@@ -759,6 +921,39 @@ Status Lowering::markOutputs() {
   return Status::Ok();
 }
 
+// Every tensor of a TensorFlow Lite model has a static shape. Where the
+// static inference leaves one open (an op it has no shape function for,
+// such as StridedSlice, and what follows it), one run of the prepared graph
+// on zeros of the static input shapes gives it; a graph that cannot run
+// keeps its unknown shapes, and the op is reported as not static.
+void Lowering::probeUnknownShapes() {
+  std::vector<std::pair<int, int>> unknown;
+  std::vector<std::string> fetches;
+  for (int i = 0; i < index_->size(); ++i) {
+    const std::string& o = op(i);
+    if (o == "Const" || o == "NoOp" || o == "Placeholder") continue;
+    const auto& outs = shapes_.outputs[static_cast<std::size_t>(i)];
+    for (std::size_t port = 0; port < outs.size(); ++port)
+      if (!outs[port].fullyKnown()) {
+        unknown.emplace_back(i, static_cast<int>(port));
+        fetches.push_back(name(i) + ":" + std::to_string(port));
+      }
+  }
+  if (unknown.empty()) return;
+  std::vector<engine::Tensor> feeds;
+  for (std::size_t k = 0; k < prepared_.inputs.size(); ++k)
+    feeds.push_back(engine::Tensor::fromHost(HostTensor::zeros(prepared_.input_types[k], prepared_.input_shapes[k])));
+  auto plan = engine::compileForInference(prepared_.graph, prepared_.inputs, fetches, engine::PlanOptions{});
+  if (!plan.ok()) return;
+  auto out = (*plan)->run(feeds);
+  if (!out.ok()) return;
+  for (std::size_t k = 0; k < unknown.size(); ++k) {
+    const engine::Tensor& t = (*out)[k];
+    shapes_.outputs[static_cast<std::size_t>(unknown[k].first)][static_cast<std::size_t>(unknown[k].second)] =
+        model::TensorInfo::ranked(t.dtype(), t.shape());
+  }
+}
+
 Result<LoweredGraph> Lowering::run() {
   auto index = model::Graph::build(prepared_.graph);
   if (!index.ok()) return index.status();
@@ -766,6 +961,7 @@ Result<LoweredGraph> Lowering::run() {
   model::ShapeOverrides overrides;
   for (std::size_t k = 0; k < prepared_.inputs.size(); ++k) overrides[prepared_.inputs[k]] = prepared_.input_shapes[k];
   shapes_ = model::inferShapes(*index_, overrides);
+  probeUnknownShapes();
   for (const std::string& o : prepared_.outputs) output_nodes_.insert(std::string(model::nodeNameOf(o)));
   for (int i = 0; i < index_->size(); ++i) reserved_.insert(name(i));
   reserved_.insert(mt::kNoValueNode);

@@ -8,8 +8,8 @@
 //   Add/AddV2/BiasAdd/Sub/Mul/RealDiv [+ activation]   -> ADD/SUB/MUL/DIV (fused activation)
 //   AvgPool, MaxPool, Mean, Sum, Max, Min, Pad, PadV2, MirrorPad, Reshape, ExpandDims (RESHAPE),
 //   Squeeze, ConcatV2, Softmax, Sigmoid (LOGISTIC), Tanh, Relu, Relu6, LeakyRelu, ResizeBilinear,
-//   ResizeNearestNeighbor, Transpose, StridedSlice, Maximum, Minimum, Rsqrt, Sqrt, Exp, Log,
-//   Neg, Abs, Square, SquaredDifference, Pack, Cast
+//   ResizeNearestNeighbor, Transpose, StridedSlice, Slice, Maximum, Minimum, Rsqrt, Sqrt, Exp, Log,
+//   Neg, Abs, Square, SquaredDifference, Pack, Cast, ArgMax
 // Convolutions and fully-connected layers always get a bias operand (zeros
 // when the graph has none), as TensorFlow's converter gives them. An op with
 // no TensorFlow Lite builtin is an error naming the node and op; the audio

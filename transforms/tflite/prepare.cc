@@ -101,29 +101,35 @@ Result<PreparedGraph> prepareForTflite(const tensorflow::GraphDef& graph, const 
     if (free_batch) out.notes.push_back("input '" + inputs[i] + "': free batch dimension set to 1");
   }
 
-  std::vector<TransformStep> steps;
   TransformParams strip;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     strip["name"].push_back(inputs[i]);
     strip["type_for_name"].push_back("float");
     strip["shape_for_name"].push_back(shapeParam(out.input_shapes[i]));
   }
-  steps.push_back(step("strip_unused_nodes", strip));
-  steps.push_back(step("remove_nodes", {{"op", {"Identity", "CheckNumerics", "StopGradient", "Snapshot"}}}));
-  steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
-  steps.push_back(step("fold_batch_norms"));
-  steps.push_back(step("fold_old_batch_norms"));
-  steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
   PipelineOptions pipeline;
   pipeline.compute_diff = false;
   std::vector<std::string> output_nodes;
   for (const std::string& o : outputs) output_nodes.push_back(std::string(model::nodeNameOf(o)));
-  auto result = applyPipeline(graph, steps, inputs, output_nodes, pipeline);
-  if (!result.ok()) return result.status();
-  out.graph = std::move(result->graph);
+  auto stripped = applyPipeline(graph, {step("strip_unused_nodes", strip)}, inputs, output_nodes, pipeline);
+  if (!stripped.ok()) return stripped.status();
   // strip_unused_nodes keeps existing Placeholders as they are: give every
-  // input its static shape.
-  for (auto& node : *out.graph.mutable_node()) {
+  // input its static shape before folding, so that fold_constants turns the
+  // Shape/Size/Rank of statically shaped tensors into constants and folds
+  // the StridedSlice/Pack/Prod chains that read them (a Keras layer computes
+  // its reshapes and crops from tf.shape), as TensorFlow's converter does.
+  const std::set<std::string> input_set(inputs.begin(), inputs.end());
+  for (auto& node : *stripped->graph.mutable_node()) {
+    if (node.op() == "PlaceholderWithDefault" && !input_set.count(node.name())) {
+      // Not fed in a converted model: an Identity of its default, whose
+      // shape, not the free one of its shape attr, is what follows.
+      auto dtype = node.attr().find("dtype");
+      const tensorflow::DataType t = dtype == node.attr().end() ? tensorflow::DT_FLOAT : dtype->second.type();
+      node.set_op("Identity");
+      node.mutable_attr()->clear();
+      (*node.mutable_attr())["T"].set_type(t);
+      continue;
+    }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       if (node.name() != inputs[i]) continue;
       if (node.op() != "Placeholder")
@@ -134,6 +140,15 @@ Result<PreparedGraph> prepareForTflite(const tensorflow::GraphDef& graph, const 
       (*node.mutable_attr())["dtype"].set_type(out.input_types[i]);
     }
   }
+  std::vector<TransformStep> steps;
+  steps.push_back(step("remove_nodes", {{"op", {"Identity", "CheckNumerics", "StopGradient", "Snapshot"}}}));
+  steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
+  steps.push_back(step("fold_batch_norms"));
+  steps.push_back(step("fold_old_batch_norms"));
+  steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
+  auto result = applyPipeline(stripped->graph, steps, inputs, output_nodes, pipeline);
+  if (!result.ok()) return result.status();
+  out.graph = std::move(result->graph);
   out.inputs = inputs;
   out.outputs = outputs;
   return out;

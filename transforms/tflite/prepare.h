@@ -4,7 +4,9 @@
 // Identity/CheckNumerics/StopGradient, fold constants, fold batch norms
 // (FusedBatchNorm(V2/V3), BatchNormWithGlobalNormalization and the Mul/Add
 // chains of frozen slim graphs), fold constants again. The inputs get static
-// shapes (a free batch dimension becomes 1).
+// shapes (a free batch dimension becomes 1) before the folding, so the
+// Shape/Size/Rank of every statically shaped tensor and what is computed
+// from them become constants, as in TensorFlow's converter.
 #pragma once
 
 #include <string>

@@ -24,7 +24,9 @@ using tensorflow::NodeDef;
 
 constexpr int kMaxWeight = 127;  // symmetric weights use [-127, 127]
 
-enum class Kind { Layer, SameScale, RequantizeInputs, OwnRange, Fixed };
+// IndexOutput: an int8 input read as its producer wrote it, an integer
+// output without quantization (ARG_MAX).
+enum class Kind { Layer, SameScale, RequantizeInputs, OwnRange, Fixed, IndexOutput };
 
 struct Rule {
   Kind kind;
@@ -50,6 +52,7 @@ const std::map<std::string, Rule>& rules() {
       {"tfl.resize_nearest_neighbor", {Kind::SameScale, {0}}},
       {"tfl.transpose", {Kind::SameScale, {0}}},
       {"tfl.strided_slice", {Kind::SameScale, {0}}},
+      {"tfl.slice", {Kind::SameScale, {0}}},
       {"tfl.reduce_max", {Kind::SameScale, {0}}},
       {"tfl.reduce_min", {Kind::SameScale, {0}}},
       {"tfl.concatenation", {Kind::RequantizeInputs, {-1}}},
@@ -69,6 +72,7 @@ const std::map<std::string, Rule>& rules() {
       {"tfl.logistic", {Kind::Fixed, {0}, 1.0f / 256, -128}},
       {"tfl.tanh", {Kind::Fixed, {0}, 1.0f / 128, 0}},
       {"tfl.log_softmax", {Kind::Fixed, {0}, 16.0f / 256, 127}},
+      {"tfl.arg_max", {Kind::IndexOutput, {0}}},
   };
   return r;
 }
@@ -426,6 +430,14 @@ Status Quantizer::op(const NodeDef& n) {
   };
   mt::Quantization output;
   std::vector<std::string> inputs(static_cast<std::size_t>(n.input_size()));
+  if (r.kind == Kind::IndexOutput) {
+    auto first = activation(n, 0);
+    if (!first.ok()) return first.status();
+    inputs[0] = *first;
+    for (int k = 1; k < n.input_size(); ++k) inputs[static_cast<std::size_t>(k)] = copied(n, k);
+    emitOp(n, inputs, mt::Quantization{});  // the output stays an integer, model output or not
+    return Status::Ok();
+  }
   if (r.kind == Kind::SameScale) {
     auto first = activation(n, 0);
     if (!first.ok()) return first.status();

@@ -651,6 +651,163 @@ class TransposeKernel : public TflKernel {
   }
 };
 
+// tfl.strided_slice (strided_slice.cc, reference_ops::StridedSlice): the
+// selected elements moved, of any fixed-size type (an int8 output keeps the
+// input's quantization, as the converter writes it).
+class SliceKernelBase : public TflKernel {
+ protected:
+  Status readElementType(const KernelInit& init, const char* op) {
+    type_ = init.inputType(0);
+    if (type_ == tensorflow::DT_STRING || model::dtypeSize(type_) == 0)
+      return init.error("input 0 is " + model::dtypeName(type_) + "; this op moves fixed-size elements");
+    if (type_ == DT_INT8) {
+      const mt::Quantization in = inputQuantization(init, 0), out = mt::quantizationOf(init.node(), 0);
+      if (!(in == out))
+        return init.error(std::string("int8 ") + op + " needs the input and output quantization to be equal (input " +
+                          in.str() + ", output " + out.str() + ")");
+    }
+    return Status::Ok();
+  }
+  // Index input k as int32 values.
+  static Status indexValues(const KernelContext& ctx, int k, const char* what, std::vector<std::int64_t>* out) {
+    const Tensor& t = ctx.input(k);
+    if ((t.dtype() != DT_INT32 && t.dtype() != DT_INT64) || t.dims() != 1)
+      return ctx.error(std::string(what) + " (input " + std::to_string(k) +
+                       ") must be a 1-D int32 or int64 tensor, got " + model::dtypeName(t.dtype()) +
+                       shapeStr(t.shape()));
+    intValues(t, out);
+    return Status::Ok();
+  }
+  Status slice(KernelContext& ctx, const ft::StridedSliceParams& p) const {
+    const Tensor& x = ctx.input(0);
+    ft::StridedSliceWalk walk;
+    std::string error;
+    if (!ft::stridedSlicePlan(p, x.shape(), &walk, &error))
+      return ctx.error(error + " (input " + shapeStr(x.shape()) + ")");
+    Tensor* y = ctx.allocateOutput(0, type_, walk.output_shape);
+    ft::stridedSliceReference(walk, model::dtypeSize(type_), x.raw(), y->raw());
+    return Status::Ok();
+  }
+};
+
+class StridedSliceKernel : public SliceKernelBase {
+ public:
+  Status init(const KernelInit& init) override {
+    if (init.numInputs() != 4) return init.error("expects input, begin, end and strides");
+    GDS_RETURN_IF_ERROR(readElementType(init, "STRIDED_SLICE"));
+    for (const char* mask : {"ellipsis_mask", "new_axis_mask"}) {
+      std::int64_t value = 0;
+      GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>(mask, &value, 0));
+      if (value != 0)
+        return init.error(std::string(mask) + " is " + std::to_string(value) +
+                          "; gdstudio runs STRIDED_SLICE without ellipsis and new axes (TensorFlow's converter "
+                          "rewrites them into the begin/end masks and a RESHAPE)");
+    }
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("begin_mask", &params_.begin_mask, 0));
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("end_mask", &params_.end_mask, 0));
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("shrink_axis_mask", &params_.shrink_axis_mask, 0));
+    return init.getAttrOr<bool>("offset", &params_.offset, false);
+  }
+  Status compute(KernelContext& ctx) override {
+    GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
+    ft::StridedSliceParams p = params_;
+    GDS_RETURN_IF_ERROR(indexValues(ctx, 1, "begin", &p.begin));
+    GDS_RETURN_IF_ERROR(indexValues(ctx, 2, "end", &p.end));
+    GDS_RETURN_IF_ERROR(indexValues(ctx, 3, "strides", &p.strides));
+    return slice(ctx, p);
+  }
+
+ private:
+  ft::StridedSliceParams params_;
+};
+
+// tfl.slice (slice.cc, reference_ops::Slice): size[d] elements from
+// begin[d] (-1: to the end); begin + size must stay inside the input.
+class SliceKernel : public SliceKernelBase {
+ public:
+  Status init(const KernelInit& init) override {
+    if (init.numInputs() != 3) return init.error("expects input, begin and size");
+    return readElementType(init, "SLICE");
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
+    std::vector<std::int64_t> begin, size;
+    GDS_RETURN_IF_ERROR(indexValues(ctx, 1, "begin", &begin));
+    GDS_RETURN_IF_ERROR(indexValues(ctx, 2, "size", &size));
+    if (static_cast<int>(begin.size()) != x.dims() || static_cast<int>(size.size()) != x.dims())
+      return ctx.error("begin and size need one entry per dimension of input " + shapeStr(x.shape()));
+    ft::StridedSliceParams p;
+    for (int d = 0; d < x.dims(); ++d) {
+      const std::int64_t b = begin[static_cast<std::size_t>(d)], n = size[static_cast<std::size_t>(d)];
+      if (b < 0 || b > x.dim(d) || n < -1 || (n >= 0 && b + n > x.dim(d)))
+        return ctx.error("begin " + std::to_string(b) + " and size " + std::to_string(n) + " of dimension " +
+                         std::to_string(d) + " do not fit input " + shapeStr(x.shape()));
+      p.begin.push_back(b);
+      p.end.push_back(n < 0 ? x.dim(d) : b + n);
+      p.strides.push_back(1);
+    }
+    return slice(ctx, p);
+  }
+};
+
+// tfl.arg_max (arg_min_max.cc, reference_ops::ArgMinMax): the index of the
+// first largest value along the axis (an int8 input compares its stored
+// values, which order as the real ones), as int64 or int32.
+class ArgMaxKernel : public TflKernel {
+ public:
+  Status init(const KernelInit& init) override {
+    if (init.numInputs() != 2) return init.error("expects input and axis");
+    GDS_RETURN_IF_ERROR(readType(init));
+    const std::vector<DataType> types = outputTypes(init);
+    out_type_ = types.empty() ? DT_INT64 : types[0];
+    if (out_type_ != DT_INT64 && out_type_ != DT_INT32)
+      return init.error("the output is " + model::dtypeName(out_type_) + "; ARG_MAX writes int32 or int64");
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
+    std::vector<std::int64_t> axes;
+    if (!intValues(ctx.input(1), &axes) || axes.size() != 1)
+      return ctx.error("axis (input 1) must be one int32 or int64 value");
+    std::int64_t axis = axes[0];
+    if (axis < 0) axis += x.dims();
+    if (axis < 0 || axis >= x.dims())
+      return ctx.error("axis " + std::to_string(axes[0]) + " is out of range for input " + shapeStr(x.shape()));
+    Shape out_shape;
+    std::int64_t outer = 1, inner = 1;
+    for (int d = 0; d < x.dims(); ++d) {
+      if (d != axis) out_shape.push_back(x.dim(d));
+      if (d < axis) outer *= x.dim(d);
+      if (d > axis) inner *= x.dim(d);
+    }
+    const std::int64_t size = x.dim(static_cast<int>(axis));
+    if (size < 1) return ctx.error("cannot take the arg max over an empty axis of " + shapeStr(x.shape()));
+    Tensor* y = ctx.allocateOutput(0, out_type_, out_shape);
+    auto run = [&](const auto* v) {
+      for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+          std::int64_t best = 0;
+          for (std::int64_t k = 1; k < size; ++k)
+            if (v[(o * size + k) * inner + i] > v[(o * size + best) * inner + i]) best = k;
+          if (out_type_ == DT_INT64)
+            y->data<std::int64_t>()[o * inner + i] = best;
+          else
+            y->data<std::int32_t>()[o * inner + i] = static_cast<std::int32_t>(best);
+        }
+    };
+    if (type_ == DT_FLOAT)
+      run(x.data<float>());
+    else
+      run(x.data<std::int8_t>());
+    return Status::Ok();
+  }
+
+ private:
+  DataType out_type_ = DT_INT64;
+};
+
 // tfl.pad, tfl.padv2 (constant padding).
 class PadKernel : public TflKernel {
  public:
@@ -1069,6 +1226,9 @@ void registerTfliteKernels(KernelRegistry& registry) {
   registry.add("tfl.relu6", make<UnaryKernel>(Unary::kRelu6));
   registry.add("tfl.leaky_relu", make<UnaryKernel>(Unary::kLeakyRelu));
   registry.add("tfl.transpose", make<TransposeKernel>());
+  registry.add("tfl.strided_slice", make<StridedSliceKernel>());
+  registry.add("tfl.slice", make<SliceKernel>());
+  registry.add("tfl.arg_max", make<ArgMaxKernel>());
   registry.add("tfl.quantize", make<UnaryKernel>(Unary::kQuantize));
   registry.add("tfl.dequantize", make<UnaryKernel>(Unary::kDequantize));
   registry.add("tfl.resize_bilinear", make<ResizeBilinearKernel>());
