@@ -383,6 +383,10 @@ void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_
 class DepthwiseAvx2 {
  public:
   static constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
+  // Per block of channels, kLanes each in slot order: the starting
+  // accumulators (offset * sum w + bias) and the requantization's
+  // multiplier, left shift, right shift, mask and half.
+  static constexpr int kParams = 6;
 
   // False (nothing prepared) where the layer is not this kernel's: channel
   // multiplier other than 1, an input zero point outside int8, multipliers
@@ -432,10 +436,6 @@ class DepthwiseAvx2 {
            std::int64_t row_end, std::int8_t* output) const;
 
  private:
-  // Per block: the starting accumulators (offset * sum w + bias) and the
-  // requantization's multiplier, left shift, right shift, mask and half.
-  static constexpr int kParams = 6;
-  std::vector<std::int32_t> offset_sum_;  // offset * sum w
   static std::int64_t lane(std::int64_t c) { return depthwise_avx2::slot(c); }
 
   const std::int8_t* source_ = nullptr;
@@ -444,6 +444,7 @@ class DepthwiseAvx2 {
   bool ready_ = false;
   std::vector<std::int16_t> weights_;
   std::vector<std::int32_t> params_;
+  std::vector<std::int32_t> offset_sum_;  // per channel: offset * sum w
   std::vector<std::int8_t> zero_row_;
 };
 
@@ -591,10 +592,10 @@ __attribute__((target("avx2"))) void depthwiseRowsAvx2(const ConvShape& s, const
   w.out_w = s.out_w;
   const std::int64_t c_n = s.in_c;
   depthwise_avx2::forEachBlock<std::int8_t, kPairs>(
-      w, input, zero_row, pairs, weights, params, 6 * kLanes, row_begin, row_end,
+      w, input, zero_row, pairs, weights, params, DepthwiseAvx2::kParams * kLanes, row_begin, row_end,
       [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
           __attribute__((target("avx2"))) {
-            const std::int32_t* q = params + blk * 6 * kLanes + 16;  // multiplier, left, right, mask, half
+            const std::int32_t* q = params + blk * DepthwiseAvx2::kParams * kLanes + 16;  // multiplier, left, right, mask, half
             acc0 = mbqm8(acc0, loadI32(q), loadI32(q + 16), loadI32(q + 32), loadI32(q + 48), loadI32(q + 64));
             acc1 = mbqm8(acc1, loadI32(q + 8), loadI32(q + 24), loadI32(q + 40), loadI32(q + 56), loadI32(q + 72));
             acc0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc0, out_offset), lo), hi);
