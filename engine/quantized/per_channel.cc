@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 
+#include "engine/quantized/depthwise_avx2.h"
 #include "engine/quantized/vector_loops.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -371,6 +373,48 @@ __attribute__((target("avx512f,avx512bw"))) void depthwiseRowsAvx512(const ops::
     depthwiseChannelsAvx2(s, px, filter, input_zero, c);
   });
 }
+
+template <int kPairs>
+__attribute__((target("avx2"))) void depthwisePackedAvx2(const ops::Conv2DShape& s, const std::uint8_t* input,
+                                                         const std::uint8_t* zero_row, std::int64_t pairs,
+                                                         const std::int16_t* weights, const std::int32_t* start,
+                                                         std::int64_t row_begin, std::int64_t row_end,
+                                                         std::int32_t* out) {
+  constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
+  depthwise_avx2::Window w;
+  w.in_h = s.in_h;
+  w.in_w = s.in_w;
+  w.channels = s.in_c;
+  w.k_h = s.filter_h;
+  w.k_w = s.filter_w;
+  w.stride_h = s.stride_h;
+  w.stride_w = s.stride_w;
+  w.dil_h = s.dilation_h;
+  w.dil_w = s.dilation_w;
+  w.pad_top = s.pad_top;
+  w.pad_left = s.pad_left;
+  w.out_h = s.out_h;
+  w.out_w = s.out_w;
+  const std::int64_t c_n = s.in_c;
+  depthwise_avx2::forEachBlock<std::uint8_t, kPairs>(
+      w, input, zero_row, pairs, weights, start, kLanes, row_begin, row_end,
+      [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
+          __attribute__((target("avx2"))) {
+            // Back to channel order: {0-3, 8-11} and {4-7, 12-15} -> 0-7, 8-15.
+            const __m256i lo = _mm256_permute2x128_si256(acc0, acc1, 0x20);
+            const __m256i hi = _mm256_permute2x128_si256(acc0, acc1, 0x31);
+            std::int32_t* o = out + pixel * c_n + blk * kLanes;
+            if (count == kLanes) {
+              _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), lo);
+              _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8), hi);
+              return;
+            }
+            alignas(32) std::int32_t result[kLanes];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(result), lo);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(result + 8), hi);
+            std::memcpy(o, result, static_cast<std::size_t>(count) * sizeof(std::int32_t));
+          });
+}
 #endif  // GDS_PC_AVX2
 
 }  // namespace
@@ -430,6 +474,59 @@ bool depthwiseRowsFast(const ops::Conv2DShape& s, const std::uint8_t* input, std
 #endif
   depthwiseRowsPlain(s, input, input_zero, filter, row_begin, row_end, out);
   return true;
+}
+
+bool DepthwiseRowsAvx2::prepare(const ops::Conv2DShape& s, std::int32_t input_zero, const std::int8_t* filter,
+                                bool constant) {
+#ifdef GDS_PC_AVX2
+  if (s.out_c != 1 || input_zero < 0 || input_zero > 255 || !haveAvx2() || (s.in_c >= 32 && haveAvx512()) ||
+      s.filter_h * s.filter_w < 1)
+    return false;
+  const std::int64_t taps = s.filter_h * s.filter_w;
+  const std::int64_t blocks = (s.in_c + depthwise_avx2::kLanes - 1) / depthwise_avx2::kLanes;
+  if (!constant || source_ != filter || channels_ != s.in_c || taps_ != taps) {
+    depthwise_avx2::packFilter(filter, taps, s.in_c, &weights_, &sums_);
+    source_ = constant ? filter : nullptr;
+    channels_ = s.in_c;
+    taps_ = taps;
+    pairs_ = (taps + 1) / 2;
+    zero_ = -1;
+  }
+  if (zero_ != input_zero) {
+    start_.assign(static_cast<std::size_t>(blocks * depthwise_avx2::kLanes), 0);
+    for (std::int64_t c = 0; c < s.in_c; ++c)
+      start_[static_cast<std::size_t>(c / depthwise_avx2::kLanes * depthwise_avx2::kLanes +
+                                      depthwise_avx2::slot(c % depthwise_avx2::kLanes))] =
+          -input_zero * sums_[static_cast<std::size_t>(c)];
+    zero_row_.assign(start_.size(), static_cast<std::uint8_t>(input_zero));
+    zero_ = input_zero;
+  }
+  return true;
+#else
+  (void)s;
+  (void)input_zero;
+  (void)filter;
+  (void)constant;
+  return false;
+#endif
+}
+
+void DepthwiseRowsAvx2::run(const ops::Conv2DShape& s, const std::uint8_t* input, std::int64_t row_begin,
+                            std::int64_t row_end, std::int32_t* out) const {
+#ifdef GDS_PC_AVX2
+  if (pairs_ == 5)
+    depthwisePackedAvx2<5>(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end,
+                           out);
+  else
+    depthwisePackedAvx2<0>(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end,
+                           out);
+#else
+  (void)s;
+  (void)input;
+  (void)row_begin;
+  (void)row_end;
+  (void)out;
+#endif
 }
 
 }  // namespace gds::engine::quantized

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "engine/ops/conv.h"
 
@@ -59,5 +60,29 @@ void depthwiseRowsReference(const ops::Conv2DShape& s, const std::uint8_t* input
 // the multiplier is not 1.
 bool depthwiseRowsFast(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
                        const std::int8_t* filter, std::int64_t row_begin, std::int64_t row_end, std::int32_t* out);
+
+// depthwiseRowsFast's accumulators with the filter packed once for the AVX2
+// core shared with TFLite's layers (depthwise_avx2.h: tap pairs by vpmaddwd,
+// the zero point folded into the starting accumulators). For channel
+// multiplier 1, input_zero in [0, 255], AVX2 (CPUs with AVX-512 keep
+// depthwiseRowsFast's 32-channel loop).
+class DepthwiseRowsAvx2 {
+ public:
+  // False (run depthwiseRowsFast instead) where the layer is not this
+  // path's. A filter marked constant is packed once per pointer.
+  bool prepare(const ops::Conv2DShape& s, std::int32_t input_zero, const std::int8_t* filter, bool constant);
+  // Output rows [row_begin, row_end) (row = batch * out_h + y) as
+  // depthwiseRowsReference's.
+  void run(const ops::Conv2DShape& s, const std::uint8_t* input, std::int64_t row_begin, std::int64_t row_end,
+           std::int32_t* out) const;
+
+ private:
+  const std::int8_t* source_ = nullptr;
+  std::int64_t channels_ = 0, taps_ = 0, pairs_ = 0;
+  std::int32_t zero_ = -1;
+  std::vector<std::int16_t> weights_;
+  std::vector<std::int32_t> sums_, start_;  // per channel: sum of weights; per slot: -zero * sum
+  std::vector<std::uint8_t> zero_row_;
+};
 
 }  // namespace gds::engine::quantized

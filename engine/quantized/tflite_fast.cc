@@ -9,6 +9,7 @@
 
 #include "engine/ops/conv.h"
 #include "engine/quantized/conv_dnnl.h"
+#include "engine/quantized/depthwise_avx2.h"
 #include "engine/quantized/gemm.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/per_channel.h"
@@ -392,22 +393,17 @@ void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_
   poolRows(s, AverageReduction{act_min, act_max}, input, row_begin, row_end, output);
 }
 
-// The AVX2 depthwise layer (channel multiplier 1) with its requantization in
-// the same pass. Sixteen channels per step: the int8 values of two window
-// taps are widened to int16 and interleaved so that one vpmaddwd multiplies
-// and adds both taps into int32 (|x * w| <= 2^14, a pair sum fits easily).
-// vpunpck*wd interleaves within 128-bit lanes, so the two accumulators hold
-// channels {0-3, 8-11} and {4-7, 12-15}; weights and requantization
-// constants are stored in that order and vpackssdw restores channel order.
-//
-// The input offset leaves the inner loop: sum (x + offset) * w over the
-// valid taps is sum x * w + offset * sum w when every tap outside the input
-// reads the input zero point (-offset), so those taps read a row filled with
-// it and the constant offset * sum w + bias starts the accumulators. The
-// sums are exact, so the int32 accumulators equal the reference's.
+// The AVX2 depthwise layer (channel multiplier 1) with TFLite's
+// requantization and clamp on the accumulators in registers: the shared
+// core of depthwise_avx2.h on the int8 input as it is (its zero point is
+// -input_offset), the requantization constants in the core's slot order.
 class DepthwiseAvx2 {
  public:
-  static constexpr std::int64_t kLanes = 16;
+  static constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
+  // Per block of channels, kLanes each in slot order: the starting
+  // accumulators (offset * sum w + bias) and the requantization's
+  // multiplier, left shift, right shift, mask and half.
+  static constexpr int kParams = 6;
 
   // False (nothing prepared) where the layer is not this kernel's: channel
   // multiplier other than 1, an input zero point outside int8, multipliers
@@ -429,23 +425,13 @@ class DepthwiseAvx2 {
       if (!validMultiplier(r.multiplier[k], r.shift[k])) return false;
     blocks_ = (s.in_c + kLanes - 1) / kLanes;
     pairs_ = (taps_ + 1) / 2;
-    weights_.assign(static_cast<std::size_t>(blocks_ * pairs_ * 2 * kLanes), 0);
+    depthwise_avx2::packFilter(filter, taps_, s.in_c, &weights_, &offset_sum_);
     params_.assign(static_cast<std::size_t>(blocks_ * kParams * kLanes), 0);
-    offset_sum_.assign(c_n, 0);
     for (std::int64_t c = 0; c < s.in_c; ++c) {
-      const std::int64_t blk = c / kLanes, slot = lane(c % kLanes);
-      std::int32_t sum = 0;
-      for (std::int64_t t = 0; t < taps_; ++t) {
-        const std::int8_t w = filter[t * s.in_c + c];
-        sum += w;
-        // [block][pair][slot][2]: slot 0-7 the first accumulator's, 8-15
-        // the second's; within a slot the pair's two taps.
-        weights_[static_cast<std::size_t>(((blk * pairs_ + t / 2) * kLanes + slot) * 2 + t % 2)] = w;
-      }
-      offset_sum_[static_cast<std::size_t>(c)] = sum * r.input_offset;
+      offset_sum_[static_cast<std::size_t>(c)] *= r.input_offset;
       const std::size_t k = r.multiplier.size() == 1 ? 0 : static_cast<std::size_t>(c);
       const Mbqm m = mbqmParams(r.multiplier[k], r.shift[k]);
-      std::int32_t* p = params_.data() + blk * kParams * kLanes + slot;
+      std::int32_t* p = params_.data() + c / kLanes * kParams * kLanes + lane(c % kLanes);
       const std::int32_t values[kParams] = {0, m.multiplier, m.left, m.right, m.mask, m.half};
       for (int j = 0; j < kParams; ++j) p[j * kLanes] = values[j];
     }
@@ -467,18 +453,15 @@ class DepthwiseAvx2 {
            std::int64_t row_end, std::int8_t* output) const;
 
  private:
-  // Per block: the starting accumulators (offset * sum w + bias) and the
-  // requantization's multiplier, left shift, right shift, mask and half.
-  static constexpr int kParams = 6;
-  // The accumulator slot of channel c of a block.
-  static std::int64_t lane(std::int64_t c) { return (c & 3) + ((c & 4) ? 8 : 0) + ((c & 8) ? 4 : 0); }
+  static std::int64_t lane(std::int64_t c) { return depthwise_avx2::slot(c); }
 
   const std::int8_t* source_ = nullptr;
   const Requant* requant_ = nullptr;
   std::int64_t channels_ = 0, taps_ = 0, blocks_ = 0, pairs_ = 0;
   bool ready_ = false;
   std::vector<std::int16_t> weights_;
-  std::vector<std::int32_t> params_, offset_sum_;
+  std::vector<std::int32_t> params_;
+  std::vector<std::int32_t> offset_sum_;  // per channel: offset * sum w
   std::vector<std::int8_t> zero_row_;
 };
 
@@ -601,35 +584,6 @@ void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ConvShape* con
 #ifdef GDS_TFL_AVX2
 namespace {
 
-// Sixteen channels of one output pixel: `pairs` pairs of tap pointers (16
-// readable bytes each), weights [pairs][16][2], params as DepthwiseAvx2's.
-// kPairs > 0 fixes the count so the 3 x 3 window's loop unrolls.
-template <int kPairs>
-__attribute__((target("avx2"))) inline __m128i depthwise16(const std::int8_t* const* taps, std::int64_t offset,
-                                                           std::int64_t pairs, const std::int16_t* w,
-                                                           const std::int32_t* params, __m256i out_offset,
-                                                           __m256i lo, __m256i hi) {
-  __m256i acc0 = loadI32(params), acc1 = loadI32(params + 8);
-  const std::int64_t n = kPairs > 0 ? kPairs : pairs;
-  for (std::int64_t p = 0; p < n; ++p, w += 32) {
-    const __m256i x0 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(taps[2 * p] + offset)));
-    const __m256i x1 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(taps[2 * p + 1] + offset)));
-    acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1),
-                                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w))));
-    acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1),
-                                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 16))));
-  }
-  const std::int32_t* q = params + 16;  // multiplier, left, right, mask, half
-  acc0 = mbqm8(acc0, loadI32(q), loadI32(q + 16), loadI32(q + 32), loadI32(q + 48), loadI32(q + 64));
-  acc1 = mbqm8(acc1, loadI32(q + 8), loadI32(q + 24), loadI32(q + 40), loadI32(q + 56), loadI32(q + 72));
-  acc0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc0, out_offset), lo), hi);
-  acc1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc1, out_offset), lo), hi);
-  const __m256i words = _mm256_packs_epi32(acc0, acc1);  // channels 0-7 | 8-15
-  return _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
-}
-
 template <int kPairs>
 __attribute__((target("avx2"))) void depthwiseRowsAvx2(const ConvShape& s, const std::int8_t* input,
                                                        const std::int8_t* zero_row, std::int64_t pairs,
@@ -637,56 +591,43 @@ __attribute__((target("avx2"))) void depthwiseRowsAvx2(const ConvShape& s, const
                                                        const Requant& r, std::int64_t row_begin, std::int64_t row_end,
                                                        std::int8_t* output) {
   constexpr std::int64_t kLanes = DepthwiseAvx2::kLanes;
-  const std::int64_t c_n = s.in_c, full = c_n / kLanes, tail = c_n % kLanes;
   const __m256i out_offset = _mm256_set1_epi32(r.output_offset);
   const __m256i lo = _mm256_set1_epi32(r.act_min), hi = _mm256_set1_epi32(r.act_max);
-  const std::int64_t taps = s.k_h * s.k_w;
-  thread_local std::vector<const std::int8_t*> ptrs;
-  thread_local std::vector<std::int8_t> tail_in;
-  ptrs.resize(static_cast<std::size_t>(pairs * 2));
-  tail_in.resize(static_cast<std::size_t>(pairs * 2 * kLanes));
-  const std::int8_t** tap = ptrs.data();
-  for (std::int64_t row = row_begin; row < row_end; ++row) {
-    const std::int64_t b = row / s.out_h, oy = row % s.out_h;
-    const std::int8_t* image = input + b * s.in_h * s.in_w * c_n;
-    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-      for (std::int64_t fy = 0, t = 0; fy < s.k_h; ++fy) {
-        const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
-        for (std::int64_t fx = 0; fx < s.k_w; ++fx, ++t) {
-          const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
-          tap[t] = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w ? zero_row : image + (iy * s.in_w + ix) * c_n;
-        }
-      }
-      if (taps % 2) tap[taps] = zero_row;  // its weights are zero
-      std::int8_t* out = output + (row * s.out_w + ox) * c_n;
-      for (std::int64_t blk = 0; blk < full; ++blk) {
-        const __m128i v = depthwise16<kPairs>(tap, blk * kLanes, pairs, weights + blk * pairs * 2 * kLanes,
-                                              params + blk * 6 * kLanes, out_offset, lo, hi);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + blk * kLanes), v);
-      }
-      if (tail) {
-        // The last channels through a copy: a 16-byte load could pass the
-        // end of the input.
-        const std::int8_t* copies[64];
-        const std::int8_t** tail_taps = pairs * 2 <= 64 ? copies : nullptr;
-        thread_local std::vector<const std::int8_t*> many;
-        if (!tail_taps) {
-          many.resize(static_cast<std::size_t>(pairs * 2));
-          tail_taps = many.data();
-        }
-        for (std::int64_t t = 0; t < pairs * 2; ++t) {
-          std::int8_t* dst = tail_in.data() + t * kLanes;
-          std::memcpy(dst, tap[t] + full * kLanes, static_cast<std::size_t>(tail));
-          tail_taps[t] = dst;
-        }
-        alignas(16) std::int8_t result[kLanes];
-        _mm_store_si128(reinterpret_cast<__m128i*>(result),
-                        depthwise16<kPairs>(tail_taps, 0, pairs, weights + full * pairs * 2 * kLanes,
-                                            params + full * 6 * kLanes, out_offset, lo, hi));
-        std::memcpy(out + full * kLanes, result, static_cast<std::size_t>(tail));
-      }
-    }
-  }
+  depthwise_avx2::Window w;
+  w.in_h = s.in_h;
+  w.in_w = s.in_w;
+  w.channels = s.in_c;
+  w.k_h = s.k_h;
+  w.k_w = s.k_w;
+  w.stride_h = s.stride_h;
+  w.stride_w = s.stride_w;
+  w.dil_h = s.dil_h;
+  w.dil_w = s.dil_w;
+  w.pad_top = s.pad_top;
+  w.pad_left = s.pad_left;
+  w.out_h = s.out_h;
+  w.out_w = s.out_w;
+  const std::int64_t c_n = s.in_c;
+  depthwise_avx2::forEachBlock<std::int8_t, kPairs>(
+      w, input, zero_row, pairs, weights, params, DepthwiseAvx2::kParams * kLanes, row_begin, row_end,
+      [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
+          __attribute__((target("avx2"))) {
+            const std::int32_t* q = params + blk * DepthwiseAvx2::kParams * kLanes + 16;  // multiplier, left, right, mask, half
+            acc0 = mbqm8(acc0, loadI32(q), loadI32(q + 16), loadI32(q + 32), loadI32(q + 48), loadI32(q + 64));
+            acc1 = mbqm8(acc1, loadI32(q + 8), loadI32(q + 24), loadI32(q + 40), loadI32(q + 56), loadI32(q + 72));
+            acc0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc0, out_offset), lo), hi);
+            acc1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc1, out_offset), lo), hi);
+            const __m256i words = _mm256_packs_epi32(acc0, acc1);  // channels 0-7 | 8-15
+            const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+            std::int8_t* out = output + pixel * c_n + blk * kLanes;
+            if (count == kLanes) {
+              _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+              return;
+            }
+            alignas(16) std::int8_t result[kLanes];
+            _mm_store_si128(reinterpret_cast<__m128i*>(result), bytes);
+            std::memcpy(out, result, static_cast<std::size_t>(count));
+          });
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 // FULLY_CONNECTED: the int32 accumulators from oneDNN's int8 convolution and
 // u8s8s32 GEMM where the CPU has VNNI; elsewhere, on x86-64 with AVX2, from
 // the exact AVX2 GEMM (Avx2Gemm, gemm_avx2.h) for convolutions and fully
-// connected layers and the engine's vector depthwise loop (gemmlowp where
-// there is no AVX2); then TFLite's requantization, vectorized (Requantizer),
-// on each finished block of rows. Integer accumulation is exact and the
+// connected layers (gemmlowp where there is no AVX2); then TFLite's
+// requantization, vectorized (Requantizer), on each finished block of rows.
+// Depthwise layers with channel multiplier 1 take one AVX2 pass that
+// accumulates and requantizes in registers; others the engine's vector
+// depthwise loop. Integer accumulation is exact and the
 // requantization computes TFLite's own rounding, so the results are
 // bit-identical to the reference loops of tflite.h. The element-wise ops,
 // pools and QUANTIZE have vector versions here too.

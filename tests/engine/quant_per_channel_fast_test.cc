@@ -10,6 +10,7 @@
 
 #include "engine/quantized/gemm.h"
 #include "engine/quantized/per_channel.h"
+#include "engine/quantized/vector_loops.h"
 #include "tests/engine/quant_test_util.h"
 
 namespace gds::engine {
@@ -294,6 +295,77 @@ TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
   quantized::channelExtremesReference(acc.data(), rows, channels, rmin.data(), rmax.data());
   EXPECT_EQ(rmin, amin);
   EXPECT_EQ(rmax, amax);
+}
+
+// The packed AVX2 depthwise loop (shared with TFLite's layers) against the
+// reference accumulators: channel counts below, at and past multiples of
+// 16, 3 x 3 (unrolled), 2 x 2, 5 x 5 and 1 x 1 windows, padding on every side
+// (wider than the window's half), stride 2, dilation, two images, zero
+// points 0, 255 and between, the same layer re-run with another zero point.
+// Multiplier 2 and zero points outside [0, 255] are refused.
+TEST(QuantPerChannelFast, PackedAvx2DepthwiseEqualsReferenceLoop) {
+  if (!quantized::cpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  struct Shape2 {
+    std::int64_t h, w, c, fh, fw, stride, dil, pad_top, pad_left, out_h, out_w;
+  };
+  const std::vector<Shape2> shapes = {
+      {9, 8, 16, 3, 3, 1, 1, 1, 1, 9, 8},  {6, 7, 7, 3, 3, 1, 1, 1, 1, 6, 7},    {11, 10, 20, 3, 3, 2, 1, 0, 0, 5, 5},
+      {7, 9, 31, 3, 3, 2, 1, 2, 2, 5, 6},  {10, 9, 24, 3, 3, 1, 2, 2, 2, 10, 9}, {5, 6, 17, 2, 2, 1, 1, 1, 0, 5, 6},
+      {8, 8, 48, 5, 5, 1, 1, 2, 2, 8, 8},  {4, 5, 30, 1, 1, 1, 1, 0, 0, 4, 5},   {2, 2, 12, 3, 3, 1, 1, 2, 2, 4, 4},
+  };
+  std::mt19937 rng(31);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  for (const Shape2& sh : shapes) {
+    ops::Conv2DShape s;
+    s.batch = 2;
+    s.in_h = sh.h;
+    s.in_w = sh.w;
+    s.in_c = sh.c;
+    s.filter_h = sh.fh;
+    s.filter_w = sh.fw;
+    s.out_c = 1;
+    s.stride_h = s.stride_w = sh.stride;
+    s.dilation_h = s.dilation_w = sh.dil;
+    s.pad_top = sh.pad_top;
+    s.pad_left = sh.pad_left;
+    s.out_h = sh.out_h;
+    s.out_w = sh.out_w;
+    std::vector<std::uint8_t> x(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c));
+    for (auto& v : x) v = static_cast<std::uint8_t>(u8(rng));
+    std::vector<std::int8_t> f(static_cast<std::size_t>(s.filter_h * s.filter_w * s.in_c));
+    for (auto& v : f) v = static_cast<std::int8_t>(s8(rng));
+    f[0] = -128;
+    const std::int64_t rows = s.batch * s.out_h;
+    const auto n = static_cast<std::size_t>(rows * s.out_w * s.in_c);
+    quantized::DepthwiseRowsAvx2 packed;
+    for (std::int32_t zero : {0, 255, 131}) {
+      SCOPED_TRACE(std::to_string(sh.h) + "x" + std::to_string(sh.w) + "x" + std::to_string(sh.c) + " f" +
+                   std::to_string(sh.fh) + "x" + std::to_string(sh.fw) + " s" + std::to_string(sh.stride) + " d" +
+                   std::to_string(sh.dil) + " zero " + std::to_string(zero));
+      const bool expected_path = !(s.in_c >= 32 && quantized::cpuHasAvx512());
+      ASSERT_EQ(packed.prepare(s, zero, f.data(), true), expected_path);
+      if (!expected_path) continue;
+      std::vector<std::int32_t> expected(n), got(n, 0x5555);
+      quantized::depthwiseRowsReference(s, x.data(), zero, f.data(), 0, rows, expected.data());
+      // In two bands, as the pool splits the rows.
+      packed.run(s, x.data(), 0, rows / 3, got.data());
+      packed.run(s, x.data(), rows / 3, rows, got.data());
+      EXPECT_EQ(got, expected);
+    }
+  }
+  ops::Conv2DShape s;
+  s.batch = 1;
+  s.in_h = s.in_w = s.out_h = s.out_w = 4;
+  s.in_c = 8;
+  s.filter_h = s.filter_w = 3;
+  s.pad_top = s.pad_left = 1;
+  s.out_c = 2;
+  std::vector<std::int8_t> f(3 * 3 * 8 * 2, 1);
+  quantized::DepthwiseRowsAvx2 packed;
+  EXPECT_FALSE(packed.prepare(s, 10, f.data(), true)) << "multiplier 2";
+  s.out_c = 1;
+  EXPECT_FALSE(packed.prepare(s, 256, f.data(), true)) << "zero point 256";
+  EXPECT_FALSE(packed.prepare(s, -1, f.data(), true)) << "zero point -1";
 }
 
 }  // namespace

@@ -294,6 +294,7 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       {"1x1 stride 2", false, 10, 9, 16, 24, 1, 2, 1, true, true, 127},
       {"7x7 per tensor", false, 12, 11, 5, 13, 7, 2, 1, true, false, -3},
       {"3x3 dilated valid", false, 13, 12, 6, 7, 3, 1, 2, false, true, 0},
+      {"3x3 K past one GEMM block", false, 6, 7, 130, 21, 3, 1, 1, true, true, -20},
       {"depthwise 3x3", true, 14, 14, 32, 32, 3, 1, 1, true, true, -128},
       {"depthwise 3x3 stride 2", true, 15, 13, 24, 24, 3, 2, 1, true, true, 60},
       {"depthwise multiplier 2", true, 8, 9, 5, 10, 3, 1, 1, true, false, -7},

@@ -271,6 +271,13 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
       const std::uint8_t* x = input.data<std::uint8_t>();
       const std::int8_t* w = filter.data<std::int8_t>();
       const double cost = static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w);
+      if (!reference_ && depthwise_avx2_.prepare(s, input_zero, w, filter_constant_)) {
+        ctx.pool().parallelFor(s.batch * s.out_h, cost, [&](std::int64_t begin, std::int64_t end) {
+          depthwise_avx2_.run(s, x, begin, end, acc);
+          if (epilogue) (*epilogue)(begin * s.out_w, end * s.out_w);
+        });
+        return;
+      }
       ctx.pool().parallelFor(s.batch * s.out_h, cost, [&](std::int64_t begin, std::int64_t end) {
         if (reference_ || !quantized::depthwiseRowsFast(s, x, input_zero, w, begin, end, acc))
           quantized::depthwiseRowsReference(s, x, input_zero, w, begin, end, acc);
@@ -319,6 +326,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
   std::vector<std::uint8_t> shifted_;
   const std::int8_t* shifted_source_ = nullptr;
   quantized::Conv2DState conv_state_;  // the convolution's or the depthwise layer's
+  quantized::DepthwiseRowsAvx2 depthwise_avx2_;  // the depthwise layer's packed filter
   std::vector<std::int32_t> acc_;
   std::vector<std::int32_t> extremes_;  // per-channel min and max accumulators
   std::vector<float> multipliers_;
