@@ -34,7 +34,6 @@
 #include <QUndoView>
 #include <QUrl>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "graphview/dot_export.h"
 #include "graphview/graph_scene.h"
@@ -92,6 +91,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   document_ = new Document(this);
   live_summary_ = new LiveSummary(document_, this);
   runner_ = new TransformRunner(document_, live_summary_, this);
+  load_job_ = new JobRunner(this);
+  blocking_job_ = new JobRunner(this);
 
   // Centre: the graph view; a second view shows the graph before the last
   // step when "side by side" is on.
@@ -168,7 +169,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Another model: its first view is shown as on opening (readable zoom, its start).
   connect(document_, &Document::documentReset, view_, &graphview::GraphView::showNextAsNew);
   connect(live_summary_, &LiveSummary::summaryChanged, this, &MainWindow::updateStatus);
-  connect(&load_watcher_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoadDone);
 
   connect(view_, &graphview::GraphView::nodeClicked, document_, &Document::select);
   connect(view_, &graphview::GraphView::contextMenuRequested, this, &MainWindow::showNodeMenu);
@@ -208,7 +208,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-  load_watcher_.waitForFinished();
   // The document, runner, scenes and panels are deleted by ~QWidget, when
   // this window is no longer a MainWindow; what they emit while going (the
   // undo stack's clear() says the modified state changed) must not reach its
@@ -666,58 +665,43 @@ bool MainWindow::welcomeShown() const { return centre_->currentWidget() == welco
 
 void MainWindow::openFile(const QString& path) {
   std::string p = path.toStdString();
-  startLoad(tr("Loading %1…").arg(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName()),
-            [p, path]() {
-              LoadOutcome out;
-              out.path = path;
-              auto m = model::load(p);
-              if (m.ok())
-                out.model = std::move(m).value();
-              else
-                out.error = QString::fromStdString(m.error());
-              return out;
-            });
+  startLoad(tr("Loading %1…").arg(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName()), path,
+            [p] { return model::load(p); });
 }
 
 void MainWindow::openSampleModel() {
   QFile f(":/sample_model.pb");
   QByteArray bytes;
   if (f.open(QIODevice::ReadOnly)) bytes = f.readAll();
-  startLoad(tr("Loading the sample model…"), [bytes]() {
-    LoadOutcome out;
+  startLoad(tr("Loading the sample model…"), QString(), [bytes]() -> Result<model::LoadedModel> {
     auto g = model::parseGraphDef(bytes.toStdString(), "sample_model.pb");
-    if (!g.ok()) {
-      out.error = QString::fromStdString(g.error());
-      return out;
-    }
+    if (!g.ok()) return g.status();
     model::LoadedModel m;
     // No path: Save goes to Save As, the sample is never overwritten.
     m.file = "sample_model.pb";
     m.file_bytes = bytes.size();
     m.graph = std::move(g).value();
-    out.model = std::move(m);
-    return out;
+    return m;
   });
 }
 
-void MainWindow::startLoad(const QString& label, std::function<LoadOutcome()> work) {
-  load_cancelled_ = false;
-  loading_ = true;
+void MainWindow::startLoad(const QString& label, const QString& path,
+                           std::function<Result<model::LoadedModel>()> work) {
   task_->start(label, 0, true);
   if (document_->isEmpty()) setWelcomeMessage("<h3>" + label.toHtmlEscaped() + "</h3>");
-  // A newer load replaces the watched future; the older result is dropped.
-  load_watcher_.setFuture(QtConcurrent::run(std::move(work)));
+  // A newer load drops the older one: only its result is shown.
+  load_job_->start(
+      path.isEmpty() ? QStringLiteral("sample_model.pb") : path, [work = std::move(work)](JobControl&) { return work(); },
+      [this, path](JobOutcome<model::LoadedModel> out) { onLoadDone(path, std::move(out)); });
 }
 
-// Busy from the request until its result is handled (the future alone
-// reports "not running" while it waits for a thread and once it has ended).
-bool MainWindow::isLoading() const { return loading_; }
+// Busy from the request until its result is handled.
+bool MainWindow::isLoading() const { return load_job_->isRunning(); }
 
 void MainWindow::cancelLoading() {
-  // The worker cannot be interrupted; its result is dropped when it ends.
+  // The reader is not interrupted; its result is dropped when it ends.
   if (!isLoading()) return;
-  load_cancelled_ = true;
-  loading_ = false;
+  load_job_->cancelAndDrop();
   task_->finish();
   statusBar()->showMessage(tr("Loading cancelled"), 5000);
   if (document_->isEmpty())
@@ -725,12 +709,9 @@ void MainWindow::cancelLoading() {
   emit loadFinished(false, tr("cancelled"));
 }
 
-void MainWindow::onLoadDone() {
-  if (load_cancelled_) return;
-  loading_ = false;
-  LoadOutcome out = load_watcher_.result();
+void MainWindow::onLoadDone(const QString& path, JobOutcome<model::LoadedModel> out) {
   task_->finish();
-  if (!out.model) {
+  if (!out.ok()) {
     last_error_ = out.error;
     if (document_->isEmpty())
       setWelcomeMessage(QString());
@@ -738,11 +719,11 @@ void MainWindow::onLoadDone() {
     emit loadFinished(false, out.error);
     return;
   }
-  const bool from_file = !out.path.isEmpty();
-  out.model->path = out.path.toStdString();
-  for (const auto& w : out.model->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
-  document_->reset(std::move(*out.model));
-  if (from_file) addRecentFile(out.path);
+  const bool from_file = !path.isEmpty();
+  out.value->path = path.toStdString();
+  for (const auto& w : out.value->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
+  document_->reset(std::move(*out.value));
+  if (from_file) addRecentFile(path);
   last_error_.clear();
   if (hasVariables())
     statusBar()->showMessage(tr("This model has variables: File ▸ Freeze… makes them constants"), 15000);
@@ -777,12 +758,12 @@ bool MainWindow::saveTo(const QString& path, QString* error) {
   const GraphPtr graph = document_->graph();
   const std::string file = path.toStdString();
   saving_ = true;
-  const Status st = runBlockingJob<Status>(task_, tr("Saving %1…").arg(QFileInfo(path).fileName()),
-                                           [graph, file] { return model::saveGraph(*graph, file); });
+  const auto saved = runBlockingJob(blocking_job_, task_, tr("Saving %1…").arg(QFileInfo(path).fileName()),
+                                    [graph, file](JobControl&) { return model::saveGraph(*graph, file); });
   saving_ = false;
   if (!isLoading() && !runner_->isRunning()) task_->finish();
-  if (!st.ok()) {
-    if (error) *error = QString::fromStdString(st.message());
+  if (!saved.ok()) {
+    if (error) *error = saved.error;
     return false;
   }
   // A transform that was already running may have replaced the graph while
@@ -955,11 +936,12 @@ bool MainWindow::saveVariant(const QString& path, QString* error) {
   if (!snapshot.ok()) return fail(QString::fromStdString(snapshot.error()));
   saving_ = true;
   const std::string file = path.toStdString();
-  const Status st = runBlockingJob<Status>(task_, tr("Building and saving the 8-bit variant as %1…").arg(QFileInfo(path).fileName()),
-                                           [snap = std::move(snapshot).value(), file] { return buildAndSaveVariant(snap, file); });
+  const auto saved = runBlockingJob(
+      blocking_job_, task_, tr("Building and saving the 8-bit variant as %1…").arg(QFileInfo(path).fileName()),
+      [snap = std::move(snapshot).value(), file](JobControl&) { return buildAndSaveVariant(snap, file); });
   saving_ = false;
   if (!isLoading() && !runner_->isRunning()) task_->finish();
-  if (!st.ok()) return fail(QString::fromStdString(st.message()));
+  if (!saved.ok()) return fail(saved.error);
   last_error_.clear();
   return true;
 }
@@ -1231,7 +1213,7 @@ bool MainWindow::waitUntilIdle(int timeout_ms) {
   timer.start();
   while (timer.elapsed() < timeout_ms) {
     QApplication::processEvents(QEventLoop::AllEvents, 20);
-    const bool busy = loading_ || saving_ || freezing_ || runner_->isRunning() || live_summary_->busy() ||
+    const bool busy = isLoading() || saving_ || freezing_ || runner_->isRunning() || live_summary_->busy() ||
                       scene_->layoutPending() || (before_view_->isVisible() && before_scene_->layoutPending());
     if (!busy) {
       QApplication::processEvents();
@@ -1308,57 +1290,54 @@ bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList
   for (const QString& o : outputs)
     if (!o.trimmed().isEmpty()) options.output_nodes.push_back(o.trimmed().toStdString());
 
-  struct Outcome {
-    std::optional<model::FreezeResult> result;
+  struct Frozen {
+    model::FreezeResult result;
     std::shared_ptr<const model::SummaryDiff> diff;
-    std::string error;
     double milliseconds = 0;
   };
   // Reading a large checkpoint takes a while: it runs in a worker while a
   // local event loop keeps the window painting (as saveTo does).
   freezing_ = true;
   freeze_->setEnabled(false);
-  Outcome out = runBlockingJob<Outcome>(task_, tr("Freezing %1…").arg(document_->displayName()),
-                                        [loaded = std::move(loaded), options, before] {
-    Outcome out;
-    QElapsedTimer timer;
-    timer.start();
-    auto frozen = model::freeze(loaded, options);
-    out.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    if (!frozen.ok()) {
-      out.error = frozen.error();
-      return out;
-    }
-    auto diff = model::diffGraphs(*before, frozen.value().graph);
-    if (diff.ok()) out.diff = std::make_shared<model::SummaryDiff>(std::move(diff.value()));
-    out.result = std::move(frozen.value());
-    return out;
-  });
+  auto out = runBlockingJob(blocking_job_, task_, tr("Freezing %1…").arg(document_->displayName()),
+                            [loaded = std::move(loaded), options, before](JobControl&) -> Result<Frozen> {
+                              Frozen out;
+                              QElapsedTimer timer;
+                              timer.start();
+                              auto frozen = model::freeze(loaded, options);
+                              out.milliseconds = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+                              if (!frozen.ok()) return frozen.status();
+                              auto diff = model::diffGraphs(*before, frozen.value().graph);
+                              if (diff.ok()) out.diff = std::make_shared<model::SummaryDiff>(std::move(diff.value()));
+                              out.result = std::move(frozen.value());
+                              return out;
+                            });
   freezing_ = false;
   freeze_->setEnabled(canFreeze());
   if (!isLoading() && !runner_->isRunning()) task_->finish();
   const QString ckpt = checkpoint_prefix.trimmed().isEmpty() ? defaultCheckpointPrefix() : checkpoint_prefix.trimmed();
-  if (!out.result) {
-    QString message = QString::fromStdString(out.error);
+  if (!out.ok()) {
+    QString message = out.error;
     if (!ckpt.isEmpty() && !message.contains(ckpt))
       message = tr("Cannot freeze with checkpoint %1: %2").arg(ckpt, message);
     return fail(message);
   }
   if (document_->graph() != before)
     return fail(tr("The graph changed while freezing; nothing was applied"));
+  Frozen& frozen = *out.value;
   StepInfo step;
   step.name = "freeze";
   step.text = "freeze";
-  step.milliseconds = out.milliseconds;
-  step.inputs = out.result->inputs;
-  step.outputs = out.result->outputs;
-  step.diff = out.diff;
-  for (const auto& w : out.result->warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
-  const int converted = static_cast<int>(out.result->converted.size());
-  document_->pushTransformStep(std::make_shared<const tensorflow::GraphDef>(std::move(out.result->graph)),
+  step.milliseconds = frozen.milliseconds;
+  step.inputs = frozen.result.inputs;
+  step.outputs = frozen.result.outputs;
+  step.diff = frozen.diff;
+  for (const auto& w : frozen.result.warnings) statusBar()->showMessage(QString::fromStdString(w), 10000);
+  const int converted = static_cast<int>(frozen.result.converted.size());
+  document_->pushTransformStep(std::make_shared<const tensorflow::GraphDef>(std::move(frozen.result.graph)),
                                std::move(step));
   statusBar()->showMessage(tr("Froze %n variable(s) from %1", nullptr, converted)
-                               .arg(QString::fromStdString(out.result->checkpoint_prefix)),
+                               .arg(QString::fromStdString(frozen.result.checkpoint_prefix)),
                            10000);
   last_error_.clear();
   return true;
