@@ -71,7 +71,8 @@ void TransformRunner::runNext() {
   options.registry = registry_;
   job_->start(
       tr("Applying %1").arg(QString::fromStdString(step.name)),
-      [graph, step, inputs, outputs, before, options](JobControl&) {
+      [graph, step, inputs, outputs, before, options](JobControl& job) mutable {
+        options.cancelled = job.cancelCheck();  // Cancel stops the step in flight
         return transforms::applyStep(*graph, step, inputs, outputs, options, before.get());
       },
       [this](JobOutcome<transforms::StepResult> out) { onStepDone(std::move(out)); });

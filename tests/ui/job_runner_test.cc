@@ -276,5 +276,53 @@ TEST(JobRunner, TransformThatThrowsBadAllocKeepsTheDocument) {
   EXPECT_FALSE(runner.isRunning());
 }
 
+
+// Cancel in the window stops a long transform in flight (it polls the
+// pipeline's cancel check), not only the steps after it.
+TEST(JobRunner, TransformRunnerCancelStopsTheStepInFlight) {
+  ensureApp();
+  Document doc;
+  model::LoadedModel m;
+  m.path = "small.pb";
+  auto* x = m.graph.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  doc.reset(std::move(m));
+  const GraphPtr before = doc.graph();
+  std::atomic<bool> running{false}, stopped{false};
+  transforms::TransformRegistry registry;
+  registry.add({"long", "runs until cancelled", {},
+                [&](const transforms::GraphDef& g, const transforms::TransformContext& ctx) -> Result<transforms::GraphDef> {
+                  running = true;
+                  QDeadlineTimer deadline(30000);
+                  while (!ctx.cancelled() && !deadline.hasExpired()) QThread::msleep(1);
+                  stopped = ctx.cancelled();
+                  return g;
+                }});
+  bool finished = false, completed = true;
+  {
+    TransformRunner runner(&doc, nullptr);
+    runner.setRegistry(&registry);
+    QObject::connect(&runner, &TransformRunner::finished, [&](bool ok) {
+      finished = true;
+      completed = ok;
+    });
+    transforms::TransformStep step;
+    step.name = "long";
+    ASSERT_TRUE(runner.start(std::vector<transforms::TransformStep>{step, step}));
+    ASSERT_TRUE(processUntil([&] { return running.load(); }));
+    QDeadlineTimer quick(5000);
+    runner.cancel();
+    EXPECT_TRUE(finished);
+    EXPECT_FALSE(completed);
+    EXPECT_FALSE(runner.isRunning());
+    ASSERT_TRUE(processUntil([&] { return stopped.load(); }));
+    EXPECT_FALSE(quick.hasExpired());
+  }
+  EXPECT_EQ(doc.graph(), before);
+  EXPECT_EQ(doc.undoStack()->count(), 0);
+}
+
 }  // namespace
 }  // namespace gds::ui
