@@ -164,6 +164,11 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  // The window's parts, one file each: main_window_actions.cc (actions,
+  // menus, Help), main_window_docks.cc (docks, status bar, layout),
+  // main_window_files.cc (welcome page, open, save), main_window_export.cc,
+  // main_window_freeze.cc; main_window.cc wires them to the Document.
+  void createWelcomePage();
   void createActions();
   void createMenus();
   void createDocks();
