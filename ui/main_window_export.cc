@@ -8,9 +8,9 @@
 #include <QFileInfo>
 #include <QStatusBar>
 
-#include "graphview/dot_export.h"
 #include "graphview/graph_scene.h"
 #include "graphview/image_export.h"
+#include "model/dot_export.h"
 #include "ui/accuracy_panel.h"
 #include "ui/blocking_job.h"
 #include "ui/command_line.h"
@@ -33,9 +33,9 @@ bool MainWindow::exportDot(const QString& path, bool rich, QString* error) {
       if (error) *error = QString::fromStdString(document_->indexError());
       return false;
     }
-    text = graphview::richDot(*document_->index(), left_right_->isChecked());
+    text = model::richDot(*document_->index(), left_right_->isChecked());
   } else {
-    text = graphview::graphToDot(*document_->graph());
+    text = model::graphToDot(*document_->graph());
   }
   Status st = model::writeFileAtomic(path.toStdString(), text);
   if (!st.ok() && error) *error = QString::fromStdString(st.message());
