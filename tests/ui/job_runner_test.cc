@@ -37,6 +37,24 @@ bool processUntil(Pred done) {
   return done();
 }
 
+// small.pb: a float Placeholder "x" and an Identity of it per name in `identities`.
+model::LoadedModel placeholderModel(const std::vector<std::string>& identities) {
+  model::LoadedModel m;
+  m.path = "small.pb";
+  auto* x = m.graph.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  for (const std::string& name : identities) {
+    auto* n = m.graph.add_node();
+    n->set_name(name);
+    n->set_op("Identity");
+    n->add_input("x");
+    (*n->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
+  }
+  return m;
+}
+
 TEST(JobRunner, ValueArrivesOnTheGuiThread) {
   ensureApp();
   JobRunner runner;
@@ -236,18 +254,7 @@ TEST(JobRunner, ProgressReachesTheGuiThreadLatestFirst) {
 TEST(JobRunner, TransformThatThrowsBadAllocKeepsTheDocument) {
   ensureApp();
   Document doc;
-  model::LoadedModel m;
-  m.path = "small.pb";
-  auto* x = m.graph.add_node();
-  x->set_name("x");
-  x->set_op("Placeholder");
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  auto* y = m.graph.add_node();
-  y->set_name("y");
-  y->set_op("Identity");
-  y->add_input("x");
-  (*y->mutable_attr())["T"].set_type(tensorflow::DT_FLOAT);
-  doc.reset(std::move(m));
+  doc.reset(placeholderModel({"y"}));
   const GraphPtr before = doc.graph();
   const int undo_count = doc.undoStack()->count();
 
@@ -282,13 +289,7 @@ TEST(JobRunner, TransformThatThrowsBadAllocKeepsTheDocument) {
 TEST(JobRunner, TransformRunnerCancelStopsTheStepInFlight) {
   ensureApp();
   Document doc;
-  model::LoadedModel m;
-  m.path = "small.pb";
-  auto* x = m.graph.add_node();
-  x->set_name("x");
-  x->set_op("Placeholder");
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  doc.reset(std::move(m));
+  doc.reset(placeholderModel({}));
   const GraphPtr before = doc.graph();
   std::atomic<bool> running{false}, stopped{false};
   transforms::TransformRegistry registry;
