@@ -27,6 +27,7 @@
 #include <cmath>
 
 #include "graphview/graph_scene.h"
+#include "ui/blocking_job.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
@@ -581,14 +582,6 @@ bool AccuracyPanel::excludeAndRerun() {
   return run();
 }
 
-bool AccuracyPanel::waitUntilIdle(int timeout_ms) {
-  QDeadlineTimer deadline(timeout_ms);
-  while (isRunning() && !deadline.hasExpired()) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    if (isRunning()) QThread::msleep(5);
-  }
-  QCoreApplication::processEvents();
-  return !isRunning();
-}
+bool AccuracyPanel::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
 
 }  // namespace gds::ui

@@ -31,6 +31,7 @@
 #include "engine/eval/benchmark_report.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
+#include "ui/blocking_job.h"
 
 namespace gds::ui {
 namespace {
@@ -379,16 +380,7 @@ void BenchmarkPanel::cancel() {
   status_->setText(tr("Cancelling…"));
 }
 
-bool BenchmarkPanel::waitUntilIdle(int timeout_ms) {
-  QElapsedTimer timer;
-  timer.start();
-  while (state_ != State::Idle && timer.elapsed() < timeout_ms) {
-    QApplication::processEvents(QEventLoop::AllEvents, 20);
-    if (state_ != State::Idle) QThread::msleep(5);
-  }
-  QApplication::processEvents();
-  return state_ == State::Idle;
-}
+bool BenchmarkPanel::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
 
 QString BenchmarkPanel::statusText() const { return status_->text(); }
 

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <QApplication>
+#include <QDeadlineTimer>
 #include <QString>
+#include <QThread>
 
 #include "ui/job_runner.h"
 #include "ui/task_indicator.h"
@@ -25,6 +27,18 @@ auto runBlockingJob(JobRunner* runner, TaskIndicator* task, const QString& label
   auto outcome = runner->runAndWait(label, std::move(work));
   QApplication::restoreOverrideCursor();
   return outcome;
+}
+
+// The panels' waitUntilIdle (tests, --screenshot): processes events until
+// `runner` has delivered its outcome or the timeout passes; true when idle.
+inline bool waitForJob(const JobRunner* runner, int timeout_ms) {
+  QDeadlineTimer deadline(timeout_ms);
+  while (runner->isRunning() && !deadline.hasExpired()) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    if (runner->isRunning()) QThread::msleep(5);
+  }
+  QApplication::processEvents();
+  return !runner->isRunning();
 }
 
 }  // namespace gds::ui

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 
+#include "ui/blocking_job.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
 
@@ -260,15 +261,7 @@ void TfliteExportDialog::onDone(JobOutcome<TfliteExportReport> outcome) {
   emit exported(QString::fromStdString(report_->summary()));
 }
 
-bool TfliteExportDialog::waitUntilIdle(int timeout_ms) {
-  QDeadlineTimer deadline(timeout_ms);
-  while (isRunning() && !deadline.hasExpired()) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    if (isRunning()) QThread::msleep(5);
-  }
-  QCoreApplication::processEvents();
-  return !isRunning();
-}
+bool TfliteExportDialog::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
 
 QString TfliteExportDialog::statusText() const { return status_->text(); }
 
