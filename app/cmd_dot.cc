@@ -1,11 +1,10 @@
 // gdstudio dot: TensorFlow's graph_to_dot.py (same flags, same DOT text,
 // same "Created DOT file" line), plus --rich for a readable DOT with names,
 // shapes, colours and one cluster per name scope.
-#ifdef GDS_HAVE_GUI
 #include <cstdio>
 
 #include "app/flags.h"
-#include "graphview/dot_export.h"
+#include "model/dot_export.h"
 #include "model/io.h"
 
 namespace gds::app {
@@ -36,9 +35,9 @@ int runDot(int argc, char** argv) {
   if (flags.boolean("rich")) {
     auto graph = model::Graph::build(loaded->graph);
     if (!graph.ok()) return fail(path + ": " + graph.error());
-    text = graphview::richDot(*graph, rankdir == "LR");
+    text = model::richDot(*graph, rankdir == "LR");
   } else {
-    text = graphview::graphToDot(loaded->graph);
+    text = model::graphToDot(loaded->graph);
   }
   Status written = model::writeFileAtomic(out, text);
   if (!written.ok()) return fail(written.message());
@@ -50,4 +49,3 @@ CommandRegistration reg({"dot", "write the graph as DOT (graph_to_dot's format, 
 
 }  // namespace
 }  // namespace gds::app
-#endif  // GDS_HAVE_GUI

@@ -2,6 +2,8 @@
 
 #include <QStringList>
 
+#include "model/op_colours.h"
+
 namespace gds::graphview {
 
 using model::OpCategory;
@@ -33,22 +35,13 @@ OpCategory categoryOf(const std::string& op) {
   return OpCategory::Other;
 }
 
+namespace {
+QColor toQColor(const model::Rgb& c) { return QColor(c.r, c.g, c.b); }
+}  // namespace
+
 CategoryStyle styleFor(OpCategory category) {
-  switch (category) {
-    case OpCategory::Layer: return {QColor(51, 85, 136), Qt::white};
-    case OpCategory::Activation: return {QColor(112, 41, 33), Qt::white};
-    case OpCategory::Pool: return {QColor(51, 85, 51), Qt::white};
-    case OpCategory::Normalization: return {QColor(51, 85, 68), Qt::white};
-    case OpCategory::Tensor: return {QColor(108, 79, 71), Qt::white};
-    case OpCategory::Quantization: return {QColor(98, 64, 140), Qt::white};
-    case OpCategory::Control: return {QColor(85, 85, 85), Qt::white};
-    case OpCategory::Constant: return {QColor(166, 128, 58), Qt::white};
-    case OpCategory::Data: return {QColor(38, 38, 38), Qt::white};
-    case OpCategory::Training: return {QColor(138, 60, 98), Qt::white};
-    case OpCategory::Math: return {QColor(214, 222, 232), QColor(20, 20, 20)};
-    case OpCategory::Other: break;
-  }
-  return {QColor(226, 226, 226), QColor(20, 20, 20)};
+  const model::CategoryColours c = model::categoryColours(category);
+  return {toQColor(c.header), toQColor(c.text)};
 }
 
 namespace style {
@@ -75,11 +68,8 @@ QColor nodeBody() { return QColor(255, 255, 255); }
 QColor nodeBorder() { return QColor(120, 120, 120); }
 QColor selection() { return QColor(255, 140, 0); }
 QColor searchHit() { return QColor(255, 214, 0); }
-QColor frameFill(int depth) {
-  static const QColor fills[] = {QColor(242, 245, 250), QColor(233, 238, 246), QColor(224, 231, 242)};
-  return fills[depth % 3];
-}
-QColor frameBorder() { return QColor(160, 172, 190); }
+QColor frameFill(int depth) { return toQColor(model::scopeFrameFill(depth)); }
+QColor frameBorder() { return toQColor(model::scopeFrameBorder()); }
 QColor metaFill() { return QColor(236, 241, 248); }
 QColor inputFill() { return QColor(38, 38, 38); }
 QColor outputBorder() { return QColor(192, 57, 43); }

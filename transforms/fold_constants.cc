@@ -238,8 +238,11 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
     }
     std::vector<std::string> fetches;
     for (const auto& t : to_replace) fetches.push_back(t.first + ":" + std::to_string(t.second));
+    // Compiling and running the constant subgraph are the long parts.
+    if (ctx.cancelled()) return TransformContext::cancelledStatus();
     auto plan = engine::compileForInference(sub, {}, fetches);
     if (!plan.ok()) return ctx.error("evaluating the constant subgraph failed: " + plan.error());
+    if (ctx.cancelled()) return TransformContext::cancelledStatus();
     auto values = (*plan)->run({});
     if (!values.ok()) return ctx.error("evaluating the constant subgraph failed: " + values.error());
 

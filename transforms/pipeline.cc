@@ -40,9 +40,14 @@ Result<StepResult> applyStep(const GraphDef& graph, const TransformStep& step, c
 
   TransformContext ctx(step.name, inputs, outputs, step.params);
   ctx.params.erase("ignore_errors");
+  ctx.cancel_check = options.cancelled;
+  if (ctx.cancelled()) return TransformContext::cancelledStatus();
   const auto start = std::chrono::steady_clock::now();
   Result<GraphDef> out = info->fn(graph, ctx);
   record.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Whatever the transform returned once cancelled (an error, or a graph it
+  // finished anyway) is dropped, and ignore_errors does not apply.
+  if (ctx.cancelled()) return TransformContext::cancelledStatus();
   if (!out.ok()) {
     std::string message = out.error();
     if (message.rfind(step.name + ":", 0) != 0) message = step.name + ": " + message;
@@ -79,6 +84,7 @@ Result<PipelineResult> applyPipeline(const GraphDef& graph, const std::vector<Tr
   std::optional<model::Summary> summary;
   if (options.compute_diff) summary = summaryOf(graph);
   for (const auto& step : steps) {
+    if (options.cancelled && options.cancelled()) return TransformContext::cancelledStatus();
     if (observer.before) observer.before(step);
     auto r = applyStep(result.graph, step, inputs, outputs, options, summary ? &*summary : nullptr);
     if (!r.ok()) return r.status();

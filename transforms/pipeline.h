@@ -28,6 +28,10 @@ struct PipelineOptions {
   bool compute_diff = true;
   // nullptr: TransformRegistry::builtin().
   const TransformRegistry* registry = nullptr;
+  // Polled between steps and, through TransformContext::cancelled(), inside
+  // long transforms' loops; once true the step or pipeline ends with the
+  // error "cancelled" (never ignored by ignore_errors) and returns no graph.
+  std::function<bool()> cancelled;
 };
 
 struct StepRecord {
@@ -69,7 +73,8 @@ struct PipelineObserver {
 };
 
 // Applies the steps in order; the first error (not ignored) stops it and is
-// returned prefixed by the step's name.
+// returned prefixed by the step's name; options.cancelled stops it with
+// "cancelled".
 Result<PipelineResult> applyPipeline(const GraphDef& graph, const std::vector<TransformStep>& steps,
                                      const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
                                      const PipelineOptions& options = {}, const PipelineObserver& observer = {});

@@ -88,6 +88,7 @@ Result<GraphDef> quantizeWeights(const GraphDef& in, const TransformContext& ctx
         if (!tensor.ok()) return tensor.status();
         const float* values = tensor->as<float>();
         const std::int64_t n = tensor->size();
+        if (ctx.cancelled()) return TransformContext::cancelledStatus();  // one large weight at a time
         auto axis = axes.find(node.name());
         if (axis != axes.end()) {
           std::int64_t inner = 1;

@@ -52,6 +52,13 @@ class TransformContext {
   Result<bool> getOneBool(const std::string& name, bool default_value) const;
   // Error "<transform>: <message>".
   Status error(const std::string& message) const;
+
+  // The caller's cancellation check (transforms/pipeline.h): long transforms
+  // poll cancelled() in their loops and return cancelledStatus() when true.
+  std::function<bool()> cancel_check;
+  bool cancelled() const { return cancel_check && cancel_check(); }
+  static Status cancelledStatus() { return Status::Error(kCancelledMessage); }
+  static constexpr const char* kCancelledMessage = "cancelled";
 };
 
 using TransformFn = std::function<Result<GraphDef>(const GraphDef&, const TransformContext&)>;

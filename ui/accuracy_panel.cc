@@ -22,12 +22,12 @@
 #include <QTableView>
 #include <QThread>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
 
 #include "graphview/graph_scene.h"
+#include "ui/blocking_job.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
@@ -65,10 +65,15 @@ constexpr double kExactNoiseDb = -60.0;
 }  // namespace
 
 AccuracyPanel::AccuracyPanel(Document* document, Variants* variants, QWidget* parent)
-    : QWidget(parent), document_(document), variants_(variants) {
+    : QWidget(parent), document_(document), variants_(variants), job_(new JobRunner(this)) {
   setObjectName("AccuracyPanel");
   buildUi();
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &AccuracyPanel::onDone);
+  connect(job_, &JobRunner::progress, this, [this](int done, int total, const QString& text) {
+    status_text_ = text;
+    status_->setText(text);
+    progress_->setRange(0, total);
+    progress_->setValue(done);
+  });
   connect(document_, &Document::documentReset, this, [this] {
     cancel();  // a run on the previous model ends as cancelled
     history_model_->clear();
@@ -85,10 +90,7 @@ AccuracyPanel::AccuracyPanel(Document* document, Variants* variants, QWidget* pa
   updateButtons();
 }
 
-AccuracyPanel::~AccuracyPanel() {
-  if (cancel_flag_) cancel_flag_->store(true);
-  watcher_.waitForFinished();
-}
+AccuracyPanel::~AccuracyPanel() = default;
 
 void AccuracyPanel::buildUi() {
   // A bottom dock is wide and short: settings on the left, results on the right.
@@ -385,7 +387,7 @@ InputSource AccuracyPanel::calibrationSource() const {
 }
 
 bool AccuracyPanel::run() {
-  if (running_) {
+  if (isRunning()) {
     setError(tr("A comparison is already running"));
     return false;
   }
@@ -397,51 +399,34 @@ bool AccuracyPanel::run() {
   }
   error_->hide();
   last_error_.clear();
-  running_ = true;
-  cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+  AccuracyResultPtr previous = result_;
+  job_->start(
+      tr("Comparing accuracy"),
+      [request = std::move(request), previous](JobControl& job) {
+        AccuracyObserver observer;
+        observer.cancelled = job.cancelCheck();
+        observer.progress = [&job](const QString& text, int done, int total) {
+          job.progress(done, total, text.toStdString());
+        };
+        return runAccuracy(request, observer, previous.get());
+      },
+      [this](JobOutcome<AccuracyResult> outcome) { onDone(std::move(outcome)); });
   status_text_ = tr("Starting…");
   status_->setText(status_text_);
   progress_->setRange(0, 0);
   updateButtons();
-  auto cancel_flag = cancel_flag_;
-  AccuracyResultPtr previous = result_;
-  watcher_.setFuture(QtConcurrent::run([this, request = std::move(request), cancel_flag, previous]() {
-    AccuracyObserver observer;
-    observer.cancelled = [cancel_flag] { return cancel_flag->load(); };
-    // The destructor waits for this worker, so `this` outlives the posted
-    // updates; a queued call to a deleted object is dropped by Qt.
-    observer.progress = [this](const QString& text, int done, int total) {
-      QMetaObject::invokeMethod(
-          this,
-          [this, text, done, total] {
-            if (!running_) return;
-            status_text_ = text;
-            status_->setText(text);
-            progress_->setRange(0, total);
-            progress_->setValue(done);
-          },
-          Qt::QueuedConnection);
-    };
-    Outcome outcome;
-    auto result = runAccuracy(request, observer, previous.get());
-    if (result.ok()) outcome.result = std::move(*result);
-    else outcome.error = result.error();
-    return outcome;
-  }));
   return true;
 }
 
 void AccuracyPanel::cancel() {
-  if (!running_ || !cancel_flag_) return;
-  cancel_flag_->store(true);
+  if (!isRunning()) return;
+  job_->cancel();
   status_text_ = tr("Cancelling…");
   status_->setText(status_text_);
 }
 
-void AccuracyPanel::onDone() {
-  Outcome outcome = watcher_.result();
-  const bool cancelled = cancel_flag_ && cancel_flag_->load();
-  running_ = false;
+void AccuracyPanel::onDone(JobOutcome<AccuracyResult> outcome) {
+  const bool cancelled = outcome.cancelled;
   progress_->setRange(0, 1);
   progress_->setValue(cancelled ? 0 : 1);
   if (cancelled) {
@@ -451,15 +436,15 @@ void AccuracyPanel::onDone() {
     emit runFinished(false);
     return;
   }
-  if (!outcome.result) {
+  if (!outcome.ok()) {
     status_text_ = tr("Failed");
     status_->setText(status_text_);
-    setError(QString::fromStdString(outcome.error));
+    setError(outcome.error);
     updateButtons();
     emit runFinished(false);
     return;
   }
-  auto result = std::make_shared<const AccuracyResult>(std::move(*outcome.result));
+  auto result = std::make_shared<const AccuracyResult>(std::move(*outcome.value));
   history_model_->append(result);
   showResult(result);
   status_text_ = tr("Done in %1 s").arg(result->seconds, 0, 'f', 2);
@@ -548,10 +533,11 @@ void AccuracyPanel::updateHeatMap() {
 }
 
 void AccuracyPanel::updateButtons() {
-  run_->setEnabled(!running_);
-  cancel_->setEnabled(running_);
+  const bool running = isRunning();
+  run_->setEnabled(!running);
+  cancel_->setEnabled(running);
   const QString op = excludeCandidate();
-  exclude_->setEnabled(!running_ && !op.isEmpty());
+  exclude_->setEnabled(!running && !op.isEmpty());
   exclude_->setText(op.isEmpty() ? tr("Exclude op type from quantization")
                                  : tr("Exclude %1 from quantization").arg(op));
   exclude_->setToolTip(tr("Add the op type of the selected layer (else the worst one) to quantize_nodes' ignore_op "
@@ -576,7 +562,7 @@ QString AccuracyPanel::excludeCandidate() const {
 }
 
 bool AccuracyPanel::excludeAndRerun() {
-  if (running_) {
+  if (isRunning()) {
     setError(tr("A comparison is already running"));
     return false;
   }
@@ -598,14 +584,6 @@ bool AccuracyPanel::excludeAndRerun() {
   return run();
 }
 
-bool AccuracyPanel::waitUntilIdle(int timeout_ms) {
-  QDeadlineTimer deadline(timeout_ms);
-  while (running_ && !deadline.hasExpired()) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    if (running_) QThread::msleep(5);
-  }
-  QCoreApplication::processEvents();
-  return !running_;
-}
+bool AccuracyPanel::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
 
 }  // namespace gds::ui

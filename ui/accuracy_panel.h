@@ -13,16 +13,15 @@
 // Export ▸ TensorFlow Lite. Runs in a worker with progress and cancel.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 
-#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "ui/accuracy_models.h"
 #include "ui/accuracy_run.h"
+#include "ui/job_runner.h"
 
 class QCheckBox;
 class QComboBox;
@@ -71,7 +70,7 @@ class AccuracyPanel : public QWidget {
   // request is incomplete.
   bool run();
   void cancel();
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return job_->isRunning(); }
   // Processes events until the run ends or the timeout passes; true when idle.
   bool waitUntilIdle(int timeout_ms = 120000);
 
@@ -116,12 +115,8 @@ class AccuracyPanel : public QWidget {
   void exportTfliteRequested();
 
  private:
-  struct Outcome {
-    std::optional<AccuracyResult> result;
-    std::string error;
-  };
   void buildUi();
-  void onDone();
+  void onDone(JobOutcome<AccuracyResult> outcome);
   void showResult(AccuracyResultPtr result);
   void setError(const QString& message);
   void updateHeatMap();
@@ -150,9 +145,7 @@ class AccuracyPanel : public QWidget {
   AccuracySamplesModel* samples_model_;
   AccuracyHistoryModel* history_model_;
 
-  QFutureWatcher<Outcome> watcher_;
-  std::shared_ptr<std::atomic<bool>> cancel_flag_;
-  bool running_ = false;
+  JobRunner* job_;
   AccuracyResultPtr result_;
   QString last_error_;
   QString status_text_;

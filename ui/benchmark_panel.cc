@@ -23,9 +23,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QThread>
-#include <QTimer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <utility>
@@ -35,6 +33,7 @@
 #include "engine/eval/benchmark_report.h"
 #include "graphview/graph_scene.h"
 #include "model/io.h"
+#include "ui/blocking_job.h"
 
 namespace gds::ui {
 namespace {
@@ -48,10 +47,8 @@ std::string sectionLine(const QString& title) {
 BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview::GraphScene* scene, QWidget* parent)
     : QWidget(parent), document_(document), variants_(variants), scene_(scene) {
   setObjectName("BenchmarkPanel");
-  poll_ = new QTimer(this);
-  poll_->setInterval(100);
-  connect(poll_, &QTimer::timeout, this, &BenchmarkPanel::pollProgress);
-  connect(&watcher_, &QFutureWatcher<BenchmarkOutcome>::finished, this, &BenchmarkPanel::onFinished);
+  job_ = new JobRunner(this);
+  connect(job_, &JobRunner::progress, this, &BenchmarkPanel::showProgress);
 
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   auto* scroll = new QScrollArea(splitter);
@@ -96,10 +93,7 @@ BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview
   }
 }
 
-BenchmarkPanel::~BenchmarkPanel() {
-  if (progress_) progress_->cancel();
-  watcher_.waitForFinished();
-}
+BenchmarkPanel::~BenchmarkPanel() = default;
 
 QWidget* BenchmarkPanel::createSettings() {
   // The bottom dock is wide and short (about 250 pixels of content at
@@ -394,35 +388,29 @@ bool BenchmarkPanel::start() {
     return false;
   }
   last_error_.clear();
-  progress_ = std::make_shared<BenchmarkProgress>();
-  auto progress = progress_;
-  watcher_.setFuture(QtConcurrent::run([settings = std::move(s).value(), progress] {
-    return runBenchmarks(settings, progress.get());
-  }));
+  job_->start(
+      tr("Benchmark"),
+      [settings = std::move(s).value()](JobControl& job) {
+        BenchmarkObserver observer;
+        observer.cancelled = job.cancelCheck();
+        observer.progress = [&job](int done, int total, const std::string& text) { job.progress(done, total, text); };
+        return runBenchmarks(settings, observer);
+      },
+      [this](JobOutcome<BenchmarkOutcome> out) { onFinished(std::move(out)); });
   setState(State::Running);
   status_->setText(tr("Starting…"));
-  poll_->start();
   emit started();
   return true;
 }
 
 void BenchmarkPanel::cancel() {
-  if (state_ != State::Running || !progress_) return;
-  progress_->cancel();
+  if (state_ != State::Running) return;
+  job_->cancel();
   setState(State::Cancelling);
   status_->setText(tr("Cancelling…"));
 }
 
-bool BenchmarkPanel::waitUntilIdle(int timeout_ms) {
-  QElapsedTimer timer;
-  timer.start();
-  while (state_ != State::Idle && timer.elapsed() < timeout_ms) {
-    QApplication::processEvents(QEventLoop::AllEvents, 20);
-    if (state_ != State::Idle) QThread::msleep(5);
-  }
-  QApplication::processEvents();
-  return state_ == State::Idle;
-}
+bool BenchmarkPanel::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
 
 QString BenchmarkPanel::statusText() const { return status_->text(); }
 
@@ -433,21 +421,17 @@ void BenchmarkPanel::setState(State state) {
   bar_->setVisible(state != State::Idle);
 }
 
-void BenchmarkPanel::pollProgress() {
-  if (!progress_) return;
-  int done = 0, total = 0;
-  std::string text;
-  progress_->get(&done, &total, &text);
+void BenchmarkPanel::showProgress(int done, int total, const QString& text) {
   bar_->setRange(0, std::max(total, 1));
   bar_->setValue(std::min(done, std::max(total, 1)));
-  if (state_ == State::Running && !text.empty()) status_->setText(QString::fromStdString(text).toHtmlEscaped());
+  if (state_ == State::Running && !text.isEmpty()) status_->setText(text.toHtmlEscaped());
 }
 
-void BenchmarkPanel::onFinished() {
-  poll_->stop();
-  BenchmarkOutcome out = watcher_.result();
-  progress_.reset();
+void BenchmarkPanel::onFinished(JobOutcome<BenchmarkOutcome> job) {
   setState(State::Idle);
+  BenchmarkOutcome out;
+  if (job.ok()) out = std::move(*job.value);
+  else out.error = job.error.toStdString();  // what the worker threw
   if (out.cancelled) {
     last_error_ = tr("Cancelled");
     status_->setText(tr("Cancelled; the previous results are kept"));

@@ -8,13 +8,13 @@
 // map colours the graph by each node's share of the run time.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include <memory>
 
 #include "engine/eval/stats_calculator.h"
 #include "ui/benchmark_tables.h"
+#include "ui/job_runner.h"
 
 class QCheckBox;
 class QComboBox;
@@ -26,7 +26,6 @@ class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTableView;
-class QTimer;
 
 namespace gds::graphview {
 class GraphScene;
@@ -117,8 +116,8 @@ class BenchmarkPanel : public QWidget {
  private:
   QWidget* createSettings();
   QWidget* createResults();
-  void onFinished();
-  void pollProgress();
+  void onFinished(JobOutcome<BenchmarkOutcome> job);
+  void showProgress(int done, int total, const QString& text);
   void setState(State state);
   void setResults(ComparisonPtr comparison);
   void applyFilter(const QString& text);
@@ -137,9 +136,7 @@ class BenchmarkPanel : public QWidget {
   bool overlay_shown_ = false;     // the scene shows our heat map
   bool applying_overlay_ = false;  // we are changing the scene's overlay
 
-  std::shared_ptr<BenchmarkProgress> progress_;
-  QFutureWatcher<BenchmarkOutcome> watcher_;
-  QTimer* poll_;
+  JobRunner* job_;
 
   QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_;
   QCheckBox* variantBox(VariantKind kind) const;

@@ -7,24 +7,13 @@
 
 namespace gds::ui {
 
-void BenchmarkProgress::set(int done, int total, const std::string& text) {
-  std::lock_guard<std::mutex> lock(mu_);
-  done_ = done;
-  total_ = total;
-  text_ = text;
-}
-
-void BenchmarkProgress::get(int* done, int* total, std::string* text) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (done) *done = done_;
-  if (total) *total = total_;
-  if (text) *text = text_;
-}
-
-BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgress* progress) {
+BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, const BenchmarkObserver& observer) {
   BenchmarkOutcome out;
   out.inputs = settings.inputs.describe();
-  auto cancelled = [progress] { return progress && progress->cancelled(); };
+  auto cancelled = [&observer] { return observer.cancelled && observer.cancelled(); };
+  auto report = [&observer](int done, int total, const std::string& text) {
+    if (observer.progress) observer.progress(done, total, text);
+  };
   auto finishCancelled = [&out] {
     out.cancelled = true;
     out.error = "cancelled";
@@ -51,12 +40,12 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgr
     const std::string name = variantName(snap.kind).toStdString();
     const int base = per_variant * static_cast<int>(v);
     if (cancelled()) return finishCancelled();
-    if (progress) progress->set(base, total, "Building " + name);
+    report(base, total, "Building " + name);
 
     BuildObserver observer;
     observer.cancelled = cancelled;
     observer.step = [&](int i, int n, const std::string& text) {
-      if (progress) progress->set(base, total, name + ": step " + std::to_string(i + 1) + " of " + std::to_string(n) + ": " + text);
+      report(base, total, name + ": step " + std::to_string(i + 1) + " of " + std::to_string(n) + ": " + text);
     };
     auto built = buildVariant(snap, observer);
     if (!built.ok()) {
@@ -68,7 +57,7 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgr
     VariantBenchmark vb;
     vb.kind = snap.kind;
     vb.built = std::move(built).value();
-    if (progress) progress->set(base, total, "Compiling " + name);
+    report(base, total, "Compiling " + name);
     engine::PlanOptions plan_options;
     plan_options.num_threads = settings.num_threads;
     engine::InferenceRewrites rewrites;
@@ -97,11 +86,10 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgr
     options.graph_nodes = vb.built.graph ? vb.built.graph->node_size() : 0;
     if (compiled) options.fused_ops = engine::fusedOpsByNode(*compiled);
     options.progress = [&](const std::string& phase, int done) {
-      if (!progress) return;
       int offset = 0;
       if (phase == "timing") offset = settings.warmup_runs;
       if (phase == "stats") offset = settings.warmup_runs + std::max(settings.max_runs, 1);
-      progress->set(base + offset + done, total, name + ": " + phase + " run " + std::to_string(done));
+      report(base + offset + done, total, name + ": " + phase + " run " + std::to_string(done));
     };
     auto result = engine::runBenchmark(**plan, *feeds, options);
     if (!result.ok()) {
@@ -112,7 +100,7 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgr
     vb.result = std::move(result).value();
     out.variants.push_back(std::move(vb));
   }
-  if (progress) progress->set(total, total, "Done");
+  report(total, total, "Done");
   return out;
 }
 

@@ -4,9 +4,8 @@
 // flow on it (engine::runBenchmark), with progress and cancel.
 #pragma once
 
-#include <atomic>
+#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,21 +38,12 @@ struct VariantBenchmark {
   engine::BenchmarkResult result;  // stats.nodesDefined(): the variant graph's nodes
 };
 
-// Shared between the GUI thread (reads progress, sets cancel) and the worker.
-class BenchmarkProgress {
- public:
-  void cancel() { cancelled_ = true; }
-  bool cancelled() const { return cancelled_; }
-  void set(int done, int total, const std::string& text);
+// What the worker polls and reports to (both optional).
+struct BenchmarkObserver {
+  std::function<bool()> cancelled;
   // done/total in units of runs over all variants (approximate when the time
   // budget ends a phase early); text: what runs now.
-  void get(int* done, int* total, std::string* text) const;
-
- private:
-  std::atomic<bool> cancelled_{false};
-  mutable std::mutex mu_;
-  int done_ = 0, total_ = 0;
-  std::string text_;
+  std::function<void(int done, int total, const std::string& text)> progress;
 };
 
 struct BenchmarkOutcome {
@@ -65,6 +55,6 @@ struct BenchmarkOutcome {
 
 // Runs everything; never throws. An error names the variant and what failed
 // (an input, a pipeline step, a node of the plan).
-BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, BenchmarkProgress* progress);
+BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, const BenchmarkObserver& observer = {});
 
 }  // namespace gds::ui

@@ -1,17 +1,15 @@
 #include "ui/live_summary.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace gds::ui {
 
-LiveSummary::LiveSummary(Document* document, QObject* parent) : QObject(parent), document_(document) {
+LiveSummary::LiveSummary(Document* document, QObject* parent)
+    : QObject(parent), document_(document), job_(new JobRunner(this)) {
   connect(document_, &Document::graphChanged, this, &LiveSummary::schedule);
   connect(document_, &Document::ioMarksChanged, this, &LiveSummary::schedule);
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &LiveSummary::finished);
   schedule();
 }
 
-LiveSummary::~LiveSummary() { watcher_.waitForFinished(); }
+LiveSummary::~LiveSummary() = default;
 
 Result<model::Summary> LiveSummary::compute(const tensorflow::GraphDef& graph, const model::ShapeOverrides& shapes,
                                             const std::string& path, std::int64_t file_bytes) {
@@ -46,28 +44,25 @@ void LiveSummary::schedule() {
   running_ = true;
   const bool original = graph == document_->originalGraph();
   const std::int64_t file_bytes = document_->info().file_bytes;
-  watcher_.setFuture(QtConcurrent::run([graph, shapes, path, original, file_bytes]() {
-    Outcome out;
-    std::int64_t bytes = original ? file_bytes : static_cast<std::int64_t>(graph->ByteSizeLong());
-    out.graph = graph;
-    auto s = compute(*graph, shapes, path, bytes);
-    if (s.ok())
-      out.summary = std::make_shared<model::Summary>(std::move(s).value());
-    else
-      out.error = QString::fromStdString(s.error());
-    return out;
-  }));
+  job_->start(
+      tr("Summarizing the graph"),
+      [graph, shapes, path, original, file_bytes](JobControl&) -> Result<std::shared_ptr<const model::Summary>> {
+        std::int64_t bytes = original ? file_bytes : static_cast<std::int64_t>(graph->ByteSizeLong());
+        auto s = compute(*graph, shapes, path, bytes);
+        if (!s.ok()) return s.status();
+        return std::make_shared<const model::Summary>(std::move(s).value());
+      },
+      [this, graph](JobOutcome<std::shared_ptr<const model::Summary>> out) { finished(graph, std::move(out)); });
 }
 
-void LiveSummary::finished() {
-  Outcome out = watcher_.result();
+void LiveSummary::finished(const GraphPtr& graph, JobOutcome<std::shared_ptr<const model::Summary>> out) {
   running_ = false;
-  if (restart_ || out.graph != document_->graph()) {
+  if (restart_ || graph != document_->graph()) {
     schedule();
     return;
   }
-  current_ = out.summary;
-  current_graph_ = out.graph;
+  current_ = out.ok() ? *out.value : nullptr;
+  current_graph_ = graph;
   error_ = out.error;
   emit summaryChanged();
 }

@@ -3,13 +3,13 @@
 // the Summary and Inputs & outputs docks stay live without blocking the UI.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <memory>
 
 #include "model/summary.h"
 #include "ui/document.h"
+#include "ui/job_runner.h"
 
 namespace gds::ui {
 
@@ -33,16 +33,11 @@ class LiveSummary : public QObject {
   void summaryChanged();
 
  private:
-  struct Outcome {
-    GraphPtr graph;
-    std::shared_ptr<const model::Summary> summary;
-    QString error;
-  };
   void schedule();
-  void finished();
+  void finished(const GraphPtr& graph, JobOutcome<std::shared_ptr<const model::Summary>> out);
 
   Document* document_;
-  QFutureWatcher<Outcome> watcher_;
+  JobRunner* job_;
   bool restart_ = false;
   bool running_ = false;
   std::shared_ptr<const model::Summary> current_;

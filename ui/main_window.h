@@ -4,15 +4,15 @@
 // panels to it; the panels never talk to each other directly.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
 
-#include <optional>
+#include <functional>
 
 #include "model/io.h"
 #include "ui/document.h"
+#include "ui/job_runner.h"
 #include "ui/window_layout.h"
 
 class QAction;
@@ -164,11 +164,11 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  struct LoadOutcome {
-    std::optional<model::LoadedModel> model;
-    QString error;
-    QString path;
-  };
+  // The window's parts, one file each: main_window_actions.cc (actions,
+  // menus, Help), main_window_docks.cc (docks, status bar, layout),
+  // main_window_files.cc (welcome page, open, save), main_window_export.cc,
+  // main_window_freeze.cc; main_window.cc wires them to the Document.
+  void createWelcomePage();
   void createActions();
   void createMenus();
   void createDocks();
@@ -180,8 +180,9 @@ class MainWindow : public QMainWindow {
   void createStatusBar();
   void readSettings();
   void writeSettings();
-  void startLoad(const QString& label, std::function<LoadOutcome()> work);
-  void onLoadDone();
+  // `path` empty: the bundled sample.
+  void startLoad(const QString& label, const QString& path, std::function<Result<model::LoadedModel>()> work);
+  void onLoadDone(const QString& path, JobOutcome<model::LoadedModel> out);
   void showError(const QString& title, const QString& message);
   bool maybeSave();
   bool save();
@@ -247,9 +248,8 @@ class MainWindow : public QMainWindow {
       *fit_, *zoom_in_, *zoom_out_, *zoom_sel_, *expand_all_, *collapse_all_, *full_names_, *edge_labels_,
       *fold_consts_, *left_right_, *minimap_, *freeze_, *save_variant_, *export_tflite_;
   TfliteExportDialog* tflite_dialog_ = nullptr;
-  QFutureWatcher<LoadOutcome> load_watcher_;
-  bool load_cancelled_ = false;
-  bool loading_ = false;
+  JobRunner* load_job_;      // opening a model: the user keeps working
+  JobRunner* blocking_job_;  // save, freeze, save variant (ui/blocking_job.h)
   bool saving_ = false;
   bool freezing_ = false;
   QString last_query_;

@@ -16,10 +16,10 @@
 #include <QRadioButton>
 #include <QThread>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
+#include "ui/blocking_job.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
 
@@ -46,7 +46,8 @@ QString joinNames(const std::vector<std::string>& names) {
 
 }  // namespace
 
-TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent) : QDialog(parent), document_(document) {
+TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
+    : QDialog(parent), document_(document), job_(new JobRunner(this)) {
   setObjectName("TfliteExportDialog");
   setWindowTitle(tr("Export to TensorFlow Lite"));
   auto* col = new QVBoxLayout(this);
@@ -153,17 +154,15 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent) : QD
     cancel();
     describe();
   });
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &TfliteExportDialog::onDone);
+  connect(job_, &JobRunner::progress, this,
+          [this](int, int, const QString& stage) { status_->setText(stage + "…"); });
   InputSource dataset;
   dataset.kind = InputSource::Kind::DatasetSample;
   source_->setValue(dataset);
   updateEnabled();
 }
 
-TfliteExportDialog::~TfliteExportDialog() {
-  if (cancel_flag_) cancel_flag_->store(true);
-  watcher_.waitForFinished();
-}
+TfliteExportDialog::~TfliteExportDialog() = default;
 
 void TfliteExportDialog::setPath(const QString& path) { path_->setText(path); }
 QString TfliteExportDialog::path() const { return path_->text().trimmed(); }
@@ -213,7 +212,7 @@ Result<TfliteExportRequest> TfliteExportDialog::request() const {
 }
 
 bool TfliteExportDialog::start() {
-  if (running_) {
+  if (isRunning()) {
     setError(tr("An export is already running"));
     return false;
   }
@@ -224,74 +223,56 @@ bool TfliteExportDialog::start() {
   }
   setError(QString());
   report_.reset();
-  running_ = true;
-  cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+  job_->start(
+      tr("Exporting %1").arg(QFileInfo(path()).fileName()),
+      [request = std::move(*r)](JobControl& job) {
+        TfliteExportObserver observer;
+        observer.cancelled = job.cancelCheck();
+        observer.stage = [&job](const std::string& text) { job.progress(0, 0, text); };
+        return exportTfliteFile(request, observer);
+      },
+      [this](JobOutcome<TfliteExportReport> outcome) { onDone(std::move(outcome)); });
   status_->setText(tr("Starting…"));
   progress_->setRange(0, 0);
   updateEnabled();
-  auto cancel_flag = cancel_flag_;
-  watcher_.setFuture(QtConcurrent::run([this, request = std::move(*r), cancel_flag] {
-    TfliteExportObserver observer;
-    observer.cancelled = [cancel_flag] { return cancel_flag->load(); };
-    // The destructor waits for this worker, so `this` outlives the posted updates.
-    observer.stage = [this](const std::string& text) {
-      QMetaObject::invokeMethod(
-          this, [this, text = QString::fromStdString(text)] { if (running_) status_->setText(text + "…"); },
-          Qt::QueuedConnection);
-    };
-    Outcome outcome;
-    auto report = exportTfliteFile(request, observer);
-    if (report.ok()) outcome.report = std::move(*report);
-    else outcome.error = report.error();
-    return outcome;
-  }));
   return true;
 }
 
 void TfliteExportDialog::cancel() {
-  if (!running_ || !cancel_flag_) return;
-  cancel_flag_->store(true);
+  if (!isRunning()) return;
+  job_->cancel();
   status_->setText(tr("Cancelling…"));
 }
 
-void TfliteExportDialog::onDone() {
-  Outcome outcome = watcher_.result();
-  const bool cancelled = cancel_flag_ && cancel_flag_->load();
-  running_ = false;
+void TfliteExportDialog::onDone(JobOutcome<TfliteExportReport> outcome) {
+  const bool cancelled = outcome.cancelled;
   progress_->setRange(0, 1);
-  progress_->setValue(outcome.report ? 1 : 0);
+  progress_->setValue(outcome.ok() ? 1 : 0);
   updateEnabled();
-  if (!outcome.report) {
+  if (!outcome.ok()) {
     status_->setText(cancelled ? tr("Cancelled; nothing was written") : tr("Failed; nothing was written"));
-    setError(cancelled ? tr("cancelled") : QString::fromStdString(outcome.error));
+    setError(cancelled ? tr("cancelled") : outcome.error);
     return;
   }
-  report_ = std::move(outcome.report);
+  report_ = std::move(outcome.value);
   QString text = QString::fromStdString(report_->summary());
   for (const auto& note : report_->notes) text += "\n" + tr("Note: %1").arg(QString::fromStdString(note));
   status_->setText(text);
   emit exported(QString::fromStdString(report_->summary()));
 }
 
-bool TfliteExportDialog::waitUntilIdle(int timeout_ms) {
-  QDeadlineTimer deadline(timeout_ms);
-  while (running_ && !deadline.hasExpired()) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    if (running_) QThread::msleep(5);
-  }
-  QCoreApplication::processEvents();
-  return !running_;
-}
+bool TfliteExportDialog::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
 
 QString TfliteExportDialog::statusText() const { return status_->text(); }
 
 void TfliteExportDialog::updateEnabled() {
-  int8_settings_->setEnabled(int8() && !running_);
-  export_->setEnabled(!running_);
-  cancel_->setEnabled(running_);
-  path_->setEnabled(!running_);
-  float_->setEnabled(!running_);
-  int8_->setEnabled(!running_);
+  const bool running = isRunning();
+  int8_settings_->setEnabled(int8() && !running);
+  export_->setEnabled(!running);
+  cancel_->setEnabled(running);
+  path_->setEnabled(!running);
+  float_->setEnabled(!running);
+  int8_->setEnabled(!running);
 }
 
 void TfliteExportDialog::setError(const QString& message) {

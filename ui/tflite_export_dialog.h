@@ -10,13 +10,11 @@
 #pragma once
 
 #include <QDialog>
-#include <QFutureWatcher>
 
-#include <atomic>
-#include <memory>
 #include <optional>
 #include <string>
 
+#include "ui/job_runner.h"
 #include "ui/tflite_export.h"
 
 class QComboBox;
@@ -55,7 +53,7 @@ class TfliteExportDialog : public QDialog {
   // the settings are incomplete.
   bool start();
   void cancel();
-  bool isRunning() const { return running_; }
+  bool isRunning() const { return job_->isRunning(); }
   // Processes events until the export ends or the timeout passes; true when idle.
   bool waitUntilIdle(int timeout_ms = 300000);
 
@@ -77,12 +75,8 @@ class TfliteExportDialog : public QDialog {
   void exported(const QString& summary);
 
  private:
-  struct Outcome {
-    std::optional<TfliteExportReport> report;
-    std::string error;
-  };
   void browse();
-  void onDone();
+  void onDone(JobOutcome<TfliteExportReport> outcome);
   void updateEnabled();
   void setError(const QString& message);
 
@@ -97,9 +91,7 @@ class TfliteExportDialog : public QDialog {
   QLabel *status_, *error_;
   QPushButton *export_, *cancel_;
 
-  QFutureWatcher<Outcome> watcher_;
-  std::shared_ptr<std::atomic<bool>> cancel_flag_;
-  bool running_ = false;
+  JobRunner* job_;
   std::optional<TfliteExportReport> report_;
   QString last_error_;
 };

@@ -1,17 +1,13 @@
 #include "ui/transform_runner.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
 #include "ui/live_summary.h"
 
 namespace gds::ui {
 
 TransformRunner::TransformRunner(Document* document, LiveSummary* summary, QObject* parent)
-    : QObject(parent), document_(document), summary_(summary) {
-  connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &TransformRunner::onStepDone);
-}
+    : QObject(parent), document_(document), summary_(summary), job_(new JobRunner(this)) {}
 
-TransformRunner::~TransformRunner() { watcher_.waitForFinished(); }
+TransformRunner::~TransformRunner() = default;
 
 bool TransformRunner::start(const QString& transforms) {
   QString text = transforms.trimmed();
@@ -47,7 +43,6 @@ bool TransformRunner::start(std::vector<transforms::TransformStep> steps) {
   steps_ = std::move(steps);
   next_ = 0;
   running_ = true;
-  cancelled_ = false;
   emit started(static_cast<int>(steps_.size()));
   runNext();
   return true;
@@ -55,8 +50,7 @@ bool TransformRunner::start(std::vector<transforms::TransformStep> steps) {
 
 void TransformRunner::cancel() {
   if (!running_) return;
-  // The step in flight cannot be interrupted; its result is dropped.
-  cancelled_ = true;
+  job_->cancelAndDrop();
   stop(false);
 }
 
@@ -73,32 +67,31 @@ void TransformRunner::runNext() {
   // Reuse the live summary when it describes this graph (FLOPs with the marked shapes).
   if (summary_ && summary_->currentGraph() == graph) before = summary_->current();
   std::vector<std::string> inputs = document_->inputNames(), outputs = document_->outputNames();
-  watcher_.setFuture(QtConcurrent::run([graph, step, inputs, outputs, before]() {
-    Outcome out;
-    auto r = transforms::applyStep(*graph, step, inputs, outputs, {}, before.get());
-    if (r.ok())
-      out.result = std::move(r).value();
-    else
-      out.error = r.error();
-    return out;
-  }));
+  transforms::PipelineOptions options;
+  options.registry = registry_;
+  job_->start(
+      tr("Applying %1").arg(QString::fromStdString(step.name)),
+      [graph, step, inputs, outputs, before, options](JobControl& job) mutable {
+        options.cancelled = job.cancelCheck();  // Cancel stops the step in flight
+        return transforms::applyStep(*graph, step, inputs, outputs, options, before.get());
+      },
+      [this](JobOutcome<transforms::StepResult> out) { onStepDone(std::move(out)); });
 }
 
-void TransformRunner::onStepDone() {
-  Outcome out = watcher_.result();
-  if (cancelled_ || !running_) return;
+void TransformRunner::onStepDone(JobOutcome<transforms::StepResult> out) {
+  if (!running_) return;
   if (document_->graph() != running_on_) {
     // The document changed underneath (a new file was opened): stop.
     emit failed(tr("The model changed while the transform ran; its result was discarded"));
     stop(false);
     return;
   }
-  if (!out.result) {
-    emit failed(QString::fromStdString(out.error));
+  if (!out.ok()) {
+    emit failed(out.error);
     stop(false);
     return;
   }
-  transforms::StepResult& r = *out.result;
+  transforms::StepResult& r = *out.value;
   if (r.record.ignored_error) {
     emit stepIgnored(QString::fromStdString(r.record.message));
   } else {

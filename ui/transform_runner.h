@@ -4,13 +4,13 @@
 // already done. A failing step leaves the graph as it was.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 
 #include <vector>
 
 #include "transforms/pipeline.h"
 #include "ui/document.h"
+#include "ui/job_runner.h"
 
 namespace gds::ui {
 
@@ -27,8 +27,12 @@ class TransformRunner : public QObject {
   // a run is already going.
   bool start(const QString& transforms);
   bool start(std::vector<transforms::TransformStep> steps);
+  // Stops the step in flight (transforms poll it between nodes) and drops
+  // its result; the steps already applied stay.
   void cancel();
   bool isRunning() const { return running_; }
+  // The catalogue the steps are looked up in; null (the default): the built-in one.
+  void setRegistry(const transforms::TransformRegistry* registry) { registry_ = registry; }
 
  signals:
   void started(int steps);
@@ -40,21 +44,17 @@ class TransformRunner : public QObject {
   void finished(bool completed);  // false when cancelled or failed
 
  private:
-  struct Outcome {
-    std::optional<transforms::StepResult> result;
-    std::string error;
-  };
   void runNext();
-  void onStepDone();
+  void onStepDone(JobOutcome<transforms::StepResult> out);
   void stop(bool completed);
 
   Document* document_;
   LiveSummary* summary_;
-  QFutureWatcher<Outcome> watcher_;
+  JobRunner* job_;
+  const transforms::TransformRegistry* registry_ = nullptr;
   std::vector<transforms::TransformStep> steps_;
   std::size_t next_ = 0;
   bool running_ = false;
-  bool cancelled_ = false;
   GraphPtr running_on_;
 };
 

@@ -122,16 +122,20 @@ Result<BuiltVariant> buildVariant(const VariantSnapshot& snapshot, const BuildOb
     built.pipeline = joinSteps(*steps);
     transforms::PipelineOptions options;
     options.compute_diff = false;
+    options.cancelled = observer.cancelled;
+    transforms::PipelineObserver progress;
+    int index = 0;
+    const int count = static_cast<int>(steps->size());
+    progress.before = [&](const transforms::TransformStep& step) {
+      if (observer.step) observer.step(index++, count, step.text());
+    };
     const auto start = std::chrono::steady_clock::now();
-    tensorflow::GraphDef graph = *snapshot.source;
-    for (size_t i = 0; i < steps->size(); ++i) {
-      if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
-      const auto& step = (*steps)[i];
-      if (observer.step) observer.step(static_cast<int>(i), static_cast<int>(steps->size()), step.text());
-      auto r = transforms::applyStep(graph, step, snapshot.inputs, snapshot.outputs, options);
-      if (!r.ok()) return Status::Error(name + ": " + r.error());
-      graph = std::move(r->graph);
+    auto r = transforms::applyPipeline(*snapshot.source, *steps, snapshot.inputs, snapshot.outputs, options, progress);
+    if (!r.ok()) {
+      if (r.error() == transforms::TransformContext::kCancelledMessage) return r.status();
+      return Status::Error(name + ": " + r.error());
     }
+    tensorflow::GraphDef graph = std::move(r->graph);
     built.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     built.graph = std::make_shared<const tensorflow::GraphDef>(std::move(graph));
   }

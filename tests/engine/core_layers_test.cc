@@ -162,5 +162,45 @@ TEST(EngineLayers, TheIncludeGraphHasNoCycle) {
   EXPECT_EQ(firstCycle({{"a.h", {"b.h", "c.h"}}, {"b.h", {"c.h"}}, {"c.h", {}}}), "");
 }
 
+
+// The folders' layers (DESIGN.md): model < engine < transforms < graphview <
+// ui < app. No file includes a header of a folder above its own, and the
+// libraries below graphview never include Qt, so the CLI (`gdstudio dot`
+// among others) builds without it.
+TEST(ProjectLayers, NoFolderIncludesAHigherOneAndNoQtBelowGraphview) {
+  const std::vector<std::string> folders = {"model", "engine", "transforms", "graphview", "ui", "app"};
+  const auto rank = [&folders](const std::string& folder) {
+    for (std::size_t i = 0; i < folders.size(); ++i)
+      if (folders[i] == folder) return static_cast<int>(i);
+    return -1;
+  };
+  int files = 0;
+  for (const std::string& folder : folders) {
+    const fs::path dir = fs::path(GDS_SOURCE_DIR) / folder;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc" && ext != ".cpp")) continue;
+      ++files;
+      const std::string rel = folder + "/" + fs::relative(entry.path(), dir).generic_string();
+      std::ifstream in(entry.path());
+      for (std::string line; std::getline(in, line);) {
+        if (line.compare(0, 10, "#include \"") == 0) {
+          const std::string target = line.substr(10, line.find('/', 10) - 10);
+          const int to = rank(target);
+          EXPECT_LE(to, rank(folder)) << rel << " includes " << line.substr(9) << ", a folder above " << folder;
+        } else if (rank(folder) < rank("graphview") && line.compare(0, 10, "#include <") == 0 && line.size() > 11 &&
+                   line[10] == 'Q') {
+          ADD_FAILURE() << rel << " includes Qt (" << line.substr(9) << "); only graphview/ and ui/ may";
+        }
+      }
+    }
+  }
+  EXPECT_GT(files, 300) << "read " << GDS_SOURCE_DIR;
+  // The DOT writer is plain text below graphview: the CLI's `dot` and the
+  // window's export share it.
+  EXPECT_TRUE(fs::exists(fs::path(GDS_SOURCE_DIR) / "model" / "dot_export.h"));
+  EXPECT_FALSE(fs::exists(fs::path(GDS_SOURCE_DIR) / "graphview" / "dot_export.h"));
+}
+
 }  // namespace
 }  // namespace gds

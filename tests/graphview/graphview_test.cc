@@ -16,18 +16,22 @@
 #include <filesystem>
 #include <set>
 
-#include "graphview/dot_export.h"
 #include "graphview/graph_items.h"
 #include "graphview/graph_scene.h"
 #include "graphview/graph_view.h"
 #include "graphview/hierarchy.h"
 #include "graphview/image_export.h"
 #include "graphview/layout.h"
+#include "model/dot_export.h"
 #include "model/io.h"
 #include "tests/test_util.h"
 
 namespace gds::graphview {
 namespace {
+
+// The DOT writer sits in model/ (no Qt); the view and it share the colours.
+using model::graphToDot;
+using model::richDot;
 namespace fs = std::filesystem;
 
 void ensureApp() {

@@ -1,14 +1,14 @@
-#include "graphview/dot_export.h"
+#include "model/dot_export.h"
 
 #include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
 
-#include "graphview/style.h"
+#include "model/op_colours.h"
 #include "model/shape_inference.h"
 
-namespace gds::graphview {
+namespace gds::model {
 namespace {
 
 // DOT double-quoted string: escape quotes and backslashes.
@@ -25,7 +25,6 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string hex(const QColor& c) { return c.name().toStdString(); }
 
 }  // namespace
 
@@ -44,8 +43,8 @@ std::string graphToDot(const tensorflow::GraphDef& graph) {
   return out;
 }
 
-std::string richDot(const model::Graph& graph, bool left_to_right) {
-  const auto shapes = model::inferShapes(graph);
+std::string richDot(const Graph& graph, bool left_to_right) {
+  const auto shapes = inferShapes(graph);
   // Scope tree: clusters nest like the name scopes.
   struct Scope {
     std::map<std::string, std::unique_ptr<Scope>> children;
@@ -74,16 +73,16 @@ std::string richDot(const model::Graph& graph, bool left_to_right) {
                                                                          int depth) {
     std::string indent(2 * depth + 2, ' ');
     for (int i : s.nodes) {
-      CategoryStyle st = styleFor(categoryOf(graph.op(i)));
+      const CategoryColours st = categoryColours(OpRegistry::instance().category(graph.op(i)));
       std::string shape_text = shapes.at(i, 0).str();
       out << indent << quoted(graph.name(i)) << " [label=" << quoted(graph.op(i) + "\n" + graph.name(i) + "\n" + shape_text)
-          << ", fillcolor=" << quoted(hex(st.header)) << ", fontcolor=" << quoted(hex(st.text)) << "];\n";
+          << ", fillcolor=" << quoted(st.header.hex()) << ", fontcolor=" << quoted(st.text.hex()) << "];\n";
     }
     for (const auto& [child_path, child] : s.children) {
       out << indent << "subgraph cluster_" << cluster++ << " {\n"
           << indent << "  label=" << quoted(child_path) << ";\n"
-          << indent << "  style=\"rounded,filled\"; fillcolor=" << quoted(hex(style::frameFill(depth))) << "; color="
-          << quoted(hex(style::frameBorder())) << ";\n";
+          << indent << "  style=\"rounded,filled\"; fillcolor=" << quoted(scopeFrameFill(depth).hex()) << "; color="
+          << quoted(scopeFrameBorder().hex()) << ";\n";
       writeScope(*child, child_path, depth + 1);
       out << indent << "}\n";
     }
@@ -104,4 +103,4 @@ std::string richDot(const model::Graph& graph, bool left_to_right) {
   return out.str();
 }
 
-}  // namespace gds::graphview
+}  // namespace gds::model

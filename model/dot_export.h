@@ -4,16 +4,18 @@
 //   `  "<name>" [label="<op>"];` followed by `  "<input>" -> "<name>";` for
 //   each input with a leading ^ and any :port removed, then `}`.
 // - richDot: names, op types, output shapes, category colours and one
-//   cluster per name scope, for reading in any Graphviz viewer.
+//   cluster per name scope, for reading in any Graphviz viewer, in the graph
+//   view's colours (model/op_colours.h).
+// Plain text, no Qt: `gdstudio dot` works in a build without the window.
 #pragma once
 
 #include <string>
 
 #include "model/graph.h"
 
-namespace gds::graphview {
+namespace gds::model {
 
 std::string graphToDot(const tensorflow::GraphDef& graph);
-std::string richDot(const model::Graph& graph, bool left_to_right = false);
+std::string richDot(const Graph& graph, bool left_to_right = false);
 
-}  // namespace gds::graphview
+}  // namespace gds::model
