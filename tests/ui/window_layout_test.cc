@@ -16,6 +16,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QTableWidget>
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest/QTest>
@@ -28,6 +30,7 @@
 #include "tests/test_util.h"
 #include "tests/ui/ui_test_app.h"
 #include "ui/document.h"
+#include "ui/io_panel.h"
 #include "ui/main_window.h"
 #include "ui/properties_panel.h"
 #include "ui/window_layout.h"
@@ -225,6 +228,75 @@ TEST_P(WindowLayout, WeightsOfTheSelectedNodeFitWithTheBottomDocks) {
   w.benchmarkDock()->raise();
   checkLayout(w, screen);
   checkBenchmarkSettingsInView(w.benchmarkDock());
+}
+
+// Every marked input and output shows whole in the Inputs & outputs dock:
+// each row of the marks table inside the table's viewport, the viewport
+// inside the dock, also when a bottom dock takes the height.
+void checkMarkedRowsWhole(QDockWidget* dock, QTableWidget* table) {
+  QApplication::processEvents();
+  ASSERT_GT(table->rowCount(), 0);
+  const QRect viewport = table->viewport()->rect();
+  expectInView(dock, table->viewport());
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QRect row = table->visualRect(table->model()->index(r, 0));
+    EXPECT_TRUE(viewport.contains(row)) << "row " << r << " '" << table->item(r, 1)->text().toStdString() << "' at y "
+                                        << row.y() << " height " << row.height() << " in a viewport of height "
+                                        << viewport.height();
+  }
+}
+
+TEST_P(WindowLayout, MarkedInputsAndOutputsShowWhole) {
+  const QSize screen = GetParam();
+  MainWindow w;
+  w.setInteractive(false);
+  w.arrangeForScreen(QRect(QPoint(0, 0), screen));
+  w.show();
+  GDS_REQUIRE_SHARED();
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle());
+  w.document()->toggleMark("input", IoMark::Kind::Input);
+  w.document()->toggleMark(kOutput, IoMark::Kind::Output);
+  auto* table = w.ioDock()->findChild<QTableWidget*>("IoMarks");
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->rowCount(), 2);
+  {
+    SCOPED_TRACE("model open");
+    checkLayout(w, screen);
+    checkMarkedRowsWhole(w.ioDock(), table);
+  }
+  w.benchmarkAction()->trigger();
+  {
+    SCOPED_TRACE("Benchmark dock open");
+    checkLayout(w, screen);
+    checkMarkedRowsWhole(w.ioDock(), table);
+  }
+  w.accuracyAction()->trigger();
+  {
+    SCOPED_TRACE("Accuracy dock open");
+    checkLayout(w, screen);
+    checkMarkedRowsWhole(w.ioDock(), table);
+  }
+  // More marks than the table shows at once: it scrolls a whole row at a time.
+  for (const char* node : {"MobilenetV1/MobilenetV1/Conv2d_0/Relu6", "MobilenetV1/MobilenetV1/Conv2d_1_depthwise/Relu6",
+                           "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6"})
+    w.document()->toggleMark(node, IoMark::Kind::Output);
+  ASSERT_EQ(table->rowCount(), 5);
+  QApplication::processEvents();
+  checkLayout(w, screen);
+  expectInView(w.ioDock(), table->viewport());
+  for (int top : {0, 1}) {
+    table->verticalScrollBar()->setValue(top);
+    QApplication::processEvents();
+    int whole = 0;
+    for (int r = 0; r < table->rowCount(); ++r) {
+      const QRect row = table->visualRect(table->model()->index(r, 0));
+      if (!row.intersects(table->viewport()->rect())) continue;
+      EXPECT_TRUE(table->viewport()->rect().contains(row)) << "row " << r << " cut, scrolled to " << top;
+      ++whole;
+    }
+    EXPECT_EQ(whole, IoPanel::kShownMarks);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Screens, WindowLayout, ::testing::Values(QSize(1366, 768), QSize(1920, 1080)),
