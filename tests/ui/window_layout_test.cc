@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QGroupBox>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
@@ -93,22 +94,22 @@ void checkLayout(MainWindow& w, const QSize& screen) {
   EXPECT_GE(w.centralWidget()->height(), 200);
 }
 
-// Every settings control of the Benchmark dock lies inside the part of the
-// dock that shows: inside the dock and inside its scroll area's viewport, so
-// nothing is cut at an edge or needs scrolling to reach.
-void checkBenchmarkSettingsInView(QDockWidget* dock) {
+// Every settings control of a bottom dock lies inside the part of the dock
+// that shows: inside the dock and inside its settings scroll area's
+// viewport, so nothing is cut at an edge or needs scrolling to reach.
+void checkSettingsInView(QDockWidget* dock, const char* scroll_name, int min_controls) {
   QApplication::processEvents();
-  auto* optimize = dock->findChild<QCheckBox*>("BenchmarkOptimizeGraph");
-  ASSERT_NE(optimize, nullptr);
-  QScrollArea* scroll = nullptr;
-  for (QWidget* p = optimize->parentWidget(); p && !scroll; p = p->parentWidget()) scroll = qobject_cast<QScrollArea*>(p);
-  ASSERT_NE(scroll, nullptr);
+  auto* scroll = dock->findChild<QScrollArea*>(scroll_name);
+  ASSERT_NE(scroll, nullptr) << scroll_name;
   const QRect viewport(scroll->viewport()->mapTo(dock, QPoint(0, 0)), scroll->viewport()->size());
   const QRect shown = viewport & dock->rect();
   int controls = 0;
   for (QWidget* c : scroll->widget()->findChildren<QWidget*>()) {
     const bool control = qobject_cast<QAbstractButton*>(c) || qobject_cast<QAbstractSpinBox*>(c) ||
-                         qobject_cast<QComboBox*>(c) || qobject_cast<QPlainTextEdit*>(c) || qobject_cast<QGroupBox*>(c);
+                         qobject_cast<QComboBox*>(c) || qobject_cast<QPlainTextEdit*>(c) ||
+                         qobject_cast<QGroupBox*>(c) ||
+                         (qobject_cast<QLineEdit*>(c) && !qobject_cast<QAbstractSpinBox*>(c->parentWidget()) &&
+                          !qobject_cast<QComboBox*>(c->parentWidget()));
     if (!control || !c->isVisibleTo(dock)) continue;
     ++controls;
     const QRect r(c->mapTo(dock, QPoint(0, 0)), c->size());
@@ -118,9 +119,11 @@ void checkBenchmarkSettingsInView(QDockWidget* dock) {
                                    << " outside the shown " << shown.x() << "," << shown.y() << " " << shown.width()
                                    << "x" << shown.height();
   }
-  // Variants (their group, 4 boxes, per-channel, reset, pipeline), inputs, 4 run fields, optimize, Run, Cancel.
-  EXPECT_GE(controls, 16);
+  EXPECT_GE(controls, min_controls);
 }
+
+// Variants (their group, 4 boxes, per-channel, reset, pipeline), inputs, 4 run fields, optimize, Run, Cancel.
+void checkBenchmarkSettingsInView(QDockWidget* dock) { checkSettingsInView(dock, "BenchmarkSettingsScroll", 16); }
 
 // A widget of a dock lies inside the part of the dock that shows (inside
 // the dock and inside the viewport of any scroll area it is in).
@@ -191,8 +194,13 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
     ASSERT_NE(compare, nullptr);
     ASSERT_NE(mode, nullptr);
     expectInView(w.accuracyDock(), compare);
+    // Every setting in view: Compare, with, on, Threads, the input source,
+    // Compare and Cancel, Per-channel, Reset and the pipeline text.
+    checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 10);
     mode->setCurrentIndex(1);
     expectInView(w.accuracyDock(), compare);
+    // ... and the dataset form: folder, Browse, labels, class names, image size, pixels.
+    checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 17);
   }
 }
 
