@@ -11,6 +11,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -122,7 +123,9 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, Li
   pipeline_ = new QPlainTextEdit(mid);
   pipeline_->setObjectName("TransformPipeline");
   pipeline_->setTabChangesFocus(true);
-  pipeline_->setMinimumHeight(pipeline_->fontMetrics().height() + 14);
+  // Three whole lines at least: a pasted pipeline reads at 768 pixels, no line cut in half.
+  pipeline_->setMinimumHeight(3 * pipeline_->fontMetrics().lineSpacing() + 2 * pipeline_->frameWidth() +
+                              2 * static_cast<int>(pipeline_->document()->documentMargin()));
   ml->addWidget(pipeline_, 1);
   auto* prow = new QHBoxLayout;
   cancel_ = new QPushButton(tr("Cancel"), mid);

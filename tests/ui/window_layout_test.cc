@@ -19,6 +19,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QTableWidget>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest/QTest>
@@ -174,6 +175,11 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
   {
     SCOPED_TRACE("model open");
     checkLayout(w, screen);
+    // The Transforms dock's pipeline shows three whole lines of a pasted pipeline.
+    auto* pipeline = w.transformsDock()->findChild<QPlainTextEdit*>("TransformPipeline");
+    ASSERT_NE(pipeline, nullptr);
+    EXPECT_GE(pipeline->viewport()->height(), 3 * pipeline->fontMetrics().lineSpacing() +
+                                                  2 * static_cast<int>(pipeline->document()->documentMargin()));
   }
   w.benchmarkAction()->trigger();
   {
