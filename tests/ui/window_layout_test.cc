@@ -35,6 +35,7 @@
 #include "ui/io_panel.h"
 #include "ui/main_window.h"
 #include "ui/properties_panel.h"
+#include "ui/transforms_panel.h"
 #include "ui/window_layout.h"
 
 namespace gds::ui {
@@ -175,11 +176,16 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
   {
     SCOPED_TRACE("model open");
     checkLayout(w, screen);
-    // The Transforms dock's pipeline shows three whole lines of a pasted pipeline.
+    // The Transforms dock's pipeline shows four whole lines (the example's
+    // three steps wrap to four in the dock at 1366 pixels).
     auto* pipeline = w.transformsDock()->findChild<QPlainTextEdit*>("TransformPipeline");
     ASSERT_NE(pipeline, nullptr);
-    EXPECT_GE(pipeline->viewport()->height(), 3 * pipeline->fontMetrics().lineSpacing() +
+    EXPECT_GE(pipeline->viewport()->height(), TransformsPanel::kPipelineLines * pipeline->fontMetrics().lineSpacing() +
                                                   2 * static_cast<int>(pipeline->document()->documentMargin()));
+    // The parameter form area is as tall as its content at its width: no blank band under the step's text.
+    auto* form = w.transformsDock()->findChild<QScrollArea*>("TransformFormArea");
+    ASSERT_NE(form, nullptr);
+    EXPECT_LE(form->height(), form->widget()->heightForWidth(form->viewport()->width()) + 2 * form->frameWidth() + 2);
   }
   w.benchmarkAction()->trigger();
   {
