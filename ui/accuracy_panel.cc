@@ -11,9 +11,11 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -98,13 +100,22 @@ void AccuracyPanel::buildUi() {
   outer->setContentsMargins(4, 4, 4, 4);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   outer->addWidget(splitter);
-  // The settings scroll when the dock is short (a 768-pixel screen).
+  // The settings in two columns, as the Benchmark dock's: what to compare,
+  // the inputs and Compare on the left, the 8-bit pipeline as tall as the
+  // dock beside them; all in view at 1366x768 (about 270 pixels of content).
+  // The scroll bar is only a fallback for a dock made shorter by hand.
   auto* settings_scroll = new QScrollArea(splitter);
+  settings_scroll->setObjectName("AccuracySettingsScroll");
   settings_scroll->setWidgetResizable(true);
   settings_scroll->setFrameShape(QFrame::NoFrame);
+  settings_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* settings = new QWidget;
-  auto* col = new QVBoxLayout(settings);
-  col->setContentsMargins(0, 0, 4, 0);
+  auto* columns = new QHBoxLayout(settings);
+  columns->setContentsMargins(0, 0, 4, 0);
+  auto* col = new QVBoxLayout;
+  auto* pipeline_col = new QVBoxLayout;
+  columns->addLayout(col, 1);
+  columns->addLayout(pipeline_col, 0);
 
   // What to compare.
   auto* compare_row = new QHBoxLayout;
@@ -200,13 +211,14 @@ void AccuracyPanel::buildUi() {
     setImagePreprocess(src.image.height, src.image.width, src.image.mean, src.image.std);
   });
   col->addWidget(mode_pages_);
-  // Compare (the run row, built below) before the pipeline: in a short dock the
-  // pipeline's text may scroll, the button stays in view.
   auto* run_row = new QHBoxLayout;
   col->addLayout(run_row);
 
-  // The 8-bit pipeline, shared with the Benchmark panel through Variants.
-  col->addWidget(variants_->createPipelineEditor(this));
+  // The 8-bit pipeline, shared with the Benchmark panel through Variants:
+  // its text takes the column's height.
+  QWidget* pipeline = variants_->createPipelineEditor(this);
+  if (auto* text = pipeline->findChild<QPlainTextEdit*>("PipelineText")) text->setMaximumHeight(QWIDGETSIZE_MAX);
+  pipeline_col->addWidget(pipeline, 1);
 
   // Run, cancel, progress.
   run_ = new QPushButton(tr("Compare"), this);
@@ -218,8 +230,10 @@ void AccuracyPanel::buildUi() {
   progress_->setTextVisible(false);
   status_ = new QLabel(this);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  run_row->addWidget(run_);
-  run_row->addWidget(cancel_);
+  for (QPushButton* b : {run_, cancel_}) {
+    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 24);  // the column stays narrow
+    run_row->addWidget(b);
+  }
   run_row->addWidget(progress_);
   run_row->addWidget(status_, 1);
   col->addStretch(1);
@@ -227,11 +241,15 @@ void AccuracyPanel::buildUi() {
   auto* results_col = new QVBoxLayout(results);
   results_col->setContentsMargins(4, 0, 0, 0);
   settings_scroll->setWidget(settings);
-  settings_scroll->setMinimumWidth(settings->sizeHint().width() + 16);
+  const int settings_width =
+      settings->minimumSizeHint().width() + settings_scroll->verticalScrollBar()->sizeHint().width();
+  settings_scroll->setMinimumWidth(settings_width);
   splitter->addWidget(settings_scroll);
   splitter->addWidget(results);
+  splitter->setChildrenCollapsible(false);
+  splitter->setStretchFactor(0, 0);
   splitter->setStretchFactor(1, 1);
-  splitter->setSizes({520, 1000});
+  splitter->setSizes({settings_width, 1000});
   connect(run_, &QPushButton::clicked, this, &AccuracyPanel::run);
   connect(cancel_, &QPushButton::clicked, this, &AccuracyPanel::cancel);
 
@@ -274,7 +292,8 @@ void AccuracyPanel::buildUi() {
   filter_->setClearButtonEnabled(true);
   exclude_ = new QPushButton(tr("Exclude op type from quantization"), layers_page);
   exclude_->setObjectName("AccuracyExclude");
-  heat_map_ = new QCheckBox(tr("Heat map on the graph"), layers_page);
+  // Short: the results share the dock's width with two settings columns.
+  heat_map_ = new QCheckBox(tr("Heat map"), layers_page);
   heat_map_->setChecked(true);
   heat_map_->setToolTip(tr("Colour the graph's nodes by their error (noise-to-signal ratio in dB, -SQNR)"));
   layers_row->addWidget(filter_, 1);

@@ -10,6 +10,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 #include "model/shape_inference.h"
@@ -40,12 +41,21 @@ IoPanel::IoPanel(Document* document, LiveSummary* summary, QWidget* parent)
     : QWidget(parent), document_(document), summary_(summary) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  // summarize's suggestions first: where a new user starts.
-  auto* cand_label = new QLabel(tr("Suggested by summarize — likely first, in bold (double-click to mark):"), this);
-  cand_label->setWordWrap(true);
-  layout->addWidget(cand_label);
+  // summarize's suggestions first: where a new user starts. The dock is
+  // short at 768 pixels: one line of label with Mark suggested beside it,
+  // the explanation in the tooltips.
+  const QString how = tr("Likely ones first, in bold; double-click to mark");
+  auto* cand_row = new QHBoxLayout;
+  auto* cand_label = new QLabel(tr("Suggested by summarize:"), this);
+  cand_label->setToolTip(how);
+  cand_row->addWidget(cand_label, 1);
+  use_candidate_ = new QPushButton(tr("Mark suggested"), this);
+  use_candidate_->setToolTip(tr("Mark the selected suggestions, or the likely ones (bold) when none is selected"));
+  cand_row->addWidget(use_candidate_);
+  layout->addLayout(cand_row);
   candidates_ = new QListWidget(this);
   candidates_->setObjectName("IoSuggestions");
+  candidates_->setToolTip(how);
   candidates_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   candidates_->setMinimumHeight(3 * candidates_->fontMetrics().height() + 10);
   // Long scope paths: the middle goes, the end (the node) stays; the
@@ -53,25 +63,24 @@ IoPanel::IoPanel(Document* document, LiveSummary* summary, QWidget* parent)
   candidates_->setTextElideMode(Qt::ElideMiddle);
   candidates_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   candidates_->setUniformItemSizes(true);
-  layout->addWidget(candidates_, 3);
-  use_candidate_ = new QPushButton(tr("Mark suggested"), this);
-  use_candidate_->setToolTip(tr("Mark the selected suggestions, or the likely ones (bold) when none is selected"));
+  layout->addWidget(candidates_, 1);
 
-  auto* marked_row = new QHBoxLayout;
-  marked_row->addWidget(new QLabel(tr("Marked:"), this), 1);
-  marked_row->addWidget(use_candidate_);
-  layout->addLayout(marked_row);
+  // The marks: the table is as tall as its rows (up to kShownMarks, then it
+  // scrolls a row at a time), so no row is ever cut; the suggestions above
+  // take the height left.
   table_ = new QTableWidget(0, kColumns, this);
-  table_->setHorizontalHeaderLabels({tr("Kind"), tr("Node"), tr("Type"), tr("Shape")});
+  table_->setObjectName("IoMarks");
+  table_->setHorizontalHeaderLabels({tr("Marked"), tr("Node"), tr("Type"), tr("Shape")});
   table_->horizontalHeader()->setSectionResizeMode(kName, QHeaderView::Stretch);
-  table_->horizontalHeader()->setSectionResizeMode(kKind, QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setSectionResizeMode(kDtype, QHeaderView::ResizeToContents);
+  for (int c : {kKind, kDtype, kShape}) table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // names elide; the height stays the rows'
+  table_->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
   table_->verticalHeader()->hide();
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setToolTip(tr("Double-click an input's shape to change it (use -1 or ? for an unknown dimension)"));
-  table_->setMinimumHeight(2 * table_->verticalHeader()->defaultSectionSize() + 8);
-  layout->addWidget(table_, 2);
+  layout->addWidget(table_, 0);
 
   auto* buttons = new QHBoxLayout;
   mark_input_ = new QPushButton(tr("Mark input"), this);
@@ -147,7 +156,14 @@ void IoPanel::refreshMarks() {
   }
   remove_->setEnabled(!marks.empty());
   copy_command_->setEnabled(!marks.empty());
+  fitMarksHeight();
   updating_ = false;
+}
+
+void IoPanel::fitMarksHeight() {
+  const int rows = std::clamp(table_->rowCount(), 1, kShownMarks);
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                         rows * table_->verticalHeader()->defaultSectionSize() + 2 * table_->frameWidth());
 }
 
 // Likely inputs, likely outputs, then the other inputs and outputs as

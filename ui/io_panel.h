@@ -28,12 +28,17 @@ class IoPanel : public QWidget {
   QPushButton* markSuggestedButton() const { return use_candidate_; }
   // Suggestions in bold: the ones Mark suggested marks when none is selected.
   int likelyCount() const;
+  // Marks the table shows at once (it scrolls a row at a time beyond):
+  // three keep Node properties its useful height under a bottom dock at 768 pixels.
+  static constexpr int kShownMarks = 3;
 
  signals:
   void message(const QString& text);
 
  private:
   void refreshMarks();
+  // The marks table as tall as its rows, kShownMarks at most.
+  void fitMarksHeight();
   void refreshCandidates();
   void onCellChanged(int row, int column);
   void removeSelected();

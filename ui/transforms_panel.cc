@@ -11,6 +11,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QTextDocument>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -47,7 +48,12 @@ class FormArea : public QScrollArea {
   QSize sizeHint() const override {
     const QSize form = widget() ? widget()->sizeHint() : QSize(0, 0);
     const int f = 2 * frameWidth();
-    return {form.width() + f + verticalScrollBar()->sizeHint().width(), form.height() + f};
+    // The wrapped description's height at the area's width: its sizeHint
+    // guesses a narrower label, taller by a line or two of empty space.
+    int height = form.height();
+    if (widget() && widget()->hasHeightForWidth() && viewport()->width() > 0)
+      height = widget()->heightForWidth(viewport()->width());
+    return {form.width() + f + verticalScrollBar()->sizeHint().width(), height + f};
   }
 };
 
@@ -122,7 +128,10 @@ TransformsPanel::TransformsPanel(Document* document, TransformRunner* runner, Li
   pipeline_ = new QPlainTextEdit(mid);
   pipeline_->setObjectName("TransformPipeline");
   pipeline_->setTabChangesFocus(true);
-  pipeline_->setMinimumHeight(pipeline_->fontMetrics().height() + 14);
+  // Four whole lines at least: the example pipeline (three steps, four lines
+  // once its shape wraps in a 340-pixel dock) reads at 768 pixels, no line cut in half.
+  pipeline_->setMinimumHeight(kPipelineLines * pipeline_->fontMetrics().lineSpacing() + 2 * pipeline_->frameWidth() +
+                              2 * static_cast<int>(pipeline_->document()->documentMargin()));
   ml->addWidget(pipeline_, 1);
   auto* prow = new QHBoxLayout;
   cancel_ = new QPushButton(tr("Cancel"), mid);

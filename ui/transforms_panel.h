@@ -35,6 +35,8 @@ class TransformsPanel : public QWidget {
   QScrollArea* formArea() const { return form_scroll_; }
   QPushButton* applyButton() const { return apply_; }
   QPlainTextEdit* pipelineEdit() const { return pipeline_; }
+  // Lines the pipeline box shows at least.
+  static constexpr int kPipelineLines = 4;
   // The example pipeline shown in the empty pipeline field, with the shape
   // of the model's input (the marked one, else the likely one).
   QString pipelineExample() const;

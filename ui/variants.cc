@@ -298,6 +298,7 @@ PipelineEditor::PipelineEditor(Variants* variants, QWidget* parent) : QWidget(pa
   label->setToolTip(tr("The transforms that make the 8-bit variant, applied to the current graph"));
   reset_ = new QPushButton(tr("Reset"), this);
   reset_->setToolTip(tr("Back to the tutorial 8-bit pipeline for the marked inputs and outputs"));
+  reset_->setMinimumWidth(reset_->fontMetrics().horizontalAdvance(reset_->text()) + 24);  // narrow settings columns
   per_channel_ = new QCheckBox(tr("Per-channel"), this);
   per_channel_->setObjectName("PerChannelWeights");
   per_channel_->setChecked(variants_->perChannel());

@@ -23,4 +23,6 @@ for size in 1366x768 1920x1080; do
   shot mobilenet_accuracy "$mobilenet" "${io[@]}" --accuracy=../shared/data/images \
     --class_names="$models/mobilenet_v1_0.25_128_labels.txt"
   shot inception_hub "$models/tfnet_inception_v3_hub.meta"
+  shot training_graph "$models/tfnet_vd_cnn_train.meta"
+  shot tf2_savedmodel "$models/tf2/binary_cnn_256/saved_model.pb"
 done

@@ -13,9 +13,13 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QGroupBox>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QTableWidget>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QtTest/QTest>
@@ -28,8 +32,10 @@
 #include "tests/test_util.h"
 #include "tests/ui/ui_test_app.h"
 #include "ui/document.h"
+#include "ui/io_panel.h"
 #include "ui/main_window.h"
 #include "ui/properties_panel.h"
+#include "ui/transforms_panel.h"
 #include "ui/window_layout.h"
 
 namespace gds::ui {
@@ -90,22 +96,22 @@ void checkLayout(MainWindow& w, const QSize& screen) {
   EXPECT_GE(w.centralWidget()->height(), 200);
 }
 
-// Every settings control of the Benchmark dock lies inside the part of the
-// dock that shows: inside the dock and inside its scroll area's viewport, so
-// nothing is cut at an edge or needs scrolling to reach.
-void checkBenchmarkSettingsInView(QDockWidget* dock) {
+// Every settings control of a bottom dock lies inside the part of the dock
+// that shows: inside the dock and inside its settings scroll area's
+// viewport, so nothing is cut at an edge or needs scrolling to reach.
+void checkSettingsInView(QDockWidget* dock, const char* scroll_name, int min_controls) {
   QApplication::processEvents();
-  auto* optimize = dock->findChild<QCheckBox*>("BenchmarkOptimizeGraph");
-  ASSERT_NE(optimize, nullptr);
-  QScrollArea* scroll = nullptr;
-  for (QWidget* p = optimize->parentWidget(); p && !scroll; p = p->parentWidget()) scroll = qobject_cast<QScrollArea*>(p);
-  ASSERT_NE(scroll, nullptr);
+  auto* scroll = dock->findChild<QScrollArea*>(scroll_name);
+  ASSERT_NE(scroll, nullptr) << scroll_name;
   const QRect viewport(scroll->viewport()->mapTo(dock, QPoint(0, 0)), scroll->viewport()->size());
   const QRect shown = viewport & dock->rect();
   int controls = 0;
   for (QWidget* c : scroll->widget()->findChildren<QWidget*>()) {
     const bool control = qobject_cast<QAbstractButton*>(c) || qobject_cast<QAbstractSpinBox*>(c) ||
-                         qobject_cast<QComboBox*>(c) || qobject_cast<QPlainTextEdit*>(c) || qobject_cast<QGroupBox*>(c);
+                         qobject_cast<QComboBox*>(c) || qobject_cast<QPlainTextEdit*>(c) ||
+                         qobject_cast<QGroupBox*>(c) ||
+                         (qobject_cast<QLineEdit*>(c) && !qobject_cast<QAbstractSpinBox*>(c->parentWidget()) &&
+                          !qobject_cast<QComboBox*>(c->parentWidget()));
     if (!control || !c->isVisibleTo(dock)) continue;
     ++controls;
     const QRect r(c->mapTo(dock, QPoint(0, 0)), c->size());
@@ -115,9 +121,11 @@ void checkBenchmarkSettingsInView(QDockWidget* dock) {
                                    << " outside the shown " << shown.x() << "," << shown.y() << " " << shown.width()
                                    << "x" << shown.height();
   }
-  // Variants (their group, 4 boxes, per-channel, reset, pipeline), inputs, 4 run fields, optimize, Run, Cancel.
-  EXPECT_GE(controls, 16);
+  EXPECT_GE(controls, min_controls);
 }
+
+// Variants (their group, 4 boxes, per-channel, reset, pipeline), inputs, 4 run fields, optimize, Run, Cancel.
+void checkBenchmarkSettingsInView(QDockWidget* dock) { checkSettingsInView(dock, "BenchmarkSettingsScroll", 16); }
 
 // A widget of a dock lies inside the part of the dock that shows (inside
 // the dock and inside the viewport of any scroll area it is in).
@@ -168,6 +176,16 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
   {
     SCOPED_TRACE("model open");
     checkLayout(w, screen);
+    // The Transforms dock's pipeline shows four whole lines (the example's
+    // three steps wrap to four in the dock at 1366 pixels).
+    auto* pipeline = w.transformsDock()->findChild<QPlainTextEdit*>("TransformPipeline");
+    ASSERT_NE(pipeline, nullptr);
+    EXPECT_GE(pipeline->viewport()->height(), TransformsPanel::kPipelineLines * pipeline->fontMetrics().lineSpacing() +
+                                                  2 * static_cast<int>(pipeline->document()->documentMargin()));
+    // The parameter form area is as tall as its content at its width: no blank band under the step's text.
+    auto* form = w.transformsDock()->findChild<QScrollArea*>("TransformFormArea");
+    ASSERT_NE(form, nullptr);
+    EXPECT_LE(form->height(), form->widget()->heightForWidth(form->viewport()->width()) + 2 * form->frameWidth() + 2);
   }
   w.benchmarkAction()->trigger();
   {
@@ -188,8 +206,13 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
     ASSERT_NE(compare, nullptr);
     ASSERT_NE(mode, nullptr);
     expectInView(w.accuracyDock(), compare);
+    // Every setting in view: Compare, with, on, Threads, the input source,
+    // Compare and Cancel, Per-channel, Reset and the pipeline text.
+    checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 10);
     mode->setCurrentIndex(1);
     expectInView(w.accuracyDock(), compare);
+    // ... and the dataset form: folder, Browse, labels, class names, image size, pixels.
+    checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 17);
   }
 }
 
@@ -225,6 +248,75 @@ TEST_P(WindowLayout, WeightsOfTheSelectedNodeFitWithTheBottomDocks) {
   w.benchmarkDock()->raise();
   checkLayout(w, screen);
   checkBenchmarkSettingsInView(w.benchmarkDock());
+}
+
+// Every marked input and output shows whole in the Inputs & outputs dock:
+// each row of the marks table inside the table's viewport, the viewport
+// inside the dock, also when a bottom dock takes the height.
+void checkMarkedRowsWhole(QDockWidget* dock, QTableWidget* table) {
+  QApplication::processEvents();
+  ASSERT_GT(table->rowCount(), 0);
+  const QRect viewport = table->viewport()->rect();
+  expectInView(dock, table->viewport());
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QRect row = table->visualRect(table->model()->index(r, 0));
+    EXPECT_TRUE(viewport.contains(row)) << "row " << r << " '" << table->item(r, 1)->text().toStdString() << "' at y "
+                                        << row.y() << " height " << row.height() << " in a viewport of height "
+                                        << viewport.height();
+  }
+}
+
+TEST_P(WindowLayout, MarkedInputsAndOutputsShowWhole) {
+  const QSize screen = GetParam();
+  MainWindow w;
+  w.setInteractive(false);
+  w.arrangeForScreen(QRect(QPoint(0, 0), screen));
+  w.show();
+  GDS_REQUIRE_SHARED();
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle());
+  w.document()->toggleMark("input", IoMark::Kind::Input);
+  w.document()->toggleMark(kOutput, IoMark::Kind::Output);
+  auto* table = w.ioDock()->findChild<QTableWidget*>("IoMarks");
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->rowCount(), 2);
+  {
+    SCOPED_TRACE("model open");
+    checkLayout(w, screen);
+    checkMarkedRowsWhole(w.ioDock(), table);
+  }
+  w.benchmarkAction()->trigger();
+  {
+    SCOPED_TRACE("Benchmark dock open");
+    checkLayout(w, screen);
+    checkMarkedRowsWhole(w.ioDock(), table);
+  }
+  w.accuracyAction()->trigger();
+  {
+    SCOPED_TRACE("Accuracy dock open");
+    checkLayout(w, screen);
+    checkMarkedRowsWhole(w.ioDock(), table);
+  }
+  // More marks than the table shows at once: it scrolls a whole row at a time.
+  for (const char* node : {"MobilenetV1/MobilenetV1/Conv2d_0/Relu6", "MobilenetV1/MobilenetV1/Conv2d_1_depthwise/Relu6",
+                           "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6"})
+    w.document()->toggleMark(node, IoMark::Kind::Output);
+  ASSERT_EQ(table->rowCount(), 5);
+  QApplication::processEvents();
+  checkLayout(w, screen);
+  expectInView(w.ioDock(), table->viewport());
+  for (int top : {0, 1}) {
+    table->verticalScrollBar()->setValue(top);
+    QApplication::processEvents();
+    int whole = 0;
+    for (int r = 0; r < table->rowCount(); ++r) {
+      const QRect row = table->visualRect(table->model()->index(r, 0));
+      if (!row.intersects(table->viewport()->rect())) continue;
+      EXPECT_TRUE(table->viewport()->rect().contains(row)) << "row " << r << " cut, scrolled to " << top;
+      ++whole;
+    }
+    EXPECT_EQ(whole, IoPanel::kShownMarks);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Screens, WindowLayout, ::testing::Values(QSize(1366, 768), QSize(1920, 1080)),
