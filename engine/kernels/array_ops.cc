@@ -59,13 +59,17 @@ Status runMaps(KernelContext& ctx, const Tensor& x, const Shape& out_shape,
 // ---------------------------------------------------------------------------
 // Concat / Pack (join along an axis) and Split / Unpack (the reverse).
 
+// Which op a ConcatKernel runs: ConcatV2 takes the axis as its last input,
+// Concat as its first, Pack from an attr and stacks along a new dimension.
+enum class ConcatForm { kConcatV2, kConcat, kPack };
+
 class ConcatKernel : public OpKernel {
  public:
-  explicit ConcatKernel(int mode) : mode_(mode) {}  // 0 ConcatV2, 1 Concat, 2 Pack
+  explicit ConcatKernel(ConcatForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
-    int n = init.numInputs() - (mode_ == 2 ? 0 : 1);
+    int n = init.numInputs() - (form_ == ConcatForm::kPack ? 0 : 1);
     if (n < 1) return init.error("expects at least one value input");
-    if (mode_ == 2) GDS_RETURN_IF_ERROR(init.getAttrOr<int64_t>("axis", &pack_axis_, 0));
+    if (form_ == ConcatForm::kPack) GDS_RETURN_IF_ERROR(init.getAttrOr<int64_t>("axis", &pack_axis_, 0));
     // Static output shape when every input shape and the axis are known.
     std::vector<Shape> shapes;
     for (int i = 0; i < n; ++i) {
@@ -74,9 +78,10 @@ class ConcatKernel : public OpKernel {
       shapes.push_back(s);
     }
     int64_t axis = pack_axis_;
-    if (mode_ != 2) {
+    if (form_ != ConcatForm::kPack) {
       std::vector<int64_t> a;
-      if (!kern::constInts(init, mode_ == 0 ? init.numInputs() - 1 : 0, &a) || a.size() != 1) return Status::Ok();
+      const int axis_input = form_ == ConcatForm::kConcatV2 ? init.numInputs() - 1 : 0;
+      if (!kern::constInts(init, axis_input, &a) || a.size() != 1) return Status::Ok();
       axis = a[0];
     }
     std::string err;
@@ -91,11 +96,11 @@ class ConcatKernel : public OpKernel {
     return true;
   }
   Status compute(KernelContext& ctx) override {
-    const int n = ctx.numInputs() - (mode_ == 2 ? 0 : 1);
+    const int n = ctx.numInputs() - (form_ == ConcatForm::kPack ? 0 : 1);
     int64_t axis = pack_axis_;
-    if (mode_ != 2) {
+    if (form_ != ConcatForm::kPack) {
       std::vector<int64_t> a;
-      GDS_RETURN_IF_ERROR(kern::readInts(ctx, mode_ == 0 ? ctx.numInputs() - 1 : 0, "axis", &a));
+      GDS_RETURN_IF_ERROR(kern::readInts(ctx, form_ == ConcatForm::kConcatV2 ? ctx.numInputs() - 1 : 0, "axis", &a));
       if (a.size() != 1) return ctx.error("axis must be a scalar");
       axis = a[0];
     }
@@ -131,11 +136,11 @@ class ConcatKernel : public OpKernel {
   }
 
  private:
-  int valueIndex(int i) const { return mode_ == 1 ? i + 1 : i; }
+  int valueIndex(int i) const { return form_ == ConcatForm::kConcat ? i + 1 : i; }
   bool outShape(const std::vector<Shape>& shapes, int64_t axis, Shape* out, int64_t* axis_out, std::string* err,
                 bool partial) const {
     const Shape& s0 = shapes[0];
-    const int64_t rank = static_cast<int64_t>(s0.size()) + (mode_ == 2 ? 1 : 0);
+    const int64_t rank = static_cast<int64_t>(s0.size()) + (form_ == ConcatForm::kPack ? 1 : 0);
     int64_t a;
     if (!kern::normalizeAxis(axis, rank, &a)) {
       *err = "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank);
@@ -143,56 +148,61 @@ class ConcatKernel : public OpKernel {
     }
     if (axis_out) *axis_out = a;
     *out = s0;
-    if (mode_ == 2) out->insert(out->begin() + a, static_cast<int64_t>(shapes.size()));
+    if (form_ == ConcatForm::kPack) out->insert(out->begin() + a, static_cast<int64_t>(shapes.size()));
     for (size_t i = 1; i < shapes.size(); ++i) {
       const Shape& s = shapes[i];
       bool ok = s.size() == s0.size();
       for (size_t d = 0; ok && d < s.size(); ++d) {
-        if (mode_ != 2 && static_cast<int64_t>(d) == a) continue;
+        if (form_ != ConcatForm::kPack && static_cast<int64_t>(d) == a) continue;
         if (s[d] != s0[d] && !(partial && (s[d] < 0 || s0[d] < 0))) ok = false;
       }
       if (!ok) {
-        *err = std::string(mode_ == 2 ? "all values must have the same shape" :
-                                        "dimensions of the values must match except along the axis") +
+        *err = std::string(form_ == ConcatForm::kPack ? "all values must have the same shape" :
+                                                        "dimensions of the values must match except along the axis") +
                ": value 0 is " + shapeStr(s0) + ", value " + std::to_string(i) + " is " + shapeStr(s);
         return false;
       }
-      if (mode_ != 2) {
+      if (form_ != ConcatForm::kPack) {
         int64_t& d = (*out)[static_cast<size_t>(a)];
         d = (d < 0 || s[static_cast<size_t>(a)] < 0) ? -1 : d + s[static_cast<size_t>(a)];
       }
     }
     return true;
   }
-  int mode_;
+  ConcatForm form_;
   int64_t pack_axis_ = 0;
   Shape static_;
   bool known_ = false;
 };
 
+// Which op a SplitKernel runs: Split (split_dim, value), SplitV (value,
+// size_splits, split_dim) or Unpack (num and axis attrs, drops the axis).
+enum class SplitForm { kSplit, kSplitV, kUnpack };
+
 class SplitKernel : public OpKernel {
  public:
-  explicit SplitKernel(int mode) : mode_(mode) {}  // 0 Split, 1 SplitV, 2 Unpack
+  explicit SplitKernel(SplitForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
-    if (mode_ == 2) {
+    if (form_ == SplitForm::kUnpack) {
       GDS_RETURN_IF_ERROR(init.getAttr("num", &num_));
       GDS_RETURN_IF_ERROR(init.getAttrOr<int64_t>("axis", &axis_, 0));
     } else {
       GDS_RETURN_IF_ERROR(init.getAttr("num_split", &num_));
     }
-    if (num_ < 1 && mode_ != 2) return init.error("num_split must be at least 1");
+    if (num_ < 1 && form_ != SplitForm::kUnpack) return init.error("num_split must be at least 1");
     return Status::Ok();
   }
   int numOutputs(const KernelInit&) const override { return static_cast<int>(std::max<int64_t>(num_, 1)); }
   std::vector<DataType> outputTypes(const KernelInit& init) const override {
-    return std::vector<DataType>(static_cast<size_t>(std::max<int64_t>(num_, 1)), init.inputType(mode_ == 0 ? 1 : 0));
+    return std::vector<DataType>(static_cast<size_t>(std::max<int64_t>(num_, 1)),
+                                 init.inputType(form_ == SplitForm::kSplit ? 1 : 0));
   }
   Status compute(KernelContext& ctx) override {
-    const Tensor& x = ctx.input(mode_ == 0 ? 1 : 0);
+    const Tensor& x = ctx.input(form_ == SplitForm::kSplit ? 1 : 0);
     int64_t axis = axis_;
-    if (mode_ != 2) {
+    if (form_ != SplitForm::kUnpack) {
       std::vector<int64_t> a;
-      GDS_RETURN_IF_ERROR(kern::readInts(ctx, mode_ == 0 ? 0 : 2, "split_dim", &a));
+      GDS_RETURN_IF_ERROR(kern::readInts(ctx, form_ == SplitForm::kSplit ? 0 : 2, "split_dim", &a));
       if (a.size() != 1) return ctx.error("split_dim must be a scalar");
       axis = a[0];
     }
@@ -201,12 +211,12 @@ class SplitKernel : public OpKernel {
       return ctx.error("axis " + std::to_string(axis) + " is out of range for input shape " + shapeStr(x.shape()));
     const int64_t dim = x.dim(static_cast<int>(ax));
     std::vector<int64_t> sizes;
-    if (mode_ == 0) {
+    if (form_ == SplitForm::kSplit) {
       if (dim % num_ != 0)
         return ctx.error("number of ways to split (" + std::to_string(num_) + ") must evenly divide the split "
                          "dimension (" + std::to_string(dim) + ")");
       sizes.assign(static_cast<size_t>(num_), dim / num_);
-    } else if (mode_ == 2) {
+    } else if (form_ == SplitForm::kUnpack) {
       if (dim != num_)
         return ctx.error("input dimension " + std::to_string(ax) + " is " + std::to_string(dim) + ", attr num is " +
                          std::to_string(num_));
@@ -241,7 +251,7 @@ class SplitKernel : public OpKernel {
       int64_t offset = 0;
       for (size_t k = 0; k < sizes.size(); ++k) {
         Shape s = x.shape();
-        if (mode_ == 2) s.erase(s.begin() + ax);
+        if (form_ == SplitForm::kUnpack) s.erase(s.begin() + ax);
         else s[static_cast<size_t>(ax)] = sizes[k];
         Tensor* out = ctx.allocateOutput(static_cast<int>(k), x.dtype(), s);
         T* o = kern::elems<T>(*out);
@@ -254,7 +264,7 @@ class SplitKernel : public OpKernel {
   }
 
  private:
-  int mode_;
+  SplitForm form_;
   int64_t num_ = 1;
   int64_t axis_ = 0;
 };
@@ -443,9 +453,12 @@ class TransposeKernel : public OpKernel {
   bool known_ = false;
 };
 
+// Gather gathers along axis 0; GatherV2 reads the axis from its third input.
+enum class GatherForm { kGather, kGatherV2 };
+
 class GatherKernel : public OpKernel {
  public:
-  explicit GatherKernel(bool v2) : v2_(v2) {}
+  explicit GatherKernel(GatherForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
     std::int64_t batch_dims = 0;
     GDS_RETURN_IF_ERROR(init.getAttrOr<int64_t>("batch_dims", &batch_dims, 0));
@@ -465,7 +478,7 @@ class GatherKernel : public OpKernel {
     std::vector<int64_t> indices;
     GDS_RETURN_IF_ERROR(kern::readInts(ctx, 1, "indices", &indices));
     int64_t axis = 0;
-    if (v2_) {
+    if (form_ == GatherForm::kGatherV2) {
       std::vector<int64_t> a;
       GDS_RETURN_IF_ERROR(kern::readInts(ctx, 2, "axis", &a));
       if (a.size() != 1) return ctx.error("axis must be a scalar");
@@ -501,14 +514,18 @@ class GatherKernel : public OpKernel {
   }
 
  private:
-  bool v2_;
+  GatherForm form_;
 };
+
+// Pad fills with zeros, PadV2 with its constant_values input, MirrorPad
+// reflects the input (REFLECT or SYMMETRIC mode attr).
+enum class PadForm { kPad, kPadV2, kMirrorPad };
 
 class PadKernel : public OpKernel {
  public:
-  explicit PadKernel(int mode) : mode_(mode) {}  // 0 Pad, 1 PadV2, 2 MirrorPad
+  explicit PadKernel(PadForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
-    if (mode_ == 2) {
+    if (form_ == PadForm::kMirrorPad) {
       std::string m;
       GDS_RETURN_IF_ERROR(init.getAttr("mode", &m));
       if (m == "REFLECT") reflect_ = true;
@@ -539,7 +556,7 @@ class PadKernel : public OpKernel {
       return ctx.error("paddings must have shape [" + std::to_string(r) + ",2] for input " + shapeStr(x.shape()) +
                        ", got " + shapeStr(ctx.input(1).shape()));
     const Tensor* pad_value = nullptr;
-    if (mode_ == 1) {
+    if (form_ == PadForm::kPadV2) {
       pad_value = &ctx.input(2);
       if (pad_value->numElements() != 1 || pad_value->dtype() != x.dtype())
         return ctx.error("constant_values must be a scalar of the input's dtype");
@@ -549,7 +566,7 @@ class PadKernel : public OpKernel {
     for (size_t d = 0; d < r; ++d) {
       const int64_t before = pads[2 * d], after = pads[2 * d + 1], dim = x.shape()[d];
       if (before < 0 || after < 0) return ctx.error("paddings " + shapeStr(pads) + " must be non-negative");
-      if (mode_ == 2) {
+      if (form_ == PadForm::kMirrorPad) {
         const int64_t limit = reflect_ ? dim - 1 : dim;
         if (before > limit || after > limit)
           return ctx.error("paddings in dimension " + std::to_string(d) + " must be at most " + std::to_string(limit) +
@@ -565,7 +582,7 @@ class PadKernel : public OpKernel {
       for (int64_t o = 0; o < out_shape[d]; ++o) {
         int64_t i = o - before;
         if (i < 0 || i >= dim) {
-          if (mode_ != 2) i = -1;
+          if (form_ != PadForm::kMirrorPad) i = -1;
           else if (i < 0) i = reflect_ ? -i : -i - 1;
           else i = reflect_ ? 2 * dim - 2 - i : 2 * dim - 1 - i;
         }
@@ -576,7 +593,7 @@ class PadKernel : public OpKernel {
   }
 
  private:
-  int mode_;
+  PadForm form_;
   bool reflect_ = true;
   Shape static_;
   bool known_ = false;
@@ -585,21 +602,21 @@ class PadKernel : public OpKernel {
 }  // namespace
 
 void registerArrayKernels(KernelRegistry& r) {
-  r.add("ConcatV2", [] { return std::make_unique<ConcatKernel>(0); });
-  r.add("Concat", [] { return std::make_unique<ConcatKernel>(1); });
-  r.add("Pack", [] { return std::make_unique<ConcatKernel>(2); });
-  r.add("Split", [] { return std::make_unique<SplitKernel>(0); });
-  r.add("SplitV", [] { return std::make_unique<SplitKernel>(1); });
-  r.add("Unpack", [] { return std::make_unique<SplitKernel>(2); });
+  r.add("ConcatV2", [] { return std::make_unique<ConcatKernel>(ConcatForm::kConcatV2); });
+  r.add("Concat", [] { return std::make_unique<ConcatKernel>(ConcatForm::kConcat); });
+  r.add("Pack", [] { return std::make_unique<ConcatKernel>(ConcatForm::kPack); });
+  r.add("Split", [] { return std::make_unique<SplitKernel>(SplitForm::kSplit); });
+  r.add("SplitV", [] { return std::make_unique<SplitKernel>(SplitForm::kSplitV); });
+  r.add("Unpack", [] { return std::make_unique<SplitKernel>(SplitForm::kUnpack); });
   r.add("Slice", [] { return std::make_unique<SliceKernel>(); });
   r.add("StridedSlice", [] { return std::make_unique<StridedSliceKernel>(); });
   r.add("Tile", [] { return std::make_unique<TileKernel>(); });
   r.add("Transpose", [] { return std::make_unique<TransposeKernel>(); });
-  r.add("Gather", [] { return std::make_unique<GatherKernel>(false); });
-  r.add("GatherV2", [] { return std::make_unique<GatherKernel>(true); });
-  r.add("Pad", [] { return std::make_unique<PadKernel>(0); });
-  r.add("PadV2", [] { return std::make_unique<PadKernel>(1); });
-  r.add("MirrorPad", [] { return std::make_unique<PadKernel>(2); });
+  r.add("Gather", [] { return std::make_unique<GatherKernel>(GatherForm::kGather); });
+  r.add("GatherV2", [] { return std::make_unique<GatherKernel>(GatherForm::kGatherV2); });
+  r.add("Pad", [] { return std::make_unique<PadKernel>(PadForm::kPad); });
+  r.add("PadV2", [] { return std::make_unique<PadKernel>(PadForm::kPadV2); });
+  r.add("MirrorPad", [] { return std::make_unique<PadKernel>(PadForm::kMirrorPad); });
 }
 
 }  // namespace gds::engine

@@ -190,11 +190,16 @@ class ConvBase : public OpKernel {
   std::map<std::array<std::int64_t, 5>, std::unique_ptr<dnnl_float::ParallelConvolution>> primitives_;
 };
 
+// Whether a kernel runs the plain op or its _Fused form (bias and fused_ops).
+enum class Fused { kNo, kYes };
+enum class ConvForm { kConv2D, kDepthwise };
+
 // Conv2D(input, filter) and DepthwiseConv2dNative(input, filter), and their
 // fused forms _FusedConv2D / _FusedDepthwiseConv2dNative(input, filter, bias).
 class Conv2DKernel : public ConvBase {
  public:
-  Conv2DKernel(bool depthwise, bool fused) : depthwise_op_(depthwise), fused_(fused) {}
+  Conv2DKernel(ConvForm form, Fused fused)
+      : depthwise_op_(form == ConvForm::kDepthwise), fused_(fused == Fused::kYes) {}
   Status init(const KernelInit& init) override { return initConv(init, 1, true, depthwise_op_, fused_ ? 2 : -1); }
   Status compute(KernelContext& ctx) override {
     std::vector<float> storage;
@@ -301,7 +306,7 @@ class FusedResizeAndPadConv2DKernel : public ConvBase {
 // MatMul(a, b) and _FusedMatMul(a, b, bias) with fused_ops BiasAdd[, Relu|Relu6].
 class MatMulKernel : public OpKernel {
  public:
-  explicit MatMulKernel(bool fused) : fused_(fused) {}
+  explicit MatMulKernel(Fused fused) : fused_(fused == Fused::kYes) {}
   Status init(const KernelInit& init) override {
     reference_ = init.referenceKernels();
     for (int i = 0; i < (fused_ ? 3 : 2); ++i) GDS_RETURN_IF_ERROR(nn::requireFloatInput(init, i));
@@ -410,14 +415,14 @@ KernelFactory factory(Args... args) {
 }  // namespace
 
 void registerConvKernels(KernelRegistry& registry) {
-  registry.add("Conv2D", factory<Conv2DKernel>(false, false));
-  registry.add("_FusedConv2D", factory<Conv2DKernel>(false, true));
+  registry.add("Conv2D", factory<Conv2DKernel>(ConvForm::kConv2D, Fused::kNo));
+  registry.add("_FusedConv2D", factory<Conv2DKernel>(ConvForm::kConv2D, Fused::kYes));
   registry.add("FusedPadConv2D", factory<FusedPadConv2DKernel>());
   registry.add("FusedResizeAndPadConv2D", factory<FusedResizeAndPadConv2DKernel>());
-  registry.add("DepthwiseConv2dNative", factory<Conv2DKernel>(true, false));
-  registry.add("_FusedDepthwiseConv2dNative", factory<Conv2DKernel>(true, true));
-  registry.add("MatMul", factory<MatMulKernel>(false));
-  registry.add("_FusedMatMul", factory<MatMulKernel>(true));
+  registry.add("DepthwiseConv2dNative", factory<Conv2DKernel>(ConvForm::kDepthwise, Fused::kNo));
+  registry.add("_FusedDepthwiseConv2dNative", factory<Conv2DKernel>(ConvForm::kDepthwise, Fused::kYes));
+  registry.add("MatMul", factory<MatMulKernel>(Fused::kNo));
+  registry.add("_FusedMatMul", factory<MatMulKernel>(Fused::kYes));
   registry.add("BiasAdd", factory<BiasAddKernel>());
   registry.add("BiasAddV1", factory<BiasAddKernel>());
 }

@@ -79,10 +79,14 @@ class BinaryKernelBase : public OpKernel {
   bool static_known_ = false;
 };
 
+// Integer Div, FloorDiv and FloorMod fail on a zero divisor, as TensorFlow's
+// kernels do, instead of trapping.
+enum class IntDivision { kUnchecked, kRejectZero };
+
 template <typename Op>
 class ArithKernel : public BinaryKernelBase {
  public:
-  explicit ArithKernel(bool int_div_check = false) : int_div_check_(int_div_check) {}
+  explicit ArithKernel(IntDivision int_division = IntDivision::kUnchecked) : int_division_(int_division) {}
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(BinaryKernelBase::init(init));
     DataType t = init.inputType(0);
@@ -111,7 +115,7 @@ class ArithKernel : public BinaryKernelBase {
   template <typename T>
   Status run(KernelContext& ctx, const Tensor& a, const Tensor& b, Tensor* out, const BroadcastPlan& p) {
     if constexpr (std::is_integral_v<T>) {
-      if (int_div_check_) {
+      if (int_division_ == IntDivision::kRejectZero) {
         const T* pb = b.data<T>();
         for (int64_t i = 0, n = b.numElements(); i < n; ++i)
           if (pb[i] == 0) return ctx.error("integer division by zero");
@@ -131,13 +135,16 @@ class ArithKernel : public BinaryKernelBase {
     }
     return Status::Ok();
   }
-  bool int_div_check_;
+  IntDivision int_division_;
 };
+
+// LogicalAnd/LogicalOr accept bool inputs only; comparisons any dtype.
+enum class CompareInputs { kAny, kBool };
 
 template <typename Op>
 class CompareKernel : public BinaryKernelBase {
  public:
-  explicit CompareKernel(bool logical = false) : logical_(logical) {}
+  explicit CompareKernel(CompareInputs inputs = CompareInputs::kAny) : inputs_(inputs) {}
   std::vector<DataType> outputTypes(const KernelInit&) const override { return {tensorflow::DT_BOOL}; }
   Status compute(KernelContext& ctx) override {
     BroadcastPlan p;
@@ -146,7 +153,7 @@ class CompareKernel : public BinaryKernelBase {
     const Tensor& b = ctx.input(1);
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_BOOL, p.out);
     if (out->numElements() == 0) return Status::Ok();
-    if (logical_ && a.dtype() != tensorflow::DT_BOOL) return ctx.error("inputs must be bool");
+    if (inputs_ == CompareInputs::kBool && a.dtype() != tensorflow::DT_BOOL) return ctx.error("inputs must be bool");
     switch (a.dtype()) {
       case tensorflow::DT_FLOAT: run<float>(ctx, a, b, out, p); break;
       case tensorflow::DT_DOUBLE: run<double>(ctx, a, b, out, p); break;
@@ -183,15 +190,19 @@ class CompareKernel : public BinaryKernelBase {
     else
       stridedBinary<T, bool>(p, a.data<T>(), b.data<T>(), out->data<bool>(), ctx.pool(), innerCompare<Op, T>);
   }
-  bool logical_;
+  CompareInputs inputs_;
 };
 
 // ---------------------------------------------------------------------------
 // Unary ops.
 
+// The input dtypes a unary op accepts: float and double only (Exp, Tanh, ...)
+// or also int32 and int64 (Neg, Abs, Square, ...).
+enum class UnaryDtypes { kNumeric, kFloat };
+
 class UnaryKernel : public OpKernel {
  public:
-  UnaryKernel(Unary op, bool float_only) : op_(op), float_only_(float_only) {}
+  UnaryKernel(Unary op, UnaryDtypes dtypes) : op_(op), dtypes_(dtypes) {}
   Status init(const KernelInit& init) override {
     reference_ = init.referenceKernels();
     if (init.numInputs() != 1) return init.error("expects 1 input, has " + std::to_string(init.numInputs()));
@@ -199,9 +210,9 @@ class UnaryKernel : public OpKernel {
     const DataType t = init.inputType(0);
     const bool is_float = t == tensorflow::DT_FLOAT || t == tensorflow::DT_DOUBLE;
     if (t != tensorflow::DT_INVALID && !is_float &&
-        (float_only_ || (t != tensorflow::DT_INT32 && t != tensorflow::DT_INT64)))
+        (dtypes_ == UnaryDtypes::kFloat || (t != tensorflow::DT_INT32 && t != tensorflow::DT_INT64)))
       return init.error("unsupported dtype " + model::dtypeName(t) +
-                        (float_only_ ? " (float, double)" : " (float, double, int32, int64)") +
+                        (dtypes_ == UnaryDtypes::kFloat ? " (float, double)" : " (float, double, int32, int64)") +
                         "; convert the graph's inputs or remove the node");
     known_ = init.inputShape(0, &shape_);
     return Status::Ok();
@@ -218,9 +229,9 @@ class UnaryKernel : public OpKernel {
     const Tensor& x = ctx.input(0);
     DataType t = x.dtype();
     bool is_float = t == tensorflow::DT_FLOAT || t == tensorflow::DT_DOUBLE;
-    if (!is_float && (float_only_ || (t != tensorflow::DT_INT32 && t != tensorflow::DT_INT64)))
+    if (!is_float && (dtypes_ == UnaryDtypes::kFloat || (t != tensorflow::DT_INT32 && t != tensorflow::DT_INT64)))
       return ctx.error("unsupported dtype " + model::dtypeName(t) +
-                       (float_only_ ? " (float, double)" : " (float, double, int32, int64)"));
+                       (dtypes_ == UnaryDtypes::kFloat ? " (float, double)" : " (float, double, int32, int64)"));
     Tensor* out = ctx.allocateOutput(0, t, x.shape());
     const int64_t n = x.numElements();
     if (n <= 0) return Status::Ok();
@@ -252,7 +263,7 @@ class UnaryKernel : public OpKernel {
     for (int64_t i = 0; i < n; ++i) o[i] = unaryScalar<T>(op_, in[i], alpha_);
   }
   Unary op_;
-  bool float_only_;
+  UnaryDtypes dtypes_;
   bool reference_ = false;
   float alpha_ = 0.2f;
   Shape shape_;
@@ -364,9 +375,13 @@ class CastKernel : public OpKernel {
 // Select (condition shaped like x, a scalar, or a vector over x's first dim)
 // and SelectV2 (three-way broadcasting).
 
+// Select: condition of x's shape, a scalar or a vector over x's first
+// dimension; SelectV2 broadcasts condition, x and y against each other.
+enum class SelectForm { kSelect, kSelectV2 };
+
 class SelectKernel : public OpKernel {
  public:
-  explicit SelectKernel(bool v2) : v2_(v2) {}
+  explicit SelectKernel(SelectForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
     if (init.numInputs() != 3) return init.error("expects 3 inputs (condition, x, y)");
     return Status::Ok();
@@ -379,7 +394,7 @@ class SelectKernel : public OpKernel {
     if (c.dtype() != tensorflow::DT_BOOL) return ctx.error("condition must be bool");
     if (x.dtype() != y.dtype()) return ctx.error("x and y have different dtypes");
     Shape out_shape;
-    if (v2_) {
+    if (form_ == SelectForm::kSelectV2) {
       Shape xy;
       if (!broadcastShapes(x.shape(), y.shape(), &xy) || !broadcastShapes(c.shape(), xy, &out_shape))
         return ctx.error("incompatible shapes: condition " + kern::shapeStr(c.shape()) + ", x " +
@@ -403,7 +418,7 @@ class SelectKernel : public OpKernel {
       const T* py = kern::elems<T>(y);
       T* po = kern::elems<T>(*out);
       const bool* pc = c.data<bool>();
-      if (v2_) {
+      if (form_ == SelectForm::kSelectV2) {
         for (int64_t i = 0; i < n; ++i) {
           int64_t oc, ox, oy;
           unravel(i, out_shape, c.shape(), &oc);
@@ -426,7 +441,7 @@ class SelectKernel : public OpKernel {
   }
 
  private:
-  bool v2_;
+  SelectForm form_;
 };
 
 // ---------------------------------------------------------------------------
@@ -537,10 +552,10 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.add("AddV2", [] { return std::make_unique<ArithKernel<AddOp>>(); });
   r.add("Sub", [] { return std::make_unique<ArithKernel<SubOp>>(); });
   r.add("Mul", [] { return std::make_unique<ArithKernel<MulOp>>(); });
-  r.add("Div", [] { return std::make_unique<ArithKernel<DivOp>>(true); });
-  r.add("RealDiv", [] { return std::make_unique<ArithKernel<DivOp>>(true); });
-  r.add("FloorDiv", [] { return std::make_unique<ArithKernel<FloorDivOp>>(true); });
-  r.add("FloorMod", [] { return std::make_unique<ArithKernel<FloorModOp>>(true); });
+  r.add("Div", [] { return std::make_unique<ArithKernel<DivOp>>(IntDivision::kRejectZero); });
+  r.add("RealDiv", [] { return std::make_unique<ArithKernel<DivOp>>(IntDivision::kRejectZero); });
+  r.add("FloorDiv", [] { return std::make_unique<ArithKernel<FloorDivOp>>(IntDivision::kRejectZero); });
+  r.add("FloorMod", [] { return std::make_unique<ArithKernel<FloorModOp>>(IntDivision::kRejectZero); });
   r.add("Maximum", [] { return std::make_unique<ArithKernel<MaxOp>>(); });
   r.add("Minimum", [] { return std::make_unique<ArithKernel<MinOp>>(); });
   r.add("SquaredDifference", [] { return std::make_unique<ArithKernel<SqDiffOp>>(); });
@@ -551,27 +566,28 @@ void registerElementwiseKernels(KernelRegistry& r) {
   r.add("GreaterEqual", [] { return std::make_unique<CompareKernel<GreaterEqualOp>>(); });
   r.add("Equal", [] { return std::make_unique<CompareKernel<EqualOp>>(); });
   r.add("NotEqual", [] { return std::make_unique<CompareKernel<NotEqualOp>>(); });
-  r.add("LogicalAnd", [] { return std::make_unique<CompareKernel<LogicalAndOp>>(true); });
-  r.add("LogicalOr", [] { return std::make_unique<CompareKernel<LogicalOrOp>>(true); });
+  r.add("LogicalAnd", [] { return std::make_unique<CompareKernel<LogicalAndOp>>(CompareInputs::kBool); });
+  r.add("LogicalOr", [] { return std::make_unique<CompareKernel<LogicalOrOp>>(CompareInputs::kBool); });
   r.add("LogicalNot", [] { return std::make_unique<LogicalNotKernel>(); });
-  struct U { const char* name; Unary op; bool float_only; };
-  for (const U& u : {U{"Neg", Unary::Neg, false}, U{"Abs", Unary::Abs, false}, U{"Exp", Unary::Exp, true},
-                     U{"Log", Unary::Log, true}, U{"Sqrt", Unary::Sqrt, true}, U{"Rsqrt", Unary::Rsqrt, true},
-                     U{"Square", Unary::Square, false}, U{"Reciprocal", Unary::Reciprocal, false},
-                     U{"Inv", Unary::Reciprocal, false}, U{"Floor", Unary::Floor, true},
-                     U{"Ceil", Unary::Ceil, true}, U{"Round", Unary::Round, true}, U{"Tanh", Unary::Tanh, true},
-                     U{"Sigmoid", Unary::Sigmoid, true}, U{"Relu", Unary::Relu, false},
-                     U{"Relu6", Unary::Relu6, false}, U{"Elu", Unary::Elu, true}, U{"Sign", Unary::Sign, false},
-                     U{"Log1p", Unary::Log1p, true}, U{"Expm1", Unary::Expm1, true}, U{"Sin", Unary::Sin, true},
-                     U{"Cos", Unary::Cos, true}, U{"Softplus", Unary::Softplus, true},
-                     U{"Selu", Unary::Selu, true}, U{"LeakyRelu", Unary::LeakyRelu, true}}) {
-    Unary op = u.op;
-    bool fo = u.float_only;
-    r.add(u.name, [op, fo] { return std::make_unique<UnaryKernel>(op, fo); });
+  struct U { const char* name; Unary op; UnaryDtypes dtypes; };
+  constexpr UnaryDtypes kNum = UnaryDtypes::kNumeric, kFlt = UnaryDtypes::kFloat;
+  for (const U& u : {U{"Neg", Unary::Neg, kNum}, U{"Abs", Unary::Abs, kNum}, U{"Exp", Unary::Exp, kFlt},
+                     U{"Log", Unary::Log, kFlt}, U{"Sqrt", Unary::Sqrt, kFlt}, U{"Rsqrt", Unary::Rsqrt, kFlt},
+                     U{"Square", Unary::Square, kNum}, U{"Reciprocal", Unary::Reciprocal, kNum},
+                     U{"Inv", Unary::Reciprocal, kNum}, U{"Floor", Unary::Floor, kFlt},
+                     U{"Ceil", Unary::Ceil, kFlt}, U{"Round", Unary::Round, kFlt}, U{"Tanh", Unary::Tanh, kFlt},
+                     U{"Sigmoid", Unary::Sigmoid, kFlt}, U{"Relu", Unary::Relu, kNum},
+                     U{"Relu6", Unary::Relu6, kNum}, U{"Elu", Unary::Elu, kFlt}, U{"Sign", Unary::Sign, kNum},
+                     U{"Log1p", Unary::Log1p, kFlt}, U{"Expm1", Unary::Expm1, kFlt}, U{"Sin", Unary::Sin, kFlt},
+                     U{"Cos", Unary::Cos, kFlt}, U{"Softplus", Unary::Softplus, kFlt},
+                     U{"Selu", Unary::Selu, kFlt}, U{"LeakyRelu", Unary::LeakyRelu, kFlt}}) {
+    const Unary op = u.op;
+    const UnaryDtypes dtypes = u.dtypes;
+    r.add(u.name, [op, dtypes] { return std::make_unique<UnaryKernel>(op, dtypes); });
   }
   r.add("Cast", [] { return std::make_unique<CastKernel>(); });
-  r.add("Select", [] { return std::make_unique<SelectKernel>(false); });
-  r.add("SelectV2", [] { return std::make_unique<SelectKernel>(true); });
+  r.add("Select", [] { return std::make_unique<SelectKernel>(SelectForm::kSelect); });
+  r.add("SelectV2", [] { return std::make_unique<SelectKernel>(SelectForm::kSelectV2); });
   r.add("AddN", [] { return std::make_unique<AddNKernel>(); });
   r.add("ZerosLike", [] { return std::make_unique<FillLikeKernel>(0); });
   r.add("OnesLike", [] { return std::make_unique<FillLikeKernel>(1); });

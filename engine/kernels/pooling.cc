@@ -6,9 +6,11 @@ namespace gds::engine {
 
 namespace {
 
+enum class PoolKind { kMax, kAverage };
+
 class PoolKernel : public OpKernel {
  public:
-  explicit PoolKernel(bool max) : max_(max) {}
+  explicit PoolKernel(PoolKind kind) : max_(kind == PoolKind::kMax) {}
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(nn::requireFloatInput(init, 0));
     GDS_RETURN_IF_ERROR(nn::readWindowAttrs(init, false, true, &attrs_));
@@ -113,8 +115,8 @@ class LrnKernel : public OpKernel {
 }  // namespace
 
 void registerPoolingKernels(KernelRegistry& registry) {
-  registry.add("MaxPool", [] { return std::unique_ptr<OpKernel>(new PoolKernel(true)); });
-  registry.add("AvgPool", [] { return std::unique_ptr<OpKernel>(new PoolKernel(false)); });
+  registry.add("MaxPool", [] { return std::unique_ptr<OpKernel>(new PoolKernel(PoolKind::kMax)); });
+  registry.add("AvgPool", [] { return std::unique_ptr<OpKernel>(new PoolKernel(PoolKind::kAverage)); });
   registry.add("LRN", [] { return std::unique_ptr<OpKernel>(new LrnKernel()); });
 }
 

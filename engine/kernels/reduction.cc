@@ -97,9 +97,12 @@ class ReduceKernel : public OpKernel {
   bool known_ = false;
 };
 
+// ArgMax or ArgMin.
+enum class ArgKind { kMax, kMin };
+
 class ArgKernel : public OpKernel {
  public:
-  explicit ArgKernel(bool max) : max_(max) {}
+  explicit ArgKernel(ArgKind kind) : kind_(kind) {}
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(init.getAttrOr<DataType>("output_type", &out_type_, tensorflow::DT_INT64));
     if (out_type_ != tensorflow::DT_INT32 && out_type_ != tensorflow::DT_INT64)
@@ -132,7 +135,7 @@ class ArgKernel : public OpKernel {
           T bv = p[o * dim * inner + k];
           for (int64_t j = 1; j < dim; ++j) {
             T v = p[(o * dim + j) * inner + k];
-            if (max_ ? v > bv : v < bv) {
+            if (kind_ == ArgKind::kMax ? v > bv : v < bv) {
               bv = v;
               best = j;
             }
@@ -153,13 +156,15 @@ class ArgKernel : public OpKernel {
   }
 
  private:
-  bool max_;
+  ArgKind kind_;
   DataType out_type_ = tensorflow::DT_INT64;
 };
 
+enum class SoftmaxForm { kSoftmax, kLogSoftmax };
+
 class SoftmaxKernel : public OpKernel {
  public:
-  explicit SoftmaxKernel(bool log) : log_(log) {}
+  explicit SoftmaxKernel(SoftmaxForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
     reference_ = init.referenceKernels();
     known_ = init.inputShape(0, &shape_);
@@ -189,7 +194,7 @@ class SoftmaxKernel : public OpKernel {
         double sum = 0;
         for (int64_t j = 0; j < depth; ++j) sum += std::exp(static_cast<double>(a[j] - m));
         for (int64_t j = 0; j < depth; ++j)
-          b[j] = log_ ? static_cast<float>((a[j] - m) - std::log(sum))
+          b[j] = form_ == SoftmaxForm::kLogSoftmax ? static_cast<float>((a[j] - m) - std::log(sum))
                       : static_cast<float>(std::exp(static_cast<double>(a[j] - m)) / sum);
       }
       return Status::Ok();
@@ -199,7 +204,7 @@ class SoftmaxKernel : public OpKernel {
         Eigen::Map<const Eigen::ArrayXf> a(in + r * depth, depth);
         Eigen::Map<Eigen::ArrayXf> y(o + r * depth, depth);
         const float m = a.maxCoeff();
-        if (log_) {
+        if (form_ == SoftmaxForm::kLogSoftmax) {
           y = a - m;
           y -= std::log(y.exp().sum());
         } else {
@@ -212,15 +217,18 @@ class SoftmaxKernel : public OpKernel {
   }
 
  private:
-  bool log_;
+  SoftmaxForm form_;
   bool reference_ = false;
   Shape shape_;
   bool known_ = false;
 };
 
+// BatchMatMul needs equal batch dimensions; BatchMatMulV2 broadcasts them.
+enum class BatchMatMulForm { kBatchMatMul, kBatchMatMulV2 };
+
 class BatchMatMulKernel : public OpKernel {
  public:
-  explicit BatchMatMulKernel(bool v2) : v2_(v2) {}
+  explicit BatchMatMulKernel(BatchMatMulForm form) : form_(form) {}
   Status init(const KernelInit& init) override {
     reference_ = init.referenceKernels();
     GDS_RETURN_IF_ERROR(init.getAttrOr<bool>("adj_x", &adj_x_, false));
@@ -244,7 +252,7 @@ class BatchMatMulKernel : public OpKernel {
     const int64_t k2 = adj_y_ ? yc : yr, n = adj_y_ ? yr : yc;
     if (k != k2) return ctx.error("inner dimensions do not match: " + shapeStr(x.shape()) + " x " + shapeStr(y.shape()));
     Shape bx(x.shape().begin(), x.shape().end() - 2), by(y.shape().begin(), y.shape().end() - 2), batch;
-    if (v2_) {
+    if (form_ == BatchMatMulForm::kBatchMatMulV2) {
       if (!kern::broadcastShapes(bx, by, &batch))
         return ctx.error("batch dimensions do not broadcast: " + shapeStr(x.shape()) + " x " + shapeStr(y.shape()));
     } else {
@@ -300,7 +308,7 @@ class BatchMatMulKernel : public OpKernel {
   }
 
  private:
-  bool v2_;
+  BatchMatMulForm form_;
   bool adj_x_ = false, adj_y_ = false;
   bool reference_ = false;
 };
@@ -314,12 +322,12 @@ void registerReductionKernels(KernelRegistry& r) {
     Red op = x.op;
     r.add(x.name, [op] { return std::make_unique<ReduceKernel>(op); });
   }
-  r.add("ArgMax", [] { return std::make_unique<ArgKernel>(true); });
-  r.add("ArgMin", [] { return std::make_unique<ArgKernel>(false); });
-  r.add("Softmax", [] { return std::make_unique<SoftmaxKernel>(false); });
-  r.add("LogSoftmax", [] { return std::make_unique<SoftmaxKernel>(true); });
-  r.add("BatchMatMul", [] { return std::make_unique<BatchMatMulKernel>(false); });
-  r.add("BatchMatMulV2", [] { return std::make_unique<BatchMatMulKernel>(true); });
+  r.add("ArgMax", [] { return std::make_unique<ArgKernel>(ArgKind::kMax); });
+  r.add("ArgMin", [] { return std::make_unique<ArgKernel>(ArgKind::kMin); });
+  r.add("Softmax", [] { return std::make_unique<SoftmaxKernel>(SoftmaxForm::kSoftmax); });
+  r.add("LogSoftmax", [] { return std::make_unique<SoftmaxKernel>(SoftmaxForm::kLogSoftmax); });
+  r.add("BatchMatMul", [] { return std::make_unique<BatchMatMulKernel>(BatchMatMulForm::kBatchMatMul); });
+  r.add("BatchMatMulV2", [] { return std::make_unique<BatchMatMulKernel>(BatchMatMulForm::kBatchMatMulV2); });
 }
 
 }  // namespace gds::engine

@@ -29,9 +29,11 @@ bool toFloat(const Tensor& t, std::vector<float>* out) {
   return true;
 }
 
+enum class ResizeMethod { kBilinear, kNearestNeighbor };
+
 class ResizeKernel : public OpKernel {
  public:
-  explicit ResizeKernel(bool bilinear) : bilinear_(bilinear) {}
+  explicit ResizeKernel(ResizeMethod method) : bilinear_(method == ResizeMethod::kBilinear) {}
   std::vector<DataType> outputTypes(const KernelInit& init) const override {
     return {bilinear_ ? tensorflow::DT_FLOAT : init.inputType(0)};
   }
@@ -76,9 +78,13 @@ class ResizeKernel : public OpKernel {
   bool align_corners_ = false, half_pixel_ = false;
 };
 
+// SpaceToBatchND or its inverse BatchToSpaceND.
+enum class SpaceBatchDirection { kSpaceToBatch, kBatchToSpace };
+
 class SpaceBatchKernel : public OpKernel {
  public:
-  explicit SpaceBatchKernel(bool to_batch) : to_batch_(to_batch) {}
+  explicit SpaceBatchKernel(SpaceBatchDirection direction)
+      : to_batch_(direction == SpaceBatchDirection::kSpaceToBatch) {}
   Status compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     std::vector<std::int64_t> block, pads;
@@ -136,10 +142,16 @@ class SpaceBatchKernel : public OpKernel {
 }  // namespace
 
 void registerResizeKernels(KernelRegistry& registry) {
-  registry.add("ResizeBilinear", [] { return std::unique_ptr<OpKernel>(new ResizeKernel(true)); });
-  registry.add("ResizeNearestNeighbor", [] { return std::unique_ptr<OpKernel>(new ResizeKernel(false)); });
-  registry.add("SpaceToBatchND", [] { return std::unique_ptr<OpKernel>(new SpaceBatchKernel(true)); });
-  registry.add("BatchToSpaceND", [] { return std::unique_ptr<OpKernel>(new SpaceBatchKernel(false)); });
+  registry.add("ResizeBilinear", [] { return std::unique_ptr<OpKernel>(new ResizeKernel(ResizeMethod::kBilinear)); });
+  registry.add("ResizeNearestNeighbor", [] {
+    return std::unique_ptr<OpKernel>(new ResizeKernel(ResizeMethod::kNearestNeighbor));
+  });
+  registry.add("SpaceToBatchND", [] {
+    return std::unique_ptr<OpKernel>(new SpaceBatchKernel(SpaceBatchDirection::kSpaceToBatch));
+  });
+  registry.add("BatchToSpaceND", [] {
+    return std::unique_ptr<OpKernel>(new SpaceBatchKernel(SpaceBatchDirection::kBatchToSpace));
+  });
 }
 
 }  // namespace gds::engine

@@ -22,15 +22,19 @@ Tensor intTensor(KernelContext& ctx, int out, DataType dtype, const std::vector<
   return *t;
 }
 
+// What a ShapeKernel reports: the shape, the rank, the element count, or the
+// shape of each of ShapeN's inputs.
+enum class ShapeOf { kShape, kRank, kSize, kShapeN };
+
 class ShapeKernel : public OpKernel {
  public:
-  explicit ShapeKernel(int kind) : kind_(kind) {}  // 0 Shape, 1 Rank, 2 Size, 3 ShapeN
+  explicit ShapeKernel(ShapeOf kind) : kind_(kind) {}
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(init.getAttrOr<DataType>("out_type", &out_type_, tensorflow::DT_INT32));
-    if (kind_ == 1) out_type_ = tensorflow::DT_INT32;
+    if (kind_ == ShapeOf::kRank) out_type_ = tensorflow::DT_INT32;
     if (out_type_ != tensorflow::DT_INT32 && out_type_ != tensorflow::DT_INT64)
       return init.error("out_type must be int32 or int64");
-    n_ = kind_ == 3 ? init.numInputs() : 1;
+    n_ = kind_ == ShapeOf::kShapeN ? init.numInputs() : 1;
     for (int i = 0; i < n_; ++i) {
       Shape s;
       known_.push_back(init.inputShape(i, &s));
@@ -45,7 +49,7 @@ class ShapeKernel : public OpKernel {
   bool inferShapes(const KernelInit&, std::vector<Shape>* shapes) const override {
     shapes->clear();
     for (int i = 0; i < n_; ++i) {
-      if (kind_ == 1 || kind_ == 2) shapes->push_back({});
+      if (kind_ == ShapeOf::kRank || kind_ == ShapeOf::kSize) shapes->push_back({});
       else if (known_[static_cast<size_t>(i)]) shapes->push_back({ranks_[static_cast<size_t>(i)]});
       else return false;
     }
@@ -54,8 +58,8 @@ class ShapeKernel : public OpKernel {
   Status compute(KernelContext& ctx) override {
     for (int i = 0; i < n_; ++i) {
       const Tensor& x = ctx.input(i);
-      if (kind_ == 1) intTensor(ctx, i, out_type_, {x.dims()}, true);
-      else if (kind_ == 2) {
+      if (kind_ == ShapeOf::kRank) intTensor(ctx, i, out_type_, {x.dims()}, true);
+      else if (kind_ == ShapeOf::kSize) {
         if (out_type_ == tensorflow::DT_INT32 && x.numElements() > 0x7fffffff)
           return ctx.error("number of elements does not fit int32; use out_type=int64");
         intTensor(ctx, i, out_type_, {x.numElements()}, true);
@@ -67,7 +71,7 @@ class ShapeKernel : public OpKernel {
   }
 
  private:
-  int kind_;
+  ShapeOf kind_;
   int n_ = 1;
   DataType out_type_ = tensorflow::DT_INT32;
   std::vector<bool> known_;
@@ -414,10 +418,10 @@ class OneHotKernel : public OpKernel {
 }  // namespace
 
 void registerShapeKernels(KernelRegistry& r) {
-  r.add("Shape", [] { return std::make_unique<ShapeKernel>(0); });
-  r.add("Rank", [] { return std::make_unique<ShapeKernel>(1); });
-  r.add("Size", [] { return std::make_unique<ShapeKernel>(2); });
-  r.add("ShapeN", [] { return std::make_unique<ShapeKernel>(3); });
+  r.add("Shape", [] { return std::make_unique<ShapeKernel>(ShapeOf::kShape); });
+  r.add("Rank", [] { return std::make_unique<ShapeKernel>(ShapeOf::kRank); });
+  r.add("Size", [] { return std::make_unique<ShapeKernel>(ShapeOf::kSize); });
+  r.add("ShapeN", [] { return std::make_unique<ShapeKernel>(ShapeOf::kShapeN); });
   r.add("Reshape", [] { return std::make_unique<ReshapeKernel>(); });
   r.add("Squeeze", [] { return std::make_unique<SqueezeKernel>(); });
   r.add("ExpandDims", [] { return std::make_unique<ExpandDimsKernel>(); });

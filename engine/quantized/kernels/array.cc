@@ -324,9 +324,11 @@ class QuantizedReshapeKernel : public OpKernel {
 };
 
 // ------------------------------------------------------ Mul and Add
+enum class QuantizedBinaryOp { kMul, kAdd };
+
 class QuantizedBinaryKernel : public ThreeOutputKernel {
  public:
-  explicit QuantizedBinaryKernel(bool add) : add_(add) {}
+  explicit QuantizedBinaryKernel(QuantizedBinaryOp op) : op_(op) {}
   Status init(const KernelInit& init) override {
     DataType t1, t2;
     GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T1", kQU8, &t1));
@@ -355,7 +357,7 @@ class QuantizedBinaryKernel : public ThreeOutputKernel {
     const auto xs = qkern::broadcastStrides(x.shape(), out_shape);
     const auto ys = qkern::broadcastStrides(y.shape(), out_shape);
     float min_z, max_z;
-    if (add_) {
+    if (op_ == QuantizedBinaryOp::kAdd) {
       quantized::addOutputRange(min_x, max_x, min_y, max_y, &min_z, &max_z);
       std::int32_t x_table[256], y_table[256];
       quantized::addTableLinear(min_x, max_x, min_z, max_z, x_table);
@@ -384,7 +386,7 @@ class QuantizedBinaryKernel : public ThreeOutputKernel {
   }
 
  private:
-  bool add_;
+  QuantizedBinaryOp op_;
 };
 
 template <typename K>
@@ -400,8 +402,12 @@ void registerQuantizedArrayKernels(KernelRegistry& registry) {
   registry.add("Requantize", factory<RequantizeKernel>());
   registry.add("QuantizedConcat", factory<QuantizedConcatKernel>());
   registry.add("QuantizedReshape", factory<QuantizedReshapeKernel>());
-  registry.add("QuantizedMul", [] { return std::unique_ptr<OpKernel>(new QuantizedBinaryKernel(false)); });
-  registry.add("QuantizedAdd", [] { return std::unique_ptr<OpKernel>(new QuantizedBinaryKernel(true)); });
+  registry.add("QuantizedMul", [] {
+    return std::unique_ptr<OpKernel>(new QuantizedBinaryKernel(QuantizedBinaryOp::kMul));
+  });
+  registry.add("QuantizedAdd", [] {
+    return std::unique_ptr<OpKernel>(new QuantizedBinaryKernel(QuantizedBinaryOp::kAdd));
+  });
 }
 
 }  // namespace gds::engine

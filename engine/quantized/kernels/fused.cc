@@ -167,6 +167,10 @@ class QuantizedFusedGemmKernel : public OpKernel {
   FusedStages stages_;
 };
 
+// The input of a QuantizeV2OwnRangeKernel: one float tensor
+// (_QuantizeV2OwnRange) or a residual sum (_QuantizedAddOwnRange).
+enum class OwnRangeInput { kFloat, kResidualSum };
+
 // _QuantizeV2OwnRange: quantize_nodes' Reshape(x, [-1]) -> Min, Max ->
 // QuantizeV2(x, min, max) to quint8 as one node with input x, followed by
 // fused_ops on the quint8 values (QuantizedBiasAdd, Requantize, Relu,
@@ -181,11 +185,11 @@ class QuantizedFusedGemmKernel : public OpKernel {
 // by the Dequantize kernel's own function, added in float.
 class QuantizeV2OwnRangeKernel : public OpKernel {
  public:
-  explicit QuantizeV2OwnRangeKernel(bool residual) : residual_(residual) {}
+  explicit QuantizeV2OwnRangeKernel(OwnRangeInput input) : input_(input) {}
 
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(qkern::readQuantizeV2Options(init, &options_));
-    if (residual_) {
+    if (input_ == OwnRangeInput::kResidualSum) {
       std::string add_op;
       GDS_RETURN_IF_ERROR(init.getAttr("add_op", &add_op));
       if (add_op != "Add" && add_op != "AddV2") return init.error("add_op must be Add or AddV2, is '" + add_op + "'");
@@ -195,7 +199,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
         operand_modes_.push_back(mode);
       }
     }
-    return stages_.init(init, residual_ ? 6 : 1, FusedValueType::kUInt8);
+    return stages_.init(init, input_ == OwnRangeInput::kResidualSum ? 6 : 1, FusedValueType::kUInt8);
   }
   int numOutputs(const KernelInit&) const override { return stages_.numOutputs(); }
   std::vector<DataType> outputTypes(const KernelInit&) const override { return stages_.outputTypes(); }
@@ -213,7 +217,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     const std::int64_t chunks = (count + kChunk - 1) / kChunk;
     std::vector<float> part_lo(static_cast<std::size_t>(chunks)), part_hi(static_cast<std::size_t>(chunks));
     const float* in = nullptr;
-    if (residual_) {
+    if (input_ == OwnRangeInput::kResidualSum) {
       GDS_RETURN_IF_ERROR(residualSums(ctx, kChunk, kParallelValues, &part_lo, &part_hi, &in));
     } else if (x.dtype() != tensorflow::DT_FLOAT) {
       return ctx.error("input must be float, got " + model::dtypeName(x.dtype()));
@@ -228,7 +232,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
                                &part_hi[static_cast<std::size_t>(c)]);
       }
     };
-    if (residual_) {
+    if (input_ == OwnRangeInput::kResidualSum) {
       // found with the sums
     } else if (pool.numThreads() > 1 && count >= kParallelValues) {
       pool.parallelFor(chunks, kChunk * 1.0, reduce);
@@ -340,7 +344,7 @@ class QuantizeV2OwnRangeKernel : public OpKernel {
     return Status::Ok();
   }
 
-  bool residual_;
+  OwnRangeInput input_;
   std::vector<quantized::QuantizeMode> operand_modes_;  // of a and b (residual)
   quantized::QuantizeV2Options options_;
   FusedStages stages_;
@@ -467,8 +471,12 @@ class QuantizedPadMaxPoolKernel : public OpKernel {
 
 void registerQuantizedFusedKernels(KernelRegistry& registry) {
   registry.add("_QuantizedPadMaxPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPadMaxPoolKernel()); });
-  registry.add("_QuantizeV2OwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(false)); });
-  registry.add("_QuantizedAddOwnRange", [] { return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(true)); });
+  registry.add("_QuantizeV2OwnRange", [] {
+    return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(OwnRangeInput::kFloat));
+  });
+  registry.add("_QuantizedAddOwnRange", [] {
+    return std::unique_ptr<OpKernel>(new QuantizeV2OwnRangeKernel(OwnRangeInput::kResidualSum));
+  });
   registry.add("_FusedQuantizedConv2D", [] {
     return std::unique_ptr<OpKernel>(new QuantizedFusedGemmKernel(qkern::QuantizedGemmLayer::kConv2D));
   });

@@ -103,9 +103,12 @@ class QuantizedBiasAddKernel : public QuantizedKernel {
 };
 
 // ------------------------------------------------------ Relu / Relu6
+// QuantizedRelu clamps below at zero only; QuantizedRelu6 also above at 6.
+enum class ReluCeiling { kNone, kSix };
+
 class QuantizedReluKernel : public QuantizedKernel {
  public:
-  explicit QuantizedReluKernel(bool six) : six_(six) {}
+  explicit QuantizedReluKernel(ReluCeiling ceiling) : ceiling_(ceiling) {}
   Status init(const KernelInit& init) override {
     DataType tin;
     GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "Tinput", kQU8, &tin));
@@ -121,13 +124,14 @@ class QuantizedReluKernel : public QuantizedKernel {
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 1, "min_features", &min_input));
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 2, "max_features", &max_input));
     Tensor* out = ctx.allocateOutput(0, out_type_, input.shape());
+    const bool six = ceiling_ == ReluCeiling::kSix;
     if (out_type_ == kQU8) {
       const std::uint8_t lo = floatToQuantized<std::uint8_t>(0.0f, min_input, max_input);
-      const std::uint8_t hi = six_ ? floatToQuantized<std::uint8_t>(6.0f, min_input, max_input) : std::uint8_t{255};
+      const std::uint8_t hi = six ? floatToQuantized<std::uint8_t>(6.0f, min_input, max_input) : std::uint8_t{255};
       quantized::clampQuantized(input.data<std::uint8_t>(), input.numElements(), lo, hi, out->data<std::uint8_t>());
     } else {
       const std::int32_t lo = floatToQuantized<std::int32_t>(0.0f, min_input, max_input);
-      const std::int32_t hi = six_ ? floatToQuantized<std::int32_t>(6.0f, min_input, max_input)
+      const std::int32_t hi = six ? floatToQuantized<std::int32_t>(6.0f, min_input, max_input)
                                    : std::numeric_limits<std::int32_t>::max();
       quantized::clampQuantized(input.data<std::int32_t>(), input.numElements(), lo, hi, out->data<std::int32_t>());
     }
@@ -137,13 +141,15 @@ class QuantizedReluKernel : public QuantizedKernel {
   }
 
  private:
-  bool six_;
+  ReluCeiling ceiling_;
 };
 
 // ----------------------------------------------------------- Pooling
+enum class PoolKind { kMax, kAverage };
+
 class QuantizedPoolKernel : public QuantizedKernel {
  public:
-  explicit QuantizedPoolKernel(bool max) : max_(max) {}
+  explicit QuantizedPoolKernel(PoolKind kind) : kind_(kind) {}
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(qkern::typeAttr(init, "T", kQU8, &out_type_));
     if (out_type_ != kQU8) return init.error("only T=quint8 is supported (as in TensorFlow)");
@@ -187,15 +193,17 @@ class QuantizedPoolKernel : public QuantizedKernel {
     s.out_h = h.out;
     s.out_w = w.out;
     Tensor* out = ctx.allocateOutput(0, kQU8, {s.batch, s.out_h, s.out_w, s.channels});
-    if (max_) quantized::maxPoolU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>(), &ctx.pool());
-    else quantized::avgPoolU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>(), &ctx.pool());
+    if (kind_ == PoolKind::kMax)
+      quantized::maxPoolU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>(), &ctx.pool());
+    else
+      quantized::avgPoolU8(s, input.data<std::uint8_t>(), out->data<std::uint8_t>(), &ctx.pool());
     qkern::setScalar(ctx, 1, min_input);
     qkern::setScalar(ctx, 2, max_input);
     return Status::Ok();
   }
 
  private:
-  bool max_;
+  PoolKind kind_;
   nn::WindowAttrs window_;
 };
 
@@ -263,10 +271,12 @@ void registerQuantizedNNKernels(KernelRegistry& registry) {
     return std::unique_ptr<OpKernel>(new QuantizedGemmKernel(qkern::QuantizedGemmLayer::kMatMul));
   });
   registry.add("QuantizedBiasAdd", factory<QuantizedBiasAddKernel>());
-  registry.add("QuantizedRelu", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(false)); });
-  registry.add("QuantizedRelu6", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(true)); });
-  registry.add("QuantizedMaxPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPoolKernel(true)); });
-  registry.add("QuantizedAvgPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPoolKernel(false)); });
+  registry.add("QuantizedRelu", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(ReluCeiling::kNone)); });
+  registry.add("QuantizedRelu6", [] { return std::unique_ptr<OpKernel>(new QuantizedReluKernel(ReluCeiling::kSix)); });
+  registry.add("QuantizedMaxPool", [] { return std::unique_ptr<OpKernel>(new QuantizedPoolKernel(PoolKind::kMax)); });
+  registry.add("QuantizedAvgPool", [] {
+    return std::unique_ptr<OpKernel>(new QuantizedPoolKernel(PoolKind::kAverage));
+  });
   registry.add("QuantizedResizeBilinear", factory<QuantizedResizeBilinearKernel>());
 }
 

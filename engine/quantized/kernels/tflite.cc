@@ -125,9 +125,11 @@ bool windowDim(const std::string& padding, std::int64_t in, std::int64_t k, std:
 }
 
 // tfl.conv_2d and tfl.depthwise_conv_2d.
+enum class ConvForm { kConv, kDepthwise };
+
 class ConvKernel : public TflKernel {
  public:
-  explicit ConvKernel(bool depthwise) : depthwise_(depthwise) {}
+  explicit ConvKernel(ConvForm form) : depthwise_(form == ConvForm::kDepthwise) {}
   Status init(const KernelInit& init) override {
     if (init.numInputs() < 2) return init.error("expects input, filter and bias");
     GDS_RETURN_IF_ERROR(readType(init));
@@ -454,9 +456,11 @@ class BinaryKernel : public TflKernel {
 };
 
 // tfl.average_pool_2d, tfl.max_pool_2d.
+enum class PoolKind { kAverage, kMax };
+
 class PoolKernel : public TflKernel {
  public:
-  explicit PoolKernel(bool max) : max_(max) {}
+  explicit PoolKernel(PoolKind kind) : max_(kind == PoolKind::kMax) {}
   Status init(const KernelInit& init) override {
     GDS_RETURN_IF_ERROR(readType(init));
     GDS_RETURN_IF_ERROR(init.getAttr("padding", &padding_));
@@ -884,9 +888,11 @@ class PadKernel : public TflKernel {
 };
 
 // tfl.reshape and tfl.squeeze: the same bytes under a new shape.
+enum class ReshapeForm { kReshape, kSqueeze };
+
 class ReshapeKernel : public TflKernel {
  public:
-  explicit ReshapeKernel(bool squeeze) : squeeze_(squeeze) {}
+  explicit ReshapeKernel(ReshapeForm form) : squeeze_(form == ReshapeForm::kSqueeze) {}
   Status init(const KernelInit& init) override {
     if (squeeze_) return init.getAttrOr<std::vector<std::int64_t>>("squeeze_dims", &dims_, {});
     has_shape_input_ = init.numInputs() > 1 && !absent(init, 1);
@@ -1202,8 +1208,8 @@ KernelFactory make(Args... args) {
 }  // namespace
 
 void registerTfliteKernels(KernelRegistry& registry) {
-  registry.add("tfl.conv_2d", make<ConvKernel>(false));
-  registry.add("tfl.depthwise_conv_2d", make<ConvKernel>(true));
+  registry.add("tfl.conv_2d", make<ConvKernel>(ConvForm::kConv));
+  registry.add("tfl.depthwise_conv_2d", make<ConvKernel>(ConvForm::kDepthwise));
   registry.add("tfl.fully_connected", make<FullyConnectedKernel>());
   registry.add("tfl.add", make<BinaryKernel>(qt::BinaryOp::kAdd));
   registry.add("tfl.sub", make<BinaryKernel>(qt::BinaryOp::kSub));
@@ -1211,13 +1217,13 @@ void registerTfliteKernels(KernelRegistry& registry) {
   registry.add("tfl.maximum", make<BinaryKernel>(qt::BinaryOp::kMaximum));
   registry.add("tfl.minimum", make<BinaryKernel>(qt::BinaryOp::kMinimum));
   registry.add("tfl.div", make<BinaryKernel>(qt::BinaryOp::kDiv));
-  registry.add("tfl.average_pool_2d", make<PoolKernel>(false));
-  registry.add("tfl.max_pool_2d", make<PoolKernel>(true));
+  registry.add("tfl.average_pool_2d", make<PoolKernel>(PoolKind::kAverage));
+  registry.add("tfl.max_pool_2d", make<PoolKernel>(PoolKind::kMax));
   registry.add("tfl.mean", make<MeanKernel>());
   registry.add("tfl.pad", make<PadKernel>());
   registry.add("tfl.padv2", make<PadKernel>());
-  registry.add("tfl.reshape", make<ReshapeKernel>(false));
-  registry.add("tfl.squeeze", make<ReshapeKernel>(true));
+  registry.add("tfl.reshape", make<ReshapeKernel>(ReshapeForm::kReshape));
+  registry.add("tfl.squeeze", make<ReshapeKernel>(ReshapeForm::kSqueeze));
   registry.add("tfl.concatenation", make<ConcatKernel>());
   registry.add("tfl.softmax", make<SoftmaxKernel>());
   registry.add("tfl.logistic", make<UnaryKernel>(Unary::kLogistic));
