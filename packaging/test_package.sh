@@ -18,7 +18,7 @@ for f in usr/bin/gdstudio usr/share/applications/gdstudio.desktop usr/share/icon
 done
 dpkg-deb -f "$deb" Depends | grep -q libprotobuf || { echo "Depends lacks libprotobuf"; exit 1; }
 # AudioSpectrogram's FFT (libfftw3-dev at build time).
-dpkg-deb -f "$deb" Depends | grep -q libfftw3-single3 || { echo "Depends lacks libfftw3-single3"; exit 1; }
+dpkg-deb -f "$deb" Depends | grep -q libfftw3-double3 || { echo "Depends lacks libfftw3-double3"; exit 1; }
 export QT_QPA_PLATFORM=offscreen
 "$work/root/usr/bin/gdstudio" --version | head -1 | grep -qx "gdstudio $(sed -n 's/^project(GraphDefStudio VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" \
   || { echo "installed gdstudio --version is wrong:"; "$work/root/usr/bin/gdstudio" --version; exit 1; }

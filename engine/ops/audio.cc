@@ -1,6 +1,6 @@
 // WAV decoding, spectrogram and MFCC math (TensorFlow's algorithms, see
-// engine/ops/audio.h). The spectrogram is single precision through FFTW
-// (TF uses double: the difference is float rounding); MFCC math is double, as in TF.
+// engine/ops/audio.h). All intermediate arithmetic is double, as in TF (the
+// spectrogram's transform through FFTW's double-precision plans).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -108,15 +108,15 @@ std::int64_t nextPowerOfTwo(std::int64_t v) {
   return p;
 }
 
-// fftwf_malloc'd storage: FFTW's SIMD codelets need the alignment the plan
-// was made with, and every buffer from fftwf_malloc has the same one.
+// fftw_malloc'd storage: FFTW's SIMD codelets need the alignment the plan
+// was made with, and every buffer from fftw_malloc has the same one.
 template <typename T>
 struct FftwBuffer {
   T* data;
-  explicit FftwBuffer(std::int64_t count) : data(static_cast<T*>(fftwf_malloc(sizeof(T) * static_cast<size_t>(count)))) {
+  explicit FftwBuffer(std::int64_t count) : data(static_cast<T*>(fftw_malloc(sizeof(T) * static_cast<size_t>(count)))) {
     if (!data) throw std::bad_alloc();
   }
-  ~FftwBuffer() { fftwf_free(data); }
+  ~FftwBuffer() { fftw_free(data); }
   FftwBuffer(const FftwBuffer&) = delete;
   FftwBuffer& operator=(const FftwBuffer&) = delete;
 };
@@ -126,28 +126,28 @@ struct FftwBuffer {
 // under a lock. FFTW_ESTIMATE picks the algorithm from the size alone, with
 // no timing runs, so every run and every process does the same arithmetic
 // and gets bit-identical spectrograms (FFTW_MEASURE could pick differently
-// from one launch to the next and change the float rounding).
+// from one launch to the next and change the rounding).
 class RealFftPlans {
  public:
-  static fftwf_plan forSize(std::int64_t n) {
+  static fftw_plan forSize(std::int64_t n) {
     static RealFftPlans plans;
     std::lock_guard<std::mutex> lock(plans.mutex_);
-    fftwf_plan& plan = plans.by_size_[n];
+    fftw_plan& plan = plans.by_size_[n];
     if (!plan) {
-      FftwBuffer<float> in(n);
-      FftwBuffer<fftwf_complex> out(n / 2 + 1);
-      plan = fftwf_plan_dft_r2c_1d(static_cast<int>(n), in.data, out.data, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
+      FftwBuffer<double> in(n);
+      FftwBuffer<fftw_complex> out(n / 2 + 1);
+      plan = fftw_plan_dft_r2c_1d(static_cast<int>(n), in.data, out.data, FFTW_ESTIMATE | FFTW_PRESERVE_INPUT);
     }
     return plan;  // null when FFTW cannot plan this size (left in the map: asking again gives the same answer)
   }
   ~RealFftPlans() {
     for (auto& [n, plan] : by_size_)
-      if (plan) fftwf_destroy_plan(plan);
+      if (plan) fftw_destroy_plan(plan);
   }
 
  private:
   std::mutex mutex_;
-  std::map<std::int64_t, fftwf_plan> by_size_;
+  std::map<std::int64_t, fftw_plan> by_size_;
 };
 
 }  // namespace
@@ -165,7 +165,7 @@ std::string Spectrogram::initialize(std::int64_t window_size, std::int64_t strid
   const double pi = std::atan(1.0) * 4;
   window_.resize(static_cast<size_t>(window_size));
   for (std::int64_t i = 0; i < window_size; ++i)
-    window_[i] = static_cast<float>(0.5 - 0.5 * std::cos((2 * pi * static_cast<double>(i)) / static_cast<double>(window_size)));
+    window_[i] = 0.5 - 0.5 * std::cos((2 * pi * static_cast<double>(i)) / static_cast<double>(window_size));
   plan_ = nullptr;
   if (fft_ >= 2 && !(plan_ = RealFftPlans::forSize(fft_)))
     return "FFTW could not plan a real transform of " + std::to_string(fft_) + " points";
@@ -189,27 +189,30 @@ void Spectrogram::computeFrames(const float* samples, std::int64_t stride_betwee
   const std::int64_t bins = 1 + fft_ / 2;
   if (fft_ < 2) {  // a window of one sample: its value is its transform
     for (std::int64_t f = first; f < last; ++f) {
-      const float v = samples[f * stride_ * stride_between_samples] * window_[0];
-      output[f] = magnitude_squared ? v * v : std::fabs(v);
+      const double v = samples[f * stride_ * stride_between_samples] * window_[0];
+      const float power = static_cast<float>(v * v);
+      output[f] = magnitude_squared ? power : std::sqrt(power);
     }
     return;
   }
-  FftwBuffer<float> in(fft_);
-  FftwBuffer<fftwf_complex> out(bins);
-  float* __restrict x = in.data;
-  const float* __restrict w = window_.data();
-  std::fill(x + window_size_, x + fft_, 0.0f);  // the zero padding; r2c keeps its input
+  FftwBuffer<double> in(fft_);
+  FftwBuffer<fftw_complex> out(bins);
+  double* __restrict x = in.data;
+  const double* __restrict w = window_.data();
+  std::fill(x + window_size_, x + fft_, 0.0);  // the zero padding; r2c keeps its input
   for (std::int64_t f = first; f < last; ++f) {
     const float* frame = samples + f * stride_ * stride_between_samples;
     if (stride_between_samples == 1) {
-      for (std::int64_t j = 0; j < window_size_; ++j) x[j] = frame[j] * w[j];
+      for (std::int64_t j = 0; j < window_size_; ++j) x[j] = static_cast<double>(frame[j]) * w[j];
     } else {
-      for (std::int64_t j = 0; j < window_size_; ++j) x[j] = frame[j * stride_between_samples] * w[j];
+      for (std::int64_t j = 0; j < window_size_; ++j) x[j] = static_cast<double>(frame[j * stride_between_samples]) * w[j];
     }
-    fftwf_execute_dft_r2c(plan_, x, out.data);
-    const float* __restrict z = &out.data[0][0];
+    fftw_execute_dft_r2c(plan_, x, out.data);
+    const double* __restrict z = &out.data[0][0];
     float* __restrict power = output + f * bins;
-    for (std::int64_t k = 0; k < bins; ++k) power[k] = z[2 * k] * z[2 * k] + z[2 * k + 1] * z[2 * k + 1];
+    // TF stores re^2 + im^2 (double) as float.
+    for (std::int64_t k = 0; k < bins; ++k)
+      power[k] = static_cast<float>(z[2 * k] * z[2 * k] + z[2 * k + 1] * z[2 * k + 1]);
     // TF takes the square root in float of the float power.
     if (!magnitude_squared)
       for (std::int64_t k = 0; k < bins; ++k) power[k] = std::sqrt(power[k]);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-struct fftwf_plan_s;  // FFTW's plan type (fftw3.h)
+struct fftw_plan_s;  // FFTW's double-precision plan type (fftw3.h)
 
 namespace gds::engine::ops {
 
@@ -48,8 +48,8 @@ class Spectrogram {
 
  private:
   std::int64_t window_size_ = 0, stride_ = 1, fft_ = 1;
-  std::vector<float> window_;
-  fftwf_plan_s* plan_ = nullptr;  // FFTW's r2c plan for fft_ points, owned by a process-wide cache
+  std::vector<double> window_;
+  fftw_plan_s* plan_ = nullptr;  // FFTW's r2c plan for fft_ points, owned by a process-wide cache
 };
 // One-off form of the above; returns what Spectrogram::initialize returns.
 std::string spectrogram(const float* samples, std::int64_t count, std::int64_t stride_between_samples,
