@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/attr.h"
+#include "model/op_metadata.h"
 #include "model/shape_fns/shape_fn.h"
 
 namespace gds::model {
@@ -67,31 +68,46 @@ const TensorInfo& InferredShapes::at(int node, int port) const {
 }
 
 int outputCount(const Graph& graph, int node) {
-  const tensorflow::NodeDef& n = graph.node(node);
-  const std::string& op = n.op();
-  int observed = graph.observedOutputs(node);
-  int known = 1;
-  if (op == "Split" || op == "SplitV") known = static_cast<int>(attrInt(n, "num_split", 1));
-  else if (op == "Unpack") known = static_cast<int>(attrInt(n, "num", 1));
-  else if (isOneOf(op, {"QuantizeV2", "QuantizedConv2D", "QuantizedRelu", "QuantizedRelu6", "QuantizedReshape",
-                        "Requantize", "QuantizedMatMul", "QuantizedBiasAdd", "QuantizedAdd", "QuantizedMul",
-                        "QuantizedMaxPool", "QuantizedAvgPool", "QuantizedConcat", "QuantizedFusedConv2D",
-                        "QuantizedFusedDepthwiseConv2dNative", "QuantizedFusedMatMul"}))
-    known = 3;
-  else if (isOneOf(op, {"FusedBatchNorm", "FusedBatchNormV2"})) known = 5;
-  else if (op == "FusedBatchNormV3") known = 6;
-  else if (isOneOf(op, {"Switch", "RefSwitch", "Merge", "RefMerge", "DecodeWav", "TopKV2", "Unique",
-                        "RequantizationRange", "BroadcastGradientArgs"}))
-    known = 2;
-  else if (op == "IdentityN" || op == "ShapeN") {
-    known = 0;
-    for (const auto& in : n.input())
-      if (in.empty() || in[0] != '^') ++known;
-  }
   // A corrupt attr or input port ("a:99999999") must not allocate millions
   // of entries; ports beyond the cap read as unknown.
-  const int kMaxOutputs = 4096;
-  return std::clamp(std::max(known, observed), 1, kMaxOutputs);
+  const std::int64_t kMaxOutputs = 4096;
+  const tensorflow::NodeDef& n = graph.node(node);
+  const OpRegistry& registry = OpRegistry::instance();
+  std::int64_t known = 0;
+  if (const auto* args = registry.outputArgs(n.op())) {
+    // A list output's length attr, when the node lacks it: one output per
+    // input of the op's variadic input, which in TensorFlow's ops (IdentityN,
+    // ShapeN) shares the attr.
+    std::int64_t variadic_inputs = 0;
+    if (const auto* meta = registry.find(n.op())) {
+      int fixed = 0;
+      bool variadic = false;
+      for (const auto& in : meta->inputs()) {
+        if (!in.empty() && in.back() == '*') variadic = true;
+        else ++fixed;
+      }
+      if (variadic) {
+        for (const auto& in : n.input())
+          if (in.empty() || in[0] != '^') ++variadic_inputs;
+        variadic_inputs = std::max<std::int64_t>(variadic_inputs - fixed, 0);
+      }
+    }
+    for (const auto& arg : *args) {
+      std::int64_t count = 1;
+      if (!arg.number_attr.empty()) {
+        const auto* v = findAttr(n, arg.number_attr);
+        count = v && v->value_case() == tensorflow::AttrValue::kI ? v->i() : variadic_inputs;
+      } else if (!arg.type_list_attr.empty()) {
+        const auto* v = findAttr(n, arg.type_list_attr);
+        count = v && v->value_case() == tensorflow::AttrValue::kList ? v->list().type_size() : variadic_inputs;
+      } else if (arg.is_list) {
+        count = 0;  // "name*": its length is not known here; the consumers tell
+      }
+      known += std::clamp<std::int64_t>(count, 0, kMaxOutputs);
+    }
+  }
+  const std::int64_t observed = graph.observedOutputs(node);
+  return static_cast<int>(std::clamp<std::int64_t>(std::max(known, observed), 1, kMaxOutputs));
 }
 
 InferredShapes inferShapes(const Graph& graph, const ShapeOverrides& overrides) {

@@ -49,9 +49,10 @@ struct InferredShapes {
   const TensorInfo& at(int node, int port = 0) const;
 };
 
-// Number of outputs a node has according to its op definition and attrs
-// (Split: num_split, QuantizeV2: 3, FusedBatchNormV3: 6, ...), or the number
-// the graph consumes when the op is not known.
+// Number of outputs a node has according to its op's output args in
+// model/op_metadata.pbtxt and the node's attrs (Split: num_split,
+// QuantizeV2: 3, FusedBatchNormV3: 6, ...), at least the number the graph
+// consumes (all of it when the op is not known).
 int outputCount(const Graph& graph, int node);
 
 // Runs in topological order. Never fails: malformed attrs give unknown

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/attr.h"
 #include "model/op_metadata.h"
 #include "ui/attr_format.h"
 
@@ -28,8 +29,8 @@ NodeProperties describeNode(const model::Graph& graph, int node) {
   for (const auto& kv : def.attr()) keys.push_back(kv.first);
   std::sort(keys.begin(), keys.end());
   for (const auto& k : keys) p.attrs.emplace_back(k, formatAttr(def.attr().at(k)));
-  auto value = def.attr().find("value");
-  if (value != def.attr().end() && value->second.has_tensor()) p.tensors.push_back({"value", def.name()});
+  if (const auto* value = model::findAttr(def, "value"); value && value->has_tensor())
+    p.tensors.push_back({"value", def.name()});
   // Weights: Const inputs (through one Identity, as frozen slim graphs read them).
   for (const auto& in : graph.inputs(node)) {
     if (in.control) continue;

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "model/attr.h"
 #include "model/npy.h"
 #include "ui/document.h"
 #include "ui/histogram_widget.h"
@@ -40,9 +41,9 @@ DecodedTensor decode(GraphPtr graph, std::string node_name) {
   out.node = node_name;
   for (const auto& n : graph->node()) {
     if (n.name() != node_name) continue;
-    auto it = n.attr().find("value");
-    if (it == n.attr().end() || !it->second.has_tensor()) break;
-    auto t = model::decodeTensor(it->second.tensor());
+    const tensorflow::AttrValue* value = model::findAttr(n, "value");
+    if (!value || !value->has_tensor()) break;
+    auto t = model::decodeTensor(value->tensor());
     if (!t.ok()) {
       out.error = node_name + ": " + t.error();
       return out;

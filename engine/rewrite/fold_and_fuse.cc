@@ -14,6 +14,7 @@
 
 #include "engine/plan.h"
 #include "engine/rewrite/fused_nodes.h"
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"
@@ -34,13 +35,14 @@ const std::unordered_set<std::string>& foldableOps() {
 }
 
 bool isFloatNode(const tensorflow::NodeDef& n) {
-  auto it = n.attr().find("T");
-  return it == n.attr().end() || it->second.type() == tensorflow::DT_FLOAT;
+  // A "T" of another kind reads as its proto default (not float), so findAttr.
+  const tensorflow::AttrValue* t = model::findAttr(n, "T");
+  return !t || t->type() == tensorflow::DT_FLOAT;
 }
 
 bool isNhwc(const tensorflow::NodeDef& n) {
-  auto it = n.attr().find("data_format");
-  return it == n.attr().end() || it->second.s() == "NHWC";
+  const tensorflow::AttrValue* format = model::findAttr(n, "data_format");
+  return !format || format->s() == "NHWC";
 }
 
 // The working graph: the original nodes (borrowed) or their replacements.
@@ -262,9 +264,9 @@ class Rewriter {
     if (it == by_name_.end() || r.port != 0) return false;
     const tensorflow::NodeDef& n = slots_[static_cast<size_t>(it->second)].def();
     if (n.op() != "Const" || fed_node_.count(it->second)) return false;
-    auto a = n.attr().find("value");
-    if (a == n.attr().end()) return false;
-    auto t = model::decodeTensor(a->second.tensor());
+    const tensorflow::AttrValue* a = model::findAttr(n, "value");
+    if (!a) return false;
+    auto t = model::decodeTensor(a->tensor());
     if (!t.ok() || t->dtype != tensorflow::DT_FLOAT) return false;
     *value = std::move(*t);
     return true;
@@ -305,8 +307,7 @@ class Rewriter {
   void absorbPad(int h) {
     const tensorflow::NodeDef& op = slots_[static_cast<size_t>(h)].def();
     const bool pool = op.op() == "MaxPool";
-    auto padding = op.attr().find("padding");
-    if (padding == op.attr().end() || padding->second.s() != "VALID" || !isNhwc(op) || !isFloatNode(op)) return;
+    if (model::attrString(op, "padding") != "VALID" || !isNhwc(op) || !isFloatNode(op)) return;
     model::TensorRef r = model::parseTensorName(op.input(0));
     auto it = by_name_.find(r.node);
     if (it == by_name_.end() || r.port != 0) return;
@@ -344,11 +345,7 @@ class Rewriter {
     const bool matmul = op == "MatMul";
     if ((op != "Conv2D" && !depthwise && !matmul) || !isFloatNode(head) || head.input_size() < 2) return false;
     if (!matmul && !isNhwc(head)) return false;
-    bool transpose_b = false;
-    if (matmul) {
-      auto it = head.attr().find("transpose_b");
-      transpose_b = it != head.attr().end() && it->second.b();
-    }
+    const bool transpose_b = matmul && model::attrBool(head, "transpose_b", false);
     // Output channels: from the filter when it is a constant.
     model::HostTensor filter;
     const bool filter_const = constValue(head.input(1), &filter);
@@ -478,8 +475,7 @@ class Rewriter {
   // shift = beta - mean * scale). Only output 0 may be read.
   bool batchNormFold(const tensorflow::NodeDef& n, std::int64_t channels, std::vector<float>* scale,
                      std::vector<float>* shift) const {
-    auto training = n.attr().find("is_training");
-    if (training != n.attr().end() && training->second.b()) return false;
+    if (model::attrBool(n, "is_training", false)) return false;
     auto it = by_name_.find(n.name());
     if (it == by_name_.end() || control_consumers_[static_cast<size_t>(it->second)]) return false;
     for (const auto& c : consumers_[static_cast<size_t>(it->second)])
@@ -488,9 +484,9 @@ class Rewriter {
     if (!channelVector(n.input(1), channels, &gamma) || !channelVector(n.input(2), channels, &beta) ||
         !channelVector(n.input(3), channels, &mean) || !channelVector(n.input(4), channels, &var))
       return false;
-    float epsilon = 0.0001f;
-    auto e = n.attr().find("epsilon");
-    if (e != n.attr().end()) epsilon = e->second.f();
+    // Not attrFloat: an "epsilon" of another kind reads as 0, its proto default.
+    const tensorflow::AttrValue* e = model::findAttr(n, "epsilon");
+    const float epsilon = e ? e->f() : 0.0001f;
     scale->resize(static_cast<size_t>(channels));
     shift->resize(static_cast<size_t>(channels));
     for (size_t c = 0; c < scale->size(); ++c) {
@@ -521,9 +517,9 @@ class Rewriter {
 }  // namespace
 
 bool spatialPaddings(const tensorflow::NodeDef& paddings, std::vector<std::int64_t>* pads) {
-  auto value = paddings.attr().find("value");
-  if (paddings.op() != "Const" || value == paddings.attr().end()) return false;
-  auto t = model::decodeTensor(value->second.tensor());
+  const tensorflow::AttrValue* value = model::findAttr(paddings, "value");
+  if (paddings.op() != "Const" || !value) return false;
+  auto t = model::decodeTensor(value->tensor());
   if (!t.ok() || t->shape != Shape{4, 2}) return false;
   pads->clear();
   for (std::int64_t i = 0; i < 8; ++i) pads->push_back(static_cast<std::int64_t>(t->valueAt(i)));

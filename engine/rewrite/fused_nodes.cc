@@ -1,5 +1,7 @@
 #include "engine/rewrite/fused_nodes.h"
 
+#include "model/attr.h"
+
 namespace gds::engine {
 
 void recordFusedNodes(const std::vector<const tensorflow::NodeDef*>& replaced, const tensorflow::NodeDef& head,
@@ -7,12 +9,12 @@ void recordFusedNodes(const std::vector<const tensorflow::NodeDef*>& replaced, c
   std::vector<std::string> names;
   for (const tensorflow::NodeDef* n : replaced) {
     if (n->op() == "Const") continue;
-    auto it = n->attr().find(kFusedNodesAttr);
-    if (it == n->attr().end()) names.push_back(n->name());
-    else names.insert(names.end(), it->second.list().s().begin(), it->second.list().s().end());
+    const tensorflow::AttrValue* fused_names = model::findAttr(*n, kFusedNodesAttr);
+    if (!fused_names) names.push_back(n->name());
+    else names.insert(names.end(), fused_names->list().s().begin(), fused_names->list().s().end());
   }
-  auto head_it = head.attr().find(kFusedHeadAttr);
-  const std::string head_name = head_it == head.attr().end() ? head.name() : head_it->second.s();
+  const tensorflow::AttrValue* head_attr = model::findAttr(head, kFusedHeadAttr);
+  const std::string head_name = head_attr ? head_attr->s() : head.name();
   auto& attrs = *fused->mutable_attr();
   auto* list = attrs[kFusedNodesAttr].mutable_list();
   list->clear_s();

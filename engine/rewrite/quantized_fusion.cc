@@ -6,6 +6,7 @@
 
 #include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/fused_nodes.h"
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"
@@ -17,14 +18,17 @@ namespace {
 using tensorflow::DataType;
 using tensorflow::NodeDef;
 
+// The fallback only when the attr is absent: one of another kind reads as its
+// proto default (DT_INVALID, ""), which fails the match, where model::attrType
+// and attrString would return the fallback.
 DataType typeAttrOr(const NodeDef& n, const char* name, DataType fallback) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? fallback : it->second.type();
+  const tensorflow::AttrValue* a = model::findAttr(n, name);
+  return a ? a->type() : fallback;
 }
 
 std::string stringAttrOr(const NodeDef& n, const char* name, const std::string& fallback) {
-  auto it = n.attr().find(name);
-  return it == n.attr().end() ? fallback : it->second.s();
+  const tensorflow::AttrValue* a = model::findAttr(n, name);
+  return a ? a->s() : fallback;
 }
 
 class ChainFinder {
@@ -177,8 +181,8 @@ class ChainFinder {
   bool ownRangeQuantize(int q, std::vector<int>* range_nodes) {
     const NodeDef& node = g_.node(q);
     if (node.op() != "QuantizeV2" || used_[static_cast<std::size_t>(q)] || fed_.count(q)) return false;
-    if (typeAttrOr(node, "T", tensorflow::DT_INVALID) != tensorflow::DT_QUINT8) return false;
-    if (auto axis = node.attr().find("axis"); axis != node.attr().end() && axis->second.i() != -1) return false;
+    if (model::attrType(node, "T") != tensorflow::DT_QUINT8) return false;
+    if (const auto* axis = model::findAttr(node, "axis"); axis && axis->i() != -1) return false;
     const auto in = dataInputs(q);
     if (in.size() != 3 || in[1].port != 0 || in[2].port != 0) return false;
     const int min_node = in[1].node, max_node = in[2].node;
@@ -189,8 +193,7 @@ class ChainFinder {
       if (soleConsumer(r) != q || g_.consumers(r).size() != 1) return false;
       const auto rin = dataInputs(r);
       if (rin.size() != 2 || !intConstIs(rin[1].node, 0) || rin[0].port != 0) return false;
-      if (auto keep = g_.node(r).attr().find("keep_dims"); keep != g_.node(r).attr().end() && keep->second.b())
-        return false;
+      if (model::attrBool(g_.node(r), "keep_dims", false)) return false;
       if (reshape >= 0 && reshape != rin[0].node) return false;
       reshape = rin[0].node;
     }
@@ -217,7 +220,7 @@ class ChainFinder {
     const NodeDef& pn = g_.node(pool);
     if (pn.op() != "QuantizedMaxPool" || used_[static_cast<std::size_t>(pool)] || fed_.count(pool)) return false;
     if (typeAttrOr(pn, "T", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-        stringAttrOr(pn, "padding", "") != "VALID" || !pn.attr().count("ksize") || !pn.attr().count("strides"))
+        model::attrString(pn, "padding") != "VALID" || !pn.attr().count("ksize") || !pn.attr().count("strides"))
       return false;
     const auto pool_in = dataInputs(pool);
     if (pool_in.size() != 3) return false;
@@ -322,21 +325,20 @@ class ChainFinder {
     const NodeDef& x = g_.node(n);
     if (x.op() != "Dequantize") return false;
     const std::string mode = stringAttrOr(x, "mode", "MIN_COMBINED");
-    auto axis = x.attr().find("axis");
-    auto narrow = x.attr().find("narrow_range");
+    const tensorflow::AttrValue* axis = model::findAttr(x, "axis");
     return (mode == "MIN_FIRST" || mode == "MIN_COMBINED") && dataInputs(n).size() == 3 &&
            typeAttrOr(x, "T", tensorflow::DT_QUINT8) == tensorflow::DT_QUINT8 &&
            typeAttrOr(x, "dtype", tensorflow::DT_FLOAT) == tensorflow::DT_FLOAT &&
-           (axis == x.attr().end() || axis->second.i() == -1) && (narrow == x.attr().end() || !narrow->second.b());
+           (!axis || axis->i() == -1) && !model::attrBool(x, "narrow_range", false);
   }
 
   // Node n is a Const holding the single int value v (shape [] or [1]).
   bool intConstIs(int n, std::int64_t v) const {
     const NodeDef& x = g_.node(n);
     if (x.op() != "Const") return false;
-    auto value = x.attr().find("value");
-    if (value == x.attr().end()) return false;
-    auto t = model::decodeTensor(value->second.tensor());
+    const tensorflow::AttrValue* value = model::findAttr(x, "value");
+    if (!value) return false;
+    auto t = model::decodeTensor(value->tensor());
     if (!t.ok() || t->size() != 1 || t->shape.size() > 1) return false;
     if (t->dtype != tensorflow::DT_INT32 && t->dtype != tensorflow::DT_INT64) return false;
     return static_cast<std::int64_t>(t->valueAt(0)) == v;

@@ -158,10 +158,13 @@ TEST(OutputDtypes, ArgsParsedFromTensorFlowSpelling) {
   EXPECT_EQ(merge[0].type_attr, "T");
   EXPECT_EQ(merge[1].name, "value_index");
   EXPECT_EQ(merge[1].type, kI32);
-  const auto& split = registry.outputArgs("Split")->at(0);  // a bare "output*"
-  EXPECT_EQ(split.name, "output");
-  EXPECT_TRUE(split.is_list);
-  EXPECT_FALSE(split.typed());
+  const auto& split = registry.outputArgs("Split")->at(0);
+  EXPECT_EQ(split.number_attr, "num_split");
+  EXPECT_EQ(split.type_attr, "T");
+  const auto& if_out = registry.outputArgs("If")->at(0);  // a bare "output*"
+  EXPECT_EQ(if_out.name, "output");
+  EXPECT_TRUE(if_out.is_list);
+  EXPECT_FALSE(if_out.typed());
   EXPECT_EQ(registry.outputArgs("NoSuchOp"), nullptr);
 }
 
