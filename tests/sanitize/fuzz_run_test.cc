@@ -21,6 +21,7 @@
 
 #include "engine/eval/feeds.h"
 #include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/graph_builder.h"
 #include "model/io.h"
 #include "model/memory_budget.h"
@@ -242,9 +243,10 @@ TEST(RunFuzz, MutatedSmallGraphs) {
     if (fetches.empty()) return;
     engine::PlanOptions options;
     options.num_threads = 1;  // no worker threads: the loop forks
-    options.optimize_graph = !rng.oneIn(3);
+    const bool optimize = !rng.oneIn(3);  // the inference rewrites first, as `run` does
     options.reference_kernels = rng.oneIn(4);
-    auto plan = engine::Plan::compile(g, names, fetches, options);
+    auto plan = optimize ? engine::compileForInference(g, names, fetches, options)
+                         : engine::Plan::compile(g, names, fetches, options);
     if (!plan.ok()) {
       if (plan.error().empty()) {
         std::fprintf(stderr, "compile failed without a message (seed %s)\n", seed.name.c_str());
