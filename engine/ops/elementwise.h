@@ -24,25 +24,58 @@ template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
 // ---------------------------------------------------------------------------
+// Integer arithmetic wraps modulo 2^n, as TensorFlow's kernels do on every
+// CPU it runs on. Signed overflow is undefined in C++ (and INT_MIN / -1 traps
+// on x86), so integers are computed in an unsigned type at least as wide as
+// unsigned int (uint16 * uint16 would otherwise promote to a signed int).
+template <typename T>
+using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <typename T>
+constexpr T wrapAdd(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b)); }
+template <typename T>
+constexpr T wrapSub(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b)); }
+template <typename T>
+constexpr T wrapMul(T a, T b) { return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b)); }
+template <typename T>
+constexpr T wrapNeg(T a) { return static_cast<T>(WrapType<T>(0) - static_cast<WrapType<T>>(a)); }
+// a / b and a % b with b != 0 (the kernels reject zero first); the one
+// overflowing quotient, min / -1, wraps to min with remainder 0.
+template <typename T>
+constexpr T wrapDiv(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrapNeg(a);
+  }
+  return static_cast<T>(a / b);
+}
+template <typename T>
+constexpr T wrapRem(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return T(0);
+  }
+  return static_cast<T>(a % b);
+}
+
 // Binary functors. scalar(a, b) is the specification; vec(x, y) an Eigen
 // array expression for float/double (nullptr-like tag when absent).
-
-#define GDS_BINARY(Name, scalar_expr, has_vec, vec_expr)                        \
+#define GDS_BINARY(Name, float_expr, int_expr, has_vec, vec_expr)              \
   struct Name {                                                                \
     template <typename T>                                                      \
-    static T scalar(T a, T b) { return scalar_expr; }                          \
+    static T scalar(T a, T b) {                                                \
+      if constexpr (std::is_integral_v<T>) return int_expr;                    \
+      else return float_expr;                                                  \
+    }                                                                          \
     static constexpr bool kVec = has_vec;                                      \
     template <typename X, typename Y>                                          \
     static auto vec(const X& x, const Y& y) { return vec_expr; }               \
   };
 
-GDS_BINARY(AddOp, a + b, true, x + y)
-GDS_BINARY(SubOp, a - b, true, x - y)
-GDS_BINARY(MulOp, a * b, true, x * y)
-GDS_BINARY(DivOp, a / b, true, x / y)
-GDS_BINARY(MaxOp, (a > b ? a : b), true, x.max(y))
-GDS_BINARY(MinOp, (a < b ? a : b), true, x.min(y))
-GDS_BINARY(SqDiffOp, (a - b) * (a - b), true, (x - y).square())
+GDS_BINARY(AddOp, a + b, wrapAdd(a, b), true, x + y)
+GDS_BINARY(SubOp, a - b, wrapSub(a, b), true, x - y)
+GDS_BINARY(MulOp, a * b, wrapMul(a, b), true, x * y)
+GDS_BINARY(DivOp, a / b, wrapDiv(a, b), true, x / y)
+GDS_BINARY(MaxOp, (a > b ? a : b), (a > b ? a : b), true, x.max(y))
+GDS_BINARY(MinOp, (a < b ? a : b), (a < b ? a : b), true, x.min(y))
+GDS_BINARY(SqDiffOp, (a - b) * (a - b), wrapMul(wrapSub(a, b), wrapSub(a, b)), true, (x - y).square())
 #undef GDS_BINARY
 
 struct PowOp {
@@ -51,12 +84,12 @@ struct PowOp {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
-      // Integer power by squaring (TensorFlow errors on negative exponents;
-      // the kernel checks before running).
+      // Integer power by squaring, wrapping (TensorFlow errors on negative
+      // exponents; the kernel checks before running).
       T result = 1, base = a;
       for (T e = b; e > 0; e >>= 1) {
-        if (e & 1) result *= base;
-        base *= base;
+        if (e & 1) result = wrapMul(result, base);
+        base = wrapMul(base, base);
       }
       return result;
     }
@@ -73,11 +106,8 @@ struct FloorDivOp {
       return std::floor(a / b);
     } else {
       // TensorFlow's google_floor_div: round toward negative infinity.
-      if ((a < 0) != (b < 0)) {
-        T abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
-        return -((abs_a + abs_b - 1) / abs_b);
-      }
-      return a / b;
+      const T q = wrapDiv(a, b);
+      return (wrapMul(q, b) != a && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
     }
   }
   static constexpr bool kVec = false;
@@ -92,8 +122,8 @@ struct FloorModOp {
       T m = std::fmod(a, b);
       return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
     } else {
-      T m = a % b;
-      return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+      T m = wrapRem(a, b);
+      return (m != 0 && ((b < 0) != (m < 0))) ? static_cast<T>(m + b) : m;
     }
   }
   static constexpr bool kVec = false;
@@ -195,9 +225,9 @@ enum class Unary {
 template <typename T>
 T unaryScalar(Unary op, T x, float alpha) {
   switch (op) {
-    case Unary::Neg: return -x;
-    case Unary::Abs: return x < 0 ? -x : x;
-    case Unary::Square: return x * x;
+    case Unary::Neg: if constexpr (std::is_integral_v<T>) return wrapNeg(x); else return -x;
+    case Unary::Abs: if constexpr (std::is_integral_v<T>) return x < 0 ? wrapNeg(x) : x; else return x < 0 ? -x : x;
+    case Unary::Square: if constexpr (std::is_integral_v<T>) return wrapMul(x, x); else return x * x;
     case Unary::Sign: return static_cast<T>(x > 0 ? 1 : (x < 0 ? -1 : 0));
     case Unary::Relu: return x > 0 ? x : T(0);
     case Unary::Relu6: return x < 0 ? T(0) : (x > 6 ? T(6) : x);

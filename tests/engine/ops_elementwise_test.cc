@@ -56,6 +56,27 @@ TEST(OpsElementwise, IntegerDivisionAndModuloFollowTensorFlow) {
   EXPECT_EQ(zero.status.message(), "node 'op' (FloorDiv): integer division by zero");
 }
 
+TEST(OpsElementwise, IntegerOverflowWrapsAsTensorFlowDoes) {
+  // Two's-complement wrap-around (computed unsigned: signed overflow is
+  // undefined in C++ and min / -1 traps on x86).
+  constexpr std::int32_t kMax = 2147483647, kMin = -2147483647 - 1;
+  EXPECT_EQ(values<std::int32_t>(runBoth("Add", {I({2}, {kMax, kMin}), I({2}, {1, -1})})),
+            (std::vector<std::int32_t>{kMin, kMax}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("Sub", {I({1}, {kMin}), I({1}, {1})})), (std::vector<std::int32_t>{kMax}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("Mul", {I({1}, {65536}), I({1}, {65536})})), (std::vector<std::int32_t>{0}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("Pow", {I({2}, {3, 2}), I({2}, {21, 31})})),
+            (std::vector<std::int32_t>{1870418611, kMin}));  // 3^21 mod 2^32, 2^31
+  EXPECT_EQ(values<std::int32_t>(runBoth("Div", {I({1}, {kMin}), I({1}, {-1})})), (std::vector<std::int32_t>{kMin}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("FloorDiv", {I({2}, {kMin, kMin}), I({2}, {-1, 3})})),
+            (std::vector<std::int32_t>{kMin, -715827883}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("FloorMod", {I({2}, {kMin, kMin}), I({2}, {-1, 3})})),
+            (std::vector<std::int32_t>{0, 1}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("SquaredDifference", {I({1}, {kMax}), I({1}, {-1})})),
+            (std::vector<std::int32_t>{0}));  // (2^31)^2 mod 2^32
+  EXPECT_EQ(values<std::int32_t>(runBoth("Neg", {I({1}, {kMin})})), (std::vector<std::int32_t>{kMin}));
+  EXPECT_EQ(values<std::int32_t>(runBoth("Abs", {I({1}, {kMin})})), (std::vector<std::int32_t>{kMin}));
+}
+
 TEST(OpsElementwise, MaximumMinimumSquaredDifferencePow) {
   Tensor a = F({3}, {1, 5, -2}), b = F({3}, {3, 2, -1});
   EXPECT_EQ(values<float>(runBoth("Maximum", {a, b})), (std::vector<float>{3, 5, -1}));
