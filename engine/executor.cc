@@ -17,6 +17,14 @@
 namespace gds::engine {
 namespace {
 
+// A kernel reading an input or writing an output its node does not have (a
+// malformed node the compile-time checks did not catch): this node's error,
+// never a read past the slots.
+class PortOutOfRange : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 using Clock = std::chrono::steady_clock;
 
 struct Entry {
@@ -57,13 +65,13 @@ class ContextImpl : public KernelContext {
       : node_(node), pool_(pool), buffers_(buffers), step_(step), reference_(reference) {}
   const tensorflow::NodeDef& node() const override { return *node_.def; }
   int numInputs() const override { return static_cast<int>(inputs.size()); }
-  const Tensor& input(int i) const override { return *inputs[static_cast<size_t>(i)]; }
+  const Tensor& input(int i) const override { return *inputs[checkPort(i, inputs.size(), "input")]; }
   int numOutputs() const override { return static_cast<int>(outputs.size()); }
   // Every kernel's outputs are sized here: the one place where sizes that
   // come from tensor values are checked against the memory budget (the
   // throw ends this node's compute; Executor::process reports it).
   Tensor* allocateOutput(int i, DataType dtype, const Shape& shape) override {
-    Tensor& out = outputs[static_cast<size_t>(i)];
+    Tensor& out = outputs[checkPort(i, outputs.size(), "output")];
     if (Status s = checkOutputAllocation(i, dtype, shape); !s.ok())
       throw AllocationRefused(error(s.message()).message());
     std::int64_t n = model::numElements(shape);
@@ -75,12 +83,12 @@ class ContextImpl : public KernelContext {
     }
     return &out;
   }
-  void setOutput(int i, Tensor tensor) override { outputs[static_cast<size_t>(i)] = std::move(tensor); }
+  void setOutput(int i, Tensor tensor) override { outputs[checkPort(i, outputs.size(), "output")] = std::move(tensor); }
   // Each consumer's input slot holds its own reference, as do fetched
   // results, feeds and constants: a slot that is the buffer's sole owner is
   // this node's to reuse.
   Tensor* forwardInputOrAllocateOutput(int input, int output, DataType dtype, const Shape& shape) override {
-    Tensor* in = inputs[static_cast<size_t>(input)];
+    Tensor* in = inputs[checkPort(input, inputs.size(), "input")];
     if (in->dtype() == dtype && in->soleOwner() && in->numElements() == model::numElements(shape)) {
       Tensor& out = outputs[static_cast<size_t>(output)];
       out = in->reshaped(shape);
@@ -96,6 +104,12 @@ class ContextImpl : public KernelContext {
   std::vector<Tensor> outputs;
 
  private:
+  static std::size_t checkPort(int i, std::size_t count, const char* what) {
+    if (i < 0 || static_cast<std::size_t>(i) >= count)
+      throw PortOutOfRange(std::string("the kernel asked for ") + what + " " + std::to_string(i) + ", but the node has " +
+                           std::to_string(count) + " " + what + (count == 1 ? "" : "s"));
+    return static_cast<std::size_t>(i);
+  }
   const PlanNode& node_;
   const ThreadPool& pool_;
   BufferPool& buffers_;
@@ -362,6 +376,8 @@ class Executor {
         try {
           s = n.kernel->compute(ctx);
         } catch (const AllocationRefused& e) {
+          s = Status::Error(e.what());
+        } catch (const PortOutOfRange& e) {
           s = Status::Error(e.what());
         } catch (const std::bad_alloc&) {
           s = Status::Error("out of memory: the machine could not allocate what this node needs (the memory "

@@ -130,6 +130,19 @@ const std::vector<OpOutputArg>* OpRegistry::outputArgs(const std::string& op) co
   return i < 0 ? nullptr : &outputs_[static_cast<size_t>(i)];
 }
 
+bool OpRegistry::inputArity(const std::string& op, int* min, int* max) const {
+  const auto* meta = find(op);
+  if (!meta || meta->inputs_size() == 0) return false;
+  *min = 0;
+  bool variadic = false;
+  for (const auto& arg : meta->inputs()) {
+    if (!arg.empty() && arg.back() == '*') variadic = true;
+    else ++*min;
+  }
+  *max = variadic ? -1 : *min;
+  return true;
+}
+
 OpCategory OpRegistry::category(const std::string& op) const {
   const auto* meta = find(op);
   if (!meta) return OpCategory::Other;

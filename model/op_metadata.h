@@ -44,6 +44,11 @@ class OpRegistry {
   const tensorflow::AttrValue* attrDefault(const std::string& op, const std::string& attr) const;
   // The parsed output args, or nullptr for op types the file does not describe.
   const std::vector<OpOutputArg>* outputArgs(const std::string& op) const;
+  // How many data inputs the op's input args allow, TensorFlow's NodeDef
+  // check against the OpDef: min = the fixed args, max = min, or -1 when an
+  // arg is variadic ("values*"). False for ops the file does not describe or
+  // lists no inputs for.
+  bool inputArity(const std::string& op, int* min, int* max) const;
   const gdstudio::OpMetadataList& all() const { return list_; }
 
  private:

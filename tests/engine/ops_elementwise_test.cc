@@ -34,6 +34,17 @@ TEST(OpsElementwise, IncompatibleShapesNameTheNode) {
   EXPECT_EQ(r.status.message(), "node 'op' (Add): incompatible shapes for broadcasting: [2,3] and [4]");
 }
 
+TEST(OpsElementwise, InputCountFollowsTheOpsArgsAsTensorFlowsImporter) {
+  // Kernels read the inputs their op declares: too few or too many is the
+  // node's compile error (found by fuzzing: a kernel read past its inputs).
+  OpRun few = runOp("Mean", {F({2}, {1, 2})});
+  EXPECT_EQ(few.status.message(), "node 'op' (Mean): expects 2 inputs (input, reduction_indices), has 1");
+  OpRun many = runOp("Add", {F({1}, {1}), F({1}, {2}), F({1}, {3})});
+  EXPECT_EQ(many.status.message(), "node 'op' (Add): expects 2 inputs (x, y), has 3");
+  OpRun none = runOp("AddN", {});
+  EXPECT_FALSE(none.status.ok());
+}
+
 TEST(OpsElementwise, UnsupportedDtypeIsACompileErrorNamingTheNode) {
   OpRun r = runOp("Sqrt", {I({2}, {4, 9})});
   ASSERT_FALSE(r.status.ok());

@@ -47,7 +47,7 @@ TEST(TensorList, ReserveSetItemStackReadsUnsetElementsAsZeros) {
                   listOp("set0", "TensorListSetItem", {"reserve", "i0", "a"}) +
                   listOp("set2", "TensorListSetItem", {"set0", "i2", "b"}) +
                   listOp("stack", "TensorListStack", {"set2", "any"}, "attr { key: 'num_elements' value { i: 3 } }") +
-                  listOp("get1", "TensorListGetItem", {"set2", "i0"}) +
+                  listOp("get1", "TensorListGetItem", {"set2", "i0", "any"}) +
                   "node { name: 'len' op: 'TensorListLength' input: 'set2' }\n"
                   "node { name: 'eshape' op: 'TensorListElementShape' input: 'set2' " + kShapeType + " }\n" +
                   // The list before the first SetItem is unchanged: a value, not a resource.
