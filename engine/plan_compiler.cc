@@ -11,6 +11,7 @@
 #include "engine/plan_impl.h"
 #include "model/attr.h"
 #include "model/op_metadata.h"
+#include "model/shape_inference.h"
 
 namespace gds::engine {
 
@@ -397,6 +398,9 @@ class PlanCompiler {
     if (n.kind == NodeKind::Kernel) {
       GDS_RETURN_IF_ERROR(createKernel(n, init));
       n.num_outputs = std::max(1, n.kernel->numOutputs(init));
+      if (n.num_outputs > model::kMaxNodeOutputs)
+        return Status::Error(nodeLabel(*n.def) + ": has " + std::to_string(n.num_outputs) + " outputs; at most " +
+                             std::to_string(model::kMaxNodeOutputs) + " are supported");
     } else {
       n.num_outputs = (n.kind == NodeKind::Switch || n.kind == NodeKind::Merge) ? 2 : 1;
     }

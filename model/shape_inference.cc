@@ -68,9 +68,8 @@ const TensorInfo& InferredShapes::at(int node, int port) const {
 }
 
 int outputCount(const Graph& graph, int node) {
-  // A corrupt attr or input port ("a:99999999") must not allocate millions
-  // of entries; ports beyond the cap read as unknown.
-  const std::int64_t kMaxOutputs = 4096;
+  // Ports beyond the cap read as unknown.
+  const std::int64_t kMaxOutputs = kMaxNodeOutputs;
   const tensorflow::NodeDef& n = graph.node(node);
   const OpRegistry& registry = OpRegistry::instance();
   std::int64_t known = 0;

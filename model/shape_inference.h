@@ -49,6 +49,10 @@ struct InferredShapes {
   const TensorInfo& at(int node, int port = 0) const;
 };
 
+// The most outputs one node may have: a corrupt count attr (num_split,
+// num, N) or port ("a:99999999") must not allocate millions of entries.
+constexpr int kMaxNodeOutputs = 4096;
+
 // Number of outputs a node has according to its op's output args in
 // model/op_metadata.pbtxt and the node's attrs (Split: num_split,
 // QuantizeV2: 3, FusedBatchNormV3: 6, ...), at least the number the graph

@@ -12,6 +12,7 @@
 #include "engine/ops/array.h"
 #include "engine/ops/strided_slice.h"
 #include "model/memory_budget.h"
+#include "model/shape_inference.h"
 
 namespace gds::engine {
 namespace {
@@ -190,6 +191,10 @@ class SplitKernel : public OpKernel {
       GDS_RETURN_IF_ERROR(init.getAttr("num_split", &num_));
     }
     if (num_ < 1 && form_ != SplitForm::kUnpack) return init.error("num_split must be at least 1");
+    if (num_ > model::kMaxNodeOutputs)
+      return init.error(std::string(form_ == SplitForm::kUnpack ? "num" : "num_split") + " is " +
+                        std::to_string(num_) + "; a node has at most " + std::to_string(model::kMaxNodeOutputs) +
+                        " outputs");
     return Status::Ok();
   }
   int numOutputs(const KernelInit&) const override { return static_cast<int>(std::max<int64_t>(num_, 1)); }

@@ -81,6 +81,11 @@ TEST(OpsArray, ConcatPackSplitUnpackWithNegativeAxes) {
   OpRun bad = runOp("Split", {I({}, {0}), iota({3})}, "attr { key: 'num_split' value { i: 2 } } attr { key: 'T' value { type: DT_FLOAT } }", 2, false, "");
   EXPECT_EQ(bad.status.message(),
             "node 'op' (Split): number of ways to split (2) must evenly divide the split dimension (3)");
+  // A corrupt count is refused before anything is sized by it (found by fuzzing).
+  OpRun huge = runOp("Split", {I({}, {0}), iota({3})},
+                     "attr { key: 'num_split' value { i: 34359738367 } } attr { key: 'T' value { type: DT_FLOAT } }",
+                     1, false, "");
+  EXPECT_EQ(huge.status.message(), "node 'op' (Split): num_split is 34359738367; a node has at most 4096 outputs");
 }
 
 TEST(OpsArray, ReshapeSqueezeExpandDims) {
