@@ -19,19 +19,13 @@
 
 namespace gds::model {
 namespace fs = std::filesystem;
+using namespace saved_model_v2_impl;  // the helpers shared with saved_model_v2_freeze.cc
 
 namespace {
 
-using tensorflow::DataType;
 using tensorflow::NodeDef;
 using tensorflow::SavedObject;
 using tensorflow::SavedObjectGraph;
-using tensorflow::StructuredValue;
-
-using saved_model_v2_impl::childId;
-using saved_model_v2_impl::kindName;
-using saved_model_v2_impl::signatureCallNode;
-using saved_model_v2_impl::validNode;
 
 constexpr const char* kObjectGraphKey = "_CHECKPOINTABLE_OBJECT_GRAPH";
 constexpr const char* kInitOpSignature = "__saved_model_init_op";
