@@ -1,3 +1,6 @@
+// One file over 600 lines on purpose: one transform per file, as TensorFlow's
+// tools/graph_transforms/quantize_nodes.cc, whose passes are private to it.
+//
 // quantize_nodes(input_min, input_max, fallback_min, fallback_max, ignore_op*):
 // TensorFlow's tools/graph_transforms/quantize_nodes.cc. Each float op with
 // an eight-bit equivalent becomes

@@ -1,3 +1,6 @@
+// One file just over 600 lines on purpose: one kernel family registered
+// together, sharing withStorage and checkMaps; a split would only add a header.
+//
 // Data-movement kernels for every dtype (strings included): ConcatV2,
 // Concat, Pack, Unpack, Split, SplitV, Slice, StridedSlice (all masks, as
 // tensorflow/core/util/strided_slice_op.cc), Tile, Transpose, Gather,

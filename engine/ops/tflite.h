@@ -1,5 +1,5 @@
 // TensorFlow Lite's float32 kernels as plain loops (the adapters are
-// engine/quantized/kernels/tflite.cc): reference_ops conv, depthwise conv,
+// engine/quantized/kernels/tflite_*.cc): reference_ops conv, depthwise conv,
 // fully connected, pools, softmax, mean and resize bilinear, each summing in
 // the order TFLite's reference kernels do, with the fused activation as a
 // clamp to [act_min, act_max]; and strided slice, which moves elements of

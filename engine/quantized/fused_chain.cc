@@ -1,3 +1,6 @@
+// The fused output stages' names and checks and FusedChainRunner, whose
+// Segment the prepare, firstPass and finish steps share: one unit, so one file
+// (about 600 lines).
 #include "engine/quantized/fused_chain.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // TensorFlow Lite's int8 arithmetic (the kernels are engine/quantized/kernels/
-// tflite.cc): the fixed-point multipliers of
+// tflite_*.cc): the fixed-point multipliers of
 // tensorflow/lite/kernels/internal/quantization_util.cc and common.h, and the
 // integer loops of reference/integer_ops/*.h and of the builtin kernels TFLite
 // runs by default (softmax and logistic/tanh through lookup tables, as

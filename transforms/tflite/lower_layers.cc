@@ -1,0 +1,219 @@
+// Layers lowered with what follows them folded in, as TensorFlow's converter
+// does (optimize.cc): Conv2D -> CONV_2D, DepthwiseConv2dNative ->
+// DEPTHWISE_CONV_2D, MatMul -> FULLY_CONNECTED with bias adds, per-channel
+// scales and inference batch norms folded into filter and bias, and the
+// binary ops with their fused Relu/Relu6.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "transforms/tflite/lower_impl.h"
+
+namespace gds::transforms::tflite::lower_impl {
+
+// A float constant with one value per channel ([C], [1,..,1,C]) or a
+// scalar, expanded to C values; empty when it is neither.
+std::vector<float> Lowering::channelValues(int i, std::int64_t channels) const {
+  if (!isConst(i)) return {};
+  auto v = constValue(i);
+  if (!v.ok() || v->dtype != tensorflow::DT_FLOAT) return {};
+  if (v->size() == 1) return std::vector<float>(static_cast<std::size_t>(channels), v->as<float>()[0]);
+  if (v->size() != channels || v->shape.empty() || v->shape.back() != channels) return {};
+  return std::vector<float>(v->as<float>(), v->as<float>() + channels);
+}
+
+bool Lowering::onlyOutput0Read(int i) const {
+  for (const auto& c : index_->consumers(i))
+    if (c.port != 0) return false;
+  return true;
+}
+
+// TensorFlow's converter folds these into the layer (optimize.cc:
+// FuseBinaryOpToFollowingAffineOp, FuseMulOrDivWithConv2d, and batch norms
+// legalized to a multiply and an add first).
+Lowering::Tail Lowering::fuseTail(int i, std::int64_t channels) {
+  Tail t(i);
+  if (channels > 0) {
+    t.scale.assign(static_cast<std::size_t>(channels), 1.0f);
+    t.bias.assign(static_cast<std::size_t>(channels), 0.0f);
+  }
+  int c = soleConsumer(t.last);
+  while (channels > 0 && c >= 0 && stringAttr(node(c), "data_format", "NHWC") == "NHWC") {
+    const std::string& o = op(c);
+    const int a = dataInput(c, 0), b = dataInput(c, 1);
+    const bool first = a == t.last;
+    const int other = first ? b : a;
+    std::vector<float> v;
+    if (o == "FusedBatchNorm" || o == "FusedBatchNormV2" || o == "FusedBatchNormV3") {
+      const auto* training = attrOf(node(c), "is_training");
+      if ((training && training->b()) || !first || !onlyOutput0Read(c)) break;
+      const std::vector<float> gamma = channelValues(dataInput(c, 1), channels),
+                               beta = channelValues(dataInput(c, 2), channels),
+                               mean = channelValues(dataInput(c, 3), channels),
+                               var = channelValues(dataInput(c, 4), channels);
+      if (gamma.empty() || beta.empty() || mean.empty() || var.empty()) break;
+      const auto* eps = attrOf(node(c), "epsilon");
+      const float epsilon = eps ? eps->f() : 1e-4f;
+      for (std::size_t k = 0; k < t.scale.size(); ++k) {
+        const float s = gamma[k] / std::sqrt(var[k] + epsilon);
+        t.scale[k] *= s;
+        t.bias[k] = t.bias[k] * s + (beta[k] - mean[k] * s);
+      }
+      t.scaled = true;
+    } else if ((o == "BiasAdd" && first) || o == "Add" || o == "AddV2" || (o == "Sub" && first)) {
+      if (dataInputCount(c) != 2 || (v = channelValues(other, channels)).empty()) break;
+      for (std::size_t k = 0; k < v.size(); ++k) t.bias[k] += o == "Sub" ? -v[k] : v[k];
+      if (t.affine_ops == 0) t.bias_node = other;
+    } else if (o == "Mul" || (o == "RealDiv" && first)) {
+      if (dataInputCount(c) != 2 || (v = channelValues(other, channels)).empty()) break;
+      for (std::size_t k = 0; k < v.size(); ++k) {
+        const float m = o == "Mul" ? v[k] : 1.0f / v[k];
+        t.scale[k] *= m;
+        t.bias[k] *= m;
+      }
+      t.scaled = true;
+    } else {
+      break;
+    }
+    if (++t.affine_ops > 1 || t.scaled) t.bias_node = -1;
+    t.last = c;
+    absorbed_.insert(c);
+    c = soleConsumer(c);
+  }
+  if (c >= 0 && (op(c) == "Relu" || op(c) == "Relu6")) {
+    t.activation = op(c) == "Relu" ? "RELU" : "RELU6";
+    t.last = c;
+    absorbed_.insert(c);
+  }
+  return t;
+}
+
+// Applies the tail's per-channel scale to a filter whose output channel of
+// element e is channelOf(e), and returns the bias constant's name.
+std::string Lowering::applyTail(const Tail& t, HostTensor* filter, const std::function<std::int64_t(std::int64_t)>& channelOf,
+                                std::int64_t channels) {
+  if (t.scaled)
+    for (std::int64_t e = 0; e < filter->size(); ++e)
+      filter->as<float>()[e] *= t.scale[static_cast<std::size_t>(channelOf(e))];
+  HostTensor bias = HostTensor::zeros(tensorflow::DT_FLOAT, {channels});
+  if (!t.bias.empty()) std::copy(t.bias.begin(), t.bias.end(), bias.as<float>());
+  return addConst(t.bias_node >= 0 ? name(t.bias_node) : name(t.last) + "/bias", bias, t.bias_node >= 0);
+}
+
+Status Lowering::lowerConv(int i) {
+  GDS_RETURN_IF_ERROR(requireNhwc(i));
+  auto pad = padding(i);
+  if (!pad.ok()) return pad.status();
+  auto w = constInput(i, 1, "filter");
+  if (!w.ok()) return w.status();
+  if (w->dtype != tensorflow::DT_FLOAT || w->shape.size() != 4)
+    return Status::Error(where(node(i)) + ": the filter must be a float [H,W,I,O] constant, got " +
+                         model::dtypeName(w->dtype) + model::shapeString(w->shape));
+  const std::vector<std::int64_t> strides = intList(node(i), "strides");
+  std::vector<std::int64_t> dilations = intList(node(i), "dilations");
+  if (dilations.empty()) dilations = {1, 1, 1, 1};
+  if (strides.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[3] != 1)
+    return Status::Error(where(node(i)) + ": strides must be [1,h,w,1]");
+  const std::int64_t H = w->shape[0], W = w->shape[1], I = w->shape[2], O = w->shape[3];
+  Tail t = fuseTail(i, O);
+  HostTensor filter = HostTensor::zeros(tensorflow::DT_FLOAT, {O, H, W, I});
+  const float* src = w->as<float>();
+  float* dst = filter.as<float>();
+  for (std::int64_t h = 0; h < H; ++h)
+    for (std::int64_t x = 0; x < W; ++x)
+      for (std::int64_t c = 0; c < I; ++c)
+        for (std::int64_t o = 0; o < O; ++o) dst[((o * H + h) * W + x) * I + c] = src[((h * W + x) * I + c) * O + o];
+  auto in = operand(i, 0);
+  if (!in.ok()) return in.status();
+  const std::int64_t per = H * W * I;
+  const std::string bname = applyTail(t, &filter, [per](std::int64_t e) { return e / per; }, O);
+  const std::string fname = addConst(name(dataInput(i, 1)), filter, true);
+  auto n = addOp(t.last, "tfl.conv_2d", {*in, fname, bname});
+  if (!n.ok()) return n.status();
+  auto& a = *(*n)->mutable_attr();
+  a["padding"].set_s(*pad);
+  a["stride_h"].set_i(strides[1]);
+  a["stride_w"].set_i(strides[2]);
+  a["dilation_h_factor"].set_i(dilations[1]);
+  a["dilation_w_factor"].set_i(dilations[2]);
+  a["fused_activation_function"].set_s(t.activation);
+  return Status::Ok();
+}
+
+Status Lowering::lowerDepthwise(int i) {
+  GDS_RETURN_IF_ERROR(requireNhwc(i));
+  auto pad = padding(i);
+  if (!pad.ok()) return pad.status();
+  auto w = constInput(i, 1, "filter");
+  if (!w.ok()) return w.status();
+  if (w->dtype != tensorflow::DT_FLOAT || w->shape.size() != 4)
+    return Status::Error(where(node(i)) + ": the filter must be a float [H,W,C,M] constant");
+  const std::vector<std::int64_t> strides = intList(node(i), "strides");
+  std::vector<std::int64_t> dilations = intList(node(i), "dilations");
+  if (dilations.empty()) dilations = {1, 1, 1, 1};
+  if (strides.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[3] != 1)
+    return Status::Error(where(node(i)) + ": strides must be [1,h,w,1]");
+  const std::int64_t H = w->shape[0], W = w->shape[1], C = w->shape[2], M = w->shape[3];
+  Tail t = fuseTail(i, C * M);
+  // [H,W,C,M] and [1,H,W,C*M] are the same bytes: output channel c*M+m.
+  HostTensor filter = *w;
+  filter.shape = {1, H, W, C * M};
+  auto in = operand(i, 0);
+  if (!in.ok()) return in.status();
+  const std::int64_t CM = C * M;
+  const std::string bname = applyTail(t, &filter, [CM](std::int64_t e) { return e % CM; }, CM);
+  const std::string fname = addConst(name(dataInput(i, 1)), filter, true);
+  auto n = addOp(t.last, "tfl.depthwise_conv_2d", {*in, fname, bname});
+  if (!n.ok()) return n.status();
+  auto& a = *(*n)->mutable_attr();
+  a["padding"].set_s(*pad);
+  a["stride_h"].set_i(strides[1]);
+  a["stride_w"].set_i(strides[2]);
+  a["dilation_h_factor"].set_i(dilations[1]);
+  a["dilation_w_factor"].set_i(dilations[2]);
+  a["depth_multiplier"].set_i(M);
+  a["fused_activation_function"].set_s(t.activation);
+  return Status::Ok();
+}
+
+Status Lowering::lowerMatMul(int i) {
+  const auto* ta = attrOf(node(i), "transpose_a");
+  if (ta && ta->b()) return Status::Error(where(node(i)) + ": transpose_a is not supported by FULLY_CONNECTED");
+  const auto* tb = attrOf(node(i), "transpose_b");
+  auto w = constInput(i, 1, "weights");
+  if (!w.ok()) return w.status();
+  if (w->dtype != tensorflow::DT_FLOAT || w->shape.size() != 2)
+    return Status::Error(where(node(i)) + ": the weights must be a float 2-D constant");
+  const bool transposed = tb && tb->b();
+  const std::int64_t K = transposed ? w->shape[1] : w->shape[0], N = transposed ? w->shape[0] : w->shape[1];
+  Tail t = fuseTail(i, N);
+  HostTensor weights = HostTensor::zeros(tensorflow::DT_FLOAT, {N, K});
+  for (std::int64_t n = 0; n < N; ++n)
+    for (std::int64_t k = 0; k < K; ++k)
+      weights.as<float>()[n * K + k] = transposed ? w->as<float>()[n * K + k] : w->as<float>()[k * N + n];
+  auto in = operand(i, 0);
+  if (!in.ok()) return in.status();
+  const std::string bname = applyTail(t, &weights, [K](std::int64_t e) { return e / K; }, N);
+  const std::string wname = addConst(name(dataInput(i, 1)), weights, true);
+  auto n = addOp(t.last, "tfl.fully_connected", {*in, wname, bname});
+  if (!n.ok()) return n.status();
+  (*(*n)->mutable_attr())["fused_activation_function"].set_s(t.activation);
+  return Status::Ok();
+}
+
+Status Lowering::lowerBinary(int i, const char* op_type, bool fuse_activation) {
+  if (op(i) == "BiasAdd") GDS_RETURN_IF_ERROR(requireNhwc(i));
+  auto a = operand(i, 0);
+  if (!a.ok()) return a.status();
+  auto b = operand(i, 1);
+  if (!b.ok()) return b.status();
+  Tail t = fuse_activation ? fuseTail(i, -1) : Tail(i);
+  auto n = addOp(t.last, op_type, {*a, *b});
+  if (!n.ok()) return n.status();
+  if (fuse_activation) (*(*n)->mutable_attr())["fused_activation_function"].set_s(t.activation);
+  return Status::Ok();
+}
+
+}  // namespace gds::transforms::tflite::lower_impl
