@@ -143,6 +143,11 @@ bool OpRegistry::inputArity(const std::string& op, int* min, int* max) const {
   return true;
 }
 
+bool OpRegistry::neverFoldOrMerge(const std::string& op) const {
+  const auto* meta = find(op);
+  return meta && (meta->stateful() || meta->never_fold_or_merge());
+}
+
 OpCategory OpRegistry::category(const std::string& op) const {
   const auto* meta = find(op);
   if (!meta) return OpCategory::Other;

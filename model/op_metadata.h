@@ -49,6 +49,13 @@ class OpRegistry {
   // arg is variadic ("values*"). False for ops the file does not describe or
   // lists no inputs for.
   bool inputArity(const std::string& op, int* min, int* max) const;
+  // True when a node of this op must be neither folded into a constant nor
+  // merged with an identical node: the op is stateful or carries
+  // never_fold_or_merge (random numbers, variables and their updates,
+  // queues, tables, I/O, graph inputs, control flow). False for op types
+  // the file does not describe; callers that must not touch those check
+  // find() or their kernels.
+  bool neverFoldOrMerge(const std::string& op) const;
   const gdstudio::OpMetadataList& all() const { return list_; }
 
  private:

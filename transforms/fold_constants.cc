@@ -6,10 +6,11 @@
 // common_runtime/constant_folding.cc).
 //
 // As in TensorFlow:
-// - a node is foldable when it is not stateful, not control flow, not a
-//   placeholder or a fed --input, not excluded, has a kernel, and all its
-//   data inputs are foldable; control inputs from non-constant nodes move
-//   onto the new Const;
+// - a node is foldable when its op is not stateful (nor marked
+//   never_fold_or_merge in the op metadata: placeholders, control flow,
+//   ops that update a variable, ...), it is not a fed --input, not excluded,
+//   has a kernel, and all its data inputs are foldable; control inputs from
+//   non-constant nodes move onto the new Const;
 // - Shape/Size/Rank of a tensor whose shape is statically known fold too;
 // - new Consts are named "<node>/_<k>__cf__<k>" (k counts the Consts made,
 //   in order of node name and port), as seen in graphs TensorFlow folded;
@@ -31,19 +32,13 @@
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/attr.h"
 #include "model/graph.h"
+#include "model/op_metadata.h"
 #include "model/shape_inference.h"
 #include "transforms/builtin.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {
 namespace {
-
-bool isControlFlow(const std::string& op) {
-  static const std::unordered_set<std::string> kOps = {
-      "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
-      "RefNextIteration", "LoopCond", "ControlTrigger", "_SwitchN", "_Send", "_Recv", "_HostSend", "_HostRecv"};
-  return kOps.count(op) != 0;
-}
 
 // The shapes an _output_shapes attribute records (known rank only).
 std::vector<std::optional<model::Shape>> recordedShapes(const NodeDef& node) {
@@ -125,6 +120,7 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
   const model::Graph& g = *index;
   const int n = g.size();
   const auto& kernels = engine::builtinKernels();
+  const model::OpRegistry& registry = model::OpRegistry::instance();
   model::ShapeOverrides recorded_inputs;
   if (!*clear_shapes) recorded_inputs = recordedPlaceholderShapes(graph);
   model::InferredShapes shapes = model::inferShapes(g, recorded_inputs);
@@ -143,9 +139,8 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
         if (in_ref.control) control_deps[i].insert(g.name(in_ref.node));
       continue;
     }
-    if (fed.count(node.name()) || isStatefulOp(node.op()) || isControlFlow(node.op()) ||
-        excluded_ops.count(node.op()) || excluded_nodes.count(node.name()) || node.op().rfind("Placeholder", 0) == 0 ||
-        !kernels.hasOp(node.op()))
+    if (fed.count(node.name()) || registry.neverFoldOrMerge(node.op()) || excluded_ops.count(node.op()) ||
+        excluded_nodes.count(node.name()) || !kernels.hasOp(node.op()))
       continue;
     // Outputs known to be too large are not worth evaluating.
     bool too_big = false;

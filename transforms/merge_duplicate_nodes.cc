@@ -1,12 +1,15 @@
 // merge_duplicate_nodes: nodes with the same op, inputs, device and
 // attributes compute the same value, so all but the first are removed and
 // their consumers use the first. Names matter only for --inputs/--outputs;
-// stateful ops (variables, random, queues, ...) are never merged. Repeats
-// until no duplicates remain, as TensorFlow's MergeDuplicateNodes does.
+// ops the op metadata marks stateful or never_fold_or_merge (random numbers,
+// variables and their updates, queues, placeholders, control flow, ...) are
+// never merged. Repeats until no duplicates remain, as TensorFlow's
+// MergeDuplicateNodes does.
 #include <algorithm>
 #include <unordered_map>
 
 #include "model/io.h"
+#include "model/op_metadata.h"
 #include "transforms/builtin.h"
 #include "transforms/transform_utils.h"
 
@@ -40,6 +43,7 @@ std::string contentKey(const NodeDef& node, bool keep_name) {
 Result<GraphDef> mergeDuplicateNodes(const GraphDef& in, const TransformContext& ctx) {
   std::unordered_set<std::string> named = nodeNames(ctx.inputs);
   for (const auto& n : nodeNames(ctx.outputs)) named.insert(n);
+  const model::OpRegistry& registry = model::OpRegistry::instance();
   GraphDef current = in;
   bool merged;
   do {
@@ -50,7 +54,7 @@ Result<GraphDef> mergeDuplicateNodes(const GraphDef& in, const TransformContext&
     GraphDef kept;
     kept.mutable_node()->Reserve(current.node_size());
     for (const auto& node : current.node()) {
-      if (!isStatefulOp(node.op())) {
+      if (!registry.neverFoldOrMerge(node.op())) {
         auto [it, inserted] = first.emplace(contentKey(node, named.count(node.name()) != 0), &node);
         if (!inserted) {
           renames[node.name() + ":*"] = it->second->name();

@@ -5,7 +5,6 @@
 #include <unordered_map>
 
 #include "model/attr.h"
-#include "model/op_metadata.h"
 
 namespace gds::transforms {
 
@@ -147,26 +146,6 @@ std::unordered_set<std::string> nodeNames(const std::vector<std::string>& tensor
   for (const auto& t : tensors)
     if (!t.empty()) out.insert(nodeNameFromInput(t));
   return out;
-}
-
-bool isStatefulOp(const std::string& op) {
-  if (const auto* meta = model::OpRegistry::instance().find(op); meta && meta->stateful()) return true;
-  // Stateful TensorFlow ops, also when the metadata file does not list them.
-  static const std::unordered_set<std::string> kStateful = {
-      "Variable", "VariableV2", "VarHandleOp", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
-      "ReadVariableOp", "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
-      "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "Placeholder", "PlaceholderWithDefault",
-      "PlaceholderV2", "Print", "PrintV2", "Assert", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore",
-      "RestoreSlice", "HashTable", "HashTableV2", "MutableHashTable", "MutableHashTableV2", "InitializeTable",
-      "InitializeTableV2", "LookupTableInsert", "LookupTableInsertV2", "FIFOQueue", "FIFOQueueV2",
-      "RandomShuffleQueue", "RandomShuffleQueueV2", "QueueEnqueue", "QueueEnqueueV2", "QueueDequeue",
-      "QueueDequeueV2", "QueueDequeueMany", "QueueDequeueManyV2", "TensorArray", "TensorArrayV2",
-      "TensorArrayV3", "Stack", "StackV2", "StackPush", "StackPushV2", "StackPop", "StackPopV2", "NoOp",
-      "ScatterUpdate", "ScatterAdd", "ScatterSub", "ApplyGradientDescent", "ApplyAdam", "ApplyMomentum",
-      "CountUpTo", "Iterator", "IteratorV2", "IteratorGetNext", "OneShotIterator", "ReaderReadV2",
-      "WholeFileReaderV2", "TextLineReaderV2", "TFRecordReaderV2", "_Recv", "_Send", "Enter", "Exit",
-      "NextIteration", "Merge", "Switch", "LoopCond"};
-  return kStateful.count(op) != 0;
 }
 
 }  // namespace gds::transforms

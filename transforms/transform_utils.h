@@ -59,9 +59,4 @@ void copyAttr(const NodeDef& source, const std::string& src_key, const std::stri
 // Node names of a --inputs/--outputs list ("a:0" -> "a").
 std::unordered_set<std::string> nodeNames(const std::vector<std::string>& tensors);
 
-// Ops whose result is not a pure function of their inputs (variables,
-// random numbers, queues, I/O, placeholders, control flow): never merged or
-// folded. Uses the op metadata's stateful flag plus TensorFlow's list.
-bool isStatefulOp(const std::string& op);
-
 }  // namespace gds::transforms

@@ -22,6 +22,10 @@ TEST(Style, CategoriesComeFromTheOpMetadata) {
       {"Relu6", OpCategory::Activation},    {"Const", OpCategory::Constant},
       {"Placeholder", OpCategory::Data},    {"Merge", OpCategory::Control},
       {"Reshape", OpCategory::Tensor},      {"AddV2", OpCategory::Math},
+      // Once guessed from their names, now described.
+      {"QueueDequeueManyV2", OpCategory::Data}, {"IteratorGetNext", OpCategory::Data},
+      {"RefMerge", OpCategory::Control},    {"Multinomial", OpCategory::Math},
+      {"StackPushV2", OpCategory::Control}, {"ScatterUpdate", OpCategory::Training},
   };
   for (const auto& [op, category] : described) {
     EXPECT_NE(registry.find(op), nullptr) << op;
@@ -32,10 +36,10 @@ TEST(Style, CategoriesComeFromTheOpMetadata) {
 
 TEST(Style, UndescribedOpsAreGuessedFromTheirNames) {
   const std::pair<const char*, OpCategory> guessed[] = {
-      {"MaxPoolGradV2", OpCategory::Pool},        {"QueueDequeueManyV2", OpCategory::Data},
+      {"MaxPoolGradV2", OpCategory::Pool},        {"QueueDequeueUpToV2", OpCategory::Data},
       {"ApplyRMSProp", OpCategory::Training},     {"SqrtGrad", OpCategory::Training},
       {"Conv3D", OpCategory::Layer},              {"QuantizedInstanceNorm", OpCategory::Quantization},
-      {"IteratorGetNext", OpCategory::Data},      {"FusedBatchNormGradV2", OpCategory::Normalization},
+      {"MultiDeviceIterator", OpCategory::Data},  {"FusedBatchNormGradV2", OpCategory::Normalization},
       {"NoSuchOp", OpCategory::Other},
   };
   for (const auto& [op, category] : guessed) {

@@ -39,6 +39,68 @@ TEST(OpMetadata, ParsesWithValidCategoriesAndSortedUniqueNames) {
   EXPECT_EQ(reg.find("ConcatV2")->inputs(0), "values*");
 }
 
+// fold_constants and merge_duplicate_nodes leave these ops alone; the list
+// is the one the transforms once kept in code, plus the control-flow and
+// device-transfer ops fold_constants listed apart.
+TEST(OpMetadata, NeverFoldOrMergeCoversStatefulAndFlaggedOps) {
+  const auto& reg = OpRegistry::instance();
+  const char* kept[] = {
+      "Variable", "VariableV2", "VarHandleOp", "Assign", "AssignAdd", "AssignSub", "AssignVariableOp",
+      "ReadVariableOp", "RandomUniform", "RandomUniformInt", "RandomStandardNormal", "TruncatedNormal",
+      "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "Placeholder", "PlaceholderWithDefault",
+      "PlaceholderV2", "Print", "PrintV2", "Assert", "SaveV2", "Save", "SaveSlices", "RestoreV2", "Restore",
+      "RestoreSlice", "HashTable", "HashTableV2", "MutableHashTable", "MutableHashTableV2", "InitializeTable",
+      "InitializeTableV2", "LookupTableInsert", "LookupTableInsertV2", "FIFOQueue", "FIFOQueueV2",
+      "RandomShuffleQueue", "RandomShuffleQueueV2", "QueueEnqueue", "QueueEnqueueV2", "QueueDequeue",
+      "QueueDequeueV2", "QueueDequeueMany", "QueueDequeueManyV2", "TensorArray", "TensorArrayV2",
+      "TensorArrayV3", "Stack", "StackV2", "StackPush", "StackPushV2", "StackPop", "StackPopV2", "NoOp",
+      "ScatterUpdate", "ScatterAdd", "ScatterSub", "ApplyGradientDescent", "ApplyAdam", "ApplyMomentum",
+      "CountUpTo", "Iterator", "IteratorV2", "IteratorGetNext", "OneShotIterator", "ReaderReadV2",
+      "WholeFileReaderV2", "TextLineReaderV2", "TFRecordReaderV2", "_Recv", "_Send", "Enter", "Exit",
+      "NextIteration", "Merge", "Switch", "LoopCond",
+      // Control flow and transfers fold_constants listed apart.
+      "RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration", "ControlTrigger", "_SwitchN",
+      "_HostSend", "_HostRecv",
+      // Other ops that update a ref input.
+      "ScatterMax", "ScatterMin", "SparseApplyMomentum"};
+  for (const char* op : kept) {
+    EXPECT_NE(reg.find(op), nullptr) << op << " has no entry in model/op_metadata.pbtxt";
+    EXPECT_TRUE(reg.neverFoldOrMerge(op)) << op;
+  }
+  for (const char* op : {"Add", "Conv2D", "Const", "Identity", "Shape", "TensorArrayReadV3", "StatelessIf"}) {
+    ASSERT_NE(reg.find(op), nullptr) << op;
+    EXPECT_FALSE(reg.neverFoldOrMerge(op)) << op;
+  }
+  EXPECT_FALSE(reg.neverFoldOrMerge("NoSuchOp"));
+}
+
+// stateful is TensorFlow's is_stateful (SetIsStateful() in REGISTER_OP);
+// never_fold_or_merge covers the rest, never both.
+TEST(OpMetadata, StatefulExactlyWhereTensorFlowSaysSo) {
+  const auto& reg = OpRegistry::instance();
+  for (const char* op : {"RandomUniformInt", "RandomShuffle", "Multinomial", "RandomGamma", "RandomPoisson", "Print",
+                         "PrintV2", "RestoreSlice", "HashTable", "HashTableV2", "MutableHashTable",
+                         "MutableHashTableV2", "FIFOQueue", "FIFOQueueV2", "RandomShuffleQueue",
+                         "RandomShuffleQueueV2", "TensorArray", "TensorArrayV2", "Stack", "StackV2",
+                         "OneShotIterator", "WholeFileReaderV2", "TextLineReaderV2", "TFRecordReaderV2", "_Recv",
+                         "_Send", "_HostRecv", "_HostSend"}) {
+    ASSERT_NE(reg.find(op), nullptr) << op;
+    EXPECT_TRUE(reg.find(op)->stateful()) << op;
+    EXPECT_FALSE(reg.find(op)->never_fold_or_merge()) << op;
+  }
+  for (const char* op : {"PlaceholderV2", "InitializeTable", "InitializeTableV2", "LookupTableInsert",
+                         "LookupTableInsertV2", "QueueEnqueue", "QueueEnqueueV2", "QueueDequeue", "QueueDequeueV2",
+                         "QueueDequeueMany", "QueueDequeueManyV2", "StackPush", "StackPushV2", "StackPop",
+                         "StackPopV2", "ScatterUpdate", "CountUpTo", "Iterator", "IteratorV2", "IteratorGetNext",
+                         "ReaderReadV2", "Assign", "Placeholder", "NoOp", "Enter", "Merge", "_SwitchN"}) {
+    ASSERT_NE(reg.find(op), nullptr) << op;
+    EXPECT_FALSE(reg.find(op)->stateful()) << op;
+    EXPECT_TRUE(reg.find(op)->never_fold_or_merge()) << op;
+  }
+  for (const auto& op : reg.all().op())
+    EXPECT_FALSE(op.stateful() && op.never_fold_or_merge()) << op.name() << ": stateful already implies it";
+}
+
 TEST(OpMetadata, CoversEveryOpTypeOfTheCorpus) {
   GDS_REQUIRE_SHARED();
   std::set<std::string> ops;

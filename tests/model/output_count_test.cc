@@ -103,6 +103,11 @@ TEST(OutputCount, OpByOpFromTheMetadata) {
       {"IdentityN", {}, 3, 3},  // no T: one output per data input
       {"ShapeN", {{"N", three}}, 3, 3},
       {"ShapeN", {}, 2, 2},
+      {"QueueDequeueV2", {{"component_types", std::vector<DataType>{kF, kI32, kF}}}, 1, 3},
+      {"QueueDequeueManyV2", {{"component_types", std::vector<DataType>{kF, kI32}}}, 2, 2},
+      {"IteratorGetNext", {{"output_types", std::vector<DataType>{kF, kI32}}}, 1, 2},
+      {"ReaderReadV2", {}, 2, 2},
+      {"_SwitchN", {{"num_outs", three}}, 2, 3},
       // Ops with one output, and a variadic output of unknown length.
       {"Conv2D", {}, 2, 1},
       {"ConcatV2", {{"N", three}}, 4, 1},

@@ -18,7 +18,8 @@ using Attr = std::variant<DataType, std::int64_t, std::vector<DataType>>;
 
 constexpr DataType kF = tensorflow::DT_FLOAT, kH = tensorflow::DT_HALF, kI32 = tensorflow::DT_INT32,
                    kI64 = tensorflow::DT_INT64, kB = tensorflow::DT_BOOL, kQU8 = tensorflow::DT_QUINT8,
-                   kQI32 = tensorflow::DT_QINT32, kU8 = tensorflow::DT_UINT8;
+                   kQI32 = tensorflow::DT_QINT32, kU8 = tensorflow::DT_UINT8, kS = tensorflow::DT_STRING,
+                   kR = tensorflow::DT_RESOURCE;
 
 struct Case {
   const char* op;
@@ -115,6 +116,38 @@ TEST(OutputDtypes, OpByOp) {
       {"QuantizedFusedConv2D", {{"out_type", kQU8}}, 3, {kQU8, kF, kF}},
       {"QuantizedFusedDepthwiseConv2dNative", {{"out_type", kQU8}}, 3, {kQU8, kF, kF}},
       {"QuantizedFusedMatMul", {{"out_type", kQU8}}, 3, {kQU8, kF, kF}},
+      // Random ops: the output is "dtype" (or Tout, output_dtype), not the
+      // shape's "T".
+      {"RandomUniform", {{"T", kI32}, {"dtype", kH}}, 1, {kH}},
+      {"RandomStandardNormal", {{"T", kI64}, {"dtype", kF}}, 1, {kF}},
+      {"TruncatedNormal", {{"T", kI32}, {"dtype", kF}}, 1, {kF}},
+      {"RandomUniformInt", {{"T", kI32}, {"Tout", kI64}}, 1, {kI64}},
+      {"Multinomial", {{"T", kF}}, 1, {kI64}},
+      {"Multinomial", {{"T", kF}, {"output_dtype", kI32}}, 1, {kI32}},
+      {"RandomPoisson", {{"S", kI32}, {"dtype", kH}}, 1, {kH}},
+      {"RandomGamma", {{"S", kI64}, {"T", kF}}, 1, {kF}},
+      {"PlaceholderV2", {{"dtype", kU8}}, 1, {kU8}},
+      {"RestoreSlice", {{"dt", kI64}}, 1, {kI64}},
+      // Handles: ref handles read as string, the others as resource.
+      {"HashTable", {{"key_dtype", kS}, {"value_dtype", kI64}}, 1, {kS}},
+      {"HashTableV2", {{"key_dtype", kS}, {"value_dtype", kI64}}, 1, {kR}},
+      {"FIFOQueue", {{"component_types", std::vector<DataType>{kF}}}, 1, {kS}},
+      {"RandomShuffleQueueV2", {{"component_types", std::vector<DataType>{kF}}}, 1, {kR}},
+      {"TensorArray", {{"dtype", kF}}, 1, {kS}},
+      {"StackV2", {{"elem_type", kF}}, 1, {kR}},
+      {"OneShotIterator", {}, 1, {kR}},
+      {"TFRecordReaderV2", {}, 1, {kR}},
+      {"QueueDequeueV2", {{"component_types", std::vector<DataType>{kF, kI64}}}, 2, {kF, kI64}},
+      {"QueueDequeueManyV2", {{"component_types", std::vector<DataType>{kU8, kS, kI32}}}, 3, {kU8, kS, kI32}},
+      {"IteratorGetNext", {{"output_types", std::vector<DataType>{kF, kI64}}}, 2, {kF, kI64}},
+      {"ReaderReadV2", {}, 2, {kS, kS}},
+      {"StackPopV2", {{"elem_type", kH}}, 1, {kH}},
+      {"StackPushV2", {{"T", kI32}}, 1, {kI32}},
+      {"Print", {{"T", kF}, {"U", std::vector<DataType>{kS, kI32}}}, 1, {kF}},
+      {"CountUpTo", {{"T", kI64}}, 1, {kI64}},
+      {"ScatterUpdate", {{"T", tensorflow::DT_FLOAT_REF}, {"Tindices", kI32}}, 1, {kF}},
+      {"_Recv", {{"tensor_type", kB}}, 1, {kB}},
+      {"_SwitchN", {{"T", kF}, {"num_outs", std::int64_t{3}}}, 3, {kF, kF, kF}},
   };
   const auto& registry = OpRegistry::instance();
   for (const Case& c : cases) {

@@ -10,6 +10,7 @@ using test::findNode;
 using test::floatConst;
 using test::floatValues;
 using test::inputsOf;
+using test::intConst;
 using test::nodeNames;
 using test::parseGraph;
 using test::run;
@@ -65,6 +66,31 @@ TEST(FoldConstants, FoldableOutputKeepsItsName) {
   EXPECT_EQ(nodeNames(*out), (Names{"x", "m"}));
   EXPECT_EQ(findNode(*out, "m")->op(), "Const");
   EXPECT_EQ(floatValues(*out, "m"), (Floats{4, 12}));
+}
+
+// Random numbers and graph inputs are not constants: what they feed stays
+// computed, while the constant-only Add beside them folds. x is a Placeholder
+// not named in --inputs, so only its op keeps it (and its consumer) out.
+TEST(FoldConstants, RandomAndPlaceholderFedSubgraphsStay) {
+  const std::string graph = intConst("shape", {1}, {2}) + floatConst("a", {2}, {1, 2}) +
+                            floatConst("b", {2}, {3, 4}) + R"(
+node { name: "r" op: "RandomUniform" input: "shape" attr { key: "T" value { type: DT_INT32 } } attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "seed" value { i: 7 } } attr { key: "seed2" value { i: 9 } } }
+node { name: "rm" op: "Mul" input: "r" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "xa" op: "Add" input: "x" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "s" op: "Add" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out1" op: "Add" input: "rm" input: "s" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out2" op: "Add" input: "xa" input: "s" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+  auto out = run("fold_constants", parseGraph(graph), {}, {}, {"out1", "out2"});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(nodeNames(*out), (Names{"shape", "a", "r", "rm", "x", "xa", "out1", "out2", "s/_0__cf__0"}));
+  EXPECT_EQ(findNode(*out, "r")->op(), "RandomUniform");
+  EXPECT_EQ(inputsOf(*out, "rm"), (Names{"r", "a"}));
+  EXPECT_EQ(findNode(*out, "x")->op(), "Placeholder");
+  EXPECT_EQ(inputsOf(*out, "xa"), (Names{"x", "a"}));
+  EXPECT_EQ(inputsOf(*out, "out1"), (Names{"rm", "s/_0__cf__0"}));
+  EXPECT_EQ(floatValues(*out, "s/_0__cf__0"), (Floats{4, 6}));
 }
 
 TEST(FoldConstants, Errors) {

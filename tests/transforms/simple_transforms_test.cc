@@ -164,5 +164,29 @@ TEST(MergeDuplicateNodes, MergesToFixpointKeepingFirst) {
   EXPECT_EQ(inputsOf(*out, "out"), (Names{"m1", "m1", "r1", "r2"}));
 }
 
+// Two identical updates of a variable are two updates: Assign and the other
+// ref-updating ops (TensorFlow does not mark them stateful) are never merged,
+// nor are control-flow nodes; the identical reads beside them are.
+TEST(MergeDuplicateNodes, KeepsVariableUpdatesAndControlFlow) {
+  auto g = parseGraph(R"(
+    node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 2 } } } } }
+    node { name: "i" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } attr { key: "value" value { tensor { dtype: DT_INT32 int_val: 0 } } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "value" value { tensor { dtype: DT_FLOAT float_val: 2 } } } }
+    node { name: "as1" op: "Assign" input: "v" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "as2" op: "Assign" input: "v" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "sm1" op: "ScatterMax" input: "v" input: "i" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "sm2" op: "ScatterMax" input: "v" input: "i" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "t1" op: "ControlTrigger" input: "^as1" }
+    node { name: "t2" op: "ControlTrigger" input: "^as1" }
+    node { name: "id1" op: "Identity" input: "v" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "id2" op: "Identity" input: "v" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "out" op: "AddN" input: "as1" input: "as2" input: "sm1" input: "sm2" input: "id1" input: "id2" input: "^t1" input: "^t2" }
+  )");
+  auto out = run("merge_duplicate_nodes", g, {}, {}, {"out"});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(nodeNames(*out), (Names{"v", "i", "c", "as1", "as2", "sm1", "sm2", "t1", "t2", "id1", "out"}));
+  EXPECT_EQ(inputsOf(*out, "out"), (Names{"as1", "as2", "sm1", "sm2", "id1", "id1", "^t1", "^t2"}));
+}
+
 }  // namespace
 }  // namespace gds::transforms
