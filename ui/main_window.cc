@@ -124,9 +124,6 @@ MainWindow::~MainWindow() {
   // undo stack's clear() says the modified state changed) must not reach its
   // slots any more.
   for (QObject* child : findChildren<QObject*>()) disconnect(child, nullptr, this, nullptr);
-  // The undo stack is the document's member, not a QObject child: its
-  // clear() in ~Document would otherwise call the Undo/Redo label update.
-  if (document_) disconnect(document_->undoStack(), nullptr, this, nullptr);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {
