@@ -19,9 +19,9 @@
 #include <optional>
 #include <string>
 
+#include "graphview/job_runner.h"
 #include "ui/accuracy_models.h"
 #include "ui/accuracy_run.h"
-#include "ui/job_runner.h"
 #include "ui/run_control.h"
 
 class QCheckBox;

@@ -13,8 +13,8 @@
 #include <memory>
 
 #include "engine/eval/stats_calculator.h"
+#include "graphview/job_runner.h"
 #include "ui/benchmark_tables.h"
-#include "ui/job_runner.h"
 #include "ui/run_control.h"
 
 class QCheckBox;

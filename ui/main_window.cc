@@ -92,8 +92,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(scene_, &graphview::GraphScene::layoutStarted, this, [this] {
     if (!task_->active()) task_->start(tr("Laying out the graph…"), 0, false);
   });
-  connect(scene_, &graphview::GraphScene::layoutApplied, this, [this] {
+  auto layoutEnded = [this] {
     if (!isLoading() && !saving_ && !runner_->isRunning()) task_->finish();
+  };
+  connect(scene_, &graphview::GraphScene::layoutApplied, this, layoutEnded);
+  connect(scene_, &graphview::GraphScene::layoutFailed, this, [this, layoutEnded](const QString& message) {
+    layoutEnded();
+    last_error_ = message;
+    showError(tr("Cannot lay out the graph"), message);
   });
 
   connect(runner_, &TransformRunner::started, this, [this](int n) { task_->start(tr("Applying transforms…"), n); });

@@ -12,7 +12,7 @@
 
 #include "model/io.h"
 #include "ui/document.h"
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 #include "ui/window_layout.h"
 
 class QAction;

@@ -1,6 +1,6 @@
 // The Run and Cancel buttons, progress bar and status line of a panel whose
 // work runs in a worker (the Benchmark and Accuracy docks), with the job
-// (ui/job_runner.h) they control: Run is enabled while nothing runs, Cancel
+// (graphview/job_runner.h) they control: Run is enabled while nothing runs, Cancel
 // while a job runs and has not been asked to stop, the bar shows the job's
 // progress while it runs, and the status line says what runs, what ended or
 // what went wrong. The panel lays the widgets out and builds the work.
@@ -16,7 +16,7 @@
 
 #include <utility>
 
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 
 class QLabel;
 class QProgressBar;
