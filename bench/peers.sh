@@ -38,32 +38,23 @@ trap 'rm -rf "$WORK"' EXIT
 
 # gdstudio as compare.sh's EXTRA_ENGINE: outputs with `gdstudio run`, timing
 # with `gdstudio benchmark --format=json` turned into the harness's JSON line.
+#   bash gdstudio_engine.sh ENGINE_NAME [GRAPH]
+# GRAPH defaults to compare.sh's $MODEL (the float graph); the 8-bit
+# comparison passes the TFLite int8 model converted once per model.
 cat > "$WORK/gdstudio_engine.sh" <<'ENGINE'
 set -euo pipefail
-"$GDS" run --graph="$MODEL" --input="$INPUT_NAME=$INPUT" --output="$OUTPUT" --out_dir="$OUT_DIR" \
+engine="$1"
+graph="${2:-$MODEL}"
+"$GDS" run --graph="$graph" --input="$INPUT_NAME=$INPUT" --output="$OUTPUT" --out_dir="$OUT_DIR" \
   --num_threads="$THREADS" > /dev/null
 shape="$(/usr/bin/python3 -c "import sys, numpy as np; print(','.join(map(str, np.load(sys.argv[1]).shape)))" "$INPUT")"
-"$GDS" benchmark --graph="$MODEL" --input_layer="$INPUT_NAME" --input_layer_shape="$shape" --input_layer_type=float \
+"$GDS" benchmark --graph="$graph" --input_layer="$INPUT_NAME" --input_layer_shape="$shape" --input_layer_type=float \
   --input_layer_files="$INPUT" --output_layer="$OUTPUT" --max_num_runs="$RUNS" --max_time=60 --warmup_runs=3 \
   --num_threads="$THREADS" --format=json |
   /usr/bin/python3 -c "import json, sys; j = json.load(sys.stdin); l = j['latency_ms']
-print(json.dumps({'engine': 'gdstudio', 'ms': {'median': l['median'], 'min': l['min'], 'max': l['max'], 'runs': l['runs']}}))"
+print(json.dumps({'engine': sys.argv[1], 'ms': {'median': l['median'], 'min': l['min'], 'max': l['max'], 'runs': l['runs']}}))" "$engine"
 ENGINE
-export EXTRA_ENGINE="gdstudio=bash $WORK/gdstudio_engine.sh"
-
-# The TFLite int8 model ($TFLITE, converted once per model) as the 8-bit
-# comparison's EXTRA_ENGINE.
-cat > "$WORK/gdstudio_int8_engine.sh" <<'ENGINE'
-set -euo pipefail
-"$GDS" run --graph="$TFLITE" --input="$INPUT_NAME=$INPUT" --output="$OUTPUT" --out_dir="$OUT_DIR" \
-  --num_threads="$THREADS" > /dev/null
-shape="$(/usr/bin/python3 -c "import sys, numpy as np; print(','.join(map(str, np.load(sys.argv[1]).shape)))" "$INPUT")"
-"$GDS" benchmark --graph="$TFLITE" --input_layer="$INPUT_NAME" --input_layer_shape="$shape" --input_layer_type=float \
-  --input_layer_files="$INPUT" --output_layer="$OUTPUT" --max_num_runs="$RUNS" --max_time=60 --warmup_runs=3 \
-  --num_threads="$THREADS" --format=json |
-  /usr/bin/python3 -c "import json, sys; j = json.load(sys.stdin); l = j['latency_ms']
-print(json.dumps({'engine': 'gdstudio-int8', 'ms': {'median': l['median'], 'min': l['min'], 'max': l['max'], 'runs': l['runs']}}))"
-ENGINE
+export EXTRA_ENGINE="gdstudio=bash '$WORK/gdstudio_engine.sh' gdstudio"
 
 calib_dir() {  # dir input.npy: the input and four seeded noisy copies
   mkdir -p "$1"
@@ -114,7 +105,7 @@ for m in $MODELS; do
         "$PEERS/compare.sh" "$model" "$in_name" "$WORK/$m.npy" "$out_name" "$RUNS" "$t" | tee -a "$WORK/$m.$t.txt"
       if [ "$int8" = 1 ]; then
         echo "== $m, $t thread(s), 8-bit, run $k of ${REPEAT:-1}"
-        TFLITE="$WORK/$m.int8.tflite" EXTRA_ENGINE="gdstudio-int8=bash $WORK/gdstudio_int8_engine.sh" \
+        EXTRA_ENGINE="gdstudio-int8=bash '$WORK/gdstudio_engine.sh' gdstudio-int8 '$WORK/$m.int8.tflite'" \
           CALIB="$WORK/$m.calib" ENGINES="onnxruntime onnxruntime-int8" REF=onnxruntime \
           "$PEERS/compare.sh" "$model" "$in_name" "$WORK/$m.npy" "$out_name" "$RUNS" "$t" | tee -a "$WORK/$m.$t.txt"
       fi

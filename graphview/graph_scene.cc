@@ -5,7 +5,6 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "graphview/call_expansion.h"
 #include "graphview/graph_items.h"
@@ -55,13 +54,14 @@ void attrTexts(const tensorflow::AttrValue& a, QStringList& out) {
 
 }  // namespace
 
-GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent), cache_(std::make_shared<LayoutCache>()) {
+GraphScene::GraphScene(QObject* parent)
+    : QGraphicsScene(parent), cache_(std::make_shared<LayoutCache>()), layout_job_(new JobRunner(this)) {
   setBackgroundBrush(style::background());
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
 
 GraphScene::~GraphScene() {
-  if (cancel_flag_) cancel_flag_->store(true);
+  layout_job_->cancelAndDrop();
   // Views let go now, while this is a GraphScene: ~QGraphicsScene would
   // detach them later, and their handlers (scrolling, painting) would call
   // into a scene whose GraphScene part is gone.
@@ -86,7 +86,7 @@ Status GraphScene::setGraph(std::shared_ptr<const tensorflow::GraphDef> def) {
   auto graph = std::shared_ptr<const model::Graph>(new model::Graph(std::move(built).value()),
                                                    [shown_def](const model::Graph* g) { delete g; });
   def_ = def;
-  if (cancel_flag_) cancel_flag_->store(true);
+  layout_job_->cancelAndDrop();
   // Everything indexed by the new graph's numbers is new; the items in the
   // scene keep painting shown_ (the previous graph) until the layout arrives.
   HierarchyOptions hierarchy_options;
@@ -109,9 +109,7 @@ Status GraphScene::setGraph(std::shared_ptr<const tensorflow::GraphDef> def) {
 }
 
 void GraphScene::clearGraph() {
-  if (cancel_flag_) cancel_flag_->store(true);
-  ++pending_generation_;
-  applied_generation_ = pending_generation_;
+  layout_job_->cancelAndDrop();
   rebuilding_ = true;
   clear();
   rebuilding_ = false;
@@ -265,38 +263,37 @@ std::vector<int> GraphScene::nodeIndices(const std::vector<std::string>& names) 
 
 void GraphScene::requestLayout() {
   if (!data_) return;
-  const std::uint64_t generation = ++pending_generation_;
-  if (cancel_flag_) cancel_flag_->store(true);  // a newer request supersedes it
-  cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
   LayoutRequest request;
   request.hierarchy = data_->hierarchyPtr();
   request.expansion = expansion_;
   request.sizes = sizes_;
   request.options = options_;
   request.cache = cache_;
-  request.cancelled = cancel_flag_.get();
   // The layout is of this graph: its items are built from this SceneData,
   // whatever setGraph() did meanwhile (a newer request makes it stale anyway).
   std::shared_ptr<const SceneData> data = data_;
   emit layoutStarted();
   if (synchronous_) {
-    applyLayout(computeLayout(request), generation, std::move(data));
+    layout_job_->cancelAndDrop();
+    applyLayout(computeLayout(request), std::move(data));
     return;
   }
-  auto flag = cancel_flag_;  // kept alive by the task
-  auto* watcher = new QFutureWatcher<SceneLayout>(this);
-  connect(watcher, &QFutureWatcher<SceneLayout>::finished, this, [this, watcher, generation, data] {
-    watcher->deleteLater();
-    applyLayout(watcher->result(), generation, data);
-  });
-  // The worker gets immutable values only (hierarchy, sizes, expansion copy) and the thread-safe cache.
-  watcher->setFuture(QtConcurrent::run([request, flag] { return computeLayout(request); }));
+  // The worker gets immutable values only (hierarchy, sizes, expansion copy)
+  // and the thread-safe cache; starting drops the request still running.
+  layout_job_->start(
+      tr("Laying out the graph"),
+      [request](JobControl& job) mutable {
+        request.cancelled = job.cancelCheck();
+        return computeLayout(request);
+      },
+      [this, data](JobOutcome<SceneLayout> out) {
+        if (out.ok()) applyLayout(std::move(*out.value), data);
+        else emit layoutFailed(out.error);
+      });
 }
 
-void GraphScene::applyLayout(SceneLayout layout, std::uint64_t generation, std::shared_ptr<const SceneData> data) {
-  if (generation != pending_generation_) return;  // stale: a newer request is running
+void GraphScene::applyLayout(SceneLayout layout, std::shared_ptr<const SceneData> data) {
   layout_ = std::move(layout);
-  applied_generation_ = generation;
   rebuildItems(std::move(data));
   emit layoutApplied();
 }

@@ -9,11 +9,9 @@
 // layout arrives and rebuildItems() replaces them all at once.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QGraphicsScene>
 #include <QRegularExpression>
 
-#include <atomic>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "graphview/hierarchy.h"
+#include "graphview/job_runner.h"
 #include "graphview/layout.h"
 #include "graphview/scene_data.h"
 #include "model/graph.h"
@@ -89,7 +88,7 @@ class GraphScene : public QGraphicsScene {
   const Expansion& expansion() const { return expansion_; }
 
   // --- Layout state.
-  bool layoutPending() const { return pending_generation_ != applied_generation_; }
+  bool layoutPending() const { return layout_job_->isRunning(); }
   // Processes events until the latest layout is shown (or timeout); true when shown.
   bool waitForLayout(int timeout_ms = 60000);
   const SceneLayout& currentLayout() const { return layout_; }
@@ -152,13 +151,16 @@ class GraphScene : public QGraphicsScene {
  signals:
   void layoutStarted();
   void layoutApplied();               // items rebuilt
+  // The layout worker threw (out of memory, or any other exception):
+  // the items shown stay, `message` says why.
+  void layoutFailed(const QString& message);
   void expansionChanged();
   void selectionNamesChanged();
   void overlayChanged();
 
  private:
   void requestLayout();
-  void applyLayout(SceneLayout layout, std::uint64_t generation, std::shared_ptr<const SceneData> data);
+  void applyLayout(SceneLayout layout, std::shared_ptr<const SceneData> data);
   // Replaces every item by the items of `data`'s graph placed by layout_.
   void rebuildItems(std::shared_ptr<const SceneData> data);
   void onSelectionChanged();
@@ -180,9 +182,9 @@ class GraphScene : public QGraphicsScene {
   LayoutOptions options_;
   bool full_names_ = false, edge_labels_ = false, fold_constants_ = true, synchronous_ = false;
 
-  // Layout requests: only the newest result is applied; older ones are cancelled.
-  std::uint64_t pending_generation_ = 0, applied_generation_ = 0;
-  std::shared_ptr<std::atomic<bool>> cancel_flag_;
+  // Layout requests: only the newest result is applied; a newer request
+  // cancels and drops the older one.
+  JobRunner* layout_job_;
   SceneLayout layout_;  // of shown_
   double scene_build_ms_ = 0;
 

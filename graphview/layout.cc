@@ -259,7 +259,7 @@ SceneLayout computeLayout(const LayoutRequest& request) {
   const Expansion& ex = request.expansion;
   const ItemSizes& sizes = *request.sizes;
   const LayoutOptions& options = request.options;
-  auto cancelled = [&] { return request.cancelled && request.cancelled->load(); };
+  auto cancelled = [&] { return request.cancelled && request.cancelled(); };
 
   // Post-order over the expanded groups: children before parents.
   std::vector<int> order;

@@ -14,9 +14,9 @@
 #include <QRectF>
 #include <QSizeF>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -111,7 +111,7 @@ struct LayoutRequest {
   std::shared_ptr<const ItemSizes> sizes;
   LayoutOptions options;
   std::shared_ptr<LayoutCache> cache;  // may be null
-  const std::atomic<bool>* cancelled = nullptr;  // may be null
+  std::function<bool()> cancelled;  // polled between groups; may be empty
 };
 
 // Lays out the visible level. Returns an empty layout when cancelled.

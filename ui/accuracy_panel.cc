@@ -1,9 +1,10 @@
+// AccuracyPanel: its settings (variants, inputs or a dataset, the 8-bit
+// pipeline, the run control), its result tables and heat map, running, and
+// excluding an op type from quantization.
 #include "ui/accuracy_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QCoreApplication>
-#include <QDeadlineTimer>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -14,11 +15,9 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSortFilterProxyModel>
-#include <QSpinBox>
 #include <QSplitter>
+#include <QSpinBox>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
@@ -29,7 +28,7 @@
 #include <cmath>
 
 #include "graphview/graph_scene.h"
-#include "ui/blocking_job.h"
+#include "ui/results_layout.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
@@ -47,16 +46,8 @@ QComboBox* variantCombo(QWidget* parent, VariantKind selected) {
 VariantKind kindOf(const QComboBox* combo) { return static_cast<VariantKind>(combo->currentData().toInt()); }
 
 QTableView* tableView(QWidget* parent, QAbstractItemModel* model) {
-  auto* view = new QTableView(parent);
-  view->setModel(model);
-  view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view->setSelectionMode(QAbstractItemView::SingleSelection);
-  view->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  view->setAlternatingRowColors(true);
-  view->verticalHeader()->setVisible(false);
-  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+  QTableView* view = resultsTable(parent, model);
   view->horizontalHeader()->setStretchLastSection(true);
-  view->setWordWrap(false);
   return view;
 }
 
@@ -67,55 +58,34 @@ constexpr double kExactNoiseDb = -60.0;
 }  // namespace
 
 AccuracyPanel::AccuracyPanel(Document* document, Variants* variants, QWidget* parent)
-    : QWidget(parent), document_(document), variants_(variants), job_(new JobRunner(this)) {
+    : QWidget(parent), document_(document), variants_(variants) {
   setObjectName("AccuracyPanel");
+  run_ = new RunControl(tr("Compare"), this);
+  connect(run_, &RunControl::stateChanged, this, &AccuracyPanel::updateButtons);
   buildUi();
-  connect(job_, &JobRunner::progress, this, [this](int done, int total, const QString& text) {
-    status_text_ = text;
-    status_->setText(text);
-    progress_->setRange(0, total);
-    progress_->setValue(done);
-  });
   connect(document_, &Document::documentReset, this, [this] {
     cancel();  // a run on the previous model ends as cancelled
     history_model_->clear();
     showResult(nullptr);
-    status_->clear();
+    run_->setStatus(QString());
     error_->clear();
   });
-  connect(document_, &Document::ioMarksChanged, this, [this] {
-    std::vector<std::string> names;
-    for (const IoMark& m : document_->ioMarks())
-      if (m.kind == IoMark::Kind::Input) names.push_back(m.name);
-    source_->setInputNames(names);
-  });
+  auto updateInputs = [this] { source_->setInputNames(document_->inputNames()); };
+  connect(document_, &Document::ioMarksChanged, this, updateInputs);
+  updateInputs();
   updateButtons();
 }
 
 AccuracyPanel::~AccuracyPanel() = default;
 
 void AccuracyPanel::buildUi() {
-  // A bottom dock is wide and short: settings on the left, results on the right.
-  auto* outer = new QHBoxLayout(this);
-  outer->setContentsMargins(4, 4, 4, 4);
-  auto* splitter = new QSplitter(Qt::Horizontal, this);
-  outer->addWidget(splitter);
   // The settings in two columns, as the Benchmark dock's: what to compare,
   // the inputs and Compare on the left, the 8-bit pipeline as tall as the
   // dock beside them; all in view at 1366x768 (about 270 pixels of content).
-  // The scroll bar is only a fallback for a dock made shorter by hand.
-  auto* settings_scroll = new QScrollArea(splitter);
-  settings_scroll->setObjectName("AccuracySettingsScroll");
-  settings_scroll->setWidgetResizable(true);
-  settings_scroll->setFrameShape(QFrame::NoFrame);
-  settings_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* settings = new QWidget;
-  auto* columns = new QHBoxLayout(settings);
-  columns->setContentsMargins(0, 0, 4, 0);
-  auto* col = new QVBoxLayout;
-  auto* pipeline_col = new QVBoxLayout;
-  columns->addLayout(col, 1);
-  columns->addLayout(pipeline_col, 0);
+  const SettingsColumns columns = settingsColumns(this);
+  QWidget* settings = columns.widget;
+  QVBoxLayout* col = columns.wide;
+  QVBoxLayout* pipeline_col = columns.narrow;
 
   // What to compare.
   auto* compare_row = new QHBoxLayout;
@@ -221,37 +191,22 @@ void AccuracyPanel::buildUi() {
   pipeline_col->addWidget(pipeline, 1);
 
   // Run, cancel, progress.
-  run_ = new QPushButton(tr("Compare"), this);
-  run_->setObjectName("AccuracyRun");
-  run_->setToolTip(tr("Build both variants and compare them on the inputs"));
-  cancel_ = new QPushButton(tr("Cancel"), this);
-  progress_ = new QProgressBar(this);
-  progress_->setMaximumWidth(200);
-  progress_->setTextVisible(false);
-  status_ = new QLabel(this);
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  for (QPushButton* b : {run_, cancel_}) {
-    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 24);  // the column stays narrow
-    run_row->addWidget(b);
-  }
-  run_row->addWidget(progress_);
-  run_row->addWidget(status_, 1);
+  run_->runButton()->setObjectName("AccuracyRun");
+  run_->runButton()->setToolTip(tr("Build both variants and compare them on the inputs"));
+  connect(run_->runButton(), &QPushButton::clicked, this, &AccuracyPanel::run);
+  run_->progressBar()->setMaximumWidth(200);
+  run_row->addWidget(run_->runButton());
+  run_row->addWidget(run_->cancelButton());
+  run_row->addWidget(run_->progressBar());
+  run_row->addWidget(run_->statusLabel(), 1);
   col->addStretch(1);
-  auto* results = new QWidget(splitter);
+  auto* results = new QWidget;
   auto* results_col = new QVBoxLayout(results);
   results_col->setContentsMargins(4, 0, 0, 0);
-  settings_scroll->setWidget(settings);
-  const int settings_width =
-      settings->minimumSizeHint().width() + settings_scroll->verticalScrollBar()->sizeHint().width();
-  settings_scroll->setMinimumWidth(settings_width);
-  splitter->addWidget(settings_scroll);
-  splitter->addWidget(results);
-  splitter->setChildrenCollapsible(false);
-  splitter->setStretchFactor(0, 0);
-  splitter->setStretchFactor(1, 1);
-  splitter->setSizes({settings_width, 1000});
-  connect(run_, &QPushButton::clicked, this, &AccuracyPanel::run);
-  connect(cancel_, &QPushButton::clicked, this, &AccuracyPanel::cancel);
+  // A bottom dock is wide and short: settings on the left, results on the right.
+  auto* outer = new QHBoxLayout(this);
+  outer->setContentsMargins(4, 4, 4, 4);
+  outer->addWidget(settingsBesideResults(this, "AccuracySettingsScroll", settings, results));
 
   error_ = new QLabel(this);
   error_->setObjectName("AccuracyError");
@@ -419,7 +374,7 @@ bool AccuracyPanel::run() {
   error_->hide();
   last_error_.clear();
   AccuracyResultPtr previous = result_;
-  job_->start(
+  run_->start(
       tr("Comparing accuracy"),
       [request = std::move(request), previous](JobControl& job) {
         AccuracyObserver observer;
@@ -430,44 +385,27 @@ bool AccuracyPanel::run() {
         return runAccuracy(request, observer, previous.get());
       },
       [this](JobOutcome<AccuracyResult> outcome) { onDone(std::move(outcome)); });
-  status_text_ = tr("Starting…");
-  status_->setText(status_text_);
-  progress_->setRange(0, 0);
-  updateButtons();
   return true;
 }
 
-void AccuracyPanel::cancel() {
-  if (!isRunning()) return;
-  job_->cancel();
-  status_text_ = tr("Cancelling…");
-  status_->setText(status_text_);
-}
+void AccuracyPanel::cancel() { run_->cancel(); }
 
 void AccuracyPanel::onDone(JobOutcome<AccuracyResult> outcome) {
-  const bool cancelled = outcome.cancelled;
-  progress_->setRange(0, 1);
-  progress_->setValue(cancelled ? 0 : 1);
-  if (cancelled) {
-    status_text_ = tr("Cancelled; the previous results are kept");
-    status_->setText(status_text_);
-    updateButtons();
+  if (outcome.cancelled) {
+    run_->setStatus(tr("Cancelled; the previous results are kept"));
     emit runFinished(false);
     return;
   }
   if (!outcome.ok()) {
-    status_text_ = tr("Failed");
-    status_->setText(status_text_);
+    run_->setStatus(tr("Failed"));
     setError(outcome.error);
-    updateButtons();
     emit runFinished(false);
     return;
   }
   auto result = std::make_shared<const AccuracyResult>(std::move(*outcome.value));
   history_model_->append(result);
   showResult(result);
-  status_text_ = tr("Done in %1 s").arg(result->seconds, 0, 'f', 2);
-  status_->setText(status_text_);
+  run_->setStatus(tr("Done in %1 s").arg(result->seconds, 0, 'f', 2));
   updateButtons();
   emit runFinished(true);
 }
@@ -523,7 +461,7 @@ QString AccuracyPanel::headlineText() const {
          parts.join(" · ");
 }
 
-QString AccuracyPanel::statusText() const { return status_text_; }
+QString AccuracyPanel::statusText() const { return run_->statusText(); }
 
 QString AccuracyPanel::adviceText() const { return result_ ? exportAdvice(history_model_->runs()) : QString(); }
 
@@ -553,8 +491,6 @@ void AccuracyPanel::updateHeatMap() {
 
 void AccuracyPanel::updateButtons() {
   const bool running = isRunning();
-  run_->setEnabled(!running);
-  cancel_->setEnabled(running);
   const QString op = excludeCandidate();
   exclude_->setEnabled(!running && !op.isEmpty());
   exclude_->setText(op.isEmpty() ? tr("Exclude op type from quantization")
@@ -603,6 +539,6 @@ bool AccuracyPanel::excludeAndRerun() {
   return run();
 }
 
-bool AccuracyPanel::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
+bool AccuracyPanel::waitUntilIdle(int timeout_ms) { return run_->waitUntilIdle(timeout_ms); }
 
 }  // namespace gds::ui

@@ -19,16 +19,16 @@
 #include <optional>
 #include <string>
 
+#include "graphview/job_runner.h"
 #include "ui/accuracy_models.h"
 #include "ui/accuracy_run.h"
-#include "ui/job_runner.h"
+#include "ui/run_control.h"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
@@ -70,7 +70,7 @@ class AccuracyPanel : public QWidget {
   // request is incomplete.
   bool run();
   void cancel();
-  bool isRunning() const { return job_->isRunning(); }
+  bool isRunning() const { return run_->isRunning(); }
   // Processes events until the run ends or the timeout passes; true when idle.
   bool waitUntilIdle(int timeout_ms = 120000);
 
@@ -92,8 +92,8 @@ class AccuracyPanel : public QWidget {
   QComboBox* inputModeCombo() const { return mode_; }
   InputSourceWidget* inputSourceWidget() const { return source_; }
   QLineEdit* datasetEdit() const { return dataset_; }
-  QPushButton* runButton() const { return run_; }
-  QPushButton* cancelButton() const { return cancel_; }
+  QPushButton* runButton() const { return run_->runButton(); }
+  QPushButton* cancelButton() const { return run_->cancelButton(); }
   QPushButton* excludeButton() const { return exclude_; }
   QCheckBox* heatMapCheck() const { return heat_map_; }
   QLineEdit* layerFilter() const { return filter_; }
@@ -132,9 +132,9 @@ class AccuracyPanel : public QWidget {
   QLineEdit *dataset_, *labels_, *label_map_;
   QSpinBox *height_, *width_, *threads_;
   QDoubleSpinBox *mean_, *std_;
-  QPushButton *run_, *cancel_, *exclude_;
-  QProgressBar* progress_;
-  QLabel *status_, *headline_, *error_, *advice_;
+  RunControl* run_;
+  QPushButton* exclude_;
+  QLabel *headline_, *error_, *advice_;
   QCheckBox* heat_map_;
   QLineEdit* filter_;
   QTabWidget* tabs_;
@@ -145,10 +145,8 @@ class AccuracyPanel : public QWidget {
   AccuracySamplesModel* samples_model_;
   AccuracyHistoryModel* history_model_;
 
-  JobRunner* job_;
   AccuracyResultPtr result_;
   QString last_error_;
-  QString status_text_;
 };
 
 }  // namespace gds::ui

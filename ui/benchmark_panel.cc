@@ -1,12 +1,11 @@
+// BenchmarkPanel: its settings column (variants, inputs, run settings and
+// the run control), its results (headline, chart, TensorFlow's tables) and
+// running; the exports are in benchmark_panel_exports.cc.
 #include "ui/benchmark_panel.h"
 
-#include <QApplication>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QElapsedTimer>
-#include <QFileDialog>
 #include <QGroupBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -15,62 +14,36 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/eval/benchmark_report.h"
 #include "graphview/graph_scene.h"
-#include "model/io.h"
-#include "ui/blocking_job.h"
+#include "ui/results_layout.h"
 
 namespace gds::ui {
-namespace {
-
-std::string sectionLine(const QString& title) {
-  return "============================== " + title.toStdString() + " ==============================\n";
-}
-
-}  // namespace
 
 BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview::GraphScene* scene, QWidget* parent)
     : QWidget(parent), document_(document), variants_(variants), scene_(scene) {
   setObjectName("BenchmarkPanel");
-  job_ = new JobRunner(this);
-  connect(job_, &JobRunner::progress, this, &BenchmarkPanel::showProgress);
+  run_ = new RunControl(tr("Run"), this);
+  run_->runButton()->setToolTip(tr("Benchmark the chosen variants one after the other"));
+  connect(run_->runButton(), &QPushButton::clicked, this, &BenchmarkPanel::start);
 
-  auto* splitter = new QSplitter(Qt::Horizontal, this);
-  auto* scroll = new QScrollArea(splitter);
-  scroll->setObjectName("BenchmarkSettingsScroll");
-  scroll->setWidgetResizable(true);
-  scroll->setFrameShape(QFrame::NoFrame);
-  // The columns fit the dock's height at 1366x768; the scroll bar is only a
-  // fallback for a dock made shorter by hand, never a horizontal cut.
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // The columns fit the dock's height at 1366x768. The results show the
+  // settings' node counts: the settings come first.
   QWidget* settings = createSettings();
-  scroll->setWidget(settings);
-  const int settings_width = settings->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
-  scroll->setMinimumWidth(settings_width);
-  splitter->addWidget(scroll);
-  splitter->addWidget(createResults());
-  splitter->setChildrenCollapsible(false);
-  splitter->setStretchFactor(0, 0);
-  splitter->setStretchFactor(1, 1);
-  splitter->setSizes({settings_width, 1000});
+  QWidget* results = createResults();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
-  layout->addWidget(splitter);
+  layout->addWidget(settingsBesideResults(this, "BenchmarkSettingsScroll", settings, results));
 
   auto updateInputs = [this] { inputs_->setInputNames(document_->inputNames()); };
   connect(document_, &Document::ioMarksChanged, this, updateInputs);
@@ -81,7 +54,6 @@ BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview
     setResults(nullptr);
   });
   updateInputs();
-  setState(State::Idle);
   if (scene_) {
     // Another overlay (a step's diff colours, the accuracy heat map) replaced ours: untick.
     connect(scene_, &graphview::GraphScene::overlayChanged, this, [this] {
@@ -101,14 +73,11 @@ QWidget* BenchmarkPanel::createSettings() {
   // their pipeline and the inputs on the left, a narrow column with the run
   // settings, Run and the status beside them, all in view without
   // scrolling. Short labels; the tooltips say the rest.
-  auto* box = new QWidget(this);
+  const SettingsColumns columns = settingsColumns(this);
+  QWidget* box = columns.widget;
   box->setObjectName("BenchmarkSettings");
-  auto* columns = new QHBoxLayout(box);
-  columns->setContentsMargins(0, 0, 4, 0);
-  auto* left = new QVBoxLayout;
-  auto* right = new QVBoxLayout;
-  columns->addLayout(left, 1);
-  columns->addLayout(right, 0);
+  QVBoxLayout* left = columns.wide;
+  QVBoxLayout* right = columns.narrow;
 
   auto* which = new QGroupBox(tr("Variants"), box);
   auto* wl = new QGridLayout(which);
@@ -182,22 +151,12 @@ QWidget* BenchmarkPanel::createSettings() {
   grid->addWidget(optimize_, row++, 0, 1, 2);
   right->addLayout(grid);
   auto* buttons = new QHBoxLayout;
-  run_ = new QPushButton(tr("Run"), box);
-  run_->setToolTip(tr("Benchmark the chosen variants one after the other"));
-  cancel_ = new QPushButton(tr("Cancel"), box);
-  for (QPushButton* b : {run_, cancel_}) {
-    b->setMinimumWidth(b->fontMetrics().horizontalAdvance(b->text()) + 24);  // the column stays narrow
-    buttons->addWidget(b);
-  }
+  buttons->addWidget(run_->runButton());
+  buttons->addWidget(run_->cancelButton());
   right->addLayout(buttons);
-  bar_ = new QProgressBar(box);
-  bar_->setTextVisible(false);
-  bar_->setMaximumHeight(10);
-  right->addWidget(bar_);
-  status_ = new QLabel(box);
-  status_->setWordWrap(true);
-  status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  right->addWidget(status_);
+  run_->progressBar()->setMaximumHeight(10);
+  right->addWidget(run_->progressBar());
+  right->addWidget(run_->statusLabel());
   node_counts_ = new QLabel(box);
   node_counts_->setObjectName("BenchmarkNodeCounts");
   node_counts_->setWordWrap(true);
@@ -206,22 +165,12 @@ QWidget* BenchmarkPanel::createSettings() {
                               "when nodes are fused or folded, or when a node is not needed for the outputs"));
   right->addWidget(node_counts_);
   right->addStretch();
-
-  connect(run_, &QPushButton::clicked, this, &BenchmarkPanel::start);
-  connect(cancel_, &QPushButton::clicked, this, &BenchmarkPanel::cancel);
   return box;
 }
 
 QTableView* BenchmarkPanel::makeTable(QAbstractItemModel* model) {
-  auto* view = new QTableView(this);
-  view->setModel(model);
+  auto* view = resultsTable(this, model);
   view->setSortingEnabled(true);
-  view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view->setSelectionMode(QAbstractItemView::SingleSelection);
-  view->setAlternatingRowColors(true);
-  view->setWordWrap(false);
-  view->verticalHeader()->hide();
-  view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
   view->horizontalHeader()->setHighlightSections(false);
   view->horizontalHeader()->setStretchLastSection(false);
   // The header and two rows at least: the dock fits under the side columns
@@ -377,18 +326,18 @@ Result<BenchmarkSettings> BenchmarkPanel::settings() const {
 // ---------------------------------------------------------------- running
 
 bool BenchmarkPanel::start() {
-  if (state_ != State::Idle) {
+  if (run_->isRunning()) {
     last_error_ = tr("A benchmark is already running");
     return false;
   }
   auto s = settings();
   if (!s.ok()) {
     last_error_ = QString::fromStdString(s.error());
-    status_->setText("<span style='color:#b00020'>" + last_error_.toHtmlEscaped() + "</span>");
+    run_->setError(last_error_);
     return false;
   }
   last_error_.clear();
-  job_->start(
+  run_->start(
       tr("Benchmark"),
       [settings = std::move(s).value()](JobControl& job) {
         BenchmarkObserver observer;
@@ -397,50 +346,34 @@ bool BenchmarkPanel::start() {
         return runBenchmarks(settings, observer);
       },
       [this](JobOutcome<BenchmarkOutcome> out) { onFinished(std::move(out)); });
-  setState(State::Running);
-  status_->setText(tr("Starting…"));
   emit started();
   return true;
 }
 
-void BenchmarkPanel::cancel() {
-  if (state_ != State::Running) return;
-  job_->cancel();
-  setState(State::Cancelling);
-  status_->setText(tr("Cancelling…"));
+void BenchmarkPanel::cancel() { run_->cancel(); }
+
+BenchmarkPanel::State BenchmarkPanel::state() const {
+  if (!run_->isRunning()) return State::Idle;
+  return run_->isCancelling() ? State::Cancelling : State::Running;
 }
 
-bool BenchmarkPanel::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
+bool BenchmarkPanel::waitUntilIdle(int timeout_ms) { return run_->waitUntilIdle(timeout_ms); }
 
-QString BenchmarkPanel::statusText() const { return status_->text(); }
-
-void BenchmarkPanel::setState(State state) {
-  state_ = state;
-  run_->setEnabled(state == State::Idle);
-  cancel_->setEnabled(state == State::Running);
-  bar_->setVisible(state != State::Idle);
-}
-
-void BenchmarkPanel::showProgress(int done, int total, const QString& text) {
-  bar_->setRange(0, std::max(total, 1));
-  bar_->setValue(std::min(done, std::max(total, 1)));
-  if (state_ == State::Running && !text.isEmpty()) status_->setText(text.toHtmlEscaped());
-}
+QString BenchmarkPanel::statusText() const { return run_->statusText(); }
 
 void BenchmarkPanel::onFinished(JobOutcome<BenchmarkOutcome> job) {
-  setState(State::Idle);
   BenchmarkOutcome out;
   if (job.ok()) out = std::move(*job.value);
   else out.error = job.error.toStdString();  // what the worker threw
   if (out.cancelled) {
     last_error_ = tr("Cancelled");
-    status_->setText(tr("Cancelled; the previous results are kept"));
+    run_->setStatus(tr("Cancelled; the previous results are kept"));
     emit finished(false);
     return;
   }
   if (!out.error.empty()) {
     last_error_ = QString::fromStdString(out.error);
-    status_->setText("<span style='color:#b00020'>" + last_error_.toHtmlEscaped() + "</span>");
+    run_->setError(last_error_);
     emit finished(false);
     return;
   }
@@ -449,7 +382,7 @@ void BenchmarkPanel::onFinished(JobOutcome<BenchmarkOutcome> job) {
   QStringList parts;
   for (int v = 0; v < comparison->variantCount(); ++v)
     parts << tr("%1 %2 ms").arg(comparison->label(v)).arg(comparison->variant(v).result.medianMs(), 0, 'f', 3);
-  status_->setText(tr("Median latency: %1 (inputs: %2)").arg(parts.join(", "), QString::fromStdString(inputs)).toHtmlEscaped());
+  run_->setStatus(tr("Median latency: %1 (inputs: %2)").arg(parts.join(", "), QString::fromStdString(inputs)));
   setResults(std::move(comparison));
   emit finished(true);
 }
@@ -556,95 +489,11 @@ void BenchmarkPanel::activateRow(const QModelIndex& index) {
   if (name.isEmpty()) return;
   const model::Graph* graph = document_->index();
   if (!graph || graph->find(name.toStdString()) < 0) {
-    status_->setText(tr("%1 is not a node of the current graph").arg(name).toHtmlEscaped());
+    run_->setStatus(tr("%1 is not a node of the current graph").arg(name));
     return;
   }
   document_->select(name);
   emit nodeActivated(name);
-}
-
-// ---------------------------------------------------------------- exports
-
-engine::StatsOptions BenchmarkPanel::exportTableOptions(bool csv) {
-  engine::StatsOptions o;  // benchmark_model's defaults
-  o.csv = csv;
-  return o;
-}
-
-QString BenchmarkPanel::csvText() const {
-  if (!comparison_) return QString();
-  std::string out;
-  for (int v = 0; v < comparison_->variantCount(); ++v)
-    out += sectionLine(variantName(comparison_->variant(v).kind)) +
-           engine::formatTables(comparison_->variant(v).result, exportTableOptions(true), true);
-  return QString::fromStdString(out);
-}
-
-QString BenchmarkPanel::tensorflowText() const {
-  if (!comparison_) return QString();
-  std::string out;
-  for (int v = 0; v < comparison_->variantCount(); ++v) {
-    const engine::BenchmarkResult& r = comparison_->variant(v).result;
-    out += sectionLine(variantName(comparison_->variant(v).kind)) + engine::formatTables(r, exportTableOptions(false), true) +
-           engine::formatLatencyLine(r) + "\n";
-  }
-  return QString::fromStdString(out);
-}
-
-QString BenchmarkPanel::jsonText() const {
-  if (!comparison_) return QString();
-  nlohmann::json j;
-  j["inputs"] = comparison_->inputs();
-  nlohmann::json list = nlohmann::json::array();
-  for (int v = 0; v < comparison_->variantCount(); ++v) {
-    const VariantBenchmark& vb = comparison_->variant(v);
-    engine::ReportContext context;
-    context.graph = document_->filePath().isEmpty() ? document_->displayName().toStdString()
-                                                    : document_->filePath().toStdString();
-    context.benchmark_name = variantName(vb.kind).toStdString();
-    context.num_threads = vb.num_threads;
-    context.init_seconds = vb.init_seconds;
-    nlohmann::json one = engine::benchmarkJson(vb.result, context);
-    one["variant"] = variantName(vb.kind).toStdString();
-    one["model_bytes"] = vb.built.serialized_bytes;
-    one["compressed_bytes"] = vb.built.compressed_bytes;
-    if (!vb.built.pipeline.empty()) one["pipeline"] = vb.built.pipeline;
-    list.push_back(std::move(one));
-  }
-  j["variants"] = list;
-  return QString::fromStdString(j.dump(2) + "\n");
-}
-
-bool BenchmarkPanel::writeExport(const QString& path, const QString& text, QString* error) const {
-  if (!comparison_) {
-    if (error) *error = tr("No benchmark result to export");
-    return false;
-  }
-  Status s = model::writeFileAtomic(path.toStdString(), text.toStdString());
-  if (!s.ok() && error) *error = QString::fromStdString(s.message());
-  return s.ok();
-}
-
-bool BenchmarkPanel::exportCsv(const QString& path, QString* error) const { return writeExport(path, csvText(), error); }
-
-bool BenchmarkPanel::exportJson(const QString& path, QString* error) const { return writeExport(path, jsonText(), error); }
-
-void BenchmarkPanel::copyAsTensorFlowText() const {
-  if (comparison_) QApplication::clipboard()->setText(tensorflowText());
-}
-
-void BenchmarkPanel::exportDialog(bool json) {
-  const QString path = QFileDialog::getSaveFileName(this, json ? tr("Export benchmark JSON") : tr("Export benchmark CSV"),
-                                                    json ? "benchmark.json" : "benchmark.csv",
-                                                    json ? tr("JSON (*.json)") : tr("CSV (*.csv)"));
-  if (path.isEmpty()) return;
-  QString error;
-  if (!(json ? exportJson(path, &error) : exportCsv(path, &error))) {
-    last_error_ = error;
-    status_->setText("<span style='color:#b00020'>" + error.toHtmlEscaped() + "</span>");
-  } else {
-    status_->setText(tr("Wrote %1").arg(path).toHtmlEscaped());
-  }
 }
 
 }  // namespace gds::ui

@@ -13,15 +13,15 @@
 #include <memory>
 
 #include "engine/eval/stats_calculator.h"
+#include "graphview/job_runner.h"
 #include "ui/benchmark_tables.h"
-#include "ui/job_runner.h"
+#include "ui/run_control.h"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTabWidget;
@@ -61,14 +61,14 @@ class BenchmarkPanel : public QWidget {
   // Starts in a worker; false (and lastError()) when it cannot start.
   bool start();
   void cancel();
-  State state() const { return state_; }
-  bool isRunning() const { return state_ != State::Idle; }
+  State state() const;
+  bool isRunning() const { return state() != State::Idle; }
   // Processes events until idle or the timeout; true when idle.
   bool waitUntilIdle(int timeout_ms = 120000);
   QString lastError() const { return last_error_; }
   QString statusText() const;
-  QPushButton* runButton() const { return run_; }
-  QPushButton* cancelButton() const { return cancel_; }
+  QPushButton* runButton() const { return run_->runButton(); }
+  QPushButton* cancelButton() const { return run_->cancelButton(); }
 
   // --- Results.
   ComparisonPtr comparison() const { return comparison_; }
@@ -117,8 +117,6 @@ class BenchmarkPanel : public QWidget {
   QWidget* createSettings();
   QWidget* createResults();
   void onFinished(JobOutcome<BenchmarkOutcome> job);
-  void showProgress(int done, int total, const QString& text);
-  void setState(State state);
   void setResults(ComparisonPtr comparison);
   void applyFilter(const QString& text);
   void updateHeatMap();
@@ -130,13 +128,12 @@ class BenchmarkPanel : public QWidget {
   Document* document_;
   Variants* variants_;
   graphview::GraphScene* scene_;
-  State state_ = State::Idle;
   QString last_error_;
   ComparisonPtr comparison_;
   bool overlay_shown_ = false;     // the scene shows our heat map
   bool applying_overlay_ = false;  // we are changing the scene's overlay
 
-  JobRunner* job_;
+  RunControl* run_;
 
   QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_;
   QCheckBox* variantBox(VariantKind kind) const;
@@ -144,9 +141,6 @@ class BenchmarkPanel : public QWidget {
   QSpinBox *threads_, *warmup_, *runs_;
   QDoubleSpinBox* time_;
   QCheckBox* optimize_;
-  QPushButton *run_, *cancel_;
-  QProgressBar* bar_;
-  QLabel* status_;
 
   LayerTableModel* layer_model_;
   TypeTableModel* type_model_;

@@ -1,5 +1,5 @@
 // The window's jobs the user waits for (saving, freezing, saving a
-// variant): the work runs in a worker (ui/job_runner.h) while the window
+// variant): the work runs in a worker (graphview/job_runner.h) while the window
 // keeps painting and the status bar's task indicator shows what runs; user
 // input is held back until it ends, so nothing can start a second job or
 // close the window meanwhile. Loading and transforms are not of this kind:
@@ -13,7 +13,7 @@
 #include <QString>
 #include <QThread>
 
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 #include "ui/task_indicator.h"
 
 namespace gds::ui {

@@ -9,18 +9,18 @@
 
 namespace gds::ui {
 
-Document::Document(QObject* parent) : QObject(parent) {
+Document::Document(QObject* parent) : QObject(parent), undo_stack_(new QUndoStack(this)) {
   // Modified means: the current graph differs from the one last loaded or saved.
-  connect(&undo_stack_, &QUndoStack::indexChanged, this, [this] { emit modifiedChanged(isModified()); });
+  connect(undo_stack_, &QUndoStack::indexChanged, this, [this] { emit modifiedChanged(isModified()); });
 }
 
 Document::~Document() {
   // Commands refer back to this document; drop them before members go.
-  undo_stack_.clear();
+  undo_stack_->clear();
 }
 
 void Document::reset(model::LoadedModel loaded) {
-  undo_stack_.clear();
+  undo_stack_->clear();
   auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded.graph));
   loaded.graph = tensorflow::GraphDef();
   info_ = std::move(loaded);
@@ -162,7 +162,7 @@ void Document::toggleMark(const std::string& node_name, IoMark::Kind kind) {
 
 void Document::setMarks(std::vector<IoMark> marks, const QString& description) {
   if (marks == marks_) return;
-  undo_stack_.push(new MarkInputOutputCommand(this, marks_, std::move(marks), description));
+  undo_stack_->push(new MarkInputOutputCommand(this, marks_, std::move(marks), description));
 }
 
 void Document::setInputShape(const std::string& node_name, const model::Shape& shape, bool known) {
@@ -180,14 +180,14 @@ void Document::setInputShape(const std::string& node_name, const model::Shape& s
 void Document::pushTransformStep(GraphPtr after, StepInfo step) {
   std::optional<StepInfo> previous;
   if (has_last_step_) previous = last_step_;
-  undo_stack_.push(new ApplyTransformCommand(this, graph_, std::move(after), std::move(step), std::move(previous),
+  undo_stack_->push(new ApplyTransformCommand(this, graph_, std::move(after), std::move(step), std::move(previous),
                                              last_step_before_));
 }
 
 std::vector<StepInfo> Document::appliedSteps() const {
   std::vector<StepInfo> steps;
-  for (int i = 0; i < undo_stack_.index(); ++i)
-    if (auto* cmd = dynamic_cast<const ApplyTransformCommand*>(undo_stack_.command(i))) steps.push_back(cmd->step());
+  for (int i = 0; i < undo_stack_->index(); ++i)
+    if (auto* cmd = dynamic_cast<const ApplyTransformCommand*>(undo_stack_->command(i))) steps.push_back(cmd->step());
   return steps;
 }
 

@@ -73,7 +73,9 @@ class Document : public QObject {
   void markSaved(const QString& path);
   bool isModified() const { return graph_ != saved_graph_; }
 
-  QUndoStack* undoStack() { return &undo_stack_; }
+  // A QObject child of the document: it goes with it, and whoever tears down
+  // the document's owner reaches it among the owner's descendants.
+  QUndoStack* undoStack() { return undo_stack_; }
 
   QString selection() const { return selection_; }
   void select(const QString& node_name);  // empty clears
@@ -122,7 +124,7 @@ class Document : public QObject {
   std::unique_ptr<model::Graph> index_;
   std::string index_error_;
   QString file_path_;
-  QUndoStack undo_stack_;
+  QUndoStack* undo_stack_;
   QString selection_;
   std::vector<IoMark> marks_;
   bool has_last_step_ = false;

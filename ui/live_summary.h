@@ -9,7 +9,7 @@
 
 #include "model/summary.h"
 #include "ui/document.h"
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 
 namespace gds::ui {
 

@@ -92,8 +92,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(scene_, &graphview::GraphScene::layoutStarted, this, [this] {
     if (!task_->active()) task_->start(tr("Laying out the graph…"), 0, false);
   });
-  connect(scene_, &graphview::GraphScene::layoutApplied, this, [this] {
+  auto layoutEnded = [this] {
     if (!isLoading() && !saving_ && !runner_->isRunning()) task_->finish();
+  };
+  connect(scene_, &graphview::GraphScene::layoutApplied, this, layoutEnded);
+  connect(scene_, &graphview::GraphScene::layoutFailed, this, [this, layoutEnded](const QString& message) {
+    layoutEnded();
+    last_error_ = message;
+    showError(tr("Cannot lay out the graph"), message);
   });
 
   connect(runner_, &TransformRunner::started, this, [this](int n) { task_->start(tr("Applying transforms…"), n); });
@@ -124,9 +130,6 @@ MainWindow::~MainWindow() {
   // undo stack's clear() says the modified state changed) must not reach its
   // slots any more.
   for (QObject* child : findChildren<QObject*>()) disconnect(child, nullptr, this, nullptr);
-  // The undo stack is the document's member, not a QObject child: its
-  // clear() in ~Document would otherwise call the Undo/Redo label update.
-  if (document_) disconnect(document_->undoStack(), nullptr, this, nullptr);
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

@@ -12,7 +12,7 @@
 
 #include "model/io.h"
 #include "ui/document.h"
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 #include "ui/window_layout.h"
 
 class QAction;
@@ -187,6 +187,12 @@ class MainWindow : public QMainWindow {
   bool maybeSave();
   bool save();
   bool saveAs();
+  // Save and the exports end alike: `write` to `path`, then `done` (with %1
+  // for the path) in the status bar, or the error under the title `failure`.
+  bool writeAndReport(const QString& path, const std::function<bool(QString*)>& write, const QString& failure,
+                      const QString& done);
+  // A save dialog suggesting the model's name with `suffix`; empty when cancelled.
+  QString askSavePath(const QString& title, const QString& suffix, const QString& filter);
   void openDialog();
   void openDirectoryDialog();
   void exportDotDialog(bool rich);

@@ -4,7 +4,6 @@
 
 #include <QAction>
 #include <QDateTime>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QStatusBar>
 
@@ -21,6 +20,15 @@
 #include "ui/variants.h"
 
 namespace gds::ui {
+namespace {
+
+// The exports' bool-and-message form of a Status.
+bool succeeded(const Status& status, QString* error) {
+  if (!status.ok() && error) *error = QString::fromStdString(status.message());
+  return status.ok();
+}
+
+}  // namespace
 
 bool MainWindow::exportDot(const QString& path, bool rich, QString* error) {
   if (!document_->graph()) {
@@ -37,15 +45,11 @@ bool MainWindow::exportDot(const QString& path, bool rich, QString* error) {
   } else {
     text = model::graphToDot(*document_->graph());
   }
-  Status st = model::writeFileAtomic(path.toStdString(), text);
-  if (!st.ok() && error) *error = QString::fromStdString(st.message());
-  return st.ok();
+  return succeeded(model::writeFileAtomic(path.toStdString(), text), error);
 }
 
 bool MainWindow::exportImage(const QString& path, QString* error) {
-  Status st = graphview::exportImage(*scene_, path);
-  if (!st.ok() && error) *error = QString::fromStdString(st.message());
-  return st.ok();
+  return succeeded(graphview::exportImage(*scene_, path), error);
 }
 
 QString MainWindow::pipelineCommandText() const {
@@ -68,39 +72,27 @@ QString MainWindow::pipelineCommandText() const {
 }
 
 bool MainWindow::exportPipeline(const QString& path, QString* error) {
-  Status st = model::writeFileAtomic(path.toStdString(), pipelineCommandText().toStdString());
-  if (!st.ok() && error) *error = QString::fromStdString(st.message());
-  return st.ok();
+  return succeeded(model::writeFileAtomic(path.toStdString(), pipelineCommandText().toStdString()), error);
 }
 
 void MainWindow::exportDotDialog(bool rich) {
-  QString base = QFileInfo(document_->displayName()).completeBaseName();
-  QString path = QFileDialog::getSaveFileName(this, rich ? tr("Export rich DOT") : tr("Export DOT (graph_to_dot)"),
-                                              base + ".dot", tr("Graphviz DOT (*.dot *.gv)"));
-  if (path.isEmpty()) return;
-  QString err;
-  if (!exportDot(path, rich, &err)) showError(tr("Cannot export DOT"), err);
-  else statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  const QString path = askSavePath(rich ? tr("Export rich DOT") : tr("Export DOT (graph_to_dot)"), ".dot",
+                                   tr("Graphviz DOT (*.dot *.gv)"));
+  if (!path.isEmpty())
+    writeAndReport(path, [&](QString* error) { return exportDot(path, rich, error); }, tr("Cannot export DOT"), tr("Wrote %1"));
 }
 
 void MainWindow::exportImageDialog() {
-  QString base = QFileInfo(document_->displayName()).completeBaseName();
-  QString path = QFileDialog::getSaveFileName(this, tr("Export image"), base + ".svg",
-                                              tr("SVG image (*.svg);;PNG image (*.png)"));
-  if (path.isEmpty()) return;
-  QString err;
-  if (!exportImage(path, &err)) showError(tr("Cannot export image"), err);
-  else statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  const QString path = askSavePath(tr("Export image"), ".svg", tr("SVG image (*.svg);;PNG image (*.png)"));
+  if (!path.isEmpty())
+    writeAndReport(path, [&](QString* error) { return exportImage(path, error); }, tr("Cannot export image"), tr("Wrote %1"));
 }
 
 void MainWindow::exportPipelineDialog() {
-  QString base = QFileInfo(document_->displayName()).completeBaseName();
-  QString path = QFileDialog::getSaveFileName(this, tr("Export pipeline"), base + "_transform.sh",
-                                              tr("Shell script (*.sh);;Text (*.txt)"));
-  if (path.isEmpty()) return;
-  QString err;
-  if (!exportPipeline(path, &err)) showError(tr("Cannot export the pipeline"), err);
-  else statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  const QString path = askSavePath(tr("Export pipeline"), "_transform.sh", tr("Shell script (*.sh);;Text (*.txt)"));
+  if (!path.isEmpty())
+    writeAndReport(path, [&](QString* error) { return exportPipeline(path, error); }, tr("Cannot export the pipeline"),
+                   tr("Wrote %1"));
 }
 
 bool MainWindow::saveVariant(const QString& path, QString* error) {
@@ -125,9 +117,7 @@ bool MainWindow::saveVariant(const QString& path, QString* error) {
 }
 
 void MainWindow::saveVariantDialog() {
-  QString base = QFileInfo(document_->displayName()).completeBaseName();
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save the 8-bit variant"), base + "_8bit.pb",
-                                                    variantExportFilters().join(";;"));
+  const QString path = askSavePath(tr("Save the 8-bit variant"), "_8bit.pb", variantExportFilters().join(";;"));
   if (path.isEmpty()) return;
   // TensorFlow Lite has no builtins for TensorFlow's 8-bit ops: its int8
   // model comes from the float graph and calibration data.
@@ -135,9 +125,8 @@ void MainWindow::saveVariantDialog() {
     showTfliteExport(path)->setInt8(true);
     return;
   }
-  QString err;
-  if (!saveVariant(path, &err)) showError(tr("Cannot save the 8-bit variant"), err);
-  else statusBar()->showMessage(tr("Wrote the 8-bit variant to %1").arg(path), 5000);
+  writeAndReport(path, [&](QString* error) { return saveVariant(path, error); }, tr("Cannot save the 8-bit variant"),
+                 tr("Wrote the 8-bit variant to %1"));
 }
 
 TfliteExportDialog* MainWindow::showTfliteExport(const QString& path) {

@@ -292,13 +292,7 @@ bool MainWindow::save() {
     if (answer == QMessageBox::No) return saveAs();
     if (answer != QMessageBox::Yes) return false;
   }
-  QString err;
-  if (!saveTo(path, &err)) {
-    showError(tr("Cannot save"), err);
-    return false;
-  }
-  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
-  return true;
+  return writeAndReport(path, [&](QString* error) { return saveTo(path, error); }, tr("Cannot save"), tr("Saved %1"));
 }
 
 bool MainWindow::saveAs() {
@@ -314,13 +308,23 @@ bool MainWindow::saveAs() {
   QString path = QFileDialog::getSaveFileName(this, tr("Save graph as"), suggested,
                                               tr("Binary GraphDef (*.pb);;Text GraphDef (*.pbtxt)"));
   if (path.isEmpty()) return false;
-  QString err;
-  if (!saveTo(path, &err)) {
-    showError(tr("Cannot save"), err);
+  return writeAndReport(path, [&](QString* error) { return saveTo(path, error); }, tr("Cannot save"), tr("Saved %1"));
+}
+
+bool MainWindow::writeAndReport(const QString& path, const std::function<bool(QString*)>& write, const QString& failure,
+                                const QString& done) {
+  QString error;
+  if (!write(&error)) {
+    showError(failure, error);
     return false;
   }
-  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  statusBar()->showMessage(done.arg(path), 5000);
   return true;
+}
+
+QString MainWindow::askSavePath(const QString& title, const QString& suffix, const QString& filter) {
+  const QString base = QFileInfo(document_->displayName()).completeBaseName();
+  return QFileDialog::getSaveFileName(this, title, base + suffix, filter);
 }
 
 bool MainWindow::maybeSave() {

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 #include "ui/tflite_export.h"
 
 class QComboBox;

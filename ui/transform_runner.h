@@ -10,7 +10,7 @@
 
 #include "transforms/pipeline.h"
 #include "ui/document.h"
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 
 namespace gds::ui {
 

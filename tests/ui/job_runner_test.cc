@@ -1,4 +1,4 @@
-// The window's one way to run work off the GUI thread (ui/job_runner.h):
+// The window's one way to run work off the GUI thread (graphview/job_runner.h):
 // outcomes and progress arrive on the GUI thread, whatever a job throws
 // becomes an error message naming the job, cancel reaches the job, and
 // nothing is delivered to an owner that is gone.
@@ -18,7 +18,7 @@
 #include "transforms/pipeline.h"
 #include "transforms/transform.h"
 #include "ui/document.h"
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 #include "ui/transform_runner.h"
 
 namespace gds::ui {

@@ -220,6 +220,31 @@ TEST(Document, MarksAndStepsAreUndoable) {
   EXPECT_EQ(doc.ioMarks()[0].shape, (model::Shape{8, 4}));
 }
 
+// Closing the window deletes the document after ~MainWindow has run; the
+// undo stack's clear() in ~Document then says Undo is no longer possible. The
+// stack is the document's QObject child, so the window's teardown reaches it
+// like any other descendant and the Undo/Redo update no longer runs on the
+// half-destroyed window (found by the sanitized GUI stress test).
+TEST(MainWindowTeardown, UndoStackSignalsDoNotReachTheGoingWindow) {
+  ensureApp();
+  auto* window = new MainWindow;
+  window->setInteractive(false);
+  Document* doc = window->document();
+  EXPECT_EQ(doc->undoStack()->parent(), doc);
+  model::LoadedModel m;
+  m.path = "small.pb";
+  m.graph = smallGraph();
+  doc->reset(std::move(m));
+  doc->toggleMark("x", IoMark::Kind::Input);
+  ASSERT_TRUE(window->undoAction()->isEnabled());
+  int updates_after_teardown = 0;
+  QObject probe;
+  QObject::connect(window->undoAction(), &QAction::changed, &probe, [&] {
+    if (!qobject_cast<MainWindow*>(window)) ++updates_after_teardown;  // only ~QWidget is left
+  });
+  delete window;
+  EXPECT_EQ(updates_after_teardown, 0);
+}
 TEST(TransformForm, BuildsStepFromTypedFields) {
   ensureApp();
   TransformForm form;

@@ -26,6 +26,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -141,17 +142,56 @@ void expectInView(QDockWidget* dock, QWidget* w) {
                                  << shown.y() << " " << shown.width() << "x" << shown.height();
 }
 
-class WindowLayout : public ::testing::TestWithParam<QSize> {
- protected:
-  static void SetUpTestSuite() { ensureApp(); }
-};
-
-TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
-  const QSize screen = GetParam();
-  MainWindow w;
+// The window as a first start arranges it on `screen`, shown.
+void showOnScreen(MainWindow& w, const QSize& screen) {
   w.setInteractive(false);
   w.arrangeForScreen(QRect(QPoint(0, 0), screen));
   w.show();
+}
+
+// Opens the MobileNet test model (the caller has required ../shared) and
+// waits until the window shows it.
+void openMobilenet(MainWindow& w) {
+  bool ok = false;
+  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_TRUE(ok) << w.lastError().toStdString();
+}
+
+// What a user does after opening a model: look at it, open the Benchmark
+// dock, then the Accuracy dock too. At each stage the geometry rules hold
+// and `check` runs, under the stage's name.
+enum class Stage { ModelOpen, BenchmarkOpen, AccuracyOpen };
+
+void throughBottomDocks(MainWindow& w, const QSize& screen, const std::function<void(Stage)>& check) {
+  struct Step {
+    Stage stage;
+    const char* name;
+    QAction* opens;
+  };
+  for (const Step& step : {Step{Stage::ModelOpen, "model open", nullptr},
+                           Step{Stage::BenchmarkOpen, "Benchmark dock open", w.benchmarkAction()},
+                           Step{Stage::AccuracyOpen, "Accuracy dock open", w.accuracyAction()}}) {
+    if (step.opens) step.opens->trigger();
+    SCOPED_TRACE(step.name);
+    checkLayout(w, screen);
+    check(step.stage);
+  }
+}
+
+// Each test starts with the window as a first start shows it on the screen
+// under test.
+class WindowLayout : public ::testing::TestWithParam<QSize> {
+ protected:
+  static void SetUpTestSuite() { ensureApp(); }
+  void SetUp() override { showOnScreen(w, screen); }
+
+  const QSize screen = GetParam();
+  MainWindow w;
+};
+
+TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
   {
     SCOPED_TRACE("welcome page");
     checkLayout(w, screen);
@@ -168,52 +208,46 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
   EXPECT_EQ(w.ioDock()->toggleViewAction()->text(), "Inputs && outputs");
 
   GDS_REQUIRE_SHARED();
-  bool ok = false;
-  QObject::connect(&w, &MainWindow::loadFinished, [&](bool success, const QString&) { ok = success; });
-  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
-  ASSERT_TRUE(w.waitUntilIdle());
-  ASSERT_TRUE(ok) << w.lastError().toStdString();
-  {
-    SCOPED_TRACE("model open");
-    checkLayout(w, screen);
-    // The Transforms dock's pipeline shows four whole lines (the example's
-    // three steps wrap to four in the dock at 1366 pixels).
-    auto* pipeline = w.transformsDock()->findChild<QPlainTextEdit*>("TransformPipeline");
-    ASSERT_NE(pipeline, nullptr);
-    EXPECT_GE(pipeline->viewport()->height(), TransformsPanel::kPipelineLines * pipeline->fontMetrics().lineSpacing() +
-                                                  2 * static_cast<int>(pipeline->document()->documentMargin()));
-    // The parameter form area is as tall as its content at its width: no blank band under the step's text.
-    auto* form = w.transformsDock()->findChild<QScrollArea*>("TransformFormArea");
-    ASSERT_NE(form, nullptr);
-    EXPECT_LE(form->height(), form->widget()->heightForWidth(form->viewport()->width()) + 2 * form->frameWidth() + 2);
-  }
-  w.benchmarkAction()->trigger();
-  {
-    SCOPED_TRACE("Benchmark dock open");
-    checkLayout(w, screen);
-    // Tall enough for its settings: the variants, the pipeline and Run.
-    EXPECT_GE(w.benchmarkDock()->height(), usefulSize(w.benchmarkDock()).height());
-    checkBenchmarkSettingsInView(w.benchmarkDock());
-  }
-  w.accuracyAction()->trigger();
-  {
-    SCOPED_TRACE("Accuracy dock open");
-    checkLayout(w, screen);
-    EXPECT_GE(w.accuracyDock()->height(), usefulSize(w.accuracyDock()).height());
-    // Compare stays in view, on an input source and on a dataset folder (the longer form).
-    auto* compare = w.accuracyDock()->findChild<QPushButton*>("AccuracyRun");
-    auto* mode = w.accuracyDock()->findChild<QComboBox*>("AccuracyInputMode");
-    ASSERT_NE(compare, nullptr);
-    ASSERT_NE(mode, nullptr);
-    expectInView(w.accuracyDock(), compare);
-    // Every setting in view: Compare, with, on, Threads, the input source,
-    // Compare and Cancel, Per-channel, Reset and the pipeline text.
-    checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 10);
-    mode->setCurrentIndex(1);
-    expectInView(w.accuracyDock(), compare);
-    // ... and the dataset form: folder, Browse, labels, class names, image size, pixels.
-    checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 17);
-  }
+  ASSERT_NO_FATAL_FAILURE(openMobilenet(w));
+  throughBottomDocks(w, screen, [&](Stage stage) {
+    switch (stage) {
+      case Stage::ModelOpen: {
+        // The Transforms dock's pipeline shows four whole lines (the example's
+        // three steps wrap to four in the dock at 1366 pixels).
+        auto* pipeline = w.transformsDock()->findChild<QPlainTextEdit*>("TransformPipeline");
+        ASSERT_NE(pipeline, nullptr);
+        EXPECT_GE(pipeline->viewport()->height(), TransformsPanel::kPipelineLines * pipeline->fontMetrics().lineSpacing() +
+                                                      2 * static_cast<int>(pipeline->document()->documentMargin()));
+        // The parameter form area is as tall as its content at its width: no blank band under the step's text.
+        auto* form = w.transformsDock()->findChild<QScrollArea*>("TransformFormArea");
+        ASSERT_NE(form, nullptr);
+        EXPECT_LE(form->height(), form->widget()->heightForWidth(form->viewport()->width()) + 2 * form->frameWidth() + 2);
+        break;
+      }
+      case Stage::BenchmarkOpen:
+        // Tall enough for its settings: the variants, the pipeline and Run.
+        EXPECT_GE(w.benchmarkDock()->height(), usefulSize(w.benchmarkDock()).height());
+        checkBenchmarkSettingsInView(w.benchmarkDock());
+        break;
+      case Stage::AccuracyOpen: {
+        EXPECT_GE(w.accuracyDock()->height(), usefulSize(w.accuracyDock()).height());
+        // Compare stays in view, on an input source and on a dataset folder (the longer form).
+        auto* compare = w.accuracyDock()->findChild<QPushButton*>("AccuracyRun");
+        auto* mode = w.accuracyDock()->findChild<QComboBox*>("AccuracyInputMode");
+        ASSERT_NE(compare, nullptr);
+        ASSERT_NE(mode, nullptr);
+        expectInView(w.accuracyDock(), compare);
+        // Every setting in view: Compare, with, on, Threads, the input source,
+        // Compare and Cancel, Per-channel, Reset and the pipeline text.
+        checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 10);
+        mode->setCurrentIndex(1);
+        expectInView(w.accuracyDock(), compare);
+        // ... and the dataset form: folder, Browse, labels, class names, image size, pixels.
+        checkSettingsInView(w.accuracyDock(), "AccuracySettingsScroll", 17);
+        break;
+      }
+    }
+  });
 }
 
 // A convolution selected (as the Benchmark screenshot selects the slowest
@@ -221,14 +255,8 @@ TEST_P(WindowLayout, FirstLaunchBenchmarkAndAccuracyFitTheScreen) {
 // With the Benchmark and Accuracy docks under the left column, that view
 // must not make the docks taller than the screen.
 TEST_P(WindowLayout, WeightsOfTheSelectedNodeFitWithTheBottomDocks) {
-  const QSize screen = GetParam();
-  MainWindow w;
-  w.setInteractive(false);
-  w.arrangeForScreen(QRect(QPoint(0, 0), screen));
-  w.show();
   GDS_REQUIRE_SHARED();
-  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
-  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_NO_FATAL_FAILURE(openMobilenet(w));
   w.benchmarkAction()->trigger();
   w.accuracyAction()->trigger();
   QApplication::processEvents();
@@ -267,36 +295,14 @@ void checkMarkedRowsWhole(QDockWidget* dock, QTableWidget* table) {
 }
 
 TEST_P(WindowLayout, MarkedInputsAndOutputsShowWhole) {
-  const QSize screen = GetParam();
-  MainWindow w;
-  w.setInteractive(false);
-  w.arrangeForScreen(QRect(QPoint(0, 0), screen));
-  w.show();
   GDS_REQUIRE_SHARED();
-  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
-  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_NO_FATAL_FAILURE(openMobilenet(w));
   w.document()->toggleMark("input", IoMark::Kind::Input);
   w.document()->toggleMark(kOutput, IoMark::Kind::Output);
   auto* table = w.ioDock()->findChild<QTableWidget*>("IoMarks");
   ASSERT_NE(table, nullptr);
   ASSERT_EQ(table->rowCount(), 2);
-  {
-    SCOPED_TRACE("model open");
-    checkLayout(w, screen);
-    checkMarkedRowsWhole(w.ioDock(), table);
-  }
-  w.benchmarkAction()->trigger();
-  {
-    SCOPED_TRACE("Benchmark dock open");
-    checkLayout(w, screen);
-    checkMarkedRowsWhole(w.ioDock(), table);
-  }
-  w.accuracyAction()->trigger();
-  {
-    SCOPED_TRACE("Accuracy dock open");
-    checkLayout(w, screen);
-    checkMarkedRowsWhole(w.ioDock(), table);
-  }
+  throughBottomDocks(w, screen, [&](Stage) { checkMarkedRowsWhole(w.ioDock(), table); });
   // More marks than the table shows at once: it scrolls a whole row at a time.
   for (const char* node : {"MobilenetV1/MobilenetV1/Conv2d_0/Relu6", "MobilenetV1/MobilenetV1/Conv2d_1_depthwise/Relu6",
                            "MobilenetV1/MobilenetV1/Conv2d_1_pointwise/Relu6"})
@@ -339,9 +345,7 @@ TEST(WindowLayout, SavedGeometryIsFittedIntoTheScreen) {
 TEST(WindowLayout, ToolbarButtonsStayWhenTheUndoStepChanges) {
   ensureApp();
   MainWindow w;
-  w.setInteractive(false);
-  w.arrangeForScreen(QRect(0, 0, 1366, 768));
-  w.show();
+  showOnScreen(w, QSize(1366, 768));
   Document* doc = w.document();
   QToolBar* bar = w.mainToolBar();
   QWidget* fit = nullptr;
@@ -349,8 +353,7 @@ TEST(WindowLayout, ToolbarButtonsStayWhenTheUndoStepChanges) {
     if (a->text().contains("Fit")) fit = bar->widgetForAction(a);
   ASSERT_NE(fit, nullptr);
   GDS_REQUIRE_SHARED();
-  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
-  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_NO_FATAL_FAILURE(openMobilenet(w));
   QApplication::processEvents();
   const QPoint before = fit->pos();
   doc->toggleMark("input", IoMark::Kind::Input);

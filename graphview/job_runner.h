@@ -1,7 +1,8 @@
-// The window's one pattern for work off the GUI thread (loading, saving,
-// freezing, transform steps, summaries, benchmarks, accuracy runs, TFLite
-// export): the work runs in a pool thread and sees a JobControl (cancel
-// flag, progress); whatever it throws (std::bad_alloc, std::system_error,
+// The one pattern for work off the GUI thread: the graph view's layouts and
+// the window's jobs (loading, saving, freezing, transform steps, summaries,
+// benchmarks, accuracy runs, TFLite export); it sits in the lowest Qt layer
+// so that both use it. The work runs in a pool thread and sees a JobControl
+// (cancel flag, progress); whatever it throws (std::bad_alloc, std::system_error,
 // any std::exception) becomes the outcome's error message, so nothing
 // escapes a worker and the caller keeps its state; the outcome and the
 // progress are delivered on the GUI thread, and only while the runner (a
@@ -31,7 +32,7 @@
 
 #include "model/status.h"
 
-namespace gds::ui {
+namespace gds {
 
 class JobRunner;
 
@@ -178,12 +179,12 @@ void JobRunner::start(const QString& what, Work work, Done done) {
       });
 }
 
-}  // namespace gds::ui
+}  // namespace gds
 
 // runAndWait needs QEventLoop; kept out of the class body for readability.
 #include <QEventLoop>
 
-namespace gds::ui {
+namespace gds {
 
 template <typename Work>
 auto JobRunner::runAndWait(const QString& what, Work work)
@@ -207,4 +208,4 @@ auto JobRunner::runAndWait(const QString& what, Work work)
   return result;
 }
 
-}  // namespace gds::ui
+}  // namespace gds

@@ -1,4 +1,4 @@
-#include "ui/job_runner.h"
+#include "graphview/job_runner.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -7,7 +7,7 @@
 #include <new>
 #include <system_error>
 
-namespace gds::ui {
+namespace gds {
 
 bool JobControl::cancelled() const { return state_ && state_->cancelled.load(); }
 
@@ -112,4 +112,4 @@ void JobRunner::deliverProgress(const std::shared_ptr<job_detail::State>& state)
   if (state == current_) emit progress(p.done, p.total, QString::fromStdString(p.text));
 }
 
-}  // namespace gds::ui
+}  // namespace gds
