@@ -374,45 +374,23 @@ __attribute__((target("avx512f,avx512bw"))) void depthwiseRowsAvx512(const ops::
   });
 }
 
-template <int kPairs>
 __attribute__((target("avx2"))) void depthwisePackedAvx2(const ops::Conv2DShape& s, const std::uint8_t* input,
                                                          const std::uint8_t* zero_row, std::int64_t pairs,
                                                          const std::int16_t* weights, const std::int32_t* start,
                                                          std::int64_t row_begin, std::int64_t row_end,
                                                          std::int32_t* out) {
   constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
-  depthwise_avx2::Window w;
-  w.in_h = s.in_h;
-  w.in_w = s.in_w;
-  w.channels = s.in_c;
-  w.k_h = s.filter_h;
-  w.k_w = s.filter_w;
-  w.stride_h = s.stride_h;
-  w.stride_w = s.stride_w;
-  w.dil_h = s.dilation_h;
-  w.dil_w = s.dilation_w;
-  w.pad_top = s.pad_top;
-  w.pad_left = s.pad_left;
-  w.out_h = s.out_h;
-  w.out_w = s.out_w;
   const std::int64_t c_n = s.in_c;
-  depthwise_avx2::forEachBlock<std::uint8_t, kPairs>(
-      w, input, zero_row, pairs, weights, start, kLanes, row_begin, row_end,
+  depthwise_avx2::forEachBlock<std::uint8_t>(
+      s, input, zero_row, pairs, weights, start, kLanes, row_begin, row_end,
       [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
           __attribute__((target("avx2"))) {
             // Back to channel order: {0-3, 8-11} and {4-7, 12-15} -> 0-7, 8-15.
-            const __m256i lo = _mm256_permute2x128_si256(acc0, acc1, 0x20);
-            const __m256i hi = _mm256_permute2x128_si256(acc0, acc1, 0x31);
-            std::int32_t* o = out + pixel * c_n + blk * kLanes;
-            if (count == kLanes) {
-              _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), lo);
-              _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8), hi);
-              return;
-            }
-            alignas(32) std::int32_t result[kLanes];
-            _mm256_store_si256(reinterpret_cast<__m256i*>(result), lo);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(result + 8), hi);
-            std::memcpy(o, result, static_cast<std::size_t>(count) * sizeof(std::int32_t));
+            struct {
+              __m256i lo, hi;
+            } channels = {_mm256_permute2x128_si256(acc0, acc1, 0x20), _mm256_permute2x128_si256(acc0, acc1, 0x31)};
+            depthwise_avx2::storeFirst(out + pixel * c_n + blk * kLanes, channels,
+                                       static_cast<std::size_t>(count) * sizeof(std::int32_t));
           });
 }
 #endif  // GDS_PC_AVX2
@@ -514,12 +492,7 @@ bool DepthwiseRowsAvx2::prepare(const ops::Conv2DShape& s, std::int32_t input_ze
 void DepthwiseRowsAvx2::run(const ops::Conv2DShape& s, const std::uint8_t* input, std::int64_t row_begin,
                             std::int64_t row_end, std::int32_t* out) const {
 #ifdef GDS_PC_AVX2
-  if (pairs_ == 5)
-    depthwisePackedAvx2<5>(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end,
-                           out);
-  else
-    depthwisePackedAvx2<0>(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end,
-                           out);
+  depthwisePackedAvx2(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end, out);
 #else
   (void)s;
   (void)input;
