@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -50,6 +51,30 @@ __attribute__((target("avx2"))) std::int64_t requantizeRowAvx2(const std::int32_
     x = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(x, voffset), vlo), vhi);
     store8(out + c, x);
   }
+  return c;
+}
+
+// requantizeRowAvx2 through mbqm8Narrow (every value within its bound), on
+// `rows` rows; returns where each row's scalar tail starts.
+template <bool kShiftLeft>
+__attribute__((target("avx2"))) std::int64_t requantizeRowsNarrowAvx2(
+    const std::int32_t* acc, const std::int32_t* bias, std::int64_t channels, const std::int32_t* multiplier,
+    const std::int32_t* odd_multiplier, const std::int32_t* left1, const std::int32_t* round,
+    const std::int32_t* negative, const std::int32_t* right, std::int32_t offset, std::int32_t lo, std::int32_t hi,
+    std::int64_t rows, std::int8_t* out) {
+  const __m256i voffset = _mm256_set1_epi32(offset), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+  const __m256i zero = _mm256_setzero_si256();
+  std::int64_t c = 0;
+  // One pass over the rows (a call per row costs as much as a short row).
+  for (std::int64_t i = 0; i < rows; ++i, acc += channels, out += channels)
+    for (c = 0; c + 8 <= channels; c += 8) {
+      __m256i x = loadI32(acc + c);
+      x = _mm256_add_epi32(x, bias ? loadI32(bias + c) : zero);
+      x = mbqm8Narrow<kShiftLeft>(x, loadI32(multiplier + c), loadI32(odd_multiplier + c), loadI32(left1 + c),
+                                  loadI32(round + c), loadI32(negative + c), loadI32(right + c));
+      x = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(x, voffset), vlo), vhi);
+      store8(out + c, x);
+    }
   return c;
 }
 
@@ -121,8 +146,12 @@ __attribute__((target("avx2"))) std::int64_t quantizeAvx2(const float* in, std::
 
 }  // namespace
 
-Requantizer::Requantizer(const Requant& r, std::int64_t channels)
-    : channels_(channels), output_offset_(r.output_offset), act_min_(r.act_min), act_max_(r.act_max) {
+Requantizer::Requantizer(const Requant& r, std::int64_t channels, std::int64_t accumulator_bound)
+    : channels_(channels),
+      accumulator_bound_(accumulator_bound),
+      output_offset_(r.output_offset),
+      act_min_(r.act_min),
+      act_max_(r.act_max) {
   const auto n = static_cast<std::size_t>(channels);
   bool usable = r.shift.size() == r.multiplier.size() && (r.multiplier.size() == 1 || r.multiplier.size() == n);
   for (std::size_t k = 0; usable && k < r.multiplier.size(); ++k) usable = validMultiplier(r.multiplier[k], r.shift[k]);
@@ -131,20 +160,34 @@ Requantizer::Requantizer(const Requant& r, std::int64_t channels)
     requant_ = r;
     return;
   }
-  multiplier_.resize(n);
-  left_.resize(n);
-  right_.resize(n);
-  mask_.resize(n);
-  half_.resize(n);
+  for (auto* v : {&multiplier_, &left_, &right_, &mask_, &half_, &odd_multiplier_, &left1_, &round_, &negative_})
+    v->resize(n);
   for (std::size_t c = 0; c < n; ++c) {
     const std::size_t k = r.multiplier.size() == 1 ? 0 : c;
     const Mbqm m = mbqmParams(r.multiplier[k], r.shift[k]);
+    const MbqmNarrow narrow = mbqmNarrowParams(m);
     multiplier_[c] = m.multiplier;
     left_[c] = m.left;
     right_[c] = m.right;
     mask_[c] = m.mask;
     half_[c] = m.half;
+    left1_[c] = narrow.left1;
+    round_[c] = narrow.round;
+    negative_[c] = narrow.negative;
+    max_left_ = std::max(max_left_, m.left);
   }
+  for (std::size_t c = 0; c + 1 < n; c += 2) odd_multiplier_[c] = multiplier_[c + 1];
+}
+
+bool Requantizer::narrow(const std::int32_t* bias) const {
+  if (fallback_ || accumulator_bound_ <= 0 || !cpuHasAvx2()) return false;
+  std::int64_t largest = accumulator_bound_;
+  if (bias) {
+    std::int64_t b = 0;
+    for (std::int64_t c = 0; c < channels_; ++c) b = std::max(b, std::abs(static_cast<std::int64_t>(bias[c])));
+    largest += b;
+  }
+  return largest < (kNarrowLimit >> max_left_);
 }
 
 void Requantizer::run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
@@ -154,19 +197,22 @@ void Requantizer::run(const std::int32_t* acc, const std::int32_t* bias, std::in
     return;
   }
   const std::int64_t channels = channels_;
+  std::int64_t tail = 0;  // each row's channels [tail, channels) by the scalar loop
 #ifdef GDS_TFL_AVX2
   const bool avx2 = cpuHasAvx2();
+  if (avx2 && narrow(bias))
+    tail = (max_left_ > 0 ? requantizeRowsNarrowAvx2<true> : requantizeRowsNarrowAvx2<false>)(
+        acc, bias, channels, multiplier_.data(), odd_multiplier_.data(), left1_.data(), round_.data(),
+        negative_.data(), right_.data(), output_offset_, act_min_, act_max_, rows, output);
+  else if (avx2)
+    for (std::int64_t i = 0; i < rows; ++i)
+      tail = requantizeRowAvx2(acc + i * channels, bias, channels, multiplier_.data(), left_.data(), right_.data(),
+                               mask_.data(), half_.data(), output_offset_, act_min_, act_max_, output + i * channels);
 #endif
   for (std::int64_t i = 0; i < rows; ++i) {
     const std::int32_t* a = acc + i * channels;
     std::int8_t* o = output + i * channels;
-    std::int64_t c = 0;
-#ifdef GDS_TFL_AVX2
-    if (avx2)
-      c = requantizeRowAvx2(a, bias, channels, multiplier_.data(), left_.data(), right_.data(), mask_.data(),
-                            half_.data(), output_offset_, act_min_, act_max_, o);
-#endif
-    for (; c < channels; ++c) {
+    for (std::int64_t c = tail; c < channels; ++c) {
       const std::int32_t x = bias ? static_cast<std::int32_t>(static_cast<std::uint32_t>(a[c]) +
                                                               static_cast<std::uint32_t>(bias[c]))
                                   : a[c];

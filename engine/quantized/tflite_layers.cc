@@ -3,6 +3,7 @@
 // of im2col rows with the requantization in its store, the fused AVX2
 // depthwise pass, and oneDNN / the engine's 8-bit GEMM elsewhere.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "engine/quantized/conv_dnnl.h"
 #include "engine/quantized/depthwise_avx2.h"
 #include "engine/quantized/gemm.h"
+#include "engine/quantized/im2col.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/per_channel.h"
 #include "engine/quantized/tflite_fast.h"
@@ -137,14 +139,23 @@ struct FastLayer::State {
   std::int32_t gemm_weight_offset = 0;
   DepthwiseAvx2 depthwise;  // the AVX2 depthwise path's weights and constants
 
-  // The requantizer for r's values on `channels` channels (r is the layer's
-  // own, fixed after its init).
-  const Requantizer& requantizerFor(const Requant& r, std::int64_t channels) {
-    if (requant_source != &r || requantizer.channels() != channels) {
-      requantizer = Requantizer(r, channels);
+  std::int64_t requant_depth = 0;
+
+  // The requantizer for r's values on `channels` channels of accumulators
+  // over `depth` products (r is the layer's own, fixed after its init).
+  const Requantizer& requantizerFor(const Requant& r, std::int64_t channels, std::int64_t depth, bool filter_offset) {
+    if (requant_source != &r || requantizer.channels() != channels || requant_depth != depth) {
+      requantizer = Requantizer(r, channels, depth * largestMagnitude(r.input_offset) *
+                                                 largestMagnitude(filter_offset ? r.filter_offset : 0));
       requant_source = &r;
+      requant_depth = depth;
     }
     return requantizer;
+  }
+
+  // The largest |v + offset| of an int8 v.
+  static std::int64_t largestMagnitude(std::int32_t offset) {
+    return std::max(std::abs(std::int64_t{-128} + offset), std::abs(std::int64_t{127} + offset));
   }
 };
 
@@ -179,32 +190,10 @@ namespace {
 // activations stays in L2, the accumulators in L1/L2 for the requantization).
 constexpr std::int64_t kBlockRows = 100;
 
-// TFLite's window of output rows [r0, r1) (row = (b * out_h + y) * out_w +
-// x) as rows of k_h * k_w * in_c values, (fy, fx, c) order like the filter's;
-// cells outside the input hold the input zero point (they then add nothing).
-void im2colRows(const ConvShape& s, const std::int8_t* input, std::int8_t zero, std::int64_t r0, std::int64_t r1,
-                std::int8_t* out) {
-  const std::int64_t k = s.k_h * s.k_w * s.in_c;
-  for (std::int64_t r = r0; r < r1; ++r) {
-    const std::int64_t b = r / (s.out_h * s.out_w), oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
-    std::int8_t* o = out + (r - r0) * k;
-    for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
-      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
-      for (std::int64_t fx = 0; fx < s.k_w; ++fx, o += s.in_c) {
-        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
-        if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w)
-          std::memset(o, zero, static_cast<std::size_t>(s.in_c));
-        else
-          std::memcpy(o, input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c, static_cast<std::size_t>(s.in_c));
-      }
-    }
-  }
-}
-
 // rows x gemm.n() accumulators of `a` (or of the windows of `input` when
 // `conv` is set) in blocks of rows over the pool, each block requantized
 // into output while in cache.
-void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ConvShape* conv, const std::int8_t* a,
+void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ops::Conv2DShape* conv, const std::int8_t* a,
                 std::int64_t rows, std::int64_t lda, std::int32_t a_offset, const std::int32_t* bias,
                 std::int8_t* output, const ThreadPool* pool) {
   const std::int64_t n = gemm.n(), k = gemm.k();
@@ -295,8 +284,9 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
     last_ = "avx2";
     const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
                            s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
-    gemmBlocks(st.gemm, st.requantizerFor(r, s.out_c), pointwise ? nullptr : &s, input, rows, s.in_c, r.input_offset,
-               bias, output, pool);
+    const ops::Conv2DShape windows = engineShape(s, false);
+    gemmBlocks(st.gemm, st.requantizerFor(r, s.out_c, k, false), pointwise ? nullptr : &windows, input, rows, s.in_c,
+               r.input_offset, bias, output, pool);
     return;
   }
   if (kind_ == Kind::kDepthwise && backend != GemmBackend::kDnnl && st.depthwise.prepare(s, r, filter)) {
@@ -315,7 +305,8 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
   const ops::Conv2DShape c = engineShape(s, kind_ == Kind::kDepthwise);
   st.acc.resize(static_cast<std::size_t>(rows * s.out_c));
   std::int32_t* acc = st.acc.data();
-  const GemmEpilogue epilogue = requantizer(st.requantizerFor(r, s.out_c), acc, bias, output);
+  const std::int64_t depth = kind_ == Kind::kDepthwise ? s.k_h * s.k_w : s.k_h * s.k_w * s.in_c;
+  const GemmEpilogue epilogue = requantizer(st.requantizerFor(r, s.out_c, depth, false), acc, bias, output);
   const int threads = pool ? pool->numThreads() : 1;
   if (kind_ == Kind::kDepthwise) {
     if (backend == GemmBackend::kDnnl) {
@@ -365,7 +356,8 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
       st.gemm_weight_offset = r.filter_offset;
     }
     last_ = "avx2";
-    gemmBlocks(st.gemm, st.requantizerFor(r, units), nullptr, input, batch, depth, r.input_offset, bias, output, pool);
+    gemmBlocks(st.gemm, st.requantizerFor(r, units, depth, true), nullptr, input, batch, depth, r.input_offset, bias,
+               output, pool);
     return;
   }
   shiftInput(input, batch * depth, &st.input);
@@ -386,7 +378,7 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
   const GemmBackend backend = defaultGemmBackend();
   last_ = gemmBackendName(backend);
   gemm(backend, lhs, *st.rhs, st.acc.data(), units, pool,
-       requantizer(st.requantizerFor(r, units), st.acc.data(), bias, output));
+       requantizer(st.requantizerFor(r, units, depth, true), st.acc.data(), bias, output));
 }
 
 }  // namespace gds::engine::quantized::tfl

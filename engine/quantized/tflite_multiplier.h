@@ -103,6 +103,47 @@ __attribute__((target("avx2"))) inline __m256i loadI32(const std::int32_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
+// Values x with |x << left| < 2^29 (kNarrowLimit) take a shorter form of
+// mbqm8 with fewer shifts (which AVX2 CPUs issue on fewer ports than adds):
+//  - the doubled value 2 (x << left) still fits int32, and the 64-bit
+//    2 (x << left) * multiplier + 2^31 has floor((ab + 2^30) / 2^31), the
+//    doubling high multiply, as its high half, so no shift aligns it;
+//  - |high| <= 2^29, so RoundingDivideByPOT's rounding is one addition with
+//    no overflow: (high + 2^(right-1) - (high < 0)) >> right rounds halves
+//    away from zero as the remainder comparison does (right >= 1; right = 0
+//    adds nothing).
+// Per lane: multiplier (even lanes' values used), odd (lane 2i+1's
+// multiplier in lane 2i), left1 = left + 1, round = 2^(right-1) (0 when
+// right = 0), negative = -1 (0 when right = 0), right. kShiftLeft: some
+// left shift is not 0 (else x + x doubles).
+template <bool kShiftLeft>
+__attribute__((target("avx2"))) inline __m256i mbqm8Narrow(__m256i x, __m256i multiplier, __m256i odd_multiplier,
+                                                            __m256i left1, __m256i round, __m256i negative,
+                                                            __m256i right) {
+  const __m256i x2 = kShiftLeft ? _mm256_sllv_epi32(x, left1) : _mm256_add_epi32(x, x);
+  const __m256i nudge = _mm256_set1_epi64x(std::int64_t{1} << 31);
+  const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(x2, multiplier), nudge);
+  const __m256i odd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x2, 32), odd_multiplier), nudge);
+  const __m256i high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
+  const __m256i below = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), high), negative);
+  return _mm256_srav_epi32(_mm256_add_epi32(_mm256_add_epi32(high, round), below), right);
+}
+
 #endif  // GDS_TFL_AVX2
+
+// The bound of mbqm8Narrow: |x << left| below it.
+constexpr std::int64_t kNarrowLimit = std::int64_t{1} << 29;
+
+// mbqm8Narrow's per-lane constants for one channel.
+struct MbqmNarrow {
+  std::int32_t left1 = 1, round = 0, negative = 0;
+};
+inline MbqmNarrow mbqmNarrowParams(const Mbqm& m) {
+  MbqmNarrow n;
+  n.left1 = m.left + 1;
+  n.round = m.right > 0 ? static_cast<std::int32_t>(std::int64_t{1} << (m.right - 1)) : 0;
+  n.negative = m.right > 0 ? -1 : 0;
+  return n;
+}
 
 }  // namespace gds::engine::quantized::tfl

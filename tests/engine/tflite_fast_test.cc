@@ -131,6 +131,78 @@ TEST(TfliteFast, RequantizerTiesAtEveryShift) {
   }
 }
 
+// The short form the requantizer takes when the layer's accumulators and
+// bias are bounded (|x << left| < 2^29): across right shifts 0-31 and left
+// shifts 0-3, on the extremes of the bound, powers of two and their
+// neighbours, and ties, with scales that keep the outputs unclamped so
+// every rounding step shows. Past the bound (a large bias) the general form
+// runs, with the same results.
+TEST(TfliteFast, RequantizerShortFormMatchesTheReferenceWithinItsBound) {
+  std::mt19937 rng(31);
+  constexpr std::int64_t kLimit = std::int64_t{1} << 29;
+  for (int shift = -31; shift <= 3; ++shift) {
+    const int left = std::max(shift, 0);
+    const std::int64_t reach = (kLimit >> left) - 1;  // |accumulator + bias| allowed
+    for (const std::int32_t multiplier : {1 << 30, 1518500250, 2147483647, (1 << 30) + 1}) {
+      SCOPED_TRACE("shift " + std::to_string(shift) + " multiplier " + std::to_string(multiplier));
+      const std::int64_t channels = 16;
+      qt::Requant r;
+      r.act_min = -128;
+      r.act_max = 127;
+      r.output_offset = -3;
+      r.multiplier.assign(static_cast<std::size_t>(channels), multiplier);
+      r.shift.assign(static_cast<std::size_t>(channels), shift);
+      r.shift[5] = std::min(shift, 0);  // mixed left shifts across channels
+      // The accumulators: the bound's ends, powers of two and neighbours,
+      // ties of x / 2^(k+1) near the output range, random values.
+      std::vector<std::int32_t> acc;
+      for (const std::int64_t x : {std::int64_t{0}, reach, -reach, reach - 1, -reach + 1})
+        acc.push_back(static_cast<std::int32_t>(x));
+      for (int b = 0; b < 29 - left; ++b)
+        for (int d = -1; d <= 1; ++d) {
+          acc.push_back(static_cast<std::int32_t>((std::int64_t{1} << b) + d));
+          acc.push_back(static_cast<std::int32_t>(-(std::int64_t{1} << b) + d));
+        }
+      const int k = std::max(0, -shift);
+      for (std::int64_t x = -300; x <= 300; ++x) {
+        const std::int64_t v = k <= 20 ? x << k : x * (reach / 300);
+        acc.push_back(static_cast<std::int32_t>(std::max(-reach, std::min(reach, v))));
+      }
+      std::uniform_int_distribution<std::int64_t> any(-reach, reach);
+      while (acc.size() % channels != 0 || acc.size() < 2048)
+        acc.push_back(static_cast<std::int32_t>(any(rng)));
+      const std::int64_t rows = static_cast<std::int64_t>(acc.size()) / channels;
+      for (const bool with_bias : {false, true}) {
+        // A bias that leaves every sum within the bound: the accumulators
+        // shrink by it (the bound is their largest magnitude).
+        std::vector<std::int32_t> bias(static_cast<std::size_t>(channels));
+        for (auto& b : bias) b = with_bias ? static_cast<std::int32_t>(rng() % 2001) - 1000 : 0;
+        std::vector<std::int32_t> shrunk(acc);
+        for (auto& a : shrunk)
+          a = static_cast<std::int32_t>(std::max(-reach + 1000, std::min(reach - 1000, std::int64_t{a})));
+        const std::int32_t* b = with_bias ? bias.data() : nullptr;
+        const std::vector<std::int32_t>& x = with_bias ? shrunk : acc;
+        std::vector<std::int8_t> expected(x.size()), got(x.size(), 0x55);
+        qt::requantizeRows(r, x.data(), b, rows, channels, expected.data());
+        const qt::Requantizer q(r, channels, with_bias ? reach - 1000 : reach);
+        if (quantized::Avx2Gemm::available()) {
+          EXPECT_TRUE(q.narrow(b));
+        }
+        q.run(x.data(), b, rows, got.data());
+        const std::int64_t at = firstDifference(expected, got);
+        EXPECT_EQ(at, -1) << "acc " << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
+      }
+      // One more than the bound allows: the general form, the same bytes.
+      const qt::Requantizer wide(r, channels, reach + 1);
+      EXPECT_FALSE(wide.narrow(nullptr));
+      std::vector<std::int8_t> expected(acc.size()), got(acc.size(), 0x55);
+      qt::requantizeRows(r, acc.data(), nullptr, rows, channels, expected.data());
+      wide.run(acc.data(), nullptr, rows, got.data());
+      EXPECT_EQ(firstDifference(expected, got), -1) << "past the bound";
+    }
+  }
+}
+
 TEST(TfliteFast, BinaryOpsMatchTheReferenceOnAllInputPairs) {
   std::vector<std::int8_t> a, b;
   for (int x = -128; x <= 127; ++x)
