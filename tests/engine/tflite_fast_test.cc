@@ -350,6 +350,35 @@ TEST(TfliteFast, PoolsMatchTheReference) {
   }
 }
 
+// A convolution or depthwise layer's random data on shape s: input, filter
+// (its first weight -128, which TFLite allows), bias in [-20000, 20000], and
+// the multipliers of filter scales in [0.001, 0.02], one per output channel
+// or one for the layer; input zero point, output offset and clamp as given.
+struct RandomLayer {
+  std::vector<std::int8_t> input, filter;
+  std::vector<std::int32_t> bias;
+  qt::Requant r;
+};
+
+RandomLayer randomLayer(const qt::ConvShape& s, bool depthwise, bool per_channel, std::int32_t input_zero,
+                        std::int32_t output_offset, std::int32_t act_min, std::int32_t act_max, std::mt19937* rng) {
+  RandomLayer l;
+  l.input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), rng);
+  l.filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c * (depthwise ? 1 : s.in_c)), rng);
+  l.filter[0] = -128;
+  l.bias.resize(static_cast<std::size_t>(s.out_c));
+  for (auto& b : l.bias) b = static_cast<std::int32_t>((*rng)() % 40001) - 20000;
+  std::vector<float> scales(per_channel ? static_cast<std::size_t>(s.out_c) : 1);
+  std::uniform_real_distribution<float> sd(0.001f, 0.02f);
+  for (auto& sc : scales) sc = sd(*rng);
+  l.r.input_offset = -input_zero;
+  l.r.output_offset = output_offset;
+  l.r.act_min = act_min;
+  l.r.act_max = act_max;
+  qt::convMultipliers(0.05f, scales, 0.02f, &l.r);
+  return l;
+}
+
 struct LayerCase {
   std::string name;
   bool depthwise;
@@ -386,20 +415,8 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       s.depth_multiplier = c.depthwise ? c.out_c / c.in_c : 1;
       window(c.same, s.in_h, s.k_h, s.stride_h, s.dil_h, &s.out_h, &s.pad_top);
       window(c.same, s.in_w, s.k_w, s.stride_w, s.dil_w, &s.out_w, &s.pad_left);
-      const auto input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
-      auto filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c * (c.depthwise ? 1 : s.in_c)), &rng);
-      filter[0] = -128;  // TFLite allows -128 in int8 weights
-      std::vector<std::int32_t> bias(static_cast<std::size_t>(s.out_c));
-      for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 40001) - 20000;
-      std::vector<float> scales(c.per_channel ? static_cast<std::size_t>(s.out_c) : 1);
-      std::uniform_real_distribution<float> sd(0.001f, 0.02f);
-      for (auto& sc : scales) sc = sd(rng);
-      qt::Requant r;
-      r.input_offset = -c.input_zero;
-      r.output_offset = 3;
-      r.act_min = -128;
-      r.act_max = 100;
-      qt::convMultipliers(0.05f, scales, 0.02f, &r);
+      const RandomLayer layer_data = randomLayer(s, c.depthwise, c.per_channel, c.input_zero, 3, -128, 100, &rng);
+      const auto& [input, filter, bias, r] = layer_data;
       const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
       std::vector<std::int8_t> expected(n), got(n);
       if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
@@ -468,20 +485,8 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       s.pad_left = c.pad_left;
       s.out_h = c.out_h;
       s.out_w = c.out_w;
-      const auto input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
-      auto filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c), &rng);
-      filter[0] = -128;
-      std::vector<std::int32_t> bias(static_cast<std::size_t>(s.out_c));
-      for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 40001) - 20000;
-      std::vector<float> scales(c.per_channel ? static_cast<std::size_t>(s.out_c) : 1);
-      std::uniform_real_distribution<float> sd(0.001f, 0.02f);
-      for (auto& sc : scales) sc = sd(rng);
-      qt::Requant r;
-      r.input_offset = -c.input_zero;
-      r.output_offset = -4;
-      r.act_min = c.act_min;
-      r.act_max = c.act_max;
-      qt::convMultipliers(0.05f, scales, 0.02f, &r);
+      const RandomLayer layer_data = randomLayer(s, true, c.per_channel, c.input_zero, -4, c.act_min, c.act_max, &rng);
+      const auto& [input, filter, bias, r] = layer_data;
       const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
       std::vector<std::int8_t> expected(n), got(n, 0x55);
       qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
