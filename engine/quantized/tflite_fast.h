@@ -11,6 +11,10 @@
 // bit-identical to the reference loops of tflite.h. The element-wise ops,
 // pools and QUANTIZE have vector versions here too.
 //
+// Implemented in tflite_fast.cc (Requantizer, the element-wise ops, QUANTIZE,
+// the pools) and tflite_layers.cc (FastLayer), with the fixed-point
+// arithmetic they share in tflite_multiplier.h.
+//
 // The engine's GEMM takes uint8 activations: an int8 value x with zero point
 // z is the uint8 x + 128 with zero point z + 128 (always in [0, 255]), and
 // x - z is unchanged. int8 weights are the uint8 w + 128 with zero point

@@ -47,17 +47,10 @@ TEST(QuantIm2col, RowsEqualTheWindowsCellByCell) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    ops::Conv2DShape s;
-    s.batch = 2;
-    s.in_h = c.h;
-    s.in_w = c.w;
-    s.in_c = c.c;
-    s.filter_h = s.filter_w = c.k;
-    s.stride_h = s.stride_w = c.stride;
-    s.dilation_h = s.dilation_w = c.dil;
-    s.pad_top = s.pad_left = c.pad;
-    s.out_h = (c.h + 2 * c.pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
-    s.out_w = (c.w + 2 * c.pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    const std::int64_t out_h = (c.h + 2 * c.pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    const std::int64_t out_w = (c.w + 2 * c.pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
+    // batch, input, filter, stride, dilation, padding, output (two images).
+    const ops::Conv2DShape s{2, c.h, c.w, c.c, c.k, c.k, 1, c.stride, c.stride, c.dil, c.dil, c.pad, c.pad, out_h, out_w};
     std::vector<std::uint8_t> input(static_cast<std::size_t>(s.batch * c.h * c.w * c.c));
     for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i * 7 + 1);
     std::vector<std::int8_t> signed_input(input.begin(), input.end());
