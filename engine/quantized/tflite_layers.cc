@@ -56,9 +56,11 @@ class DepthwiseAvx2 {
  public:
   static constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
   // Per block of channels, kLanes each in slot order: the starting
-  // accumulators (offset * sum w + bias) and the requantization's
-  // multiplier, left shift, right shift, mask and half.
-  static constexpr int kParams = 6;
+  // accumulators (offset * sum w + bias), the requantization's multiplier,
+  // left shift, right shift, mask and half, and the short form's odd-lane
+  // multiplier, left shift + 1, rounding addend and negative correction
+  // (tflite_multiplier.h's mbqm8Narrow).
+  static constexpr int kParams = 10;
 
   // False (nothing prepared) where the layer is not this kernel's: channel
   // multiplier other than 1, an input zero point outside int8, multipliers
@@ -70,6 +72,7 @@ class DepthwiseAvx2 {
     channels_ = s.in_c;
     taps_ = s.k_h * s.k_w;
     ready_ = false;
+    max_left_ = 0;
 #ifdef GDS_TFL_AVX2
     const auto c_n = static_cast<std::size_t>(s.in_c);
     if (!cpuHasAvx2() || s.depth_multiplier != 1 || s.out_c != s.in_c || taps_ < 1) return false;
@@ -87,9 +90,18 @@ class DepthwiseAvx2 {
       const std::size_t k = r.multiplier.size() == 1 ? 0 : static_cast<std::size_t>(c);
       const Mbqm m = mbqmParams(r.multiplier[k], r.shift[k]);
       std::int32_t* p = params_.data() + c / kLanes * kParams * kLanes + lane(c % kLanes);
-      const std::int32_t values[kParams] = {0, m.multiplier, m.left, m.right, m.mask, m.half};
+      const MbqmNarrow n = mbqmNarrowParams(m);
+      const std::int32_t values[kParams] = {0, m.multiplier, m.left, m.right, m.mask, m.half, 0, n.left1, n.round,
+                                            n.negative};
       for (int j = 0; j < kParams; ++j) p[j * kLanes] = values[j];
+      max_left_ = std::max(max_left_, m.left);
     }
+    // The odd lanes' multipliers moved down one lane, per accumulator vector
+    // (slots 0-7 and 8-15).
+    for (std::int64_t b = 0; b < blocks_; ++b)
+      for (std::int64_t j = 0; j < kLanes; j += 2)
+        params_[static_cast<std::size_t>((b * kParams + 6) * kLanes + j)] =
+            params_[static_cast<std::size_t>((b * kParams + 1) * kLanes + j + 1)];
     zero_row_.assign(static_cast<std::size_t>(blocks_ * kLanes), static_cast<std::int8_t>(-r.input_offset));
     ready_ = true;
 #endif
@@ -98,12 +110,22 @@ class DepthwiseAvx2 {
 
   // Output rows [row_begin, row_end) (row = batch * out_h + y). setBias
   // first, once per run.
+  // The short requantization when taps * |input + offset| * |weight| plus
+  // the bias stays within its bound.
   void setBias(const std::int32_t* bias) {
-    for (std::int64_t c = 0; c < channels_; ++c)
+    std::int64_t largest_bias = 0;
+    for (std::int64_t c = 0; c < channels_; ++c) {
       params_[static_cast<std::size_t>(c / kLanes * kParams * kLanes + lane(c % kLanes))] =
           static_cast<std::int32_t>(static_cast<std::uint32_t>(offset_sum_[static_cast<std::size_t>(c)]) +
                                     static_cast<std::uint32_t>(bias ? bias[c] : 0));
+      if (bias) largest_bias = std::max(largest_bias, std::abs(static_cast<std::int64_t>(bias[c])));
+    }
+    const std::int64_t input = std::max(std::abs(-128 + std::int64_t{requant_->input_offset}),
+                                        std::abs(127 + std::int64_t{requant_->input_offset}));
+    narrow_ = taps_ * input * 128 + largest_bias < (kNarrowLimit >> max_left_);
   }
+  // Whether the last setBias chose the short requantization (tests).
+  bool narrow() const { return narrow_; }
   void run(const ConvShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
            std::int64_t row_end, std::int8_t* output) const;
 
@@ -113,12 +135,21 @@ class DepthwiseAvx2 {
 #endif
   void runRows(const ops::Conv2DShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
                std::int64_t row_end, std::int8_t* output) const;
+  // kForm: 0 the general requantization, 1 the short one, 2 the short one
+  // with left shifts.
+  template <int kForm>
+#ifdef GDS_TFL_AVX2
+  __attribute__((target("avx2")))
+#endif
+  void runRowsAs(const ops::Conv2DShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
+                 std::int64_t row_end, std::int8_t* output) const;
   static std::int64_t lane(std::int64_t c) { return depthwise_avx2::slot(c); }
 
   const std::int8_t* source_ = nullptr;
   const Requant* requant_ = nullptr;
   std::int64_t channels_ = 0, taps_ = 0, blocks_ = 0, pairs_ = 0;
-  bool ready_ = false;
+  std::int32_t max_left_ = 0;
+  bool ready_ = false, narrow_ = false;
   std::vector<std::int16_t> weights_;
   std::vector<std::int32_t> params_;
   std::vector<std::int32_t> offset_sum_;  // per channel: offset * sum w
@@ -246,6 +277,15 @@ void DepthwiseAvx2::run(const ConvShape& s, const Requant& r, const std::int8_t*
 __attribute__((target("avx2"))) void DepthwiseAvx2::runRows(const ops::Conv2DShape& s, const Requant& r,
                                                             const std::int8_t* input, std::int64_t row_begin,
                                                             std::int64_t row_end, std::int8_t* output) const {
+  if (!narrow_) runRowsAs<0>(s, r, input, row_begin, row_end, output);
+  else if (max_left_ == 0) runRowsAs<1>(s, r, input, row_begin, row_end, output);
+  else runRowsAs<2>(s, r, input, row_begin, row_end, output);
+}
+
+template <int kForm>
+__attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::Conv2DShape& s, const Requant& r,
+                                                              const std::int8_t* input, std::int64_t row_begin,
+                                                              std::int64_t row_end, std::int8_t* output) const {
   const __m256i out_offset = _mm256_set1_epi32(r.output_offset);
   const __m256i lo = _mm256_set1_epi32(r.act_min), hi = _mm256_set1_epi32(r.act_max);
   const std::int64_t c_n = s.in_c;
@@ -254,11 +294,20 @@ __attribute__((target("avx2"))) void DepthwiseAvx2::runRows(const ops::Conv2DSha
       s, input, zero_row_.data(), pairs_, weights_.data(), params, kParams * kLanes, row_begin, row_end,
       [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
           __attribute__((target("avx2"))) {
-            const std::int32_t* q = params + blk * kParams * kLanes + 16;  // multiplier, left, right, mask, half
-            acc0 = mbqm8(acc0, loadI32(q), loadI32(q + 16), loadI32(q + 32), loadI32(q + 48), loadI32(q + 64));
-            acc1 = mbqm8(acc1, loadI32(q + 8), loadI32(q + 24), loadI32(q + 40), loadI32(q + 56), loadI32(q + 72));
-            acc0 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc0, out_offset), lo), hi);
-            acc1 = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc1, out_offset), lo), hi);
+            // The slots after the starting accumulators, kLanes each (see kParams).
+            const std::int32_t* q = params + blk * kParams * kLanes + kLanes;
+            const auto slot = [q](int k, int half) __attribute__((target("avx2"))) {
+              return loadI32(q + (k - 1) * kLanes + half * 8);
+            };
+            for (int h = 0; h < 2; ++h) {
+              __m256i& acc = h == 0 ? acc0 : acc1;
+              if (kForm == 0)
+                acc = mbqm8(acc, slot(1, h), slot(2, h), slot(3, h), slot(4, h), slot(5, h));
+              else
+                acc = mbqm8Narrow<kForm == 2>(acc, slot(1, h), slot(6, h), slot(7, h), slot(8, h), slot(9, h),
+                                              slot(3, h));
+              acc = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(acc, out_offset), lo), hi);
+            }
             const __m256i words = _mm256_packs_epi32(acc0, acc1);  // channels 0-7 | 8-15
             const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
             depthwise_avx2::storeFirst(output + pixel * c_n + blk * kLanes, bytes, static_cast<std::size_t>(count));

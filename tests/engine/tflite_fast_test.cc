@@ -6,6 +6,7 @@
 // threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -502,6 +503,19 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
       qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
       EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
+      // A bias of 1.5 * 2^30 (twice it overflows int32) takes the general
+      // requantization, not the short form, with multipliers small enough
+      // that the outputs stay in range.
+      std::vector<std::int32_t> huge_bias(bias);
+      for (std::size_t i = 0; i < huge_bias.size(); ++i)
+        huge_bias[i] = (i % 2 ? -1 : 1) * ((3 << 29) + 1000 * static_cast<std::int32_t>(i));
+      qt::Requant small = r;
+      qt::convMultipliers(0.05f, std::vector<float>(static_cast<std::size_t>(s.out_c), 1.5e-8f), 0.02f, &small);
+      std::vector<std::int8_t> wide(n, 0x55);
+      layer.conv(s, small, input.data(), filter.data(), huge_bias.data(), wide.data(), &pool);
+      qt::depthwiseReference(s, small, input.data(), filter.data(), huge_bias.data(), expected.data());
+      EXPECT_EQ(firstDifference(expected, wide), -1) << "bias of 1.5 * 2^30";
+      EXPECT_LT(std::count(expected.begin(), expected.end(), c.act_max), static_cast<std::ptrdiff_t>(n / 2));
     }
   }
 }
