@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "engine/ops/conv.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GDS_DEPTHWISE_AVX2 1
 #include <immintrin.h>
@@ -35,12 +37,6 @@ constexpr std::int64_t kLanes = 16;
 // The accumulator slot of channel c (0-15) of a block: 0-7 the first
 // accumulator's, 8-15 the second's.
 inline std::int64_t slot(std::int64_t c) { return (c & 3) + ((c & 4) ? 8 : 0) + ((c & 8) ? 4 : 0); }
-
-// The window and strides of a layer, in output rows of batch * out_h.
-struct Window {
-  std::int64_t in_h = 0, in_w = 0, channels = 0, k_h = 0, k_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  std::int64_t pad_top = 0, pad_left = 0, out_h = 0, out_w = 0;
-};
 
 // filter [taps][channels] as [block][tap pair][slot][2] int16 (zeros for
 // missing channels and the odd tap), and each channel's sum of weights.
@@ -91,18 +87,13 @@ __attribute__((target("avx2"))) inline void accumulate16(const T* const* taps, s
   *acc1_out = acc1;
 }
 
-// Output rows [row_begin, row_end) of the input (batch elements one after
-// another): for each output pixel and block of 16 channels,
-// finish(pixel, block, count, acc0, acc1) with the block's accumulators
-// (count < 16 for a last partial block). start: the starting accumulators,
-// block b's at start + b * start_stride in slot order. zero_row: the zero
-// point on a whole number of blocks of channels.
+// The loop of forEachBlock below, kPairs > 0 fixing the pair count.
 template <typename T, int kPairs, typename Finish>
-__attribute__((target("avx2"))) void forEachBlock(const Window& s, const T* input, const T* zero_row,
+__attribute__((target("avx2"))) void forEachBlockOf(const ops::Conv2DShape& s, const T* input, const T* zero_row,
                                                   std::int64_t pairs, const std::int16_t* weights,
                                                   const std::int32_t* start, std::int64_t start_stride,
                                                   std::int64_t row_begin, std::int64_t row_end, Finish&& finish) {
-  const std::int64_t c_n = s.channels, full = c_n / kLanes, tail = c_n % kLanes, taps = s.k_h * s.k_w;
+  const std::int64_t c_n = s.in_c, full = c_n / kLanes, tail = c_n % kLanes, taps = s.filter_h * s.filter_w;
   thread_local std::vector<const T*> ptrs, tail_ptrs;
   thread_local std::vector<T> tail_in;
   ptrs.resize(static_cast<std::size_t>(pairs * 2));
@@ -113,10 +104,10 @@ __attribute__((target("avx2"))) void forEachBlock(const Window& s, const T* inpu
     const std::int64_t b = row / s.out_h, oy = row % s.out_h;
     const T* image = input + b * s.in_h * s.in_w * c_n;
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-      for (std::int64_t fy = 0, t = 0; fy < s.k_h; ++fy) {
-        const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
-        for (std::int64_t fx = 0; fx < s.k_w; ++fx, ++t) {
-          const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+      for (std::int64_t fy = 0, t = 0; fy < s.filter_h; ++fy) {
+        const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+        for (std::int64_t fx = 0; fx < s.filter_w; ++fx, ++t) {
+          const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
           tap[t] = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w ? zero_row : image + (iy * s.in_w + ix) * c_n;
         }
       }
@@ -142,6 +133,34 @@ __attribute__((target("avx2"))) void forEachBlock(const Window& s, const T* inpu
       }
     }
   }
+}
+
+// Output rows [row_begin, row_end) (row = batch * out_h + y; the batch
+// elements one after another) of the depthwise layer s (in_c channels, the
+// filter's window): for each output pixel and block of 16 channels,
+// finish(pixel, block, count, acc0, acc1) with the block's accumulators
+// (count < 16 for a last partial block). weights: packFilter's, `pairs` tap
+// pairs; start: the starting accumulators, block b's at start + b *
+// start_stride in slot order; zero_row: the zero point on a whole number of
+// blocks of channels. The 3 x 3 window's five pairs take an unrolled loop.
+template <typename T, typename Finish>
+__attribute__((target("avx2"))) void forEachBlock(const ops::Conv2DShape& s, const T* input, const T* zero_row,
+                                                  std::int64_t pairs, const std::int16_t* weights,
+                                                  const std::int32_t* start, std::int64_t start_stride,
+                                                  std::int64_t row_begin, std::int64_t row_end, Finish&& finish) {
+  if (pairs == 5)
+    forEachBlockOf<T, 5>(s, input, zero_row, pairs, weights, start, start_stride, row_begin, row_end, finish);
+  else
+    forEachBlockOf<T, 0>(s, input, zero_row, pairs, weights, start, start_stride, row_begin, row_end, finish);
+}
+
+// The first `bytes` bytes of v at out: a whole vector store when that is
+// all of v, else a copy (the last channels of a row: nothing past out +
+// bytes may be written).
+template <typename Vector>
+inline void storeFirst(void* out, const Vector& v, std::size_t bytes) {
+  if (bytes == sizeof(Vector)) std::memcpy(out, &v, sizeof(Vector));
+  else std::memcpy(out, &v, bytes);
 }
 
 #endif  // GDS_DEPTHWISE_AVX2

@@ -8,39 +8,13 @@
 #include <type_traits>
 
 #include "engine/quantized/conv_dnnl.h"
+#include "engine/quantized/im2col.h"
 #include "engine/quantized/vector_loops.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine::quantized {
 
 // ---------------------------------------------------------------- Conv2D
-
-namespace {
-
-void im2col(const ops::Conv2DShape& s, const std::uint8_t* input, std::uint8_t pad_value, std::int64_t row_begin,
-            std::int64_t row_end, std::uint8_t* patches) {
-  const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
-  for (std::int64_t row = row_begin; row < row_end; ++row) {
-    const std::int64_t b = row / (s.out_h * s.out_w);
-    const std::int64_t oy = (row / s.out_w) % s.out_h;
-    const std::int64_t ox = row % s.out_w;
-    std::uint8_t* dst = patches + row * k;
-    for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-      for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-        if (iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w) {
-          std::memset(dst, pad_value, static_cast<std::size_t>(s.in_c));
-        } else {
-          std::memcpy(dst, input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c, static_cast<std::size_t>(s.in_c));
-        }
-        dst += s.in_c;
-      }
-    }
-  }
-}
-
-}  // namespace
 
 Conv2DState::Conv2DState() = default;
 Conv2DState::~Conv2DState() = default;
@@ -87,10 +61,10 @@ void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* 
     const std::uint8_t pad = static_cast<std::uint8_t>(input_zero);
     if (pool && pool->numThreads() > 1) {
       pool->parallelFor(m, static_cast<double>(k), [&](std::int64_t r0, std::int64_t r1) {
-        im2col(s, input, pad, r0, r1, patches);
+        im2colRows(s, input, pad, r0, r1, patches + r0 * k);
       });
     } else {
-      im2col(s, input, pad, 0, m, patches);
+      im2colRows(s, input, pad, 0, m, patches);
     }
     a = patches;
   }

@@ -157,12 +157,22 @@ __attribute__((target("avx512f"))) void channelExtremesAvx512(const std::int32_t
     }
 }
 
+// When the rounded values and the offset are integers below 2^23 (always,
+// for ranges that contain zero), subtracting them as int32 and narrowing
+// with saturation (which clamps to [0, 255]) gives the float operations'
+// results with fewer instructions.
+bool integerTail(const PerChannelRequantize& p) {
+  const float reach = std::max(std::fabs(p.clamp_lo), std::fabs(p.clamp_hi)) * std::fabs(p.scale);
+  return reach < 4194304.0f && std::fabs(p.offset) < 4194304.0f && p.offset == std::round(p.offset);
+}
+
 // Eight results of requantizeOne; max_ps(lo, v) / min_ps(hi, v) are
 // std::max(v, lo) / std::min(v, hi) including their NaN and signed-zero
-// choices.
+// choices. kIntegerTail: integerTail(p) holds (offset_i is the offset).
+template <bool kIntegerTail>
 __attribute__((target("avx2"))) inline __m128i requantize8(const std::int32_t* a, const float* mult,
                                                            const float* bias, __m256 clamp_lo, __m256 clamp_hi,
-                                                           __m256 scale, __m256 offset) {
+                                                           __m256 scale, __m256 offset, __m256i offset_i) {
   const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
   const __m256 half = _mm256_set1_ps(0.5f);
   __m256 x = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)));
@@ -171,6 +181,12 @@ __attribute__((target("avx2"))) inline __m128i requantize8(const std::int32_t* a
   const __m256 t = _mm256_mul_ps(x, scale);
   const __m256 up = _mm256_add_ps(t, half), down = _mm256_sub_ps(t, half);
   const __m256 rounded = _mm256_blendv_ps(down, up, _mm256_cmp_ps(t, zero, _CMP_GE_OQ));
+  if (kIntegerTail) {
+    // Signed saturation to int16, then unsigned to uint8: [0, 255].
+    const __m256i q = _mm256_sub_epi32(_mm256_cvttps_epi32(rounded), offset_i);
+    const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    return _mm_packus_epi16(words, words);
+  }
   __m256 r = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_cvttps_epi32(rounded)), offset);
   r = _mm256_min_ps(top, _mm256_max_ps(zero, r));
   const __m256i q = _mm256_cvttps_epi32(r);
@@ -178,18 +194,21 @@ __attribute__((target("avx2"))) inline __m128i requantize8(const std::int32_t* a
   return _mm_packus_epi16(words, words);
 }
 
+template <bool kIntegerTail>
 __attribute__((target("avx2"))) void requantizeRowsAvx2(const PerChannelRequantize& p, const std::int32_t* acc,
                                                         std::int64_t rows, std::int64_t channels,
                                                         std::uint8_t* out) {
   const __m256 clamp_lo = _mm256_set1_ps(p.clamp_lo), clamp_hi = _mm256_set1_ps(p.clamp_hi);
   const __m256 scale = _mm256_set1_ps(p.scale), offset = _mm256_set1_ps(p.offset);
+  const __m256i offset_i = _mm256_set1_epi32(kIntegerTail ? static_cast<std::int32_t>(p.offset) : 0);
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int32_t* a = acc + r * channels;
     std::uint8_t* o = out + r * channels;
     std::int64_t c = 0;
     for (; c + 8 <= channels; c += 8)
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c),
-                       requantize8(a + c, p.multiplier + c, p.bias + c, clamp_lo, clamp_hi, scale, offset));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c), requantize8<kIntegerTail>(a + c, p.multiplier + c,
+                                                                                    p.bias + c, clamp_lo, clamp_hi,
+                                                                                    scale, offset, offset_i));
     for (; c < channels; ++c) o[c] = requantizeOne(p, a[c], c);
   }
 }
@@ -204,11 +223,7 @@ __attribute__((target("avx512f,avx512bw"))) void requantizeRowsAvx512(const PerC
   const __m512 clamp_lo = _mm512_set1_ps(p.clamp_lo), clamp_hi = _mm512_set1_ps(p.clamp_hi);
   const __m512 scale = _mm512_set1_ps(p.scale), offset = _mm512_set1_ps(p.offset);
   const __m512 zero = _mm512_setzero_ps(), top = _mm512_set1_ps(255.0f), half = _mm512_set1_ps(0.5f);
-  // When the rounded values and the offset are integers below 2^23 (always,
-  // for ranges that contain zero), subtracting and clamping them as int32
-  // gives the float operations' results with fewer instructions.
-  const float reach = std::max(std::fabs(p.clamp_lo), std::fabs(p.clamp_hi)) * std::fabs(p.scale);
-  const bool integer_tail = reach < 4194304.0f && std::fabs(p.offset) < 4194304.0f && p.offset == std::round(p.offset);
+  const bool integer_tail = integerTail(p);  // see requantize8
   const __m512i offset_i = _mm512_set1_epi32(static_cast<std::int32_t>(integer_tail ? p.offset : 0.0f));
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int32_t* a = acc + r * channels;
@@ -234,9 +249,9 @@ __attribute__((target("avx512f,avx512bw"))) void requantizeRowsAvx512(const PerC
     }
     for (; c + 8 <= channels; c += 8)
       _mm_storel_epi64(reinterpret_cast<__m128i*>(o + c),
-                       requantize8(a + c, p.multiplier + c, p.bias + c, _mm512_castps512_ps256(clamp_lo),
-                                   _mm512_castps512_ps256(clamp_hi), _mm512_castps512_ps256(scale),
-                                   _mm512_castps512_ps256(offset)));
+                       requantize8<false>(a + c, p.multiplier + c, p.bias + c, _mm512_castps512_ps256(clamp_lo),
+                                          _mm512_castps512_ps256(clamp_hi), _mm512_castps512_ps256(scale),
+                                          _mm512_castps512_ps256(offset), _mm512_castsi512_si256(offset_i)));
     for (; c < channels; ++c) o[c] = requantizeOne(p, a[c], c);
   }
 }
@@ -374,45 +389,23 @@ __attribute__((target("avx512f,avx512bw"))) void depthwiseRowsAvx512(const ops::
   });
 }
 
-template <int kPairs>
 __attribute__((target("avx2"))) void depthwisePackedAvx2(const ops::Conv2DShape& s, const std::uint8_t* input,
                                                          const std::uint8_t* zero_row, std::int64_t pairs,
                                                          const std::int16_t* weights, const std::int32_t* start,
                                                          std::int64_t row_begin, std::int64_t row_end,
                                                          std::int32_t* out) {
   constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
-  depthwise_avx2::Window w;
-  w.in_h = s.in_h;
-  w.in_w = s.in_w;
-  w.channels = s.in_c;
-  w.k_h = s.filter_h;
-  w.k_w = s.filter_w;
-  w.stride_h = s.stride_h;
-  w.stride_w = s.stride_w;
-  w.dil_h = s.dilation_h;
-  w.dil_w = s.dilation_w;
-  w.pad_top = s.pad_top;
-  w.pad_left = s.pad_left;
-  w.out_h = s.out_h;
-  w.out_w = s.out_w;
   const std::int64_t c_n = s.in_c;
-  depthwise_avx2::forEachBlock<std::uint8_t, kPairs>(
-      w, input, zero_row, pairs, weights, start, kLanes, row_begin, row_end,
+  depthwise_avx2::forEachBlock<std::uint8_t>(
+      s, input, zero_row, pairs, weights, start, kLanes, row_begin, row_end,
       [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
           __attribute__((target("avx2"))) {
             // Back to channel order: {0-3, 8-11} and {4-7, 12-15} -> 0-7, 8-15.
-            const __m256i lo = _mm256_permute2x128_si256(acc0, acc1, 0x20);
-            const __m256i hi = _mm256_permute2x128_si256(acc0, acc1, 0x31);
-            std::int32_t* o = out + pixel * c_n + blk * kLanes;
-            if (count == kLanes) {
-              _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), lo);
-              _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8), hi);
-              return;
-            }
-            alignas(32) std::int32_t result[kLanes];
-            _mm256_store_si256(reinterpret_cast<__m256i*>(result), lo);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(result + 8), hi);
-            std::memcpy(o, result, static_cast<std::size_t>(count) * sizeof(std::int32_t));
+            struct {
+              __m256i lo, hi;
+            } channels = {_mm256_permute2x128_si256(acc0, acc1, 0x20), _mm256_permute2x128_si256(acc0, acc1, 0x31)};
+            depthwise_avx2::storeFirst(out + pixel * c_n + blk * kLanes, channels,
+                                       static_cast<std::size_t>(count) * sizeof(std::int32_t));
           });
 }
 #endif  // GDS_PC_AVX2
@@ -453,7 +446,9 @@ void requantizeRows(const PerChannelRequantize& p, const std::int32_t* acc, std:
                     std::int64_t channels, std::uint8_t* out) {
 #ifdef GDS_PC_AVX2
   if (channels >= 16 && haveAvx512()) return requantizeRowsAvx512(p, acc, rows, channels, out);
-  if (haveAvx2()) return requantizeRowsAvx2(p, acc, rows, channels, out);
+  if (haveAvx2())
+    return integerTail(p) ? requantizeRowsAvx2<true>(p, acc, rows, channels, out)
+                          : requantizeRowsAvx2<false>(p, acc, rows, channels, out);
 #endif
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < channels; ++c) out[r * channels + c] = requantizeOne(p, acc[r * channels + c], c);
@@ -514,12 +509,7 @@ bool DepthwiseRowsAvx2::prepare(const ops::Conv2DShape& s, std::int32_t input_ze
 void DepthwiseRowsAvx2::run(const ops::Conv2DShape& s, const std::uint8_t* input, std::int64_t row_begin,
                             std::int64_t row_end, std::int32_t* out) const {
 #ifdef GDS_PC_AVX2
-  if (pairs_ == 5)
-    depthwisePackedAvx2<5>(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end,
-                           out);
-  else
-    depthwisePackedAvx2<0>(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end,
-                           out);
+  depthwisePackedAvx2(s, input, zero_row_.data(), pairs_, weights_.data(), start_.data(), row_begin, row_end, out);
 #else
   (void)s;
   (void)input;

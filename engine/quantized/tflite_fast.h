@@ -11,6 +11,10 @@
 // bit-identical to the reference loops of tflite.h. The element-wise ops,
 // pools and QUANTIZE have vector versions here too.
 //
+// Implemented in tflite_fast.cc (Requantizer, the element-wise ops, QUANTIZE,
+// the pools) and tflite_layers.cc (FastLayer), with the fixed-point
+// arithmetic they share in tflite_multiplier.h.
+//
 // The engine's GEMM takes uint8 activations: an int8 value x with zero point
 // z is the uint8 x + 128 with zero point z + 128 (always in [0, 255]), and
 // x - z is unchanged. int8 weights are the uint8 w + 128 with zero point
@@ -37,17 +41,27 @@ namespace gds::engine::quantized::tfl {
 class Requantizer {
  public:
   Requantizer() = default;
-  Requantizer(const Requant& r, std::int64_t channels);
+  // accumulator_bound: the largest |accumulator| the layer can produce
+  // before its bias (depth * the largest |input + offset| * the largest
+  // |weight + offset|), 0 when unknown. Where it and the bias keep every
+  // value small enough, the AVX2 loop takes a shorter exact form
+  // (mbqm8Narrow of tflite_multiplier.h).
+  Requantizer(const Requant& r, std::int64_t channels, std::int64_t accumulator_bound = 0);
   std::int64_t channels() const { return channels_; }
   // acc[rows][channels] (bias not yet added; bias may be null) -> output.
   void run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows, std::int8_t* output) const;
+  // True when run takes the short form with this bias (tests, benchmarks).
+  bool narrow(const std::int32_t* bias) const;
 
  private:
-  std::int64_t channels_ = 0;
-  std::int32_t output_offset_ = 0, act_min_ = -128, act_max_ = 127;
+  std::int64_t channels_ = 0, accumulator_bound_ = 0;
+  std::int32_t output_offset_ = 0, act_min_ = -128, act_max_ = 127, max_left_ = 0;
   // Per channel: the Q31 multiplier, the left shift, the right shift, its
-  // remainder mask ((1 << right) - 1) and half of it.
+  // remainder mask ((1 << right) - 1) and half of it; for the short form
+  // the next odd channel's multiplier (at even channels), left + 1, the
+  // rounding addend and the negative-value correction (MbqmNarrow).
   std::vector<std::int32_t> multiplier_, left_, right_, mask_, half_;
+  std::vector<std::int32_t> odd_multiplier_, left1_, round_, negative_;
   // Multipliers quantizeMultiplier never makes (negative) keep TFLite's own
   // loop on a copy of the parameters.
   bool fallback_ = false;

@@ -246,6 +246,38 @@ TEST(QuantPerChannelFast, FrozenRangeEqualsReference) {
   }
 }
 
+// Ranges far wider than the 8-bit output (a frozen range with a wider
+// activation clamp): values below 0, just past 255 and past int16 all
+// saturate as the float loop's clamp does, with an integral offset (the
+// vector loops' integer form) and a fractional one.
+TEST(QuantPerChannelFast, RequantizeRowsSaturatesBothEnds) {
+  const std::int64_t channels = 40, rows = 101;
+  std::vector<float> mult(channels), bias(channels);
+  for (std::int64_t c = 0; c < channels; ++c) {
+    mult[static_cast<std::size_t>(c)] = 0.125f * static_cast<float>(c % 7 + 1);
+    bias[static_cast<std::size_t>(c)] = 3.0f * static_cast<float>(c % 5) - 6.0f;
+  }
+  std::vector<std::int32_t> acc(static_cast<std::size_t>(rows * channels));
+  for (std::size_t i = 0; i < acc.size(); ++i) acc[i] = static_cast<std::int32_t>(i * 7919 % 16001) - 8000;
+  for (const float offset : {-50.0f, -50.5f, 120.0f}) {
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    quantized::PerChannelRequantize p;
+    p.multiplier = mult.data();
+    p.bias = bias.data();
+    p.clamp_lo = -1000.0f;
+    p.clamp_hi = 1000.0f;
+    p.scale = 100.0f;  // t in [-100000, 100000]: past int16 both ways
+    p.offset = offset;
+    std::vector<std::uint8_t> expected(acc.size()), got(acc.size(), 7);
+    quantized::requantizeRowsReference(p, acc.data(), rows, channels, expected.data());
+    quantized::requantizeRows(p, acc.data(), rows, channels, got.data());
+    EXPECT_EQ(expected, got);
+    const auto saturated = [&](std::uint8_t v) { return std::count(expected.begin(), expected.end(), v); };
+    EXPECT_GT(saturated(0), rows * channels / 10);
+    EXPECT_GT(saturated(255), rows * channels / 10);
+  }
+}
+
 // The loops themselves on values where rounding is decided by the last bit:
 // t exactly k + 0.5, negative t, clamping at both ends; the vector and the
 // reference loops agree.

@@ -6,6 +6,7 @@
 // threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -128,6 +129,78 @@ TEST(TfliteFast, RequantizerTiesAtEveryShift) {
     qt::requantizeRows(r, acc.data(), nullptr, n / 8, 8, expected8.data());
     qt::Requantizer(r, 8).run(acc.data(), nullptr, n / 8, got8.data());
     EXPECT_EQ(firstDifference(expected8, got8), -1);
+  }
+}
+
+// The short form the requantizer takes when the layer's accumulators and
+// bias are bounded (|x << left| < 2^29): across right shifts 0-31 and left
+// shifts 0-3, on the extremes of the bound, powers of two and their
+// neighbours, and ties, with scales that keep the outputs unclamped so
+// every rounding step shows. Past the bound (a large bias) the general form
+// runs, with the same results.
+TEST(TfliteFast, RequantizerShortFormMatchesTheReferenceWithinItsBound) {
+  std::mt19937 rng(31);
+  constexpr std::int64_t kLimit = std::int64_t{1} << 29;
+  for (int shift = -31; shift <= 3; ++shift) {
+    const int left = std::max(shift, 0);
+    const std::int64_t reach = (kLimit >> left) - 1;  // |accumulator + bias| allowed
+    for (const std::int32_t multiplier : {1 << 30, 1518500250, 2147483647, (1 << 30) + 1}) {
+      SCOPED_TRACE("shift " + std::to_string(shift) + " multiplier " + std::to_string(multiplier));
+      const std::int64_t channels = 16;
+      qt::Requant r;
+      r.act_min = -128;
+      r.act_max = 127;
+      r.output_offset = -3;
+      r.multiplier.assign(static_cast<std::size_t>(channels), multiplier);
+      r.shift.assign(static_cast<std::size_t>(channels), shift);
+      r.shift[5] = std::min(shift, 0);  // mixed left shifts across channels
+      // The accumulators: the bound's ends, powers of two and neighbours,
+      // ties of x / 2^(k+1) near the output range, random values.
+      std::vector<std::int32_t> acc;
+      for (const std::int64_t x : {std::int64_t{0}, reach, -reach, reach - 1, -reach + 1})
+        acc.push_back(static_cast<std::int32_t>(x));
+      for (int b = 0; b < 29 - left; ++b)
+        for (int d = -1; d <= 1; ++d) {
+          acc.push_back(static_cast<std::int32_t>((std::int64_t{1} << b) + d));
+          acc.push_back(static_cast<std::int32_t>(-(std::int64_t{1} << b) + d));
+        }
+      const int k = std::max(0, -shift);
+      for (std::int64_t x = -300; x <= 300; ++x) {
+        const std::int64_t v = k <= 20 ? x << k : x * (reach / 300);
+        acc.push_back(static_cast<std::int32_t>(std::max(-reach, std::min(reach, v))));
+      }
+      std::uniform_int_distribution<std::int64_t> any(-reach, reach);
+      while (acc.size() % channels != 0 || acc.size() < 2048)
+        acc.push_back(static_cast<std::int32_t>(any(rng)));
+      const std::int64_t rows = static_cast<std::int64_t>(acc.size()) / channels;
+      for (const bool with_bias : {false, true}) {
+        // A bias that leaves every sum within the bound: the accumulators
+        // shrink by it (the bound is their largest magnitude).
+        std::vector<std::int32_t> bias(static_cast<std::size_t>(channels));
+        for (auto& b : bias) b = with_bias ? static_cast<std::int32_t>(rng() % 2001) - 1000 : 0;
+        std::vector<std::int32_t> shrunk(acc);
+        for (auto& a : shrunk)
+          a = static_cast<std::int32_t>(std::max(-reach + 1000, std::min(reach - 1000, std::int64_t{a})));
+        const std::int32_t* b = with_bias ? bias.data() : nullptr;
+        const std::vector<std::int32_t>& x = with_bias ? shrunk : acc;
+        std::vector<std::int8_t> expected(x.size()), got(x.size(), 0x55);
+        qt::requantizeRows(r, x.data(), b, rows, channels, expected.data());
+        const qt::Requantizer q(r, channels, with_bias ? reach - 1000 : reach);
+        if (quantized::Avx2Gemm::available()) {
+          EXPECT_TRUE(q.narrow(b));
+        }
+        q.run(x.data(), b, rows, got.data());
+        const std::int64_t at = firstDifference(expected, got);
+        EXPECT_EQ(at, -1) << "acc " << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
+      }
+      // One more than the bound allows: the general form, the same bytes.
+      const qt::Requantizer wide(r, channels, reach + 1);
+      EXPECT_FALSE(wide.narrow(nullptr));
+      std::vector<std::int8_t> expected(acc.size()), got(acc.size(), 0x55);
+      qt::requantizeRows(r, acc.data(), nullptr, rows, channels, expected.data());
+      wide.run(acc.data(), nullptr, rows, got.data());
+      EXPECT_EQ(firstDifference(expected, got), -1) << "past the bound";
+    }
   }
 }
 
@@ -278,6 +351,35 @@ TEST(TfliteFast, PoolsMatchTheReference) {
   }
 }
 
+// A convolution or depthwise layer's random data on shape s: input, filter
+// (its first weight -128, which TFLite allows), bias in [-20000, 20000], and
+// the multipliers of filter scales in [0.001, 0.02], one per output channel
+// or one for the layer; input zero point, output offset and clamp as given.
+struct RandomLayer {
+  std::vector<std::int8_t> input, filter;
+  std::vector<std::int32_t> bias;
+  qt::Requant r;
+};
+
+RandomLayer randomLayer(const qt::ConvShape& s, bool depthwise, bool per_channel, std::int32_t input_zero,
+                        std::int32_t output_offset, std::int32_t act_min, std::int32_t act_max, std::mt19937* rng) {
+  RandomLayer l;
+  l.input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), rng);
+  l.filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c * (depthwise ? 1 : s.in_c)), rng);
+  l.filter[0] = -128;
+  l.bias.resize(static_cast<std::size_t>(s.out_c));
+  for (auto& b : l.bias) b = static_cast<std::int32_t>((*rng)() % 40001) - 20000;
+  std::vector<float> scales(per_channel ? static_cast<std::size_t>(s.out_c) : 1);
+  std::uniform_real_distribution<float> sd(0.001f, 0.02f);
+  for (auto& sc : scales) sc = sd(*rng);
+  l.r.input_offset = -input_zero;
+  l.r.output_offset = output_offset;
+  l.r.act_min = act_min;
+  l.r.act_max = act_max;
+  qt::convMultipliers(0.05f, scales, 0.02f, &l.r);
+  return l;
+}
+
 struct LayerCase {
   std::string name;
   bool depthwise;
@@ -314,20 +416,8 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       s.depth_multiplier = c.depthwise ? c.out_c / c.in_c : 1;
       window(c.same, s.in_h, s.k_h, s.stride_h, s.dil_h, &s.out_h, &s.pad_top);
       window(c.same, s.in_w, s.k_w, s.stride_w, s.dil_w, &s.out_w, &s.pad_left);
-      const auto input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
-      auto filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c * (c.depthwise ? 1 : s.in_c)), &rng);
-      filter[0] = -128;  // TFLite allows -128 in int8 weights
-      std::vector<std::int32_t> bias(static_cast<std::size_t>(s.out_c));
-      for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 40001) - 20000;
-      std::vector<float> scales(c.per_channel ? static_cast<std::size_t>(s.out_c) : 1);
-      std::uniform_real_distribution<float> sd(0.001f, 0.02f);
-      for (auto& sc : scales) sc = sd(rng);
-      qt::Requant r;
-      r.input_offset = -c.input_zero;
-      r.output_offset = 3;
-      r.act_min = -128;
-      r.act_max = 100;
-      qt::convMultipliers(0.05f, scales, 0.02f, &r);
+      const RandomLayer layer_data = randomLayer(s, c.depthwise, c.per_channel, c.input_zero, 3, -128, 100, &rng);
+      const auto& [input, filter, bias, r] = layer_data;
       const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
       std::vector<std::int8_t> expected(n), got(n);
       if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
@@ -396,20 +486,8 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       s.pad_left = c.pad_left;
       s.out_h = c.out_h;
       s.out_w = c.out_w;
-      const auto input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
-      auto filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c), &rng);
-      filter[0] = -128;
-      std::vector<std::int32_t> bias(static_cast<std::size_t>(s.out_c));
-      for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 40001) - 20000;
-      std::vector<float> scales(c.per_channel ? static_cast<std::size_t>(s.out_c) : 1);
-      std::uniform_real_distribution<float> sd(0.001f, 0.02f);
-      for (auto& sc : scales) sc = sd(rng);
-      qt::Requant r;
-      r.input_offset = -c.input_zero;
-      r.output_offset = -4;
-      r.act_min = c.act_min;
-      r.act_max = c.act_max;
-      qt::convMultipliers(0.05f, scales, 0.02f, &r);
+      const RandomLayer layer_data = randomLayer(s, true, c.per_channel, c.input_zero, -4, c.act_min, c.act_max, &rng);
+      const auto& [input, filter, bias, r] = layer_data;
       const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
       std::vector<std::int8_t> expected(n), got(n, 0x55);
       qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
@@ -425,6 +503,19 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
       qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
       EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
+      // A bias of 1.5 * 2^30 (twice it overflows int32) takes the general
+      // requantization, not the short form, with multipliers small enough
+      // that the outputs stay in range.
+      std::vector<std::int32_t> huge_bias(bias);
+      for (std::size_t i = 0; i < huge_bias.size(); ++i)
+        huge_bias[i] = (i % 2 ? -1 : 1) * ((3 << 29) + 1000 * static_cast<std::int32_t>(i));
+      qt::Requant small = r;
+      qt::convMultipliers(0.05f, std::vector<float>(static_cast<std::size_t>(s.out_c), 1.5e-8f), 0.02f, &small);
+      std::vector<std::int8_t> wide(n, 0x55);
+      layer.conv(s, small, input.data(), filter.data(), huge_bias.data(), wide.data(), &pool);
+      qt::depthwiseReference(s, small, input.data(), filter.data(), huge_bias.data(), expected.data());
+      EXPECT_EQ(firstDifference(expected, wide), -1) << "bias of 1.5 * 2^30";
+      EXPECT_LT(std::count(expected.begin(), expected.end(), c.act_max), static_cast<std::ptrdiff_t>(n / 2));
     }
   }
 }

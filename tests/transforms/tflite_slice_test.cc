@@ -9,6 +9,7 @@
 
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/plan.h"
@@ -245,21 +246,14 @@ TEST(TfliteSlice, ConverterMakesTensorFlowSlicesExplicit) {
     text += transforms::test::intConst("s", {n}, c.strides);
     text +=
         "node { name: \"y\" op: \"StridedSlice\" input: \"x\" input: \"b\" input: \"e\" input: \"s\" "
-        "attr { key: \"T\" value { type: DT_FLOAT } } attr { key: \"Index\" value { type: DT_INT32 } } "
-        "attr { key: \"begin_mask\" value { i: " +
-        std::to_string(c.begin_mask) +
-        " } } "
-        "attr { key: \"end_mask\" value { i: " +
-        std::to_string(c.end_mask) +
-        " } } "
-        "attr { key: \"ellipsis_mask\" value { i: " +
-        std::to_string(c.ellipsis_mask) +
-        " } } "
-        "attr { key: \"new_axis_mask\" value { i: " +
-        std::to_string(c.new_axis_mask) +
-        " } } "
-        "attr { key: \"shrink_axis_mask\" value { i: " +
-        std::to_string(c.shrink_axis_mask) + " } } }\n";
+        "attr { key: \"T\" value { type: DT_FLOAT } } attr { key: \"Index\" value { type: DT_INT32 } }";
+    for (const auto& [mask, value] : {std::pair<const char*, int>{"begin_mask", c.begin_mask},
+                                      {"end_mask", c.end_mask},
+                                      {"ellipsis_mask", c.ellipsis_mask},
+                                      {"new_axis_mask", c.new_axis_mask},
+                                      {"shrink_axis_mask", c.shrink_axis_mask}})
+      text += std::string(" attr { key: \"") + mask + "\" value { i: " + std::to_string(value) + " } }";
+    text += " }\n";
     // A consumer, so that the slice is not the model's output by itself.
     text += "node { name: \"z\" op: \"Relu\" input: \"y\" attr { key: \"T\" value { type: DT_FLOAT } } }\n";
     const tensorflow::GraphDef g = transforms::test::parseGraph(text);
