@@ -143,6 +143,14 @@ bool OpRegistry::inputArity(const std::string& op, int* min, int* max) const {
   return true;
 }
 
+bool OpRegistry::inputCountAllowed(const tensorflow::NodeDef& node) const {
+  int min = 0, max = 0;
+  if (!inputArity(node.op(), &min, &max)) return true;
+  int data = 0;
+  for (const auto& in : node.input()) data += in.empty() || in[0] != '^';
+  return data >= min && (max < 0 || data <= max);
+}
+
 bool OpRegistry::neverFoldOrMerge(const std::string& op) const {
   const auto* meta = find(op);
   return meta && (meta->stateful() || meta->never_fold_or_merge());

@@ -49,6 +49,9 @@ class OpRegistry {
   // arg is variadic ("values*"). False for ops the file does not describe or
   // lists no inputs for.
   bool inputArity(const std::string& op, int* min, int* max) const;
+  // Whether the node's data inputs are as many as inputArity allows (true
+  // for ops without described inputs).
+  bool inputCountAllowed(const tensorflow::NodeDef& node) const;
   // True when a node of this op must be neither folded into a constant nor
   // merged with an identical node: the op is stateful or carries
   // never_fold_or_merge (random numbers, variables and their updates,

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "model/op_metadata.h"
 #include "model/tflite/dialect.h"
 
 namespace gds::engine {
@@ -17,6 +18,12 @@ std::shared_ptr<const tensorflow::GraphDef> optimizeForInference(const tensorflo
   // runs it: folding would drop the quantization attrs that the dialect
   // keeps on the nodes it replaces (model/tflite/dialect.h).
   if (model::tflite::isDialectGraph(graph)) return nullptr;
+  // The rewrites read the inputs each op declares: a graph with a node that
+  // has fewer or more runs as it is, and Plan::compile names that node if
+  // the fetches need it.
+  const model::OpRegistry& registry = model::OpRegistry::instance();
+  for (const auto& node : graph.node())
+    if (!registry.inputCountAllowed(node)) return nullptr;
   std::shared_ptr<const tensorflow::GraphDef> folded;
   if (rewrites.fold_and_fuse)
     folded = foldAndFuse(graph, feeds, fetches, options, stats ? &stats->fold_and_fuse : nullptr);

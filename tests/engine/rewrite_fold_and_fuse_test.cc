@@ -3,6 +3,7 @@
 // (engine/ops/dnnl_float.h): every fused or oneDNN result equals the unfused
 // reference kernels on the same inputs (1e-4), the fused node keeps the last
 // node's name, and a fed or fetched intermediate keeps its pair apart.
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,6 +137,22 @@ tensorflow::GraphDef convBiasRelu(GraphBuilder& b) {
   const std::string bias = b.biasAdd("bias", conv, b.constantFloat("b", {8}, wave(8, 1.3f)));
   b.relu("relu", bias);
   return b.graph();
+}
+
+// The rewrites read the inputs an op declares: a window op with none (a
+// damaged file) made the Pad absorption read past the node's inputs
+// (found by the sanitized run fuzzer). The graph runs unrewritten and the
+// compile names the node.
+TEST(FusionInput, NodeWithFewerInputsThanItsOpIsNamedNotRewritten) {
+  tensorflow::GraphDef g;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString("node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }\n"
+                                    "node { name: 'pool' op: 'MaxPool' attr { key: 'T' value { type: DT_FLOAT } }\n"
+                                    "  attr { key: 'padding' value { s: 'VALID' } } attr { key: 'ksize' value { list { i: 1 i: 2 i: 2 i: 1 } } }\n"
+                                    "  attr { key: 'strides' value { list { i: 1 i: 1 i: 1 i: 1 } } } }\n",
+                                    &g));
+  auto plan = compileForInference(g, {"x"}, {"pool"});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(), "node 'pool' (MaxPool): expects 1 input (input), has 0");
 }
 
 TEST_F(FusionTest, Conv2DBiasAddReluBecomesOneFusedConv2DNamedAfterTheRelu) {
