@@ -429,15 +429,9 @@ class PlanCompiler {
       return Status::Error(nodeLabel(*n.def) + ": expects at least 1 input");
     // Kernels read the inputs their op declares: a node with fewer (or more)
     // than the op's input args is refused here, as TensorFlow's importer does.
-    int min = 0, max = 0;
-    if (n.kind == NodeKind::Kernel && model::OpRegistry::instance().inputArity(n.def->op(), &min, &max) &&
-        (n.num_data < min || (max >= 0 && n.num_data > max))) {
-      std::string args;
-      for (const auto& arg : model::OpRegistry::instance().find(n.def->op())->inputs())
-        args += (args.empty() ? "" : ", ") + arg;
-      return Status::Error(nodeLabel(*n.def) + ": expects " + (max < 0 ? "at least " : "") + std::to_string(min) +
-                           (min == 1 ? " input" : " inputs") + " (" + args + "), has " + std::to_string(n.num_data));
-    }
+    if (n.kind == NodeKind::Kernel)
+      if (std::string wrong = model::OpRegistry::instance().inputCountError(n.def->op(), n.num_data); !wrong.empty())
+        return Status::Error(nodeLabel(*n.def) + ": " + wrong);
     return Status::Ok();
   }
 

@@ -49,6 +49,12 @@ std::string_view nodeNameOf(std::string_view input) {
   return input;
 }
 
+int dataInputCount(const tensorflow::NodeDef& node) {
+  int data = 0;
+  for (const auto& in : node.input()) data += in.empty() || in[0] != '^';
+  return data;
+}
+
 Result<std::vector<int>> executionOrder(const tensorflow::GraphDef& def) {
   const int n = def.node_size();
   std::unordered_map<std::string_view, int> index;

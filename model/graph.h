@@ -25,6 +25,8 @@ struct TensorRef {
 TensorRef parseTensorName(std::string_view input);
 // The node name an input refers to ("^a" -> "a", "a:1" -> "a").
 std::string_view nodeNameOf(std::string_view input);
+// How many of the node's inputs are data inputs (not "^control" ones).
+int dataInputCount(const tensorflow::NodeDef& node);
 
 // Node indices in the order TensorFlow's SortByExecutionOrder
 // (graph_transforms/transform_utils.cc) emits them: a LIFO ready list seeded

@@ -143,12 +143,13 @@ bool OpRegistry::inputArity(const std::string& op, int* min, int* max) const {
   return true;
 }
 
-bool OpRegistry::inputCountAllowed(const tensorflow::NodeDef& node) const {
+std::string OpRegistry::inputCountError(const std::string& op, int data) const {
   int min = 0, max = 0;
-  if (!inputArity(node.op(), &min, &max)) return true;
-  int data = 0;
-  for (const auto& in : node.input()) data += in.empty() || in[0] != '^';
-  return data >= min && (max < 0 || data <= max);
+  if (!inputArity(op, &min, &max) || (data >= min && (max < 0 || data <= max))) return {};
+  std::string args;
+  for (const auto& arg : find(op)->inputs()) args += (args.empty() ? "" : ", ") + arg;
+  return "expects " + std::string(max < 0 ? "at least " : "") + std::to_string(min) +
+         (min == 1 ? " input" : " inputs") + " (" + args + "), has " + std::to_string(data);
 }
 
 bool OpRegistry::neverFoldOrMerge(const std::string& op) const {

@@ -49,9 +49,10 @@ class OpRegistry {
   // arg is variadic ("values*"). False for ops the file does not describe or
   // lists no inputs for.
   bool inputArity(const std::string& op, int* min, int* max) const;
-  // Whether the node's data inputs are as many as inputArity allows (true
-  // for ops without described inputs).
-  bool inputCountAllowed(const tensorflow::NodeDef& node) const;
+  // Empty when `data` data inputs are as many as inputArity allows (or the
+  // op's inputs are not described); else what is wrong, naming the args:
+  // "expects 2 inputs (input, reduction_indices), has 1".
+  std::string inputCountError(const std::string& op, int data) const;
   // True when a node of this op must be neither folded into a constant nor
   // merged with an identical node: the op is stateful or carries
   // never_fold_or_merge (random numbers, variables and their updates,

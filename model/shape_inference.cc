@@ -78,19 +78,9 @@ int outputCount(const Graph& graph, int node) {
     // input of the op's variadic input, which in TensorFlow's ops (IdentityN,
     // ShapeN) shares the attr.
     std::int64_t variadic_inputs = 0;
-    if (const auto* meta = registry.find(n.op())) {
-      int fixed = 0;
-      bool variadic = false;
-      for (const auto& in : meta->inputs()) {
-        if (!in.empty() && in.back() == '*') variadic = true;
-        else ++fixed;
-      }
-      if (variadic) {
-        for (const auto& in : n.input())
-          if (in.empty() || in[0] != '^') ++variadic_inputs;
-        variadic_inputs = std::max<std::int64_t>(variadic_inputs - fixed, 0);
-      }
-    }
+    int fixed = 0, max = 0;
+    if (registry.inputArity(n.op(), &fixed, &max) && max < 0)
+      variadic_inputs = std::max<std::int64_t>(dataInputCount(n) - fixed, 0);
     for (const auto& arg : *args) {
       std::int64_t count = 1;
       if (!arg.number_attr.empty()) {

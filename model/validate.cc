@@ -1,6 +1,7 @@
 #include "model/validate.h"
 
 #include "model/attr.h"
+#include "model/graph.h"
 
 #include <cstdint>
 
@@ -65,9 +66,7 @@ Status checkInputCount(const tensorflow::NodeDef& node, const std::string& label
     if (n < rule.min_n)
       return Status::Error(label + ": attr '" + rule.attr + "' is " + std::to_string(n) + "; expected at least " +
                            std::to_string(rule.min_n));
-    std::int64_t data = 0;
-    for (const auto& input : node.input())
-      if (input.empty() || input[0] != '^') ++data;
+    const std::int64_t data = dataInputCount(node);
     const std::int64_t expected = static_cast<std::int64_t>(rule.per_n) * n + rule.fixed;
     if (data != expected)
       return Status::Error(label + ": attr '" + rule.attr + "' " + (rule.type_list ? "lists " : "is ") +

@@ -7,6 +7,7 @@
 
 #include "engine/eval/compare.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/graph.h"
 #include "model/tensor.h"
 
 namespace gds::engine {
@@ -45,10 +46,7 @@ tensorflow::NodeDef scalarConst(const std::string& name, float value) {
 // computed per run (7 data inputs; a frozen one has 9).
 bool isFusedLayer(const tensorflow::NodeDef& node) {
   if (node.op().rfind("QuantizedFused", 0) != 0) return false;
-  int data = 0;
-  for (const std::string& input : node.input())
-    if (input.empty() || input[0] != '^') ++data;
-  return data == 7;
+  return model::dataInputCount(node) == 7;
 }
 
 // "a:1" -> ("a", 1); "^a" stays a control input.

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "model/graph.h"
 #include "model/op_metadata.h"
 #include "model/tflite/dialect.h"
 
@@ -23,7 +24,7 @@ std::shared_ptr<const tensorflow::GraphDef> optimizeForInference(const tensorflo
   // the fetches need it.
   const model::OpRegistry& registry = model::OpRegistry::instance();
   for (const auto& node : graph.node())
-    if (!registry.inputCountAllowed(node)) return nullptr;
+    if (!registry.inputCountError(node.op(), model::dataInputCount(node)).empty()) return nullptr;
   std::shared_ptr<const tensorflow::GraphDef> folded;
   if (rewrites.fold_and_fuse)
     folded = foldAndFuse(graph, feeds, fetches, options, stats ? &stats->fold_and_fuse : nullptr);
