@@ -70,8 +70,9 @@ int runRun(int argc, char** argv) {
                {"num_threads", FlagSpec::Type::Int, "1", "intra-op threads: -1 or 0 all cores, N threads (1: no workers)"},
                {"reference", FlagSpec::Type::Bool, "false", "use the plain reference kernels"},
                {"winograd", FlagSpec::Type::Bool, "true",
-                "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's F(2x2,3x3) (faster; "
-                "rounding differs from the direct convolution by a few 1e-6 relative)"}});
+                "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (F(2x2,3x3) on "
+                "AVX-512, F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 "
+                "relative)"}});
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   std::vector<std::string> outputs;
   for (const auto& v : flags.all("output"))

@@ -5,7 +5,9 @@
 // Peer measured in the same run: oneDNN's dnnl_sgemm on the same GEMM shape
 // (M = output pixels, N = output channels, K = kh*kw*in_channels). The peer
 // does not pay for im2col, so ratio >= 1 means the whole convolution is at
-// least as fast as the bare GEMM of a tuned BLAS.
+// least as fast as the bare GEMM of a tuned BLAS. On CPUs where the engine's
+// Winograd F(4x4, 3x3) runs (AVX2), the 3x3 stride-1 shapes get a row of it
+// against oneDNN's direct convolution.
 //
 //   build/bench/bench_kernels [--runs=N] [--threads=1,2] [--filter=SUBSTRING] [--no_peer]
 #include <algorithm>
@@ -18,7 +20,9 @@
 #include <vector>
 
 #include "engine/ops/conv.h"
+#include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
+#include "engine/ops/winograd.h"
 #include "engine/thread_pool.h"
 
 #if __has_include(<oneapi/dnnl/dnnl.h>)
@@ -173,6 +177,21 @@ int main(int argc, char** argv) {
         });
       }
 #endif
+      // Winograd F(4x4, 3x3) where it takes the shape, against oneDNN's
+      // direct convolution (what the engine runs otherwise) as the peer.
+      if (!c.depthwise && ops::WinogradF43::supports(s, false)) {
+        auto wino = ops::WinogradF43::create(s, filt.data(), nullptr, ops::Activation::kNone, false);
+        const double w_ms = minMs(runs, [&] { wino->run(in.data(), out.data(), pool); });
+        std::printf("%s [winograd F(4x4,3x3)]\t%d\t%.1f\t%.3f\t%.1f\t", c.name, t, flop / 1e6, w_ms, flop / w_ms / 1e6);
+        auto direct = gds::engine::dnnl_float::ParallelConvolution::create(s, false, filt.data(), nullptr,
+                                                                          ops::Activation::kNone, false, false, t);
+        if (direct) {
+          const double d_ms = minMs(runs, [&] { direct->run(in.data(), out.data(), pool); });
+          std::printf("%.3f\t%.1f\t%.2f\t(peer: oneDNN direct)\n", d_ms, flop / d_ms / 1e6, d_ms / w_ms);
+        } else {
+          std::printf("-\t-\t-\n");
+        }
+      }
       if (ti < 8) {
         total_engine[ti] += ms;
         total_peer[ti] += peer_ms;

@@ -16,6 +16,7 @@
 #include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
 #include "engine/ops/nn.h"
+#include "engine/ops/winograd.h"
 
 namespace gds::engine {
 
@@ -142,15 +143,13 @@ class ConvBase : public OpKernel {
     if (useOneDnn(reference_, weights_constant_)) {
       const std::array<std::int64_t, 5> key = {s.batch, s.in_h, s.in_w, s.in_c, ctx.pool().numThreads()};
       auto it = primitives_.find(key);
-      if (it == primitives_.end())
-        it = primitives_
-                 .emplace(key, dnnl_float::ParallelConvolution::create(s, depthwise_, filter, bias, activation_, add_,
-                                                                       winograd_, ctx.pool().numThreads()))
-                 .first;
-      if (const dnnl_float::ParallelConvolution* conv = it->second.get()) {
-        // oneDNN's sum post-op adds what the output holds.
+      if (it == primitives_.end()) it = primitives_.emplace(key, makeFast(s, filter, bias, ctx.pool().numThreads())).first;
+      const FastConv& fast = it->second;
+      if (fast.winograd || fast.dnnl) {
+        // Both add the residual to what the output holds (oneDNN's sum post-op).
         if (addend && addend != out) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(rows * channels));
-        conv->run(in, out, ctx.pool());
+        if (fast.winograd) fast.winograd->run(in, out, ctx.pool());
+        else fast.dnnl->run(in, out, ctx.pool());
         return;
       }
     }
@@ -167,6 +166,24 @@ class ConvBase : public OpKernel {
       else ops::conv2dOptimized(s, in, filter, out, &ctx.pool(), &scratch_);
     }
     ops::biasActivation(out, rows, channels, bias, activation_, &ctx.pool(), addend);
+  }
+
+  // The optimized convolution of one input shape: Winograd F(4x4, 3x3) on
+  // AVX2 CPUs where it pays and oneDNN has no Winograd of its own, else
+  // oneDNN's primitives (both null: the Eigen path).
+  struct FastConv {
+    std::unique_ptr<ops::WinogradF43> winograd;
+    std::unique_ptr<dnnl_float::ParallelConvolution> dnnl;
+  };
+  FastConv makeFast(const ops::Conv2DShape& s, const float* filter, const float* bias, int threads) const {
+    FastConv fast;
+    if (winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_) &&
+        !dnnl_float::Convolution::winogradAvailable())
+      fast.winograd = ops::WinogradF43::create(s, filter, bias, activation_, add_);
+    if (!fast.winograd)
+      fast.dnnl =
+          dnnl_float::ParallelConvolution::create(s, depthwise_, filter, bias, activation_, add_, winograd_, threads);
+    return fast;
   }
 
   double convFlops(const std::vector<Shape>& inputs, const std::vector<Shape>& outputs, size_t filter_input) const {
@@ -186,8 +203,8 @@ class ConvBase : public OpKernel {
   ops::Activation activation_ = ops::Activation::kNone;
   bool add_ = false;  // a fused residual Add (the node's input 3)
   std::vector<float> scratch_;  // im2col patches, reused across runs
-  // oneDNN's convolution by input shape and threads (null: the Eigen path).
-  std::map<std::array<std::int64_t, 5>, std::unique_ptr<dnnl_float::ParallelConvolution>> primitives_;
+  // The optimized convolution by input shape and threads.
+  std::map<std::array<std::int64_t, 5>, FastConv> primitives_;
 };
 
 // Whether a kernel runs the plain op or its _Fused form (bias and fused_ops).

@@ -182,6 +182,19 @@ bool Convolution::winogradPays(const ops::Conv2DShape& s, bool depthwise) {
   return winogradShape(s, depthwise) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 196;
 }
 
+bool Convolution::winogradAvailable() {
+  static const bool available = [] {
+    ops::Conv2DShape s;  // ResNet-50's conv2 3x3 layer
+    s.in_h = s.in_w = s.out_h = s.out_w = 56;
+    s.in_c = s.out_c = 64;
+    s.filter_h = s.filter_w = 3;
+    s.pad_top = s.pad_left = 1;
+    const std::vector<float> filter(static_cast<std::size_t>(9 * s.in_c * s.out_c), 0.0f);
+    return createWinograd(s, filter.data(), nullptr, ops::Activation::kNone, Options()) != nullptr;
+  }();
+  return available;
+}
+
 std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool depthwise, const float* filter,
                                                  const float* bias, ops::Activation activation,
                                                  const Options& options) {
@@ -287,6 +300,7 @@ std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape&
   return nullptr;
 }
 bool Convolution::winogradPays(const ops::Conv2DShape&, bool) { return false; }
+bool Convolution::winogradAvailable() { return false; }
 void Convolution::run(const float*, float*) const {}
 const std::string& Convolution::implementation() const { return impl_->implementation; }
 

@@ -37,7 +37,8 @@ class Convolution {
     const Convolution* share = nullptr;
     // Winograd's F(2x2, 3x3) algorithm when oneDNN has it for this shape
     // (3x3, stride 1, no dilation, not depthwise, no add_to_output; see
-    // winogradPays); it runs in oneDNN's blocked layout, between reorders of
+    // winogradPays; AVX-512 only: on AVX2 the engine's own F(4x4, 3x3),
+    // engine/ops/winograd.h, takes these convolutions); it runs in oneDNN's blocked layout, between reorders of
     // the NHWC input and output.
     bool winograd = false;
     // Distance between the filter's rows (HWIO's last dimension) when the
@@ -56,6 +57,10 @@ class Convolution {
   // shape (measured in ResNet-50: 1.4-1.6x at 56x56x64 and 28x28x128, 1.1x
   // at 14x14x256 on one thread; none at 7x7, or with few channels).
   static bool winogradPays(const ops::Conv2DShape& s, bool depthwise);
+  // Whether oneDNN has a Winograd kernel for this CPU (it needs AVX-512;
+  // ONEDNN_MAX_CPU_ISA can take it away). Elsewhere the engine's own
+  // F(4x4, 3x3) (engine/ops/winograd.h) takes the same convolutions.
+  static bool winogradAvailable();
   // input NHWC [batch, in_h, in_w, in_c], output NHWC [batch, out_h, out_w, channels].
   void run(const float* input, float* output) const;
   // oneDNN's name of the implementation it chose ("brg:avx512_core", ...).

@@ -1,0 +1,295 @@
+// Winograd F(4x4, 3x3) (winograd.h). One chunk of output tiles at a time,
+// each chunk on one pool thread with its own scratch: transform the chunk's
+// input tiles into V [36][tiles][in_c], multiply V_p by U_p for each of the
+// 36 positions into M [36][tiles][out_c] (a 6 x 16 register tile of FMAs),
+// transform M back into the output. A chunk's V and M are sized to stay in
+// the core's L2 between the three steps.
+#include "engine/ops/winograd.h"
+
+#include <algorithm>
+
+#include "engine/cpu_features.h"
+#include "engine/thread_pool.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GDS_WINOGRAD_AVX2 1
+#include <immintrin.h>
+#define GDS_AVX2_FMA __attribute__((target("avx2,fma")))
+#endif
+
+namespace gds::engine::ops {
+
+namespace {
+
+constexpr std::int64_t kPositions = 36;  // 6 x 6 transformed values per tile
+constexpr std::int64_t kMr = 6, kNr = 16;
+
+// G of F(4x4, 3x3) for the points 0, 1, -1, 2, -2 and infinity.
+constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
+                             {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                             {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                             {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                             {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                             {0, 0, 1}};
+
+// Bytes of V and M one chunk of tiles may take: with U's panel, about what
+// a core's L2 holds (512 KB on Zen 3, 1-2 MB on recent Intel cores).
+constexpr std::int64_t kChunkBytes = 320 * 1024;
+
+#ifdef GDS_WINOGRAD_AVX2
+
+// B^T of F(4x4, 3x3) applied to six vectors (one column or row of a tile):
+// rows [4 0 -5 0 1 0], [0 -4 -4 1 1 0], [0 4 -4 -1 1 0], [0 -2 -1 2 1 0],
+// [0 2 -1 -2 1 0], [0 4 0 -5 0 1].
+GDS_AVX2_FMA inline void inputTransform6(const __m256 d[6], __m256 w[6]) {
+  const __m256 two = _mm256_set1_ps(2.0f), four = _mm256_set1_ps(4.0f), five = _mm256_set1_ps(5.0f);
+  w[0] = _mm256_fmadd_ps(four, d[0], _mm256_fnmadd_ps(five, d[2], d[4]));
+  w[1] = _mm256_fnmadd_ps(four, _mm256_add_ps(d[1], d[2]), _mm256_add_ps(d[3], d[4]));
+  w[2] = _mm256_fmadd_ps(four, _mm256_sub_ps(d[1], d[2]), _mm256_sub_ps(d[4], d[3]));
+  w[3] = _mm256_fmadd_ps(two, _mm256_sub_ps(d[3], d[1]), _mm256_sub_ps(d[4], d[2]));
+  w[4] = _mm256_fmadd_ps(two, _mm256_sub_ps(d[1], d[3]), _mm256_sub_ps(d[4], d[2]));
+  w[5] = _mm256_fmadd_ps(four, d[1], _mm256_fnmadd_ps(five, d[3], d[5]));
+}
+
+// A^T: rows [1 1 1 1 1 0], [0 1 -1 2 -2 0], [0 1 1 4 4 0], [0 1 -1 8 -8 1].
+GDS_AVX2_FMA inline void outputTransform6(const __m256 m[6], __m256 y[4]) {
+  const __m256 a = _mm256_add_ps(m[1], m[2]), b = _mm256_sub_ps(m[1], m[2]);
+  const __m256 c = _mm256_add_ps(m[3], m[4]), d = _mm256_sub_ps(m[3], m[4]);
+  y[0] = _mm256_add_ps(_mm256_add_ps(m[0], a), c);
+  y[1] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
+  y[2] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
+  y[3] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), m[5]);
+}
+
+// c[r, 0:16] = sum_i a[r, i] * b[i, 0:16] for R rows; a rows lda apart, b a
+// packed panel [k][16], c rows ldc apart. Twelve named accumulators: GCC
+// keeps an array of them in memory, storing every one each iteration.
+template <int R>
+GDS_AVX2_FMA void gemmTile(const float* a, std::int64_t lda, const float* b, std::int64_t k, float* c,
+                           std::int64_t ldc) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+  __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+  const float* a0 = a;
+  for (std::int64_t i = 0; i < k; ++i, ++a0, b += kNr) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    __m256 av = _mm256_broadcast_ss(a0);
+    c00 = _mm256_fmadd_ps(av, b0, c00);
+    c01 = _mm256_fmadd_ps(av, b1, c01);
+    if constexpr (R > 1) {
+      av = _mm256_broadcast_ss(a0 + lda);
+      c10 = _mm256_fmadd_ps(av, b0, c10);
+      c11 = _mm256_fmadd_ps(av, b1, c11);
+    }
+    if constexpr (R > 2) {
+      av = _mm256_broadcast_ss(a0 + 2 * lda);
+      c20 = _mm256_fmadd_ps(av, b0, c20);
+      c21 = _mm256_fmadd_ps(av, b1, c21);
+    }
+    if constexpr (R > 3) {
+      av = _mm256_broadcast_ss(a0 + 3 * lda);
+      c30 = _mm256_fmadd_ps(av, b0, c30);
+      c31 = _mm256_fmadd_ps(av, b1, c31);
+    }
+    if constexpr (R > 4) {
+      av = _mm256_broadcast_ss(a0 + 4 * lda);
+      c40 = _mm256_fmadd_ps(av, b0, c40);
+      c41 = _mm256_fmadd_ps(av, b1, c41);
+    }
+    if constexpr (R > 5) {
+      av = _mm256_broadcast_ss(a0 + 5 * lda);
+      c50 = _mm256_fmadd_ps(av, b0, c50);
+      c51 = _mm256_fmadd_ps(av, b1, c51);
+    }
+  }
+  const __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+  for (int r = 0; r < R; ++r) {
+    _mm256_storeu_ps(c + r * ldc, rows[r][0]);
+    _mm256_storeu_ps(c + r * ldc + 8, rows[r][1]);
+  }
+}
+
+GDS_AVX2_FMA void gemmRows(std::int64_t rows, const float* a, std::int64_t lda, const float* b, std::int64_t k,
+                           float* c, std::int64_t ldc) {
+  std::int64_t r = 0;
+  for (; r + kMr <= rows; r += kMr) gemmTile<kMr>(a + r * lda, lda, b, k, c + r * ldc, ldc);
+  switch (rows - r) {
+    case 5: gemmTile<5>(a + r * lda, lda, b, k, c + r * ldc, ldc); break;
+    case 4: gemmTile<4>(a + r * lda, lda, b, k, c + r * ldc, ldc); break;
+    case 3: gemmTile<3>(a + r * lda, lda, b, k, c + r * ldc, ldc); break;
+    case 2: gemmTile<2>(a + r * lda, lda, b, k, c + r * ldc, ldc); break;
+    case 1: gemmTile<1>(a + r * lda, lda, b, k, c + r * ldc, ldc); break;
+    default: break;
+  }
+}
+
+// One chunk of tiles [t0, t0 + count) (numbered over images, rows, columns).
+struct Chunk {
+  const Conv2DShape& s;
+  std::int64_t tiles_h, tiles_w;
+  std::int64_t t0, count;
+  float* v;  // [36][count][in_c]
+  float* m;  // [36][count][out_c]
+
+  void tileOrigin(std::int64_t t, std::int64_t* n, std::int64_t* y, std::int64_t* x) const {
+    const std::int64_t per_image = tiles_h * tiles_w;
+    *n = t / per_image;
+    *y = (t % per_image) / tiles_w * 4;
+    *x = t % tiles_w * 4;
+  }
+
+  GDS_AVX2_FMA void transformInput(const float* input) const {
+    const std::int64_t in_c = s.in_c, stride = count * in_c;
+    for (std::int64_t t = 0; t < count; ++t) {
+      std::int64_t n, oy, ox;
+      tileOrigin(t0 + t, &n, &oy, &ox);
+      const std::int64_t iy = oy - s.pad_top, ix = ox - s.pad_left;
+      // The tile's 36 input pixels, null where they lie in the padding.
+      const float* px[6][6];
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) {
+          const std::int64_t y = iy + i, x = ix + j;
+          px[i][j] = y >= 0 && y < s.in_h && x >= 0 && x < s.in_w ? input + ((n * s.in_h + y) * s.in_w + x) * in_c
+                                                                   : nullptr;
+        }
+      float* out = v + t * in_c;
+      for (std::int64_t c = 0; c < in_c; c += 8) {
+        __m256 col[6], w[6], tmp[6][6];
+        for (int j = 0; j < 6; ++j) {
+          for (int i = 0; i < 6; ++i) col[i] = px[i][j] ? _mm256_loadu_ps(px[i][j] + c) : _mm256_setzero_ps();
+          inputTransform6(col, w);
+          for (int i = 0; i < 6; ++i) tmp[i][j] = w[i];
+        }
+        for (int i = 0; i < 6; ++i) {
+          inputTransform6(tmp[i], w);
+          for (int j = 0; j < 6; ++j) _mm256_storeu_ps(out + (i * 6 + j) * stride + c, w[j]);
+        }
+      }
+    }
+  }
+
+  GDS_AVX2_FMA void multiply(const float* u) const {
+    const std::int64_t in_c = s.in_c, out_c = s.out_c;
+    for (std::int64_t p = 0; p < kPositions; ++p) {
+      const float* a = v + p * count * in_c;
+      float* c = m + p * count * out_c;
+      const float* b = u + p * in_c * out_c;
+      for (std::int64_t j = 0; j < out_c; j += kNr) gemmRows(count, a, in_c, b + j * in_c, in_c, c + j, out_c);
+    }
+  }
+
+  GDS_AVX2_FMA void transformOutput(float* output, const float* bias, Activation activation,
+                                    bool add_to_output) const {
+    const std::int64_t out_c = s.out_c, stride = count * out_c;
+    const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+    for (std::int64_t t = 0; t < count; ++t) {
+      std::int64_t n, oy, ox;
+      tileOrigin(t0 + t, &n, &oy, &ox);
+      const int rows = static_cast<int>(std::min<std::int64_t>(4, s.out_h - oy));
+      const int cols = static_cast<int>(std::min<std::int64_t>(4, s.out_w - ox));
+      const float* in = m + t * out_c;
+      float* base = output + ((n * s.out_h + oy) * s.out_w + ox) * out_c;
+      for (std::int64_t c = 0; c < out_c; c += 8) {
+        __m256 col[6], y[4], tmp[4][6];
+        for (int j = 0; j < 6; ++j) {
+          for (int i = 0; i < 6; ++i) col[i] = _mm256_loadu_ps(in + (i * 6 + j) * stride + c);
+          outputTransform6(col, y);
+          for (int i = 0; i < 4; ++i) tmp[i][j] = y[i];
+        }
+        const __m256 b = _mm256_loadu_ps(bias + c);
+        for (int i = 0; i < rows; ++i) {
+          outputTransform6(tmp[i], y);
+          for (int j = 0; j < cols; ++j) {
+            float* o = base + (i * s.out_w + j) * out_c + c;
+            __m256 r = _mm256_add_ps(y[j], b);
+            if (add_to_output) r = _mm256_add_ps(r, _mm256_loadu_ps(o));
+            if (activation != Activation::kNone) r = _mm256_max_ps(r, zero);
+            if (activation == Activation::kRelu6) r = _mm256_min_ps(r, six);
+            _mm256_storeu_ps(o, r);
+          }
+        }
+      }
+    }
+  }
+};
+
+#endif  // GDS_WINOGRAD_AVX2
+
+}  // namespace
+
+bool WinogradF43::supports(const Conv2DShape& s, bool depthwise) {
+#ifdef GDS_WINOGRAD_AVX2
+  return cpuFeatures().avx2 && !depthwise && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 &&
+         s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1 && s.in_c > 0 && s.in_c % 8 == 0 &&
+         s.out_c > 0 && s.out_c % kNr == 0 && s.out_h > 0 && s.out_w > 0 && s.batch > 0;
+#else
+  (void)s;
+  (void)depthwise;
+  return false;
+#endif
+}
+
+std::unique_ptr<WinogradF43> WinogradF43::create(const Conv2DShape& s, const float* filter, const float* bias,
+                                                 Activation activation, bool add_to_output, std::int64_t filter_ld) {
+  if (!supports(s, false)) return nullptr;
+  std::unique_ptr<WinogradF43> w(new WinogradF43());
+  w->s_ = s;
+  w->activation_ = activation;
+  w->add_to_output_ = add_to_output;
+  w->tiles_h_ = (s.out_h + 3) / 4;
+  w->tiles_w_ = (s.out_w + 3) / 4;
+  const std::int64_t in_c = s.in_c, out_c = s.out_c, ld = filter_ld > 0 ? filter_ld : out_c;
+  w->bias_.assign(static_cast<std::size_t>(out_c), 0.0f);
+  if (bias) std::copy(bias, bias + out_c, w->bias_.begin());
+  // U = G g G^T in double, rounded once; packed [p][out_c / 16][in_c][16].
+  w->u_.resize(static_cast<std::size_t>(kPositions * in_c * out_c));
+  for (std::int64_t ci = 0; ci < in_c; ++ci)
+    for (std::int64_t co = 0; co < out_c; ++co) {
+      double g[3][3], gg[6][3];
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b) g[a][b] = filter[((a * 3 + b) * in_c + ci) * ld + co];
+      for (int i = 0; i < 6; ++i)
+        for (int b = 0; b < 3; ++b) gg[i][b] = kG[i][0] * g[0][b] + kG[i][1] * g[1][b] + kG[i][2] * g[2][b];
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j) {
+          const double value = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
+          const std::int64_t p = i * 6 + j;
+          w->u_[static_cast<std::size_t>(p * in_c * out_c + (co / kNr) * in_c * kNr + ci * kNr + co % kNr)] =
+              static_cast<float>(value);
+        }
+    }
+  return w;
+}
+
+void WinogradF43::run(const float* input, float* output, const ThreadPool& pool) const {
+#ifdef GDS_WINOGRAD_AVX2
+  const std::int64_t tiles = s_.batch * tiles_h_ * tiles_w_;
+  const std::int64_t tile_bytes = kPositions * (s_.in_c + s_.out_c) * static_cast<std::int64_t>(sizeof(float));
+  // Tiles per chunk: what fits kChunkBytes, but at least four register
+  // tiles (every chunk reads all of U: with many channels U is the larger
+  // part), a whole number of register tiles, and one chunk per thread.
+  std::int64_t per_chunk = std::max<std::int64_t>(4 * kMr, kChunkBytes / tile_bytes) / kMr * kMr;
+  const std::int64_t threads = std::max(1, pool.numThreads());
+  per_chunk = std::min(per_chunk, (tiles + threads - 1) / threads);
+  const std::int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
+  auto runChunks = [&](std::int64_t c0, std::int64_t c1) {
+    thread_local std::vector<float> scratch;
+    for (std::int64_t ci = c0; ci < c1; ++ci) {
+      const std::int64_t t0 = ci * per_chunk, count = std::min(per_chunk, tiles - t0);
+      const std::size_t need = static_cast<std::size_t>(kPositions * count * (s_.in_c + s_.out_c));
+      if (scratch.size() < need) scratch.resize(need);
+      Chunk chunk{s_, tiles_h_, tiles_w_, t0, count, scratch.data(), scratch.data() + kPositions * count * s_.in_c};
+      chunk.transformInput(input);
+      chunk.multiply(u_.data());
+      chunk.transformOutput(output, bias_.data(), activation_, add_to_output_);
+    }
+  };
+  if (chunks == 1) runChunks(0, 1);
+  else pool.parallelFor(chunks, 1e9, runChunks);
+#else
+  (void)input;
+  (void)output;
+  (void)pool;
+#endif
+}
+
+}  // namespace gds::engine::ops
