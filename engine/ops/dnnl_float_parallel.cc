@@ -19,17 +19,20 @@ std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::Conv
   pc->rows_ = s.batch * s.out_h * s.out_w;
   pc->channels_ = channels;
   pc->add_to_output_ = add_to_output;
-  const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
   // Below ~1 MFLOP (some 10 us) per thread, handing work to the pool's
   // spinning worker costs about what the split saves.
   const double flops = 2.0 * static_cast<double>(s.batch * s.out_h * s.out_w * channels) *
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
-  const std::int64_t count = std::max<std::int64_t>(
-      1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(flops / 1e6)}));
+  const std::int64_t by_work =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(flops / 1e6)));
   std::vector<Part>& parts = pc->parts_;
   const Convolution* first = nullptr;
   const bool winograd = winograd_allowed && Convolution::winogradPays(s, depthwise);
-  const auto slices = ops::convChannelSlices(s, depthwise, count);
+  // Slices of the output channels where the filter outweighs the input
+  // (even a single output pixel, as a classifier's 1x1 convolution has).
+  const auto slices = ops::convChannelSlices(s, depthwise, by_work);
+  const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
+  const std::int64_t count = std::min(units, by_work);
   if (!slices.empty()) {
     for (const auto& [begin, end] : slices) {
       Part part;

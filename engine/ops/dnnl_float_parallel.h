@@ -36,6 +36,8 @@ class ParallelConvolution {
                                                      bool winograd, int threads);
   // input NHWC [batch, in_h, in_w, in_c], output NHWC [batch, out_h, out_w, channels].
   void run(const float* input, float* output, const ThreadPool& pool) const;
+  // Slices the work was split into (one per thread that takes part).
+  std::size_t parts() const { return parts_.size(); }
 
  private:
   struct Part {

@@ -13,9 +13,11 @@
 
 #include "engine/eval/benchmark.h"
 #include "engine/ops/dnnl_float.h"
+#include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
 #include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "engine/thread_pool.h"
 #include "model/graph_builder.h"
 #include "model/io.h"
 #include "tests/test_util.h"
@@ -379,6 +381,35 @@ TEST_F(FusionTest, ChannelSlicesOfAWeightHeavyConvolutionAgree) {
     const auto nodes = expectAllAgree(b.graph(), input, "relu");
     EXPECT_TRUE(hasNode(nodes, "relu", "_FusedConv2D"));
   }
+}
+
+// A classifier's 1x1 convolution of a single pixel (MobileNet's logits,
+// 1024 -> 1001) has one output row to split: two threads take halves of
+// the output channels, each reading half of the weights, with the same
+// results as one.
+TEST_F(FusionTest, ASinglePixelConvolutionIsSplitByChannels) {
+  if (!dnnl_float::available()) GTEST_SKIP() << "oneDNN is not built in";
+  ops::Conv2DShape s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 1;
+  s.in_c = 1024, s.out_c = 1001;
+  const std::vector<float> filter = wave(s.in_c * s.out_c, 0.37f), bias = wave(s.out_c, 1.3f);
+  const std::vector<float> input = wave(s.in_c, 0.11f);
+  std::vector<std::vector<float>> outputs;
+  for (int threads : {1, 2}) {
+    auto conv = dnnl_float::ParallelConvolution::create(s, false, filter.data(), bias.data(), ops::Activation::kRelu,
+                                                        false, true, threads);
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->parts(), static_cast<std::size_t>(threads));
+    ThreadPool pool(threads);
+    outputs.emplace_back(static_cast<std::size_t>(s.out_c));
+    conv->run(input.data(), outputs.back().data(), pool);
+  }
+  double max_diff = 0, expected0 = bias[0];
+  for (std::int64_t c = 0; c < s.in_c; ++c) expected0 += static_cast<double>(input[c]) * filter[c * s.out_c];
+  for (std::size_t i = 0; i < outputs[0].size(); ++i)
+    max_diff = std::max(max_diff, static_cast<double>(std::fabs(outputs[0][i] - outputs[1][i])));
+  EXPECT_LE(max_diff, 1e-5);
+  EXPECT_NEAR(outputs[1][0], std::max(0.0, expected0), 1e-4);
 }
 
 // The residual's own buffer becomes the fused convolution's output when
