@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/allocation.h"
 #include "engine/kernels/nn_kernel_util.h"
 #include "engine/ops/conv.h"
 #include "engine/ops/dnnl_float.h"
@@ -177,8 +178,11 @@ class ConvBase : public OpKernel {
   };
   FastConv makeFast(const ops::Conv2DShape& s, const float* filter, const float* bias, int threads) const {
     FastConv fast;
+    // Its transformed filter takes four times the filter's memory (36 values
+    // per 9): within the memory budget only, else the direct convolution.
     if (winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_) &&
-        !dnnl_float::Convolution::winogradAvailable())
+        !dnnl_float::Convolution::winogradAvailable() &&
+        checkAllocation(tensorflow::DT_FLOAT, {36, s.in_c, s.out_c}).ok())
       fast.winograd = ops::WinogradF43::create(s, filter, bias, activation_, add_);
     if (!fast.winograd)
       fast.dnnl =

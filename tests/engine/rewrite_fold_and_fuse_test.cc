@@ -15,11 +15,13 @@
 #include "engine/ops/dnnl_float.h"
 #include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
+#include "engine/ops/winograd.h"
 #include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "engine/thread_pool.h"
 #include "model/graph_builder.h"
 #include "model/io.h"
+#include "model/memory_budget.h"
 #include "tests/test_util.h"
 
 namespace gds::engine {
@@ -358,6 +360,42 @@ TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
   EXPECT_FALSE(dnnl_float::Convolution::winogradPays(s, true));  // never depthwise
   s.stride_h = 2;
   EXPECT_FALSE(dnnl_float::Convolution::winogradPays(s, false));
+}
+
+// The engine's Winograd (on AVX2 CPUs, where oneDNN has none) keeps a
+// transformed filter four times the filter's size: under a memory budget
+// too small for it the layer runs the direct convolution, bit for bit what
+// --winograd=false computes; with room for it, its own rounding.
+TEST_F(FusionTest, WinogradStaysWithinTheMemoryBudget) {
+  ops::Conv2DShape s;
+  s.in_h = 30, s.in_w = 28, s.in_c = 64, s.filter_h = s.filter_w = 3, s.out_c = 64, s.out_h = 30, s.out_w = 28;
+  s.pad_top = s.pad_left = 1;
+  if (!dnnl_float::available() || dnnl_float::Convolution::winogradAvailable() ||
+      !ops::WinogradF43::supports(s, false))
+    GTEST_SKIP() << "the engine's own Winograd is not used on this CPU";
+  const Shape in_shape = {1, 30, 28, 64};
+  GraphBuilder b;
+  const std::string x = b.placeholder("input", tensorflow::DT_FLOAT, in_shape);
+  const std::string w = b.constantFloat("w", {3, 3, 64, 64}, wave(3 * 3 * 64 * 64, 0.53f, 0.0f));
+  b.relu("relu", b.biasAdd("bias", b.conv2d("conv", x, w, {1, 1, 1, 1}, "SAME"), b.constantFloat("b", {64}, wave(64, 1.3f))));
+  const Tensor input = floatTensor(in_shape, wave(model::numElements(in_shape), 0.07f));
+  auto runWith = [&](bool winograd, std::int64_t budget) {
+    model::setMemoryBudget(budget);
+    PlanOptions options;
+    options.winograd = winograd;
+    auto plan = compileForInference(b.graph(), {"input"}, {"relu"}, options);
+    auto out = plan.ok() ? (*plan)->run({input}) : Result<std::vector<Tensor>>(plan.status());
+    model::setMemoryBudget(0);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? (*out)[0] : Tensor();
+  };
+  const std::int64_t transformed = 36 * 64 * 64 * 4;
+  const Tensor direct = runWith(false, 0);
+  const Tensor squeezed = runWith(true, transformed - 1);
+  const Tensor winograd = runWith(true, transformed);
+  EXPECT_EQ(maxAbsDiff(squeezed, direct), 0.0f);
+  EXPECT_GT(maxAbsDiff(winograd, direct), 0.0f);
+  EXPECT_LE(maxAbsDiff(winograd, direct), 1e-4f);
 }
 
 // A filter larger than its input (ResNet's last stage): two threads split
