@@ -182,7 +182,7 @@ class ConvBase : public OpKernel {
     // per 9): within the memory budget only, else the direct convolution.
     if (winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_) &&
         !dnnl_float::Convolution::winogradAvailable() &&
-        checkAllocation(tensorflow::DT_FLOAT, {36, s.in_c, s.out_c}).ok())
+        checkAllocation(tensorflow::DT_FLOAT, {ops::WinogradF43::transformedFilterSize(s)}).ok())
       fast.winograd = ops::WinogradF43::create(s, filter, bias, activation_, add_);
     if (!fast.winograd)
       fast.dnnl =

@@ -122,13 +122,21 @@ GDS_AVX2_FMA void gemmRows(std::int64_t rows, const float* a, std::int64_t lda, 
   }
 }
 
+// Lanes [0, n) of 8 (n < 8) for masked loads and stores at a channel tail.
+GDS_AVX2_FMA inline __m256i laneMask(std::int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 // One chunk of tiles [t0, t0 + count) (numbered over images, rows, columns).
+// Channels are padded with zeros to in_cp (a multiple of 8) in V and
+// out_cp (of 16) in M and U.
 struct Chunk {
   const Conv2DShape& s;
+  std::int64_t in_cp, out_cp;
   std::int64_t tiles_h, tiles_w;
   std::int64_t t0, count;
-  float* v;  // [36][count][in_c]
-  float* m;  // [36][count][out_c]
+  float* v;  // [36][count][in_cp]
+  float* m;  // [36][count][out_cp]
 
   void tileOrigin(std::int64_t t, std::int64_t* n, std::int64_t* y, std::int64_t* x) const {
     const std::int64_t per_image = tiles_h * tiles_w;
@@ -138,7 +146,8 @@ struct Chunk {
   }
 
   GDS_AVX2_FMA void transformInput(const float* input) const {
-    const std::int64_t in_c = s.in_c, stride = count * in_c;
+    const std::int64_t in_c = s.in_c, stride = count * in_cp;
+    const __m256i tail = laneMask(in_c % 8);
     for (std::int64_t t = 0; t < count; ++t) {
       std::int64_t n, oy, ox;
       tileOrigin(t0 + t, &n, &oy, &ox);
@@ -151,11 +160,15 @@ struct Chunk {
           px[i][j] = y >= 0 && y < s.in_h && x >= 0 && x < s.in_w ? input + ((n * s.in_h + y) * s.in_w + x) * in_c
                                                                    : nullptr;
         }
-      float* out = v + t * in_c;
+      float* out = v + t * in_cp;
       for (std::int64_t c = 0; c < in_c; c += 8) {
         __m256 col[6], w[6], tmp[6][6];
+        const bool whole = c + 8 <= in_c;
         for (int j = 0; j < 6; ++j) {
-          for (int i = 0; i < 6; ++i) col[i] = px[i][j] ? _mm256_loadu_ps(px[i][j] + c) : _mm256_setzero_ps();
+          for (int i = 0; i < 6; ++i)
+            col[i] = !px[i][j] ? _mm256_setzero_ps()
+                     : whole   ? _mm256_loadu_ps(px[i][j] + c)
+                               : _mm256_maskload_ps(px[i][j] + c, tail);
           inputTransform6(col, w);
           for (int i = 0; i < 6; ++i) tmp[i][j] = w[i];
         }
@@ -168,25 +181,25 @@ struct Chunk {
   }
 
   GDS_AVX2_FMA void multiply(const float* u) const {
-    const std::int64_t in_c = s.in_c, out_c = s.out_c;
     for (std::int64_t p = 0; p < kPositions; ++p) {
-      const float* a = v + p * count * in_c;
-      float* c = m + p * count * out_c;
-      const float* b = u + p * in_c * out_c;
-      for (std::int64_t j = 0; j < out_c; j += kNr) gemmRows(count, a, in_c, b + j * in_c, in_c, c + j, out_c);
+      const float* a = v + p * count * in_cp;
+      float* c = m + p * count * out_cp;
+      const float* b = u + p * in_cp * out_cp;
+      for (std::int64_t j = 0; j < out_cp; j += kNr) gemmRows(count, a, in_cp, b + j * in_cp, in_cp, c + j, out_cp);
     }
   }
 
   GDS_AVX2_FMA void transformOutput(float* output, const float* bias, Activation activation,
                                     bool add_to_output) const {
-    const std::int64_t out_c = s.out_c, stride = count * out_c;
+    const std::int64_t out_c = s.out_c, stride = count * out_cp;
     const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
+    const __m256i tail = laneMask(out_c % 8);
     for (std::int64_t t = 0; t < count; ++t) {
       std::int64_t n, oy, ox;
       tileOrigin(t0 + t, &n, &oy, &ox);
       const int rows = static_cast<int>(std::min<std::int64_t>(4, s.out_h - oy));
       const int cols = static_cast<int>(std::min<std::int64_t>(4, s.out_w - ox));
-      const float* in = m + t * out_c;
+      const float* in = m + t * out_cp;
       float* base = output + ((n * s.out_h + oy) * s.out_w + ox) * out_c;
       for (std::int64_t c = 0; c < out_c; c += 8) {
         __m256 col[6], y[4], tmp[4][6];
@@ -195,16 +208,18 @@ struct Chunk {
           outputTransform6(col, y);
           for (int i = 0; i < 4; ++i) tmp[i][j] = y[i];
         }
-        const __m256 b = _mm256_loadu_ps(bias + c);
+        const __m256 b = _mm256_loadu_ps(bias + c);  // padded to out_cp
+        const bool whole = c + 8 <= out_c;
         for (int i = 0; i < rows; ++i) {
           outputTransform6(tmp[i], y);
           for (int j = 0; j < cols; ++j) {
             float* o = base + (i * s.out_w + j) * out_c + c;
             __m256 r = _mm256_add_ps(y[j], b);
-            if (add_to_output) r = _mm256_add_ps(r, _mm256_loadu_ps(o));
+            if (add_to_output) r = _mm256_add_ps(r, whole ? _mm256_loadu_ps(o) : _mm256_maskload_ps(o, tail));
             if (activation != Activation::kNone) r = _mm256_max_ps(r, zero);
             if (activation == Activation::kRelu6) r = _mm256_min_ps(r, six);
-            _mm256_storeu_ps(o, r);
+            if (whole) _mm256_storeu_ps(o, r);
+            else _mm256_maskstore_ps(o, tail, r);
           }
         }
       }
@@ -216,11 +231,17 @@ struct Chunk {
 
 }  // namespace
 
+std::int64_t WinogradF43::paddedInputChannels(const Conv2DShape& s) { return (s.in_c + 7) / 8 * 8; }
+std::int64_t WinogradF43::paddedOutputChannels(const Conv2DShape& s) { return (s.out_c + kNr - 1) / kNr * kNr; }
+std::int64_t WinogradF43::transformedFilterSize(const Conv2DShape& s) {
+  return kPositions * paddedInputChannels(s) * paddedOutputChannels(s);
+}
+
 bool WinogradF43::supports(const Conv2DShape& s, bool depthwise) {
 #ifdef GDS_WINOGRAD_AVX2
   return cpuFeatures().avx2 && !depthwise && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 &&
-         s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1 && s.in_c > 0 && s.in_c % 8 == 0 &&
-         s.out_c > 0 && s.out_c % kNr == 0 && s.out_h > 0 && s.out_w > 0 && s.batch > 0;
+         s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1 && s.in_c > 0 && s.out_c > 0 && s.out_h > 0 &&
+         s.out_w > 0 && s.batch > 0;
 #else
   (void)s;
   (void)depthwise;
@@ -238,10 +259,12 @@ std::unique_ptr<WinogradF43> WinogradF43::create(const Conv2DShape& s, const flo
   w->tiles_h_ = (s.out_h + 3) / 4;
   w->tiles_w_ = (s.out_w + 3) / 4;
   const std::int64_t in_c = s.in_c, out_c = s.out_c, ld = filter_ld > 0 ? filter_ld : out_c;
-  w->bias_.assign(static_cast<std::size_t>(out_c), 0.0f);
+  const std::int64_t in_cp = w->in_cp_ = paddedInputChannels(s), out_cp = w->out_cp_ = paddedOutputChannels(s);
+  w->bias_.assign(static_cast<std::size_t>(out_cp), 0.0f);
   if (bias) std::copy(bias, bias + out_c, w->bias_.begin());
-  // U = G g G^T in double, rounded once; packed [p][out_c / 16][in_c][16].
-  w->u_.resize(static_cast<std::size_t>(kPositions * in_c * out_c));
+  // U = G g G^T in double, rounded once; packed [p][out_cp / 16][in_cp][16],
+  // zeros in the padding.
+  w->u_.assign(static_cast<std::size_t>(kPositions * in_cp * out_cp), 0.0f);
   for (std::int64_t ci = 0; ci < in_c; ++ci)
     for (std::int64_t co = 0; co < out_c; ++co) {
       double g[3][3], gg[6][3];
@@ -253,7 +276,7 @@ std::unique_ptr<WinogradF43> WinogradF43::create(const Conv2DShape& s, const flo
         for (int j = 0; j < 6; ++j) {
           const double value = gg[i][0] * kG[j][0] + gg[i][1] * kG[j][1] + gg[i][2] * kG[j][2];
           const std::int64_t p = i * 6 + j;
-          w->u_[static_cast<std::size_t>(p * in_c * out_c + (co / kNr) * in_c * kNr + ci * kNr + co % kNr)] =
+          w->u_[static_cast<std::size_t>(p * in_cp * out_cp + (co / kNr) * in_cp * kNr + ci * kNr + co % kNr)] =
               static_cast<float>(value);
         }
     }
@@ -263,7 +286,7 @@ std::unique_ptr<WinogradF43> WinogradF43::create(const Conv2DShape& s, const flo
 void WinogradF43::run(const float* input, float* output, const ThreadPool& pool) const {
 #ifdef GDS_WINOGRAD_AVX2
   const std::int64_t tiles = s_.batch * tiles_h_ * tiles_w_;
-  const std::int64_t tile_bytes = kPositions * (s_.in_c + s_.out_c) * static_cast<std::int64_t>(sizeof(float));
+  const std::int64_t tile_bytes = kPositions * (in_cp_ + out_cp_) * static_cast<std::int64_t>(sizeof(float));
   // Tiles per chunk: what fits kChunkBytes, but at least four register
   // tiles (every chunk reads all of U: with many channels U is the larger
   // part), a whole number of register tiles, and one chunk per thread.
@@ -275,9 +298,10 @@ void WinogradF43::run(const float* input, float* output, const ThreadPool& pool)
     thread_local std::vector<float> scratch;
     for (std::int64_t ci = c0; ci < c1; ++ci) {
       const std::int64_t t0 = ci * per_chunk, count = std::min(per_chunk, tiles - t0);
-      const std::size_t need = static_cast<std::size_t>(kPositions * count * (s_.in_c + s_.out_c));
+      const std::size_t need = static_cast<std::size_t>(kPositions * count * (in_cp_ + out_cp_));
       if (scratch.size() < need) scratch.resize(need);
-      Chunk chunk{s_, tiles_h_, tiles_w_, t0, count, scratch.data(), scratch.data() + kPositions * count * s_.in_c};
+      Chunk chunk{s_,    in_cp_, out_cp_,        tiles_h_, tiles_w_, t0,
+                  count, scratch.data(), scratch.data() + kPositions * count * in_cp_};
       chunk.transformInput(input);
       chunk.multiply(u_.data());
       chunk.transformOutput(output, bias_.data(), activation_, add_to_output_);

@@ -30,9 +30,12 @@ namespace gds::engine::ops {
 class WinogradF43 {
  public:
   // Whether this CPU runs it (AVX2 and FMA, within GDS_CPU's cap) and it
-  // computes s: a 3x3 filter, stride 1, no dilation, not depthwise, input
-  // channels a multiple of 8 and output channels of 16 (the vector widths).
+  // computes s: a 3x3 filter, stride 1, no dilation, not depthwise.
   static bool supports(const Conv2DShape& s, bool depthwise);
+  // Floats of the transformed filter: 36 per pair of channels, input
+  // channels padded to a multiple of 8 and output channels of 16 (the
+  // vector widths; the padding holds zeros).
+  static std::int64_t transformedFilterSize(const Conv2DShape& s);
   // filter: HWIO [3, 3, in_c, filter_ld] (filter_ld 0: out_c), bias: out_c
   // values or null. The filter is transformed now. Null where !supports(s).
   static std::unique_ptr<WinogradF43> create(const Conv2DShape& s, const float* filter, const float* bias,
@@ -41,18 +44,21 @@ class WinogradF43 {
   // Tiles are split between the pool's threads.
   void run(const float* input, float* output, const ThreadPool& pool) const;
 
-  // The transformed, packed filter's floats (36 * in_c * out_c).
+  // The transformed, packed filter's floats (transformedFilterSize(s)).
   std::int64_t packedFilterSize() const { return static_cast<std::int64_t>(u_.size()); }
 
  private:
+  static std::int64_t paddedInputChannels(const Conv2DShape& s);
+  static std::int64_t paddedOutputChannels(const Conv2DShape& s);
   WinogradF43() = default;
   Conv2DShape s_;
   Activation activation_ = Activation::kNone;
   bool add_to_output_ = false;
   std::int64_t tiles_h_ = 0, tiles_w_ = 0;
-  // U = G g G^T: [36 positions][out_c / 16 panels][in_c][16].
+  std::int64_t in_cp_ = 0, out_cp_ = 0;  // channels padded to the vector widths
+  // U = G g G^T: [36 positions][out_cp / 16 panels][in_cp][16].
   std::vector<float> u_;
-  std::vector<float> bias_;  // out_c values (zeros without a bias)
+  std::vector<float> bias_;  // out_cp values (zeros without a bias, and in the padding)
 };
 
 }  // namespace gds::engine::ops

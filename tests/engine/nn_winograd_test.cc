@@ -1,7 +1,7 @@
 // Winograd F(4x4, 3x3) (engine/ops/winograd.h) against the reference
 // convolution (double sums): partial tiles at the right and bottom edges,
-// padding on one side only, VALID, several images, bias, Relu/Relu6 and a
-// residual, on one thread and on two (the same bits: tiles never share
+// padding on one side only, VALID, several images, channel counts that are
+// not whole vectors, bias, Relu/Relu6 and a residual, on one thread and on two (the same bits: tiles never share
 // sums).
 #include <gtest/gtest.h>
 
@@ -41,6 +41,8 @@ const Case kCases[] = {
     {"two images 9x10x16->32, relu6", 2, 9, 10, 16, 32, 1, 1, 9, 10, Activation::kRelu6, true, false},
     {"pads top/left only 7x6x24->48, residual", 1, 7, 6, 24, 48, 2, 0, 7, 4, Activation::kRelu, true, true},
     {"one output row 3x40x8->16", 1, 3, 40, 8, 16, 0, 1, 1, 40, Activation::kNone, true, false},
+    {"channel tails 11x9x13->20, residual", 1, 11, 9, 13, 20, 1, 1, 11, 9, Activation::kRelu, true, true},
+    {"three channels 6x7x3->5", 1, 6, 7, 3, 5, 1, 1, 6, 7, Activation::kNone, false, false},
 };
 
 TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
@@ -68,7 +70,8 @@ TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
                    nullptr, c.residual ? addend.data() : nullptr);
     auto conv = WinogradF43::create(s, filter.data(), c.bias ? bias.data() : nullptr, c.activation, c.residual);
     ASSERT_NE(conv, nullptr);
-    EXPECT_EQ(conv->packedFilterSize(), 36 * s.in_c * s.out_c);
+    EXPECT_EQ(conv->packedFilterSize(), 36 * ((s.in_c + 7) / 8 * 8) * ((s.out_c + 15) / 16 * 16));
+    EXPECT_EQ(conv->packedFilterSize(), WinogradF43::transformedFilterSize(s));
     std::vector<float> got1 = c.residual ? addend : std::vector<float>(static_cast<size_t>(n), 1e30f);
     std::vector<float> got2 = got1;
     conv->run(input.data(), got1.data(), one);
@@ -88,7 +91,7 @@ TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
   }
 }
 
-TEST(WinogradF43, TakesOnly3x3Stride1WithWholeVectorsOfChannels) {
+TEST(WinogradF43, TakesOnly3x3Stride1) {
   Conv2DShape s;
   s.in_h = s.in_w = s.out_h = s.out_w = 16;
   s.in_c = 64, s.out_c = 64, s.filter_h = s.filter_w = 3, s.pad_top = s.pad_left = 1;
@@ -96,10 +99,9 @@ TEST(WinogradF43, TakesOnly3x3Stride1WithWholeVectorsOfChannels) {
   EXPECT_FALSE(WinogradF43::supports(s, true)) << "depthwise";
   Conv2DShape t = s;
   t.in_c = 60;
-  EXPECT_FALSE(WinogradF43::supports(t, false)) << "input channels not a multiple of 8";
-  t = s;
   t.out_c = 56;
-  EXPECT_FALSE(WinogradF43::supports(t, false)) << "output channels not a multiple of 16";
+  EXPECT_TRUE(WinogradF43::supports(t, false)) << "channels padded to the vector widths";
+  EXPECT_EQ(WinogradF43::transformedFilterSize(t), 36 * 64 * 64);
   t = s;
   t.stride_w = 2;
   EXPECT_FALSE(WinogradF43::supports(t, false)) << "stride 2";
