@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace gds::test {
@@ -100,6 +101,14 @@ CommandResult runProgram(const std::string& program, const std::vector<std::stri
       break;
     }
   return result;
+}
+
+std::vector<float> uniformFloats(std::int64_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = dist(rng);
+  return v;
 }
 
 }  // namespace gds::test

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gds::test {
 
@@ -20,6 +22,8 @@ std::string binaryDir();                              // the build folder
 std::string gdstudioPath();
 // A fresh empty temporary folder, removed at exit.
 std::string tempDir();
+// n floats uniform in [-1, 1) from a Mersenne Twister seeded with `seed`.
+std::vector<float> uniformFloats(std::int64_t n, unsigned seed);
 
 struct CommandResult {
   int exit_code = -1;

@@ -72,34 +72,15 @@ GDS_AVX2_FMA void gemmTile(const float* a, std::int64_t lda, const float* b, std
   const float* a0 = a;
   for (std::int64_t i = 0; i < k; ++i, ++a0, b += kNr) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
-    __m256 av = _mm256_broadcast_ss(a0);
-    c00 = _mm256_fmadd_ps(av, b0, c00);
-    c01 = _mm256_fmadd_ps(av, b1, c01);
-    if constexpr (R > 1) {
-      av = _mm256_broadcast_ss(a0 + lda);
-      c10 = _mm256_fmadd_ps(av, b0, c10);
-      c11 = _mm256_fmadd_ps(av, b1, c11);
-    }
-    if constexpr (R > 2) {
-      av = _mm256_broadcast_ss(a0 + 2 * lda);
-      c20 = _mm256_fmadd_ps(av, b0, c20);
-      c21 = _mm256_fmadd_ps(av, b1, c21);
-    }
-    if constexpr (R > 3) {
-      av = _mm256_broadcast_ss(a0 + 3 * lda);
-      c30 = _mm256_fmadd_ps(av, b0, c30);
-      c31 = _mm256_fmadd_ps(av, b1, c31);
-    }
-    if constexpr (R > 4) {
-      av = _mm256_broadcast_ss(a0 + 4 * lda);
-      c40 = _mm256_fmadd_ps(av, b0, c40);
-      c41 = _mm256_fmadd_ps(av, b1, c41);
-    }
-    if constexpr (R > 5) {
-      av = _mm256_broadcast_ss(a0 + 5 * lda);
-      c50 = _mm256_fmadd_ps(av, b0, c50);
-      c51 = _mm256_fmadd_ps(av, b1, c51);
-    }
+#define GDS_WINOGRAD_ROW(r)                                 \
+  if constexpr (R > r) {                                    \
+    const __m256 av = _mm256_broadcast_ss(a0 + r * lda);    \
+    c##r##0 = _mm256_fmadd_ps(av, b0, c##r##0);             \
+    c##r##1 = _mm256_fmadd_ps(av, b1, c##r##1);             \
+  }
+    GDS_WINOGRAD_ROW(0) GDS_WINOGRAD_ROW(1) GDS_WINOGRAD_ROW(2) GDS_WINOGRAD_ROW(3) GDS_WINOGRAD_ROW(4)
+    GDS_WINOGRAD_ROW(5)
+#undef GDS_WINOGRAD_ROW
   }
   const __m256 rows[6][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (int r = 0; r < R; ++r) {

@@ -6,23 +6,17 @@
 #include <array>
 #include <cmath>
 #include <string>
-#include <random>
 #include <vector>
 
 #include "engine/ops/conv.h"
 #include "engine/ops/gemm.h"
 #include "engine/thread_pool.h"
+#include "tests/test_util.h"
 
 namespace gds::engine::ops {
 namespace {
 
-std::vector<float> randomVector(std::int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
+using test::uniformFloats;
 
 float maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
   float m = 0;
@@ -136,8 +130,8 @@ TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
       s.dilation_h = k.dh;
       s.dilation_w = k.dw;
       ASSERT_TRUE(computeConv2DShape(k.padding, &s));
-      const auto in = randomVector(s.batch * s.in_h * s.in_w * s.in_c, seed++);
-      const auto f = randomVector(s.filter_h * s.filter_w * s.in_c * s.out_c, seed++);
+      const auto in = uniformFloats(s.batch * s.in_h * s.in_w * s.in_c, seed++);
+      const auto f = uniformFloats(s.filter_h * s.filter_w * s.in_c * s.out_c, seed++);
       const size_t out_n = static_cast<size_t>(s.batch * s.out_h * s.out_w * s.out_c);
       std::vector<float> ref(out_n), opt(out_n, 123.0f);
       conv2dReference(s, in.data(), f.data(), ref.data());
@@ -148,7 +142,7 @@ TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
       for (std::int64_t mult : {1, 3}) {
         Conv2DShape d = s;
         d.out_c = mult;
-        const auto df = randomVector(d.filter_h * d.filter_w * d.in_c * mult, seed++);
+        const auto df = uniformFloats(d.filter_h * d.filter_w * d.in_c * mult, seed++);
         const size_t dn = static_cast<size_t>(d.batch * d.out_h * d.out_w * d.in_c * mult);
         std::vector<float> dref(dn), dopt(dn, 7.0f);
         depthwiseConv2dReference(d, in.data(), df.data(), dref.data());
@@ -168,8 +162,8 @@ TEST_P(NnConvBackendTest, LargeConvUsesChunkedPatchesCorrectly) {
   s.filter_h = s.filter_w = 3;
   s.out_c = 8;
   ASSERT_TRUE(computeConv2DShape(Padding::kSame, &s));
-  const auto in = randomVector(s.batch * s.in_h * s.in_w * s.in_c, 99);
-  const auto f = randomVector(3 * 3 * 64 * 8, 98);
+  const auto in = uniformFloats(s.batch * s.in_h * s.in_w * s.in_c, 99);
+  const auto f = uniformFloats(3 * 3 * 64 * 8, 98);
   std::vector<float> ref(static_cast<size_t>(2 * 40 * 40 * 8)), opt(ref.size());
   conv2dReference(s, in.data(), f.data(), ref.data());
   ThreadPool pool(2);
@@ -187,8 +181,8 @@ TEST(NnConvTest, GemmMatchesReferenceWithTransposes) {
     const int m = dims[0], n = dims[1], k = dims[2];
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
-      const auto a = randomVector(m * k, seed++);
-      const auto b = randomVector(k * n, seed++);
+      const auto a = uniformFloats(m * k, seed++);
+      const auto b = uniformFloats(k * n, seed++);
       std::vector<float> ref(static_cast<size_t>(m * n)), one(ref.size()), two(ref.size());
       gemmReference(a.data(), b.data(), ref.data(), m, n, k, ta, tb);
       for (GemmBackend backend : {GemmBackend::kEigen, GemmBackend::kOneDnn}) {
@@ -210,7 +204,7 @@ TEST(NnConvTest, GemmMatchesReferenceWithTransposes) {
 }
 
 TEST(NnConvTest, LayoutTransposesRoundTrip) {
-  const auto x = randomVector(2 * 3 * 4 * 5, 3);
+  const auto x = uniformFloats(2 * 3 * 4 * 5, 3);
   std::vector<float> nhwc(x.size()), back(x.size());
   nchwToNhwc(x.data(), nhwc.data(), 2, 3, 4, 5);
   EXPECT_EQ(nhwc[1], x[4 * 5]);  // (n0,h0,w0,c1) = (n0,c1,h0,w0)

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,17 +14,12 @@
 #include "engine/ops/nn.h"
 #include "engine/ops/winograd.h"
 #include "engine/thread_pool.h"
+#include "tests/test_util.h"
 
 namespace gds::engine::ops {
 namespace {
 
-std::vector<float> randomVector(std::int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
+using test::uniformFloats;
 
 struct Case {
   const char* name;
@@ -59,11 +53,11 @@ TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
     s.filter_h = s.filter_w = 3, s.pad_top = c.pad_top, s.pad_left = c.pad_left;
     s.out_h = c.out_h, s.out_w = c.out_w;
     ASSERT_TRUE(WinogradF43::supports(s, false));
-    const std::vector<float> input = randomVector(s.batch * s.in_h * s.in_w * s.in_c, seed++);
-    const std::vector<float> filter = randomVector(9 * s.in_c * s.out_c, seed++);
-    const std::vector<float> bias = randomVector(s.out_c, seed++);
+    const std::vector<float> input = uniformFloats(s.batch * s.in_h * s.in_w * s.in_c, seed++);
+    const std::vector<float> filter = uniformFloats(9 * s.in_c * s.out_c, seed++);
+    const std::vector<float> bias = uniformFloats(s.out_c, seed++);
     const std::int64_t rows = s.batch * s.out_h * s.out_w, n = rows * s.out_c;
-    const std::vector<float> addend = randomVector(n, seed++);
+    const std::vector<float> addend = uniformFloats(n, seed++);
     std::vector<float> expected(static_cast<size_t>(n));
     conv2dReference(s, input.data(), filter.data(), expected.data());
     biasActivation(expected.data(), rows, s.out_c, c.bias ? bias.data() : nullptr, c.activation,
