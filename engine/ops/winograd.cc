@@ -2,7 +2,8 @@
 // each chunk on one pool thread with its own scratch: transform the chunk's
 // input tiles into V [36][tiles][in_c], multiply V_p by U_p for each of the
 // 36 positions into M [36][tiles][out_c] (a 6 x 16 register tile of FMAs),
-// transform M back into the output. A chunk's V and M are sized to stay in
+// transform M back into the output. Channels are padded to the vector
+// widths in V, M and U (zeros), and masked at the tails of the output. A chunk's V and M are sized to stay in
 // the core's L2 between the three steps.
 #include "engine/ops/winograd.h"
 
@@ -281,8 +282,8 @@ void WinogradF43::run(const float* input, float* output, const ThreadPool& pool)
       const std::int64_t t0 = ci * per_chunk, count = std::min(per_chunk, tiles - t0);
       const std::size_t need = static_cast<std::size_t>(kPositions * count * (in_cp_ + out_cp_));
       if (scratch.size() < need) scratch.resize(need);
-      Chunk chunk{s_,    in_cp_, out_cp_,        tiles_h_, tiles_w_, t0,
-                  count, scratch.data(), scratch.data() + kPositions * count * in_cp_};
+      float* v = scratch.data();
+      Chunk chunk{s_, in_cp_, out_cp_, tiles_h_, tiles_w_, t0, count, v, v + kPositions * count * in_cp_};
       chunk.transformInput(input);
       chunk.multiply(u_.data());
       chunk.transformOutput(output, bias_.data(), activation_, add_to_output_);
