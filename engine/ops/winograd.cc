@@ -36,6 +36,8 @@ constexpr double kG[6][3] = {{1.0 / 4, 0, 0},
 // Bytes of V and M one chunk of tiles may take: with U's panel, about what
 // a core's L2 holds (512 KB on Zen 3, 1-2 MB on recent Intel cores).
 constexpr std::int64_t kChunkBytes = 320 * 1024;
+// V and M of all of an image's tiles when threads split the output channels.
+constexpr std::int64_t kSharedBytes = 8 << 20;
 
 #ifdef GDS_WINOGRAD_AVX2
 
@@ -127,10 +129,11 @@ struct Chunk {
     *x = t % tiles_w * 4;
   }
 
-  GDS_AVX2_FMA void transformInput(const float* input) const {
+  // Tiles [t_begin, t_end) of the chunk.
+  GDS_AVX2_FMA void transformInput(const float* input, std::int64_t t_begin, std::int64_t t_end) const {
     const std::int64_t in_c = s.in_c, stride = count * in_cp;
     const __m256i tail = laneMask(in_c % 8);
-    for (std::int64_t t = 0; t < count; ++t) {
+    for (std::int64_t t = t_begin; t < t_end; ++t) {
       std::int64_t n, oy, ox;
       tileOrigin(t0 + t, &n, &oy, &ox);
       const std::int64_t iy = oy - s.pad_top, ix = ox - s.pad_left;
@@ -162,17 +165,20 @@ struct Chunk {
     }
   }
 
-  GDS_AVX2_FMA void multiply(const float* u) const {
+  // Output channels [c_begin, c_end) (multiples of 16).
+  GDS_AVX2_FMA void multiply(const float* u, std::int64_t c_begin, std::int64_t c_end) const {
     for (std::int64_t p = 0; p < kPositions; ++p) {
       const float* a = v + p * count * in_cp;
       float* c = m + p * count * out_cp;
       const float* b = u + p * in_cp * out_cp;
-      for (std::int64_t j = 0; j < out_cp; j += kNr) gemmRows(count, a, in_cp, b + j * in_cp, in_cp, c + j, out_cp);
+      for (std::int64_t j = c_begin; j < c_end; j += kNr)
+        gemmRows(count, a, in_cp, b + j * in_cp, in_cp, c + j, out_cp);
     }
   }
 
-  GDS_AVX2_FMA void transformOutput(float* output, const float* bias, Activation activation,
-                                    bool add_to_output) const {
+  // Output channels [c_begin, min(c_end, out_c)) (c_begin a multiple of 8).
+  GDS_AVX2_FMA void transformOutput(float* output, const float* bias, Activation activation, bool add_to_output,
+                                    std::int64_t c_begin, std::int64_t c_end) const {
     const std::int64_t out_c = s.out_c, stride = count * out_cp;
     const __m256 zero = _mm256_setzero_ps(), six = _mm256_set1_ps(6.0f);
     const __m256i tail = laneMask(out_c % 8);
@@ -183,7 +189,7 @@ struct Chunk {
       const int cols = static_cast<int>(std::min<std::int64_t>(4, s.out_w - ox));
       const float* in = m + t * out_cp;
       float* base = output + ((n * s.out_h + oy) * s.out_w + ox) * out_c;
-      for (std::int64_t c = 0; c < out_c; c += 8) {
+      for (std::int64_t c = c_begin; c < std::min(c_end, out_c); c += 8) {
         __m256 col[6], y[4], tmp[4][6];
         for (int j = 0; j < 6; ++j) {
           for (int i = 0; i < 6; ++i) col[i] = _mm256_loadu_ps(in + (i * 6 + j) * stride + c);
@@ -274,6 +280,25 @@ void WinogradF43::run(const float* input, float* output, const ThreadPool& pool)
   // part), a whole number of register tiles, and one chunk per thread.
   std::int64_t per_chunk = std::max<std::int64_t>(4 * kMr, kChunkBytes / tile_bytes) / kMr * kMr;
   const std::int64_t threads = std::max(1, pool.numThreads());
+  const std::int64_t panels = out_cp_ / kNr;
+  // Few tiles and many channels (14x14 and smaller with 256+ channels): U
+  // outweighs V and M, and splitting the tiles would have every thread read
+  // all of U. There the threads split the output channels instead, each
+  // reading its share of U, after the input transform of all tiles.
+  if (threads > 1 && panels >= threads && in_cp_ * out_cp_ > tiles * (in_cp_ + out_cp_) &&
+      tiles * tile_bytes <= kSharedBytes) {
+    thread_local std::vector<float> shared;  // the calling thread's, read by the workers during the call
+    const std::size_t need = static_cast<std::size_t>(kPositions * tiles * (in_cp_ + out_cp_));
+    if (shared.size() < need) shared.resize(need);
+    float* v = shared.data();
+    const Chunk all{s_, in_cp_, out_cp_, tiles_h_, tiles_w_, 0, tiles, v, v + kPositions * tiles * in_cp_};
+    pool.parallelFor(tiles, 1e6, [&](std::int64_t t0, std::int64_t t1) { all.transformInput(input, t0, t1); });
+    pool.parallelFor(panels, 1e9, [&](std::int64_t p0, std::int64_t p1) {
+      all.multiply(u_.data(), p0 * kNr, p1 * kNr);
+      all.transformOutput(output, bias_.data(), activation_, add_to_output_, p0 * kNr, p1 * kNr);
+    });
+    return;
+  }
   per_chunk = std::min(per_chunk, (tiles + threads - 1) / threads);
   const std::int64_t chunks = (tiles + per_chunk - 1) / per_chunk;
   auto runChunks = [&](std::int64_t c0, std::int64_t c1) {
@@ -284,9 +309,9 @@ void WinogradF43::run(const float* input, float* output, const ThreadPool& pool)
       if (scratch.size() < need) scratch.resize(need);
       float* v = scratch.data();
       Chunk chunk{s_, in_cp_, out_cp_, tiles_h_, tiles_w_, t0, count, v, v + kPositions * count * in_cp_};
-      chunk.transformInput(input);
-      chunk.multiply(u_.data());
-      chunk.transformOutput(output, bias_.data(), activation_, add_to_output_);
+      chunk.transformInput(input, 0, count);
+      chunk.multiply(u_.data(), 0, out_cp_);
+      chunk.transformOutput(output, bias_.data(), activation_, add_to_output_, 0, out_cp_);
     }
   };
   if (chunks == 1) runChunks(0, 1);

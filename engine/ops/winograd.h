@@ -41,7 +41,9 @@ class WinogradF43 {
   static std::unique_ptr<WinogradF43> create(const Conv2DShape& s, const float* filter, const float* bias,
                                              Activation activation, bool add_to_output, std::int64_t filter_ld = 0);
   // input NHWC [batch, in_h, in_w, in_c], output NHWC [batch, out_h, out_w, out_c].
-  // Tiles are split between the pool's threads.
+  // The pool's threads split the tiles, or, where the transformed filter
+  // outweighs the tiles' data (few tiles, many channels), the output
+  // channels. Either way every output is the same sum in the same order.
   void run(const float* input, float* output, const ThreadPool& pool) const;
 
   // The transformed, packed filter's floats (transformedFilterSize(s)).

@@ -37,6 +37,8 @@ const Case kCases[] = {
     {"one output row 3x40x8->16", 1, 3, 40, 8, 16, 0, 1, 1, 40, Activation::kNone, true, false},
     {"channel tails 11x9x13->20, residual", 1, 11, 9, 13, 20, 1, 1, 11, 9, Activation::kRelu, true, true},
     {"three channels 6x7x3->5", 1, 6, 7, 3, 5, 1, 1, 6, 7, Activation::kNone, false, false},
+    // Four tiles and 24 x 40 channels: two threads split the output channels.
+    {"few tiles 7x6x24->40, residual", 1, 7, 6, 24, 40, 1, 1, 7, 6, Activation::kRelu, true, true},
 };
 
 TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
