@@ -341,6 +341,95 @@ TEST(TfliteInt8, ConcatenationCopiesAndRefusesInputsOnOtherScales) {
       << other.error();
 }
 
+// A dialect graph of one int8 layer `op` (tfl.conv_2d or
+// tfl.fully_connected): input x (scale 0.5, zero point -1), constant int8
+// weights of w_shape quantized as wq, no bias, output out_shape (scale 0.25,
+// zero point 2).
+tensorflow::GraphDef int8Weighted(const std::string& op, const model::Shape& x_shape, const model::Shape& w_shape,
+                                  const mt::Quantization& wq, const model::Shape& out_shape) {
+  tensorflow::GraphDef g;
+  mt::Quantization xq, yq;
+  xq.scale = {0.5f};
+  xq.zero_point = {-1};
+  yq.scale = {0.25f};
+  yq.zero_point = {2};
+  tensorflow::NodeDef* x = g.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
+  model::shapeToProto(x_shape, (*x->mutable_attr())["shape"].mutable_shape());
+  (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
+  mt::setQuantization(x, 0, xq);
+  tensorflow::NodeDef* w = g.add_node();
+  w->set_name("w");
+  w->set_op("Const");
+  (*w->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
+  tensorflow::TensorProto* value = (*w->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(tensorflow::DT_INT8);
+  model::shapeToProto(w_shape, value->mutable_tensor_shape());
+  std::string bytes(static_cast<std::size_t>(model::numElements(w_shape)), '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(static_cast<int>(i % 7) - 3);
+  value->set_tensor_content(bytes);
+  mt::setQuantization(w, 0, wq);
+  tensorflow::NodeDef* none = g.add_node();  // no bias
+  none->set_name("none");
+  none->set_op(mt::kNoValueOp);
+  tensorflow::NodeDef* y = g.add_node();
+  y->set_name("y");
+  y->set_op(op);
+  y->add_input("x");
+  y->add_input("w");
+  y->add_input("none");
+  auto& attrs = *y->mutable_attr();
+  attrs["fused_activation_function"].set_s("NONE");
+  if (op == "tfl.conv_2d") attrs["padding"].set_s("VALID");
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_INT8);
+  model::shapeToProto(out_shape, attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  attrs[mt::kOutputIndexAttr].mutable_list()->add_i(0);
+  mt::setQuantization(y, 0, yq);
+  return g;
+}
+
+// The convolutions and tfl.fully_connected read their int8 weights'
+// quantization the same way; each error names the layer's own input:
+// TFLite's filters have zero point 0, fully connected weights may carry
+// one; per-channel scales run along the output channels or the units.
+TEST(TfliteInt8, WeightQuantizationErrorsNameTheFilterOrTheWeights) {
+  const Tensor x = Tensor::fromHost(HostTensor::zeros(tensorflow::DT_INT8, {1, 3, 3, 2}));
+  const Tensor row = Tensor::fromHost(HostTensor::zeros(tensorflow::DT_INT8, {1, 2}));
+  auto error = [](const Result<std::vector<Tensor>>& r) { return r.ok() ? std::string("(ran)") : r.error(); };
+  mt::Quantization wq;
+  wq.scale = {0.1f};
+  wq.zero_point = {3};
+  auto conv = runTflite(int8Weighted("tfl.conv_2d", {1, 3, 3, 2}, {4, 1, 1, 2}, wq, {1, 3, 3, 4}), {x}, true);
+  EXPECT_NE(error(conv).find("the int8 filter has zero point 3; TFLite needs 0"), std::string::npos) << error(conv);
+  auto fc = runTflite(int8Weighted("tfl.fully_connected", {1, 2}, {3, 2}, wq, {1, 3}), {row}, true);
+  EXPECT_TRUE(fc.ok()) << "a fully connected layer's weights may have a zero point: " << error(fc);
+  wq.zero_point = {0, 0, 0, 0};
+  wq.scale = {0.1f, 0.2f, 0.3f, 0.4f};
+  wq.quantized_dimension = 3;
+  conv = runTflite(int8Weighted("tfl.conv_2d", {1, 3, 3, 2}, {4, 1, 1, 2}, wq, {1, 3, 3, 4}), {x}, true);
+  EXPECT_NE(error(conv).find("the filter is quantized per channel along dimension 3; expected the output channels "
+                             "(dimension 0)"),
+            std::string::npos)
+      << error(conv);
+  wq.zero_point = {0, 0, 0};
+  wq.scale = {0.1f, 0.2f, 0.3f};
+  wq.quantized_dimension = 1;
+  fc = runTflite(int8Weighted("tfl.fully_connected", {1, 2}, {3, 2}, wq, {1, 3}), {row}, true);
+  EXPECT_NE(error(fc).find("the weights are quantized per channel along dimension 1; expected 0 (the units)"),
+            std::string::npos)
+      << error(fc);
+  wq.quantized_dimension = 0;
+  wq.scale = {0.1f, 0.0f, 0.3f};
+  fc = runTflite(int8Weighted("tfl.fully_connected", {1, 2}, {3, 2}, wq, {1, 3}), {row}, true);
+  EXPECT_NE(error(fc).find("the weights have a non-positive quantization scale"), std::string::npos) << error(fc);
+  wq.scale.clear();
+  wq.zero_point.clear();
+  conv = runTflite(int8Weighted("tfl.conv_2d", {1, 3, 3, 2}, {4, 1, 1, 2}, wq, {1, 3, 3, 4}), {x}, true);
+  EXPECT_NE(error(conv).find("the int8 filter (input 1) has no quantization scale"), std::string::npos) << error(conv);
+}
+
 TEST(TfliteCorpus, EveryTensorFlowMadeFileMatchesArmNn) {
   GDS_REQUIRE_SHARED();
   const std::vector<std::string> files = {"hello_world_float", "hello_world_int8", "micro_speech_int8",

@@ -14,10 +14,52 @@ namespace gds::engine::tflkern {
 
 namespace {
 
+// A layer with int8 weights in input 1 (the convolutions and
+// tfl.fully_connected): the requantization both read the same way.
+class WeightedLayer : public TflKernel {
+ protected:
+  // Per-tensor input 0 and output; input 1's positive scales, per tensor or
+  // per channel along channel_dim; the offsets, multipliers and activation
+  // range into requant_. Errors call input 1 "the " + noun (plural: the
+  // verb agrees) and describe channel_dim as `expected`. A per-tensor zero
+  // point of the weights becomes the filter offset where weight_offset is
+  // allowed; otherwise every zero point must be 0, as TFLite's are.
+  Status readInt8Requant(const KernelInit& init, const std::string& noun, bool plural, int channel_dim,
+                         const std::string& expected, bool weight_offset) {
+    QParams in, out;
+    GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
+    GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
+    const mt::Quantization f = inputQuantization(init, 1);
+    const std::string has = plural ? " have" : " has", is = plural ? " are" : " is";
+    if (f.scale.empty()) return init.error("the int8 " + noun + " (input 1)" + has + " no quantization scale");
+    for (float scale : f.scale)
+      if (!(scale > 0) || !std::isfinite(scale))
+        return init.error("the " + noun + has + " a non-positive quantization scale");
+    if (!weight_offset)
+      for (auto zp : f.zero_point)
+        if (zp != 0)
+          return init.error("the int8 " + noun + has + " zero point " + std::to_string(zp) + "; TFLite needs 0");
+    if (f.perChannel() && f.quantized_dimension != channel_dim)
+      return init.error("the " + noun + is + " quantized per channel along dimension " +
+                        std::to_string(f.quantized_dimension) + "; expected " + expected);
+    if (weight_offset)
+      requant_.filter_offset = f.zero_point.size() == 1 ? -static_cast<std::int32_t>(f.zero_point[0]) : 0;
+    requant_.input_offset = -in.zero_point;
+    requant_.output_offset = out.zero_point;
+    qt::convMultipliers(in.scale, f.scale, out.scale, &requant_);
+    GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
+    requant_.act_min = qmin_;
+    requant_.act_max = qmax_;
+    return Status::Ok();
+  }
+
+  qt::Requant requant_;
+};
+
 // tfl.conv_2d and tfl.depthwise_conv_2d.
 enum class ConvForm { kConv, kDepthwise };
 
-class ConvKernel : public TflKernel {
+class ConvKernel : public WeightedLayer {
  public:
   explicit ConvKernel(ConvForm form) : depthwise_(form == ConvForm::kDepthwise) {}
   Status init(const KernelInit& init) override {
@@ -34,26 +76,9 @@ class ConvKernel : public TflKernel {
     GDS_RETURN_IF_ERROR(readActivation(init));
     has_bias_ = !absent(init, 2);
     if (type_ == DT_INT8) {
-      QParams in, out;
-      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
-      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
-      const mt::Quantization f = inputQuantization(init, 1);
-      if (f.scale.empty()) return init.error("the int8 filter (input 1) has no quantization scale");
-      for (float s : f.scale)
-        if (!(s > 0) || !std::isfinite(s)) return init.error("the filter has a non-positive quantization scale");
-      for (auto zp : f.zero_point)
-        if (zp != 0) return init.error("the int8 filter has zero point " + std::to_string(zp) + "; TFLite needs 0");
-      if (f.perChannel() && f.quantized_dimension != (depthwise_ ? 3 : 0))
-        return init.error("the filter is quantized per channel along dimension " +
-                          std::to_string(f.quantized_dimension) + "; expected the output channels (dimension " +
-                          (depthwise_ ? "3" : "0") + ")");
-      filter_scales_ = f.scale;
-      requant_.input_offset = -in.zero_point;
-      requant_.output_offset = out.zero_point;
-      qt::convMultipliers(in.scale, f.scale, out.scale, &requant_);
-      GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
-      requant_.act_min = qmin_;
-      requant_.act_max = qmax_;
+      GDS_RETURN_IF_ERROR(readInt8Requant(init, "filter", false, depthwise_ ? 3 : 0,
+                                          std::string("the output channels (dimension ") + (depthwise_ ? "3" : "0") + ")",
+                                          false));
       // The fast path keeps prepared weights: constant filters only.
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<qt::FastLayer>(depthwise_ ? qt::FastLayer::Kind::kDepthwise : qt::FastLayer::Kind::kConv);
@@ -137,13 +162,11 @@ class ConvKernel : public TflKernel {
   std::string padding_;
   std::int64_t stride_h_ = 1, stride_w_ = 1, dil_h_ = 1, dil_w_ = 1;
   bool has_bias_ = false;
-  std::vector<float> filter_scales_;
-  qt::Requant requant_;
   std::unique_ptr<qt::FastLayer> fast_;
 };
 
 // tfl.fully_connected: input flattened to [batch, depth], weights [units, depth].
-class FullyConnectedKernel : public TflKernel {
+class FullyConnectedKernel : public WeightedLayer {
  public:
   Status init(const KernelInit& init) override {
     if (init.numInputs() < 2) return init.error("expects input, weights and bias");
@@ -155,24 +178,8 @@ class FullyConnectedKernel : public TflKernel {
     GDS_RETURN_IF_ERROR(init.getAttrOr("keep_num_dims", &keep_num_dims_, false));
     has_bias_ = !absent(init, 2);
     if (type_ == DT_INT8) {
-      QParams in, out;
-      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
-      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
-      const mt::Quantization f = inputQuantization(init, 1);
-      if (f.scale.empty()) return init.error("the int8 weights (input 1) have no quantization scale");
-      for (float s : f.scale)
-        if (!(s > 0) || !std::isfinite(s)) return init.error("the weights have a non-positive quantization scale");
-      if (f.perChannel() && f.quantized_dimension != 0)
-        return init.error("the weights are quantized per channel along dimension " +
-                          std::to_string(f.quantized_dimension) + "; expected 0 (the units)");
       // Per-tensor int8 weights may carry a zero point (filter_offset).
-      requant_.filter_offset = f.zero_point.size() == 1 ? -static_cast<std::int32_t>(f.zero_point[0]) : 0;
-      requant_.input_offset = -in.zero_point;
-      requant_.output_offset = out.zero_point;
-      qt::convMultipliers(in.scale, f.scale, out.scale, &requant_);
-      GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
-      requant_.act_min = qmin_;
-      requant_.act_max = qmax_;
+      GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true));
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<qt::FastLayer>(qt::FastLayer::Kind::kFullyConnected);
     }
@@ -229,7 +236,6 @@ class FullyConnectedKernel : public TflKernel {
  private:
   bool keep_num_dims_ = false;
   bool has_bias_ = false;
-  qt::Requant requant_;
   std::unique_ptr<qt::FastLayer> fast_;
 };
 
