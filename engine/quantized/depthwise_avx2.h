@@ -18,7 +18,6 @@
 // so the accumulators equal the reference loops'.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -101,12 +100,9 @@ __attribute__((target("avx2"))) void forEachBlockOf(const ops::Conv2DShape& s, c
   tail_ptrs.resize(static_cast<std::size_t>(pairs * 2));
   tail_in.resize(static_cast<std::size_t>(pairs * 2 * kLanes));
   const T** tap = ptrs.data();
-  // Columns whose window lies inside the input: [ox_lo, ox_hi). There a
-  // tap is the window's corner plus a fixed offset, with no bounds to check.
+  // Where a window lies inside the input, a tap is the window's corner plus
+  // a fixed offset, with no bounds to check.
   const std::int64_t span_w = (s.filter_w - 1) * s.dilation_w, span_h = (s.filter_h - 1) * s.dilation_h;
-  const std::int64_t ox_lo = std::min(s.out_w, (s.pad_left + s.stride_w - 1) / s.stride_w);
-  const std::int64_t last_x = s.in_w - 1 - span_w + s.pad_left;
-  const std::int64_t ox_hi = std::max(ox_lo, last_x < 0 ? 0 : std::min(s.out_w, last_x / s.stride_w + 1));
   thread_local std::vector<std::int64_t> offsets;
   offsets.resize(static_cast<std::size_t>(taps));
   for (std::int64_t fy = 0, t = 0; fy < s.filter_h; ++fy)
@@ -118,14 +114,15 @@ __attribute__((target("avx2"))) void forEachBlockOf(const ops::Conv2DShape& s, c
     const std::int64_t iy0 = oy * s.stride_h - s.pad_top;
     const bool rows_inside = iy0 >= 0 && iy0 + span_h < s.in_h;
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-      if (rows_inside && ox >= ox_lo && ox < ox_hi) {
-        const T* corner = image + (iy0 * s.in_w + ox * s.stride_w - s.pad_left) * c_n;
+      const std::int64_t ix0 = ox * s.stride_w - s.pad_left;
+      if (rows_inside && ix0 >= 0 && ix0 + span_w < s.in_w) {
+        const T* corner = image + (iy0 * s.in_w + ix0) * c_n;
         for (std::int64_t t = 0; t < taps; ++t) tap[t] = corner + offsets[static_cast<std::size_t>(t)];
       } else {
         for (std::int64_t fy = 0, t = 0; fy < s.filter_h; ++fy) {
           const std::int64_t iy = iy0 + fy * s.dilation_h;
           for (std::int64_t fx = 0; fx < s.filter_w; ++fx, ++t) {
-            const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+            const std::int64_t ix = ix0 + fx * s.dilation_w;
             tap[t] = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w ? zero_row : image + (iy * s.in_w + ix) * c_n;
           }
         }
