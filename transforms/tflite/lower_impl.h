@@ -86,6 +86,19 @@ class Lowering {
   bool onlyOutput0Read(int i) const;
   std::string applyTail(const Tail& t, HostTensor* filter, const std::function<std::int64_t(std::int64_t)>& channelOf,
                         std::int64_t channels);
+  // A layer with weights (convolutions, MatMul) ending at the tail: input
+  // 0's operand, `weights` (input 1 in the TFLite op's layout) with the
+  // tail's scale and bias (applyTail), op_type with the fused activation.
+  Result<NodeDef*> addWeightedLayer(int i, const char* op_type, const Tail& t, HostTensor* weights,
+                                    const std::function<std::int64_t(std::int64_t)>& channelOf,
+                                    std::int64_t channels);
+  // A convolution's strides and dilations, each [1,h,w,1], and the TFLite
+  // attrs they and the padding become.
+  struct ConvWindow {
+    std::vector<std::int64_t> strides, dilations;
+  };
+  Result<ConvWindow> convWindow(int i) const;
+  static void setWindowAttrs(NodeDef* n, const std::string& padding, const ConvWindow& w);
 
   Status lowerPlaceholder(int i, int position);
   Status lowerConv(int i);

@@ -102,6 +102,38 @@ std::string Lowering::applyTail(const Tail& t, HostTensor* filter, const std::fu
   return addConst(t.bias_node >= 0 ? name(t.bias_node) : name(t.last) + "/bias", bias, t.bias_node >= 0);
 }
 
+Result<NodeDef*> Lowering::addWeightedLayer(int i, const char* op_type, const Tail& t, HostTensor* weights,
+                                            const std::function<std::int64_t(std::int64_t)>& channelOf,
+                                            std::int64_t channels) {
+  auto in = operand(i, 0);
+  if (!in.ok()) return in.status();
+  const std::string bname = applyTail(t, weights, channelOf, channels);
+  const std::string wname = addConst(name(dataInput(i, 1)), *weights, true);
+  auto n = addOp(t.last, op_type, {*in, wname, bname});
+  if (!n.ok()) return n.status();
+  (*(*n)->mutable_attr())["fused_activation_function"].set_s(t.activation);
+  return *n;
+}
+
+Result<Lowering::ConvWindow> Lowering::convWindow(int i) const {
+  ConvWindow w;
+  w.strides = intList(node(i), "strides");
+  w.dilations = intList(node(i), "dilations");
+  if (w.dilations.empty()) w.dilations = {1, 1, 1, 1};
+  if (w.strides.size() != 4 || w.dilations.size() != 4 || w.strides[0] != 1 || w.strides[3] != 1)
+    return Status::Error(where(node(i)) + ": strides must be [1,h,w,1]");
+  return w;
+}
+
+void Lowering::setWindowAttrs(NodeDef* n, const std::string& padding, const ConvWindow& w) {
+  auto& a = *n->mutable_attr();
+  a["padding"].set_s(padding);
+  a["stride_h"].set_i(w.strides[1]);
+  a["stride_w"].set_i(w.strides[2]);
+  a["dilation_h_factor"].set_i(w.dilations[1]);
+  a["dilation_w_factor"].set_i(w.dilations[2]);
+}
+
 Status Lowering::lowerConv(int i) {
   GDS_RETURN_IF_ERROR(requireNhwc(i));
   auto pad = padding(i);
@@ -111,11 +143,8 @@ Status Lowering::lowerConv(int i) {
   if (w->dtype != tensorflow::DT_FLOAT || w->shape.size() != 4)
     return Status::Error(where(node(i)) + ": the filter must be a float [H,W,I,O] constant, got " +
                          model::dtypeName(w->dtype) + model::shapeString(w->shape));
-  const std::vector<std::int64_t> strides = intList(node(i), "strides");
-  std::vector<std::int64_t> dilations = intList(node(i), "dilations");
-  if (dilations.empty()) dilations = {1, 1, 1, 1};
-  if (strides.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[3] != 1)
-    return Status::Error(where(node(i)) + ": strides must be [1,h,w,1]");
+  auto window = convWindow(i);
+  if (!window.ok()) return window.status();
   const std::int64_t H = w->shape[0], W = w->shape[1], I = w->shape[2], O = w->shape[3];
   Tail t = fuseTail(i, O);
   HostTensor filter = HostTensor::zeros(tensorflow::DT_FLOAT, {O, H, W, I});
@@ -125,20 +154,10 @@ Status Lowering::lowerConv(int i) {
     for (std::int64_t x = 0; x < W; ++x)
       for (std::int64_t c = 0; c < I; ++c)
         for (std::int64_t o = 0; o < O; ++o) dst[((o * H + h) * W + x) * I + c] = src[((h * W + x) * I + c) * O + o];
-  auto in = operand(i, 0);
-  if (!in.ok()) return in.status();
   const std::int64_t per = H * W * I;
-  const std::string bname = applyTail(t, &filter, [per](std::int64_t e) { return e / per; }, O);
-  const std::string fname = addConst(name(dataInput(i, 1)), filter, true);
-  auto n = addOp(t.last, "tfl.conv_2d", {*in, fname, bname});
+  auto n = addWeightedLayer(i, "tfl.conv_2d", t, &filter, [per](std::int64_t e) { return e / per; }, O);
   if (!n.ok()) return n.status();
-  auto& a = *(*n)->mutable_attr();
-  a["padding"].set_s(*pad);
-  a["stride_h"].set_i(strides[1]);
-  a["stride_w"].set_i(strides[2]);
-  a["dilation_h_factor"].set_i(dilations[1]);
-  a["dilation_w_factor"].set_i(dilations[2]);
-  a["fused_activation_function"].set_s(t.activation);
+  setWindowAttrs(*n, *pad, *window);
   return Status::Ok();
 }
 
@@ -150,31 +169,18 @@ Status Lowering::lowerDepthwise(int i) {
   if (!w.ok()) return w.status();
   if (w->dtype != tensorflow::DT_FLOAT || w->shape.size() != 4)
     return Status::Error(where(node(i)) + ": the filter must be a float [H,W,C,M] constant");
-  const std::vector<std::int64_t> strides = intList(node(i), "strides");
-  std::vector<std::int64_t> dilations = intList(node(i), "dilations");
-  if (dilations.empty()) dilations = {1, 1, 1, 1};
-  if (strides.size() != 4 || dilations.size() != 4 || strides[0] != 1 || strides[3] != 1)
-    return Status::Error(where(node(i)) + ": strides must be [1,h,w,1]");
+  auto window = convWindow(i);
+  if (!window.ok()) return window.status();
   const std::int64_t H = w->shape[0], W = w->shape[1], C = w->shape[2], M = w->shape[3];
   Tail t = fuseTail(i, C * M);
   // [H,W,C,M] and [1,H,W,C*M] are the same bytes: output channel c*M+m.
   HostTensor filter = *w;
   filter.shape = {1, H, W, C * M};
-  auto in = operand(i, 0);
-  if (!in.ok()) return in.status();
   const std::int64_t CM = C * M;
-  const std::string bname = applyTail(t, &filter, [CM](std::int64_t e) { return e % CM; }, CM);
-  const std::string fname = addConst(name(dataInput(i, 1)), filter, true);
-  auto n = addOp(t.last, "tfl.depthwise_conv_2d", {*in, fname, bname});
+  auto n = addWeightedLayer(i, "tfl.depthwise_conv_2d", t, &filter, [CM](std::int64_t e) { return e % CM; }, CM);
   if (!n.ok()) return n.status();
-  auto& a = *(*n)->mutable_attr();
-  a["padding"].set_s(*pad);
-  a["stride_h"].set_i(strides[1]);
-  a["stride_w"].set_i(strides[2]);
-  a["dilation_h_factor"].set_i(dilations[1]);
-  a["dilation_w_factor"].set_i(dilations[2]);
-  a["depth_multiplier"].set_i(M);
-  a["fused_activation_function"].set_s(t.activation);
+  setWindowAttrs(*n, *pad, *window);
+  (*(*n)->mutable_attr())["depth_multiplier"].set_i(M);
   return Status::Ok();
 }
 
@@ -193,14 +199,8 @@ Status Lowering::lowerMatMul(int i) {
   for (std::int64_t n = 0; n < N; ++n)
     for (std::int64_t k = 0; k < K; ++k)
       weights.as<float>()[n * K + k] = transposed ? w->as<float>()[n * K + k] : w->as<float>()[k * N + n];
-  auto in = operand(i, 0);
-  if (!in.ok()) return in.status();
-  const std::string bname = applyTail(t, &weights, [K](std::int64_t e) { return e / K; }, N);
-  const std::string wname = addConst(name(dataInput(i, 1)), weights, true);
-  auto n = addOp(t.last, "tfl.fully_connected", {*in, wname, bname});
-  if (!n.ok()) return n.status();
-  (*(*n)->mutable_attr())["fused_activation_function"].set_s(t.activation);
-  return Status::Ok();
+  auto n = addWeightedLayer(i, "tfl.fully_connected", t, &weights, [K](std::int64_t e) { return e / K; }, N);
+  return n.ok() ? Status::Ok() : n.status();
 }
 
 Status Lowering::lowerBinary(int i, const char* op_type, bool fuse_activation) {
