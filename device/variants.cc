@@ -122,8 +122,11 @@ Result<BuiltVariant> buildVariant(VariantKind kind, const VariantSource& s, Runt
     v.outputs = s.outputs;
     v.device.path = s.path;
     if (s.is_tflite) v.device.operators = OperatorMap::fromDialectGraph(s.graph);
-    if (s.path.empty()) {
-      // A graph in memory (the window's variants): written for the device.
+    const std::string ext = fs::path(s.path).extension().string();
+    const bool one_file = fs::is_regular_file(s.path) && (ext == ".pb" || ext == ".pbtxt" || ext == ".tflite");
+    if (!one_file) {
+      // A graph in memory (the window's variants), or a SavedModel folder or
+      // MetaGraph: written as one file for the device.
       v.device.path = folder + (s.is_tflite ? "/model.tflite" : "/model.pb");
       if (s.is_tflite) {
         auto bytes = model::tflite::writeTflite(s.graph);
