@@ -18,21 +18,12 @@ namespace fs = std::filesystem;
 
 const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
 
-class CliDevice : public ::testing::Test {
+class CliDevice : public test::SshdTest {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new test::SshdServer;
-    skip_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   void SetUp() override {
+    test::SshdTest::SetUp();
+    if (IsSkipped()) return;
     GDS_REQUIRE_SHARED();
-    if (!skip_.empty()) GTEST_SKIP() << "no sshd: " << skip_;
-    remote_ = test::tempDir() + "/device";
-    fs::create_directories(remote_);
   }
   std::vector<std::string> args(const std::string& variants, const std::string& runtime) const {
     return {"benchmark", "--graph=" + test::modelPath("mobilenet_v1_0.25_128_frozen.pb"), "--input_layer=input",
@@ -40,12 +31,8 @@ class CliDevice : public ::testing::Test {
             "--num_threads=1", "--variants=" + variants, "--device=" + server_->uri(remote_),
             "--device_runtime=" + runtime, "--device_ssh_options=-F " + server_->dir() + "/ssh_config"};
   }
-  static test::SshdServer* server_;
-  static std::string skip_;
-  std::string remote_;
+  const std::string& remote_ = remote();
 };
-test::SshdServer* CliDevice::server_ = nullptr;
-std::string CliDevice::skip_;
 
 TEST_F(CliDevice, ThreeVariantsOnGdstudioAndTheDesktop) {
   auto a = args("float,tflite_int8,eightbit", "gdstudio");

@@ -24,21 +24,8 @@ namespace gds::device {
 namespace {
 namespace fs = std::filesystem;
 
-class DeviceSsh : public ::testing::Test {
+class DeviceSsh : public test::SshdTest {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new test::SshdServer;
-    skip_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override {
-    if (!skip_.empty()) GTEST_SKIP() << "no sshd for the device tests: " << skip_;
-    remote_ = test::tempDir() + "/device";  // the "device's" folder for temporary folders
-    fs::create_directories(remote_);
-  }
   DeviceBenchOptions options(RuntimeKind runtime) const {
     DeviceBenchOptions o;
     o.uri = *parseDeviceUri(server_->uri(remote_));
@@ -58,12 +45,16 @@ class DeviceSsh : public ::testing::Test {
     for (const auto& e : fs::directory_iterator(remote_)) names.push_back(e.path().filename().string());
     return names;
   }
-  static test::SshdServer* server_;
-  static std::string skip_;
-  std::string remote_;
+  // gdstudio on the device with a run far longer than any test waits for.
+  DeviceBenchOptions longRun() const {
+    auto o = options(RuntimeKind::Gdstudio);
+    o.runtime_path = test::gdstudioPath();
+    o.num_runs = 1000000;
+    o.max_time_s = 120;
+    return o;
+  }
+  const std::string& remote_ = remote();
 };
-test::SshdServer* DeviceSsh::server_ = nullptr;
-std::string DeviceSsh::skip_;
 
 // The corpus MobileNet v1 0.25/128: the frozen graph and its float .tflite.
 struct Mobilenet {
@@ -194,10 +185,7 @@ TEST_F(DeviceSsh, AnArmnnBackendTheDeviceLacksIsAnErrorNamingIt) {
 // device stops the runtime and deletes the folder.
 TEST_F(DeviceSsh, AKilledConnectionMidRunLeavesNothingBehind) {
   GDS_REQUIRE_SHARED();
-  auto o = options(RuntimeKind::Gdstudio);
-  o.runtime_path = test::gdstudioPath();
-  o.num_runs = 1000000;
-  o.max_time_s = 120;
+  auto o = longRun();
   auto bench = DeviceBench::open(o);
   ASSERT_TRUE(bench.ok()) << bench.error();
   const std::string folder = (*bench)->folder();
@@ -224,10 +212,7 @@ TEST_F(DeviceSsh, AKilledConnectionMidRunLeavesNothingBehind) {
 
 TEST_F(DeviceSsh, ATimeoutStopsTheRemoteRun) {
   GDS_REQUIRE_SHARED();
-  auto o = options(RuntimeKind::Gdstudio);
-  o.runtime_path = test::gdstudioPath();
-  o.num_runs = 1000000;
-  o.max_time_s = 120;
+  auto o = longRun();
   o.run_timeout_s = 3;
   auto bench = DeviceBench::open(o);
   ASSERT_TRUE(bench.ok()) << bench.error();

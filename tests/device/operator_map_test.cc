@@ -10,18 +10,14 @@
 #include "device/tflite_output.h"
 #include "model/io.h"
 #include "model/tflite/writer.h"
+#include "tests/device/sshd_server.h"
 #include "tests/test_util.h"
 #include "transforms/tflite/convert.h"
 
 namespace gds::device {
 namespace {
 
-std::string readData(const std::string& name) {
-  std::ifstream in(test::sourceDir() + "/tests/device/data/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string readData(const std::string& name) { return test::deviceTestData(name); }
 
 struct ExportedMobilenet {
   std::unordered_set<std::string> nodes;  // the desktop graph's

@@ -8,17 +8,13 @@
 
 #include "device/runtime_output.h"
 #include "device/tflite_output.h"
+#include "tests/device/sshd_server.h"
 #include "tests/test_util.h"
 
 namespace gds::device {
 namespace {
 
-std::string readData(const std::string& name) {
-  std::ifstream in(test::sourceDir() + "/tests/device/data/" + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string readData(const std::string& name) { return test::deviceTestData(name); }
 
 // tensorflow/lite/tools/benchmark/README.md's profile of MobileNet v1 quant.
 TEST(BenchmarkModelOutput, ReadsTheReadmeTables) {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "device/process.h"
+#include "tests/test_util.h"
 
 namespace gds::test {
 namespace fs = std::filesystem;
@@ -186,6 +187,27 @@ void SshdServer::stop() {
   }
   pid_ = -1;
 }
+
+SshdServer* SshdTest::server_ = nullptr;
+std::string SshdTest::skip_;
+
+void SshdTest::SetUpTestSuite() {
+  server_ = new SshdServer;
+  skip_ = server_->start();
+}
+
+void SshdTest::TearDownTestSuite() {
+  delete server_;
+  server_ = nullptr;
+}
+
+void SshdTest::SetUp() {
+  if (!skip_.empty()) GTEST_SKIP() << "no sshd for the device tests: " << skip_;
+  remote_ = tempDir() + "/device";
+  fs::create_directories(remote_);
+}
+
+std::string deviceTestData(const std::string& name) { return readFile(sourceDir() + "/tests/device/data/" + name); }
 
 SshdServer::~SshdServer() {
   stop();

@@ -6,6 +6,7 @@
 // user. Stopped, with every session it started, when destroyed.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -47,6 +48,26 @@ class SshdServer {
   int port_ = 0;
   pid_t pid_ = -1;
 };
+
+// A test suite sharing one SshdServer: started before the suite's first test
+// (each test skips, saying why, when it could not start), stopped after its
+// last; each test gets an empty folder to stand for the device's own
+// (remote(), the folder of the temporary folders).
+class SshdTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+  void SetUp() override;
+  const std::string& remote() const { return remote_; }
+  static SshdServer* server_;
+  static std::string skip_;
+
+ private:
+  std::string remote_;
+};
+
+// What a test data file of tests/device/data holds ("" when missing).
+std::string deviceTestData(const std::string& name);
 
 // PIDs of every process whose command line contains `text`.
 std::vector<pid_t> processesMentioning(const std::string& text);

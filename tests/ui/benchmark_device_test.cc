@@ -13,10 +13,13 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
+#include <QAction>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QDoubleSpinBox>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -43,22 +46,16 @@ namespace fs = std::filesystem;
 const char* const kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
 const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
 
-class BenchmarkDevice : public ::testing::Test {
+class BenchmarkDevice : public test::SshdTest {
  protected:
   static void SetUpTestSuite() {
     uitest::ensureApp();
-    server_ = new test::SshdServer;
-    skip_ = server_->start();
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
+    test::SshdTest::SetUpTestSuite();
   }
   void SetUp() override {
+    test::SshdTest::SetUp();
+    if (IsSkipped()) return;
     GDS_REQUIRE_SHARED();
-    if (!skip_.empty()) GTEST_SKIP() << "no sshd: " << skip_;
-    remote_ = test::tempDir() + "/device";
-    fs::create_directories(remote_);
     auto loaded = model::load(test::modelPath(kMobilenet));
     ASSERT_TRUE(loaded.ok());
     doc_.reset(std::move(*loaded));
@@ -85,16 +82,12 @@ class BenchmarkDevice : public ::testing::Test {
   }
   bool leftNothing() const { return fs::is_empty(remote_); }
 
-  static test::SshdServer* server_;
-  static std::string skip_;
-  std::string remote_;
+  const std::string& remote_ = remote();
   Document doc_;
   graphview::GraphScene scene_;
   std::unique_ptr<Variants> variants_;
   std::unique_ptr<BenchmarkPanel> panel_;
 };
-test::SshdServer* BenchmarkDevice::server_ = nullptr;
-std::string BenchmarkDevice::skip_;
 
 TEST_F(BenchmarkDevice, TestConnectionFindsTheRuntime) {
   DeviceSettings* d = panel_->deviceSettings();
