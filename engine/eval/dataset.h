@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,11 @@ struct Dataset {
 // labels from `labels_path`, or from <dir>/labels.csv when that is empty and
 // the file exists. Errors name the folder or the labels file and line.
 Result<Dataset> openDataset(const std::string& dir, const std::string& labels_path = "");
+
+// Every file of `dataset` as a value of `input` (loadSample), in order:
+// representative inputs for calibration. Errors name the file.
+Result<std::vector<Tensor>> loadSamples(const Dataset& dataset, const InputSpec& input,
+                                        const ImagePreprocess& preprocess);
 
 // Class names, one per line (line i = class i), e.g. TensorFlow's
 // retrained_labels.txt / ImageNet label files.
@@ -126,6 +132,23 @@ struct DatasetOptions {
   // Polled between samples; true stops the evaluation (result.cancelled).
   std::function<bool()> cancelled;
 };
+
+// One input of evaluateSamples: the values of its feeds and what to call it.
+struct Sample {
+  std::string name;                 // the file, or "sample 3"
+  std::vector<Tensor> feeds;        // one per feed name, in order
+  std::vector<std::string> labels;  // accepted class names; empty: unlabelled
+};
+// The samples one at a time: an empty optional when there are no more; an
+// error (naming the sample) stops the evaluation.
+using SampleSource = std::function<Result<std::optional<Sample>>()>;
+
+// evaluateDataset over any sequence of samples (values for `feed_names`),
+// with the same figures; `total` is only for progress (-1: unknown).
+Result<DatasetResult> evaluateSamples(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
+                                      const std::vector<std::string>& feed_names, const SampleSource& next,
+                                      int total, const std::vector<std::string>& outputs,
+                                      const DatasetOptions& options);
 
 // Runs every sample of `dataset` through both graphs. The first output must
 // be a classifier (last dimension >= 2). Errors name the sample file.

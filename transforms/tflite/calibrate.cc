@@ -12,10 +12,11 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads) {
+                                                           int num_threads, const std::function<bool()>& cancelled) {
   if (samples.empty()) return Status::Error("calibration needs at least one representative input");
   engine::PlanOptions options;
   options.num_threads = num_threads;
+  options.cancelled = cancelled;
   auto plan = engine::compileForInference(graph, feeds, tensors, options);
   if (!plan.ok()) return plan.status();
   std::map<std::string, TensorRange> ranges;

@@ -5,6 +5,7 @@
 // all samples (tensorflow/lite/tools/optimize/calibration), and so does this.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,12 +20,14 @@ namespace gds::transforms::tflite {
 
 // Runs each sample (values for `feeds`, in order) through `graph` and
 // returns the range of every tensor in `tensors` ("node:k"). Errors name the
-// sample and the node.
+// sample and the node; `cancelled` (optional) is polled between nodes and
+// ends the calibration with the error "cancelled".
 Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads = 1);
+                                                           int num_threads = 1,
+                                                           const std::function<bool()>& cancelled = {});
 
 // Values of the model inputs `inputs` (node names of `graph`) for each file,
 // as `gdstudio compare --dataset` reads files: when every input is a
