@@ -14,7 +14,6 @@
 
 #include "app/flags.h"
 #include "engine/eval/dataset.h"
-#include "model/freeze.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
 #include "model/tflite/builtin_ops.h"
@@ -126,18 +125,10 @@ int runTfliteConvert(int argc, char** argv) {
     load.tags = splitString(flags.str("saved_model_tag_set"), ',');
     auto loaded = model::load(saved_model, load);
     if (!loaded.ok()) return fail(loaded.error());
-    if (loaded->kind != model::ModelKind::SavedModel) return fail(saved_model + ": not a SavedModel directory");
-    model::FreezeOptions freeze;
-    freeze.signature = flags.str("saved_model_signature_key");
-    freeze.output_nodes = options.outputs;
-    auto frozen = model::freeze(*loaded, freeze);
-    if (!frozen.ok()) return fail(saved_model + ": " + frozen.error());
+    auto frozen = transforms::tflite::freezeSavedModel(*loaded, flags.str("saved_model_signature_key"), &options);
+    if (!frozen.ok()) return fail(frozen.error());
     graph = std::move(frozen->graph);
-    if (options.inputs.empty())
-      for (const std::string& t : frozen->inputs) options.inputs.push_back(std::string(model::nodeNameOf(t)));
-    if (options.outputs.empty()) options.outputs = frozen->outputs;
-    for (const auto& s : loaded->signatures)
-      if (s.key == freeze.signature) signatures.push_back(s);
+    signatures = std::move(frozen->signatures);
   } else {
     auto loaded = model::load(graph_file);
     if (!loaded.ok()) return fail(loaded.error());
@@ -171,24 +162,7 @@ int runTfliteConvert(int argc, char** argv) {
   auto converted = transforms::tflite::convertToTflite(graph, options);
   if (!converted.ok()) return fail(converted.error());
   model::tflite::WriteOptions write;
-  // A SavedModel's signature, with the converted model's tensor names: inputs
-  // keep their node names, outputs are the converter's output tensors.
-  for (model::Signature s : signatures) {
-    bool ok = true;
-    for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
-    for (auto& [alias, tensor] : s.outputs) {
-      const model::TensorRef ref = model::parseTensorName(tensor);
-      const std::string wanted = ref.node + ":" + std::to_string(ref.port);
-      bool found = false;
-      for (std::size_t k = 0; k < converted->outputs.size() && !found; ++k)
-        if (converted->outputs[k] == wanted) {
-          tensor = converted->graph_outputs[k];
-          found = true;
-        }
-      ok = ok && found;
-    }
-    if (ok) write.signatures.push_back(std::move(s));
-  }
+  write.signatures = transforms::tflite::convertedSignatures(std::move(signatures), *converted);
   model::tflite::WriteStats stats;
   Status saved = model::tflite::saveTflite(converted->graph, output, write, &stats);
   if (!saved.ok()) return fail(saved.message());

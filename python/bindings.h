@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/eval/dataset.h"
 #include "engine/tensor.h"
 #include "python/calls.h"
 #include "python/model_handle.h"
@@ -36,6 +37,9 @@ std::vector<TensorSpec> inputSpecs(const ModelHandle& model);
 // model with one input. `what` names the sample in errors.
 std::vector<engine::Tensor> feedsFromItem(pybind11::handle item, const std::vector<std::string>& names,
                                           const std::vector<tensorflow::DataType>& dtypes, const std::string& what);
+// How images are read (engine::loadSample): size (H, W) or None for the
+// input's own, and (x - mean) / std.
+engine::ImagePreprocess preprocessArg(pybind11::handle size, float mean, float std_dev);
 // An iterable of samples; a callable returning one (TensorFlow's
 // representative_dataset is a generator function) is called first.
 pybind11::iterator sampleIterator(pybind11::handle samples);

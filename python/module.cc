@@ -120,6 +120,18 @@ std::vector<engine::Tensor> feedsFromItem(py::handle item, const std::vector<std
   return feeds;
 }
 
+engine::ImagePreprocess preprocessArg(py::handle size, float mean, float std_dev) {
+  engine::ImagePreprocess p;
+  if (!size.is_none()) {
+    auto hw = size.cast<std::pair<std::int64_t, std::int64_t>>();
+    p.height = hw.first;
+    p.width = hw.second;
+  }
+  p.mean = mean;
+  p.std_dev = std_dev;
+  return p;
+}
+
 py::iterator sampleIterator(py::handle samples) {
   py::object source = py::reinterpret_borrow<py::object>(samples);
   if (PyCallable_Check(source.ptr()) && !py::hasattr(source, "__iter__")) source = source();
@@ -546,18 +558,12 @@ outputs, the signature (default serving_default) chooses them. Returns the froze
       "read_sample",
       [](py::handle path, py::handle model_arg, const std::string& input, py::handle size, float mean, float std_dev) {
         engine::InputSpec spec;
+        spec.dtype = tensorflow::DT_INVALID;  // without a model: a .npy as stored, an image as float
         if (!model_arg.is_none()) {
           ModelPtr mp = modelArg(model_arg);
           spec = take(engine::findGraphInput(mp->loaded().graph, input), ErrorKind::Argument);
         }
-        engine::ImagePreprocess preprocess;
-        if (!size.is_none()) {
-          auto hw = size.cast<std::pair<std::int64_t, std::int64_t>>();
-          preprocess.height = hw.first;
-          preprocess.width = hw.second;
-        }
-        preprocess.mean = mean;
-        preprocess.std_dev = std_dev;
+        const engine::ImagePreprocess preprocess = preprocessArg(size, mean, std_dev);
         const std::string file = pathArg(path);
         Result<engine::Tensor> value = Status::Error("");
         {

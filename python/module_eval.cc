@@ -100,19 +100,6 @@ std::vector<std::vector<engine::Tensor>> allSamples(py::handle samples, const st
   return out;
 }
 
-engine::ImagePreprocess preprocessArg(py::handle size, float mean, float std_dev) {
-  engine::ImagePreprocess p;
-  if (!size.is_none()) {
-    auto hw = size.cast<std::pair<std::int64_t, std::int64_t>>();
-    p.height = hw.first;
-    p.width = hw.second;
-  }
-  p.mean = mean;
-  p.std_dev = std_dev;
-  if (std_dev == 0) raise(ErrorKind::Argument, "std must not be 0");
-  return p;
-}
-
 // ---------------------------------------------------------------- benchmark
 
 py::object benchmarkModel(py::handle model_arg, py::handle inputs, py::handle outputs_arg, int threads,

@@ -1,5 +1,7 @@
 #include "transforms/tflite/convert.h"
 
+#include <algorithm>
+
 #include "model/freeze.h"
 #include "model/graph.h"
 
@@ -81,8 +83,23 @@ Result<FrozenSavedModel> freezeSavedModel(const model::LoadedModel& saved_model,
   if (options->inputs.empty())
     for (const std::string& t : frozen->inputs) options->inputs.push_back(std::string(model::nodeNameOf(t)));
   if (options->outputs.empty()) options->outputs = frozen->outputs;
-  for (const auto& s : saved_model.signatures)
-    if (s.key == signature_key) out.signatures.push_back(s);
+  for (model::Signature s : saved_model.signatures) {
+    if (s.key != signature_key) continue;
+    // A TF2 signature is frozen into a graph of its own whose inputs and
+    // outputs are named after the signature's keys (model/saved_model_v2.h):
+    // its tensors are those, where the names came out as the keys.
+    if (saved_model.object_based) {
+      auto rename = [](std::vector<std::pair<std::string, std::string>>& pairs, const std::vector<std::string>& names) {
+        for (auto& [alias, tensor] : pairs)
+          if (std::find(names.begin(), names.end(), alias) != names.end()) tensor = alias + ":0";
+      };
+      std::vector<std::string> inputs;
+      for (const std::string& t : frozen->inputs) inputs.emplace_back(model::nodeNameOf(t));
+      rename(s.inputs, inputs);
+      rename(s.outputs, frozen->outputs);
+    }
+    out.signatures.push_back(std::move(s));
+  }
   return out;
 }
 
