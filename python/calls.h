@@ -40,7 +40,7 @@ class PythonCall {
   }
 
   // For the engine's hooks, without the GIL: true once Ctrl+C was pressed
-  // (checked in the main thread at most every 20 ms) or the progress
+  // (checked in the main thread every 100 ms) or the progress
   // callback raised.
   bool cancelled();
   std::function<bool()> cancelHook() {

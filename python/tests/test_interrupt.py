@@ -46,7 +46,12 @@ def interrupt(call):
     assert child.stdout.readline() == "ready\n", child.stderr.read()
     time.sleep(0.5)
     child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=300)
+    try:
+        out, err = child.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        raise AssertionError("Ctrl+C did not stop the call within 300 s")
     assert child.returncode == 0, err
     return out.splitlines()
 

@@ -181,3 +181,14 @@ def test_calibrate_gives_gdstudio_calibrates_graph(opt, shared, cli, work):
     # A generator of the photos freezes the same ranges.
     again = gd.calibrate(q, ({"input": gd.read_sample(p, q)} for p in images(shared)))
     assert again.model.to_bytes() == result.model.to_bytes()
+
+
+def test_records_are_one_call_from_a_dataframe(opt, int8, shared):
+    pd = pytest.importorskip("pandas")
+    result = gd.compare(opt, int8.model, inputs=shared / "data" / "images")
+    layers = pd.DataFrame(result.layers)
+    assert list(layers.columns) == list(gd.LayerError._fields)
+    assert len(layers) == len(result.layers) and layers["name"].tolist() == [l.name for l in result.layers]
+    assert list(pd.DataFrame(result.samples).columns) == list(gd.SampleResult._fields)
+    timing = gd.benchmark(opt, max_num_runs=2, max_time=0, threads=1)
+    assert "avg_ms" in pd.DataFrame(timing.node_types).columns
