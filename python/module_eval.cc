@@ -298,23 +298,12 @@ std::vector<std::vector<engine::Tensor>> calibrationInputs(const ModelHandle& m,
                                                            const transforms::tflite::ConvertOptions& options,
                                                            py::handle samples, float mean, float std_dev,
                                                            PythonCall& call) {
-  std::vector<std::string> inputs = options.inputs;
-  if (inputs.empty())
-    for (const auto& n : graph.node())
-      if (n.op() == "Placeholder") inputs.push_back(n.name());
-  if (!isPath(samples)) return allSamples(samples, inputs, dtypesFor(m, inputs), call);
-  engine::ImagePreprocess preprocess = preprocessArg(py::none(), mean, std_dev);
-  if (options.input_shapes.size() == 1 && options.input_shapes[0].size() == 4) {
-    preprocess.height = options.input_shapes[0][1];
-    preprocess.width = options.input_shapes[0][2];
+  if (!isPath(samples)) {
+    const std::vector<std::string> inputs = transforms::tflite::converterInputs(graph, options);
+    return allSamples(samples, inputs, dtypesFor(m, inputs), call);
   }
   const std::string dir = pathArg(samples);
-  auto dataset = take(engine::openDataset(dir), ErrorKind::Argument);
-  std::vector<std::string> files;
-  for (const std::string& f : dataset.files) files.push_back(dataset.dir + "/" + f);
-  auto read = call.withoutGil([&] {
-    return transforms::tflite::calibrationSamples(graph, inputs, files, preprocess, options.num_threads);
-  });
+  auto read = call.withoutGil([&] { return transforms::tflite::calibrationFolder(graph, options, dir, mean, std_dev); });
   call.raisePending();
   return take(std::move(read), ErrorKind::Convert);
 }
@@ -395,8 +384,8 @@ py::object calibrateModel(py::handle model_arg, py::handle samples, const std::s
     const auto spec = take(engine::findGraphInput(graph, input), ErrorKind::Argument);
     auto dataset = take(engine::openDataset(pathArg(samples)), ErrorKind::Argument);
     const engine::ImagePreprocess preprocess = preprocessArg(size, mean, std_dev);
-    auto values = call.withoutGil([&] { return engine::loadSamples(dataset, spec, preprocess); });
-    for (auto& v : take(std::move(values), ErrorKind::Load)) inputs.push_back({std::move(v)});
+    auto values = call.withoutGil([&] { return engine::loadSamples(dataset.paths(), spec, preprocess); });
+    inputs = take(std::move(values), ErrorKind::Load);
     names = {spec.name};
   } else {
     names = input.empty() ? inputNames(*m) : std::vector<std::string>{input};

@@ -187,13 +187,21 @@ Result<Dataset> openDataset(const std::string& dir, const std::string& labels_pa
   return d;
 }
 
-Result<std::vector<Tensor>> loadSamples(const Dataset& dataset, const InputSpec& input,
-                                        const ImagePreprocess& preprocess) {
-  std::vector<Tensor> samples;
-  for (const std::string& file : dataset.files) {
-    auto value = loadSample((std::filesystem::path(dataset.dir) / file).string(), input, preprocess);
+std::vector<std::string> Dataset::paths() const {
+  std::vector<std::string> out;
+  for (const std::string& file : files) out.push_back((std::filesystem::path(dir) / file).string());
+  return out;
+}
+
+Result<std::vector<std::vector<Tensor>>> loadSamples(const std::vector<std::string>& paths, const InputSpec& input,
+                                                     const ImagePreprocess& preprocess,
+                                                     const SampleProgress& progress) {
+  std::vector<std::vector<Tensor>> samples;
+  for (const std::string& path : paths) {
+    if (progress) progress(samples.size(), paths.size(), path);
+    auto value = loadSample(path, input, preprocess);
     if (!value.ok()) return value.status();
-    samples.push_back(std::move(value).value());
+    samples.push_back({std::move(value).value()});
   }
   return samples;
 }

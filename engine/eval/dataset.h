@@ -62,6 +62,8 @@ struct Dataset {
   // file name -> accepted class names (labels.csv "file,label": '|'
   // separates several accepted labels; an empty label leaves the file unlabelled).
   std::map<std::string, std::vector<std::string>> labels;
+
+  std::vector<std::string> paths() const;  // dir/file for each file, in order
 };
 
 // Lists `dir` (every regular file except .csv, .txt and .md) and reads the
@@ -69,10 +71,13 @@ struct Dataset {
 // the file exists. Errors name the folder or the labels file and line.
 Result<Dataset> openDataset(const std::string& dir, const std::string& labels_path = "");
 
-// Every file of `dataset` as a value of `input` (loadSample), in order:
-// representative inputs for calibration. Errors name the file.
-Result<std::vector<Tensor>> loadSamples(const Dataset& dataset, const InputSpec& input,
-                                        const ImagePreprocess& preprocess);
+// Each file as the value of `input` (loadSample), in order: representative
+// inputs for calibration, one feed vector per file. progress(done, total,
+// path) is called before each file. Errors name the file.
+using SampleProgress = std::function<void(std::size_t done, std::size_t total, const std::string& path)>;
+Result<std::vector<std::vector<Tensor>>> loadSamples(const std::vector<std::string>& paths, const InputSpec& input,
+                                                     const ImagePreprocess& preprocess,
+                                                     const SampleProgress& progress = {});
 
 // Class names, one per line (line i = class i), e.g. TensorFlow's
 // retrained_labels.txt / ImageNet label files.

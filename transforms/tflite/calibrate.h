@@ -41,4 +41,17 @@ Result<std::vector<std::vector<engine::Tensor>>> calibrationSamples(const tensor
                                                                     const engine::ImagePreprocess& preprocess,
                                                                     int num_threads = 1);
 
+// The model inputs the converter takes: options.inputs, else the graph's
+// Placeholders in graph order.
+std::vector<std::string> converterInputs(const tensorflow::GraphDef& graph, const ConvertOptions& options);
+
+// tflite_convert --calibration_data: every file of the folder `dir`
+// (engine::openDataset) as a sample for converterInputs, read by
+// calibrationSamples: images resized to the input's shape (the one shape of
+// options.input_shapes when it gives one, [N, H, W, C]) and normalized as
+// (x - mean) / std_dev.
+Result<std::vector<std::vector<engine::Tensor>>> calibrationFolder(const tensorflow::GraphDef& graph,
+                                                                   const ConvertOptions& options,
+                                                                   const std::string& dir, float mean, float std_dev);
+
 }  // namespace gds::transforms::tflite
