@@ -14,6 +14,8 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev
   python3-numpy python3-protobuf
+  # The Python module (pybind11) and its tests (pytest).
+  pybind11-dev python3-dev python3-pytest
   xvfb xauth
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file
