@@ -5,6 +5,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
+  # Rebuilds of unchanged sources come from its cache (CMakeLists.txt uses it when present).
+  ccache
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libgraphviz-dev
