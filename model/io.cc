@@ -19,6 +19,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include "model/keras/keras_file.h"
 #include "model/memmapped.h"
 #include "model/saved_model_v2.h"
 #include "model/tflite/reader.h"
@@ -34,6 +35,7 @@ const char* modelKindName(ModelKind kind) {
     case ModelKind::MetaGraph: return "MetaGraphDef";
     case ModelKind::SavedModel: return "SavedModel";
     case ModelKind::TFLite: return "TensorFlow Lite";
+    case ModelKind::Keras: return "Keras";
   }
   return "?";
 }
@@ -246,6 +248,43 @@ bool isTfliteFile(const std::string& path) {
   return tflite::looksLikeTflite(std::string(header, sizeof header));
 }
 
+// A zip archive (.keras) or an HDF5 file (.h5), by their signatures.
+bool isKerasFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[8];
+  if (!in.read(header, sizeof header)) return false;
+  return keras::looksLikeKerasFile(std::string(header, sizeof header));
+}
+
+Status loadKeras(LoadedModel* model) {
+  auto read = keras::readKerasFile(model->file);
+  if (!read.ok()) return read.status();
+  std::error_code ec;
+  model->kind = ModelKind::Keras;
+  model->file_bytes = static_cast<std::int64_t>(fs::file_size(model->file, ec));
+  model->graph = std::move(read->graph);
+  model->producer = "Keras " + (read->keras_version.empty() ? std::string("(version not recorded)") : read->keras_version) +
+                    ", " + read->format;
+  model->warnings = std::move(read->warnings);
+  KerasObject root;
+  root.node_id = 0;
+  root.path = "root";
+  root.identifier = "_tf_keras_model";
+  root.class_name = read->model_class;
+  root.name = read->model_name;
+  model->keras_objects.push_back(root);
+  for (const auto& l : read->layers) {
+    KerasObject k;
+    k.node_id = static_cast<int>(model->keras_objects.size());
+    k.path = "root." + l.path;
+    k.identifier = "_tf_keras_layer";
+    k.class_name = l.class_name;
+    k.name = l.name;
+    model->keras_objects.push_back(std::move(k));
+  }
+  return Status::Ok();
+}
+
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -295,7 +334,7 @@ Status checkNotSavedModelSideFile(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& modelFileExtensions() {
-  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta", ".tflite"};
+  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta", ".tflite", ".keras", ".h5", ".hdf5"};
   return extensions;
 }
 
@@ -372,6 +411,11 @@ Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& op
     model.graph = std::move(read->graph);
     model.signatures = std::move(read->signatures);
     model.producer = read->description;
+    return model;
+  }
+  // Keras: a .keras zip archive or an HDF5 model, converted to a graph.
+  if (!is_dir && isKerasFile(model.file)) {
+    GDS_RETURN_IF_ERROR(loadKeras(&model));
     return model;
   }
   auto bytes = readFile(model.file);

