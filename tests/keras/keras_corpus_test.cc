@@ -28,38 +28,50 @@ namespace {
 
 using engine::Tensor;
 
+// How a file's outputs are checked.
+enum class Reference {
+  Tflite,           // the TensorFlow-made .tflite's reference output, within 1e-4 of the range
+  QuantizedTflite,  // a hybrid-quantized .tflite (int8 weights): within its quantization error, same top-1
+  NumPy,            // tests/tools/keras_corpus_reference.py's float64 run of the file
+};
+
 struct CorpusFile {
   std::string name;            // under models/keras/
   std::string layers;          // the start of the summary's layer list
-  bool oracle = false;         // a TensorFlow-made .tflite and its reference output
-  double tolerance = 1e-4;     // of the output range (the quantized oracle: its quantization error)
+  Reference reference = Reference::NumPy;
   float lo = 0, hi = 1;        // seeded inputs
   bool token_ids = false;      // inputs are token ids below `hi`
   Shape run_shape = {};        // the input shape run when the file's has free dimensions
 };
 
+// toycar_dense_ae's .tflite was not made from this .h5's batch-norm
+// statistics: its kernels equal the BN-folded .h5 kernels to 7e-7, but its
+// biases differ by up to 0.61 (layer dense_5), so its reference output is
+// 1.3% of the range away from the model; the NumPy run checks it instead.
 const std::vector<CorpusFile>& corpus() {
   static const std::vector<CorpusFile> files = {
-      {"dwcnn_semiconductor_k3.13.keras", "InputLayer input, Conv2D conv_stem, BatchNormalization bn_stem, ReLU relu_stem",
-       true, 1e-4, 0, 1},
-      {"keypoint_mlp_k3.8.keras", "InputLayer input_layer_2, Dropout dropout_4, Dense dense_6", true, 1e-4, -1, 1},
-      {"cifar_resnet8_k2.4.h5", "InputLayer input_1, Conv2D conv2d, BatchNormalization batch_normalization", true,
-       1e-4, 0, 255},
-      {"toycar_dense_ae_k2.4.h5", "InputLayer input_1, Dense dense, BatchNormalization batch_normalization", true,
-       1e-4, 0, 1},
-      {"intent_embedding_k3.8.h5", "InputLayer input_layer, Embedding embedding, GlobalAveragePooling1D", true, 1e-4,
-       0, 1000, true},
-      {"icu_mlp_k3.12.h5", "InputLayer input_layer, Dense dense, Dense dense_1", true, 1e-4, 0, 1},
-      // Hybrid-quantized .tflite (int8 weights): agreement to its quantization error.
-      {"keypoint_bn_mish_k2.15.keras", "InputLayer input_2, BatchNormalization batch_normalization_1, Dense dense_4",
-       true, 3e-2, -1, 1},
-      {"can_gru_k2.15.keras", "InputLayer input_3, GRU gru_2, Dense dense_4", false, 0, -1, 1},
-      {"lettuce_lstm_k3.6.keras", "InputLayer input_layer, LSTM lstm, Dense dense", false, 0, -1, 1},
-      {"autompg_normalization_k3.3.keras", "InputLayer input_layer_3, Normalization normalization, Dense dense_5", false,
-       0, 0, 100},
-      {"docclean_conv_ae_k2.14.keras", "InputLayer image_input, Conv2D Conv1, MaxPooling2D pool1", false, 0, 0, 1,
-       false, {1, 32, 48, 3}},
-      {"ultrasonic_conv1d_k3.10.keras", "InputLayer input_layer, Conv1D conv1d, BatchNormalization", false, 0, -1, 1},
+      {"dwcnn_semiconductor_k3.13.keras",
+       "InputLayer input, Conv2D conv_stem, BatchNormalization bn_stem, ReLU relu_stem", Reference::Tflite, 0, 1},
+      {"keypoint_mlp_k3.8.keras", "InputLayer input_layer_2, Dropout dropout_4, Dense dense_6", Reference::Tflite, -1,
+       1},
+      {"cifar_resnet8_k2.4.h5", "InputLayer input_1, Conv2D conv2d, BatchNormalization batch_normalization",
+       Reference::Tflite, 0, 255},
+      {"toycar_dense_ae_k2.4.h5", "InputLayer input_1, Dense dense, BatchNormalization batch_normalization",
+       Reference::NumPy, 0, 1},
+      {"intent_embedding_k3.8.h5", "InputLayer input_layer, Embedding embedding, GlobalAveragePooling1D",
+       Reference::Tflite, 0, 1000, true},
+      {"icu_mlp_k3.12.h5", "InputLayer input_layer, Dense dense, Dense dense_1", Reference::Tflite, 0, 1},
+      {"keypoint_bn_mish_k2.15.keras",
+       "InputLayer input_2, BatchNormalization batch_normalization_1, Dense dense_4", Reference::QuantizedTflite, -1,
+       1},
+      {"can_gru_k2.15.keras", "InputLayer input_3, GRU gru_2, Dense dense_4", Reference::NumPy, -1, 1},
+      {"lettuce_lstm_k3.6.keras", "InputLayer input_layer, LSTM lstm, Dense dense", Reference::NumPy, -1, 1},
+      {"autompg_normalization_k3.3.keras", "InputLayer input_layer_3, Normalization normalization, Dense dense_5",
+       Reference::NumPy, 0, 100},
+      {"docclean_conv_ae_k2.14.keras", "InputLayer image_input, Conv2D Conv1, MaxPooling2D pool1", Reference::NumPy,
+       0, 1, false, {1, 32, 48, 3}},
+      {"ultrasonic_conv1d_k3.10.keras", "InputLayer input_layer, Conv1D conv1d, BatchNormalization",
+       Reference::NumPy, -1, 1},
   };
   return files;
 }
@@ -119,23 +131,69 @@ TEST(KerasCorpus, EveryFileOpensSummarizesWithItsLayersAndRuns) {
   }
 }
 
+// The model's run on `input` against `want`: the largest difference
+// relative to the output range.
+test::Difference runAgainst(const CorpusFile& f, const HostTensor& input, const HostTensor& want,
+                            std::int64_t* top1 = nullptr) {
+  auto m = model::load(corpusPath(f.name));
+  EXPECT_TRUE(m.ok()) << m.error();
+  if (!m.ok()) return {};
+  auto s = model::summarizeModel(*m);
+  EXPECT_TRUE(s.ok()) << s.error();
+  if (!s.ok()) return {};
+  auto out = runModel(m->graph, {s->inputs[0].name}, {s->outputs[0].first},
+                      {test::castLike(input, m->graph, s->inputs[0].name)});
+  EXPECT_TRUE(out.ok()) << out.error();
+  if (!out.ok()) return {};
+  EXPECT_EQ(out->at(0).shape, want.shape);
+  if (top1) {
+    std::int64_t best = 0;
+    for (std::int64_t i = 1; i < out->at(0).size(); ++i)
+      if (out->at(0).valueAt(i) > out->at(0).valueAt(best)) best = i;
+    *top1 = best;
+  }
+  return test::compareOutputs(out->at(0), want);
+}
+
+std::int64_t argmax(const HostTensor& t) {
+  std::int64_t best = 0;
+  for (std::int64_t i = 1; i < t.size(); ++i)
+    if (t.valueAt(i) > t.valueAt(best)) best = i;
+  return best;
+}
+
 TEST(KerasCorpus, RunsEqualTensorFlowLitesReferenceOutputs) {
   GDS_REQUIRE_SHARED();
   for (const auto& f : corpus()) {
-    if (!f.oracle) continue;
+    if (f.reference == Reference::NumPy) continue;
     SCOPED_TRACE(f.name);
-    auto m = model::load(corpusPath(f.name));
-    ASSERT_TRUE(m.ok()) << m.error();
-    auto s = model::summarizeModel(*m);
-    ASSERT_TRUE(s.ok()) << s.error();
     auto x = readNpy(test::modelPath("keras/" + stem(f.name) + ".input.npy"));
     auto want = readNpy(test::modelPath("keras/" + stem(f.name) + ".tflite_output.npy"));
     ASSERT_TRUE(x.ok() && want.ok());
-    auto out = runModel(m->graph, {s->inputs[0].name}, {s->outputs[0].first}, {test::castLike(*x, m->graph, s->inputs[0].name)});
-    ASSERT_TRUE(out.ok()) << out.error();
-    const test::Difference d = test::compareOutputs(out->at(0), *want);
-    EXPECT_LE(d.relative, f.tolerance)
-        << "largest difference " << d.absolute << " at " << d.index << ", output range " << d.range;
+    std::int64_t top1 = -1;
+    const test::Difference d = runAgainst(f, *x, *want, &top1);
+    // The quantized .tflite's int8 weights put its softmax 0.055 (7.7% of
+    // the range) from the float model's.
+    const double tolerance = f.reference == Reference::Tflite ? 1e-4 : 0.1;
+    EXPECT_LE(d.relative, tolerance) << "largest difference " << d.absolute << " at " << d.index
+                                     << ", output range " << d.range;
+    EXPECT_EQ(top1, argmax(*want));
+  }
+}
+
+TEST(KerasCorpus, RunsEqualNumPysRunsOfTheFiles) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::kerasCorpusReferences();
+  if (dir.empty()) GTEST_SKIP() << test::kerasLayerFilesUnavailable();
+  for (const auto& f : corpus()) {
+    if (f.reference != Reference::NumPy) continue;
+    SCOPED_TRACE(f.name);
+    auto x = readNpy(dir + "/" + stem(f.name) + ".input.npy");
+    auto want = readNpy(dir + "/" + stem(f.name) + ".numpy_output.npy");
+    ASSERT_TRUE(x.ok() && want.ok());
+    const test::Difference d = runAgainst(f, *x, *want);
+    EXPECT_LE(d.relative, 1e-4) << "largest difference " << d.absolute << " at " << d.index << ", output range "
+                                << d.range;
   }
 }
 

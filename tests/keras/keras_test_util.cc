@@ -38,6 +38,23 @@ const Generated& generated() {
 }  // namespace
 
 std::string kerasLayerFiles() { return generated().dir; }
+
+std::string kerasCorpusReferences() {
+  static std::string dir;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (kerasLayerFiles().empty() || !sharedAvailable()) return;
+    const std::string out = tempDir() + "/keras_corpus_reference";
+    const CommandResult r = runProgram(
+        "/usr/bin/python3", {sourceDir() + "/tests/tools/keras_corpus_reference.py", modelPath("keras"), out});
+    if (r.exit_code != 0) {
+      ADD_FAILURE() << "tests/tools/keras_corpus_reference.py failed: " << r.err;
+      return;
+    }
+    dir = out;
+  });
+  return dir;
+}
 std::string kerasLayerFilesUnavailable() { return generated().why; }
 
 model::HostTensor castLike(const model::HostTensor& x, const tensorflow::GraphDef& graph, const std::string& name) {

@@ -15,6 +15,9 @@ namespace gds::test {
 // /usr/bin/python3 lacks NumPy or h5py; kerasLayerFilesUnavailable() says why.
 std::string kerasLayerFiles();
 std::string kerasLayerFilesUnavailable();
+// tests/tools/keras_corpus_reference.py's NumPy runs of the corpus files
+// (written on first use), or "" when unavailable (no corpus, NumPy or h5py).
+std::string kerasCorpusReferences();
 
 // `x` cast to the dtype of Placeholder `name` in `graph` (token ids fed as
 // int32, say); unchanged when it is float or the node is not found.
