@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +18,10 @@
 #include "engine/plan.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/keras/keras_file.h"
+#include "model/io.h"
 #include "model/npy.h"
+#include "model/tflite/writer.h"
+#include "transforms/tflite/convert.h"
 #include "tests/keras/keras_test_util.h"
 #include "tests/test_util.h"
 
@@ -110,6 +114,70 @@ TEST_P(KerasLayer, ComputesWhatNumPyComputes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, KerasLayer, ::testing::ValuesIn(caseNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Cases whose float .tflite export is refused, with the op that has no
+// TensorFlow Lite builtin in gdstudio's lowering.
+const std::map<std::string, std::string>& notExported() {
+  static const std::map<std::string, std::string> cases = {
+      {"activation_selu", "Selu"},
+      {"activation_softsign", "Softsign"},
+      {"activation_gelu", "Erf"},
+      {"activation_soft_shrink", "Sign"},
+      {"masking_gru", "Any"},
+      // A batch norm with no layer before it to fold into.
+      {"batchnorm_keras2_fused_epsilon", "FusedBatchNormV3"}};
+  return cases;
+}
+
+class KerasLayerExport : public ::testing::TestWithParam<std::string> {};
+
+// The same case exported to a float .tflite (the TFLite dialect, written
+// and read back) and run in gdstudio's TensorFlow Lite interpreter.
+TEST_P(KerasLayerExport, TfliteExportComputesWhatNumPyComputes) {
+  const std::string dir = test::kerasLayerFiles();
+  if (dir.empty()) GTEST_SKIP() << test::kerasLayerFilesUnavailable();
+  auto read = readKerasFile(dir + "/" + GetParam() + (GetParam().rfind("h5_", 0) == 0 ||
+                                                                  GetParam() == "batchnorm_keras2_fused_epsilon"
+                                                              ? ".h5"
+                                                              : ".keras"));
+  ASSERT_TRUE(read.ok()) << read.error();
+  transforms::tflite::ConvertOptions options;
+  options.inputs = read->inputs;
+  options.outputs = read->outputs;
+  std::vector<engine::Tensor> inputs;
+  for (std::size_t k = 0; k < read->inputs.size(); ++k) {
+    auto x = model::readNpy(dir + "/" + GetParam() + ".in" + std::to_string(k) + ".npy");
+    ASSERT_TRUE(x.ok()) << x.error();
+    options.input_shapes.push_back(x->shape);
+    inputs.push_back(engine::Tensor::fromHost(*x));
+  }
+  auto converted = transforms::tflite::convertToTflite(read->graph, options);
+  auto refused = notExported().find(GetParam());
+  if (refused != notExported().end()) {
+    ASSERT_FALSE(converted.ok());
+    EXPECT_NE(converted.error().find("(" + refused->second + ")"), std::string::npos) << converted.error();
+    return;
+  }
+  ASSERT_TRUE(converted.ok()) << converted.error();
+  const std::string path = test::tempDir() + "/" + GetParam() + ".tflite";
+  const Status saved = model::tflite::saveTflite(converted->graph, path);
+  ASSERT_TRUE(saved.ok()) << saved.message();
+  auto loaded = model::load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  auto plan = engine::compileForInference(loaded->graph, read->inputs, converted->graph_outputs, {});
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  auto outs = (*plan)->run(inputs);
+  ASSERT_TRUE(outs.ok()) << outs.error();
+  for (std::size_t k = 0; k < outs->size(); ++k) {
+    auto want = model::readNpy(dir + "/" + GetParam() + ".out" + std::to_string(k) + ".npy");
+    ASSERT_TRUE(want.ok()) << want.error();
+    const test::Difference d = test::compareOutputs((*outs)[k].toHost(), *want);
+    EXPECT_LE(d.relative, 1e-4) << "output " << k << ": largest difference " << d.absolute << " at " << d.index;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, KerasLayerExport, ::testing::ValuesIn(caseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

@@ -191,7 +191,15 @@ Status Lowering::lowerConvTranspose(int i) {
   if (!shape.ok()) return shape.status();
   auto in = operand(i, 2);
   if (!in.ok()) return in.status();
-  auto n = addOp(i, "tfl.transpose_conv", {*shape, addConst(name(dataInput(i, 1)), ohwi, false), *in});
+  // The optional bias is absent (the BiasAdd after it stays an ADD).
+  if (!used_.count(mt::kNoValueNode)) {
+    NodeDef* none = out_.graph.add_node();
+    none->set_name(mt::kNoValueNode);
+    none->set_op(mt::kNoValueOp);
+    used_.insert(mt::kNoValueNode);
+  }
+  auto n = addOp(i, "tfl.transpose_conv",
+                 {*shape, addConst(name(dataInput(i, 1)), ohwi, false), *in, std::string(mt::kNoValueNode)});
   if (!n.ok()) return n.status();
   auto& at = *(*n)->mutable_attr();
   at["padding"].set_s(*pad);

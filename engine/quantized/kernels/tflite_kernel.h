@@ -144,5 +144,6 @@ void registerConvKernels(KernelRegistry& registry);         // tflite_conv.cc
 void registerElementwiseKernels(KernelRegistry& registry);  // tflite_elementwise.cc
 void registerPoolingKernels(KernelRegistry& registry);      // tflite_pooling.cc
 void registerArrayKernels(KernelRegistry& registry);        // tflite_array.cc
+void registerSequenceKernels(KernelRegistry& registry);     // tflite_sequence.cc
 
 }  // namespace gds::engine::tflkern
