@@ -47,7 +47,7 @@ class Conv2DBackpropInputKernel : public OpKernel {
                        " and out_backprop " + model::shapeString(grad.shape()) +
                        " disagree (batch, output channels = filter dim 2, input channels = filter dim 3)");
     // The forward convolution of an input of `sizes` by the filter.
-    ops::Conv2DShape s;
+    ops::ConvGeometry s;
     if (!nn::conv2DShape({sizes[0], sizes[1], sizes[2], sizes[3]},
                          {filter.dim(0), filter.dim(1), filter.dim(2), filter.dim(3)}, attrs_, &s) ||
         s.out_h != grad.dim(1) || s.out_w != grad.dim(2))
@@ -69,7 +69,7 @@ class Conv2DBackpropInputKernel : public OpKernel {
  private:
   // Plain loops: every out_backprop pixel spreads its channels through the
   // filter taps onto the output pixels that the forward window read.
-  static void reference(const ops::Conv2DShape& s, const float* grad, const float* filter, float* out) {
+  static void reference(const ops::ConvGeometry& s, const float* grad, const float* filter, float* out) {
     std::fill(out, out + s.batch * s.in_h * s.in_w * s.in_c, 0.0f);
     const std::int64_t co = s.in_c, ci = s.out_c;
     for (std::int64_t n = 0; n < s.batch; ++n)
@@ -93,7 +93,7 @@ class Conv2DBackpropInputKernel : public OpKernel {
 
   // columns[pixel, tap, c] = sum_k grad[pixel, k] * filter[tap, c, k] (one
   // GEMM), then each column added onto the output pixel its tap reaches.
-  Status optimized(KernelContext& ctx, const ops::Conv2DShape& s, const float* grad, const float* filter,
+  Status optimized(KernelContext& ctx, const ops::ConvGeometry& s, const float* grad, const float* filter,
                    float* out) {
     const std::int64_t pixels = s.batch * s.out_h * s.out_w;
     const std::int64_t taps = s.filter_h * s.filter_w, co = s.in_c, ci = s.out_c;
