@@ -266,6 +266,27 @@ Status loadKeras(LoadedModel* model) {
   model->producer = "Keras " + (read->keras_version.empty() ? std::string("(version not recorded)") : read->keras_version) +
                     ", " + read->format;
   model->warnings = std::move(read->warnings);
+  // One signature, as a Keras model's SavedModel export has: the input
+  // layers' Placeholders and the output layers' tensors by their names.
+  Signature sig;
+  sig.key = "serving_default";
+  sig.method_name = "tensorflow/serving/predict";
+  auto describe = [&](const std::string& node) {
+    SignatureTensor t;
+    t.key = node;
+    t.tensor = node + ":0";
+    for (const auto& n : model->graph.node())
+      if (n.name() == node && n.op() == "Placeholder") {
+        t.dtype = n.attr().at("dtype").type();
+        t.shape = shapeFromProto(n.attr().at("shape").shape(), &t.known_rank);
+      }
+    return t;
+  };
+  for (const auto& in : read->inputs) sig.input_tensors.push_back(describe(in));
+  for (const auto& out : read->outputs) sig.output_tensors.push_back(describe(out));
+  for (const auto& t : sig.input_tensors) sig.inputs.emplace_back(t.key, t.tensor);
+  for (const auto& t : sig.output_tensors) sig.outputs.emplace_back(t.key, t.tensor);
+  model->signatures.push_back(std::move(sig));
   KerasObject root;
   root.node_id = 0;
   root.path = "root";

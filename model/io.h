@@ -35,7 +35,8 @@ struct SignatureTensor {
 struct Signature {
   std::string key;          // e.g. "serving_default"
   std::string method_name;  // e.g. "tensorflow/serving/predict"
-  // (alias, tensor name) pairs, sorted by alias.
+  // (alias, tensor name) pairs, sorted by alias (a Keras file's: in the
+  // model's order, the layers' names as aliases).
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, std::string>> outputs;
   // The same with dtypes and shapes, sorted by alias.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "model/keras/convert_impl.h"
+#include "model/memory_budget.h"
 
 namespace gds::model::keras {
 
@@ -283,6 +284,12 @@ Result<KTensor> Converter::inputPlaceholder(const LayerDef& layer) {
     if (!parsed.ok()) return Status::Error("input layer '" + layer.name + "': " + parsed.error());
     dtype = *parsed;
   }
+  // One example (free dimensions as 1) must fit the memory budget.
+  Shape one = shape;
+  for (auto& d : one) d = d < 0 ? 1 : d;
+  auto elements = checkedElements(one.data(), one.size(), static_cast<std::int64_t>(std::max<std::size_t>(dtypeSize(dtype), 1)),
+                                  "input layer '" + layer.name + "' has shape " + shapeString(shape));
+  if (!elements.ok()) return elements.status();
   if (c.value("sparse", false) || c.value("ragged", false))
     return Status::Error("input layer '" + layer.name + "' takes sparse or ragged tensors, which have no GraphDef form here");
   return ops_.placeholder(nodeName(layer.name), dtype, shape);

@@ -59,11 +59,18 @@ KerasVersion parseVersion(const std::string& text) {
   return v;
 }
 
-// Errors name the file once: where a message already holds the path (a
-// member's or a dataset's error), it is not prefixed again.
+// Errors name the file once, first: where a message already holds the path
+// (a member's or a dataset's error under a layer's context, "layer 'd'
+// (Dense): F: model.weights.h5 holds ..."), the path moves to the front.
 Status withPath(const Status& s, const std::string& path) {
-  if (s.ok() || s.message().find(path) != std::string::npos) return s;
-  return s.withContext(path);
+  if (s.ok()) return s;
+  const std::string& m = s.message();
+  const std::size_t at = m.find(path);
+  if (at == std::string::npos) return s.withContext(path);
+  if (at == 0) return s;
+  std::string rest = m.substr(at + path.size());
+  if (rest.compare(0, 2, ": ") == 0) rest.erase(0, 2);
+  return Status::Error(path + ": " + m.substr(0, at) + rest);
 }
 
 void listInto(const ModelDef& m, const std::string& prefix, int depth, std::vector<KerasLayerEntry>* out) {

@@ -76,8 +76,10 @@ Result<std::vector<KTensor>> identityLayer(LayerContext& ctx) {
 }
 
 // Embedding: ids cast to int32 when they are not integers, then a gather
-// of rows (Keras 3 ops.take / Keras 2 embedding_lookup). mask_zero adds a
-// mask of the non-zero ids.
+// of rows (Keras 3 ops.take / Keras 2 embedding_lookup). Keras 3's take
+// also maps negative ids to id + input_dim first (Less/SelectV2/AddV2 in
+// its trace); valid ids are never negative, so that is left out. mask_zero
+// adds a mask of the non-zero ids.
 Result<std::vector<KTensor>> embeddingLayer(LayerContext& ctx) {
   auto x = ctx.input();
   if (!x.ok()) return x.status();
