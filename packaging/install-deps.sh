@@ -12,8 +12,12 @@ PACKAGES=(
   libjpeg-dev libpng-dev libfftw3-dev
   nlohmann-json3-dev
   libflatbuffers-dev flatbuffers-compiler
+  # Keras models: HDF5 (.h5 models, the weights inside .keras) and libzip (the .keras archive).
+  libhdf5-dev libzip-dev
   libgtest-dev libgmock-dev
   python3-numpy python3-protobuf
+  # The Keras tests write their synthetic .keras/.h5 files with h5py (tests/tools/keras_layers.py).
+  python3-h5py
   xvfb xauth
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file
