@@ -114,11 +114,22 @@ bool looksLikeHdf5(const std::string& header) {
   return header.size() >= 8 && header.compare(0, 8, "\x89HDF\r\n\x1a\n", 8) == 0;
 }
 
-Result<Hdf5File> Hdf5File::openFile(const std::string& path) {
-  std::lock_guard<std::recursive_mutex> lock(hdf5Lock());
+namespace {
+
+// File access that closes every object of the file with it (the lock held,
+// the library's error printing off).
+Handle strongCloseAccess() {
   silenceLibrary();
   Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
   H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+  return fapl;
+}
+
+}  // namespace
+
+Result<Hdf5File> Hdf5File::openFile(const std::string& path) {
+  std::lock_guard<std::recursive_mutex> lock(hdf5Lock());
+  Handle fapl = strongCloseAccess();
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
   if (!file.ok()) return Status::Error(path + ": not a valid HDF5 file (corrupt or truncated)");
   Hdf5File out;
@@ -132,9 +143,7 @@ Result<Hdf5File> Hdf5File::openImage(const std::string& bytes, const std::string
   // The core driver keeps its own copy of the image.
   GDS_RETURN_IF_ERROR(checkBytes(static_cast<std::int64_t>(bytes.size()), name));
   std::lock_guard<std::recursive_mutex> lock(hdf5Lock());
-  silenceLibrary();
-  Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
-  H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG);
+  Handle fapl = strongCloseAccess();
   if (H5Pset_fapl_core(fapl.get(), 1 << 16, 0) < 0 ||
       H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()), bytes.size()) < 0)
     return Status::Error(name + ": cannot load the HDF5 image");

@@ -74,83 +74,106 @@ KTensor batchNormOps(TfOps& ops, const KTensor& x, const KTensor& mean, const KT
   return ops.binary("AddV2", "batchnorm/add_1", scaled_x, shift);
 }
 
-Result<std::vector<KTensor>> batchNormLayer(LayerContext& ctx) {
-  auto x = ctx.input();
-  if (!x.ok()) return x.status();
-  auto axes = readAxes(ctx, *x, -1);
+// The options BatchNormalization and LayerNormalization share, with their
+// Keras defaults (axis -1, epsilon 1e-3, center and scale on).
+struct NormOptions {
+  std::vector<std::int64_t> axes;
+  double epsilon = 1e-3;
+  bool center = true, scale = true;
+};
+
+Result<NormOptions> readNormOptions(LayerContext& ctx, const KTensor& x) {
+  auto axes = readAxes(ctx, x, -1);
   auto epsilon = ctx.number("epsilon", 1e-3);
   auto center = ctx.flag("center", true);
   auto scale = ctx.flag("scale", true);
-  auto renorm = ctx.flag("renorm", false);
-  for (const Status& s : {axes.status(), epsilon.status(), center.status(), scale.status(), renorm.status()})
+  for (const Status& s : {axes.status(), epsilon.status(), center.status(), scale.status()})
     if (!s.ok()) return s;
-  if (axes->size() != 1) return ctx.error("normalizing over several axes " + ctx.value("axis").dump() + " is not converted");
+  NormOptions o;
+  o.axes = std::move(axes).value();
+  o.epsilon = *epsilon;
+  o.center = *center;
+  o.scale = *scale;
+  return o;
+}
+
+Result<std::vector<KTensor>> batchNormLayer(LayerContext& ctx) {
+  auto x = ctx.input();
+  if (!x.ok()) return x.status();
+  auto options = readNormOptions(ctx, *x);
+  if (!options.ok()) return options.status();
+  auto renorm = ctx.flag("renorm", false);
+  if (!renorm.ok()) return renorm.status();
+  const std::vector<std::int64_t>& axes = options->axes;
+  const double epsilon = options->epsilon;
+  const bool center = options->center, scale = options->scale;
+  if (axes.size() != 1) return ctx.error("normalizing over several axes " + ctx.value("axis").dump() + " is not converted");
   if (*renorm) return ctx.error("batch renormalization (renorm=True) is not converted");
-  const std::int64_t axis = (*axes)[0], channels = x->dim(static_cast<int>(axis));
+  const std::int64_t axis = axes[0], channels = x->dim(static_cast<int>(axis));
   std::vector<std::string> names;
-  if (*scale) names.push_back("gamma");
-  if (*center) names.push_back("beta");
+  if (scale) names.push_back("gamma");
+  if (center) names.push_back("beta");
   names.push_back("moving_mean");
   names.push_back("moving_variance");
   auto w = ctx.weights(names, std::vector<Shape>(names.size(), Shape{channels}));
   if (!w.ok()) return w.status();
-  const KTensor* gamma = *scale ? &(*w)[0] : nullptr;
-  const KTensor* beta = *center ? &(*w)[*scale ? 1 : 0] : nullptr;
+  const KTensor* gamma = scale ? &(*w)[0] : nullptr;
+  const KTensor* beta = center ? &(*w)[scale ? 1 : 0] : nullptr;
   const KTensor& mean = (*w)[names.size() - 2];
   const KTensor& variance = (*w)[names.size() - 1];
   TfOps& ops = ctx.ops();
-  const auto eps = static_cast<float>(*epsilon);
+  const auto eps = static_cast<float>(epsilon);
   if (ctx.version().keras2() && x->rank() == 4 && axis == 3) {
     std::vector<float> ones(static_cast<std::size_t>(channels), 1.0f), zeros(ones.size(), 0.0f);
     KTensor g = gamma ? *gamma : KTensor{ops.builder().constantFloat("Const", {channels}, ones), {channels}, tf::DT_FLOAT, ""};
     KTensor b = beta ? *beta : KTensor{ops.builder().constantFloat("Const_1", {channels}, zeros), {channels}, tf::DT_FLOAT, ""};
     return one(ops.fusedBatchNorm("FusedBatchNormV3", *x, g, b, mean, variance, std::max(eps, kFusedMinEpsilon)));
   }
-  KTensor m = broadcastTo(ops, "Reshape", mean, *x, *axes);
-  KTensor v = broadcastTo(ops, "Reshape_1", variance, *x, *axes);
+  KTensor m = broadcastTo(ops, "Reshape", mean, *x, axes);
+  KTensor v = broadcastTo(ops, "Reshape_1", variance, *x, axes);
   KTensor g, b;
-  if (gamma) g = broadcastTo(ops, "Reshape_2", *gamma, *x, *axes);
-  if (beta) b = broadcastTo(ops, "Reshape_3", *beta, *x, *axes);
+  if (gamma) g = broadcastTo(ops, "Reshape_2", *gamma, *x, axes);
+  if (beta) b = broadcastTo(ops, "Reshape_3", *beta, *x, axes);
   return one(batchNormOps(ops, *x, m, v, gamma ? &g : nullptr, beta ? &b : nullptr, eps));
 }
 
 Result<std::vector<KTensor>> layerNormLayer(LayerContext& ctx) {
   auto x = ctx.input();
   if (!x.ok()) return x.status();
-  auto axes = readAxes(ctx, *x, -1);
-  auto epsilon = ctx.number("epsilon", 1e-3);
-  auto center = ctx.flag("center", true);
-  auto scale = ctx.flag("scale", true);
+  auto options = readNormOptions(ctx, *x);
+  if (!options.ok()) return options.status();
   auto rms = ctx.flag("rms_scaling", false);
-  for (const Status& s : {axes.status(), epsilon.status(), center.status(), scale.status(), rms.status()})
-    if (!s.ok()) return s;
+  if (!rms.ok()) return rms.status();
+  const std::vector<std::int64_t>& axes = options->axes;
+  const double epsilon = options->epsilon;
+  const bool center = options->center, scale = options->scale;
   Shape param;
-  for (auto a : *axes) param.push_back(x->dim(static_cast<int>(a)));
+  for (auto a : axes) param.push_back(x->dim(static_cast<int>(a)));
   std::vector<std::string> names;
-  if (*scale || *rms) names.push_back("gamma");
-  if (*center && !*rms) names.push_back("beta");
+  if (scale || *rms) names.push_back("gamma");
+  if (center && !*rms) names.push_back("beta");
   auto w = ctx.weights(names, std::vector<Shape>(names.size(), param));
   if (!w.ok()) return w.status();
-  float eps = static_cast<float>(*epsilon);
+  float eps = static_cast<float>(epsilon);
   // Keras 2 normalized trailing axes with fused batch norm, whose epsilon
   // TensorFlow raises to its minimum.
   bool trailing = true;
-  for (std::size_t i = 0; i < axes->size(); ++i)
-    trailing = trailing && (*axes)[i] == x->rank() - static_cast<std::int64_t>(axes->size()) + static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    trailing = trailing && axes[i] == x->rank() - static_cast<std::int64_t>(axes.size()) + static_cast<std::int64_t>(i);
   if (ctx.version().keras2() && trailing) eps = std::max(eps, kFusedMinEpsilon);
   TfOps& ops = ctx.ops();
-  KTensor mean = ops.reduce("Mean", "moments/mean", *x, *axes, true);
+  KTensor mean = ops.reduce("Mean", "moments/mean", *x, axes, true);
   KTensor variance = ops.reduce("Mean", "moments/variance",
-                                ops.binary("SquaredDifference", "moments/SquaredDifference", *x, mean), *axes, true);
+                                ops.binary("SquaredDifference", "moments/SquaredDifference", *x, mean), axes, true);
   KTensor inv = ops.unary("Rsqrt", "Rsqrt", ops.binary("AddV2", "add", variance, ops.scalar("add/y", eps)));
   if (*rms) {
     // rms_scaling: x * rsqrt(var + eps) * gamma.
-    KTensor g = broadcastTo(ops, "Reshape", (*w)[0], *x, *axes);
+    KTensor g = broadcastTo(ops, "Reshape", (*w)[0], *x, axes);
     return one(ops.binary("Mul", "mul_1", ops.binary("Mul", "mul", *x, inv), g));
   }
-  if (*scale) inv = ops.binary("Mul", "mul", inv, broadcastTo(ops, "Reshape", (*w)[0], *x, *axes));
+  if (scale) inv = ops.binary("Mul", "mul", inv, broadcastTo(ops, "Reshape", (*w)[0], *x, axes));
   KTensor res = ops.binary("Mul", "mul_1", ops.unary("Neg", "Neg", mean), inv);
-  if (*center) res = ops.binary("AddV2", "add_1", res, broadcastTo(ops, "Reshape_1", (*w)[*scale ? 1 : 0], *x, *axes));
+  if (center) res = ops.binary("AddV2", "add_1", res, broadcastTo(ops, "Reshape_1", (*w)[scale ? 1 : 0], *x, axes));
   return one(ops.binary("AddV2", "add_2", ops.binary("Mul", "mul_2", *x, inv), res));
 }
 

@@ -15,7 +15,6 @@
 #include <zip.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
@@ -27,11 +26,10 @@
 namespace gds::fuzz {
 namespace {
 
+// A seed's bytes ("" when unreadable: the seed checks then fail).
 std::string readBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  auto bytes = model::readFile(path);
+  return bytes.ok() ? std::move(bytes).value() : std::string();
 }
 
 void writeBytes(const std::string& path, const std::string& bytes) {
