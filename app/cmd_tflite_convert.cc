@@ -181,18 +181,12 @@ Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
   return in;
 }
 
-// A Keras model (model/keras): its signature's input and output layers are
-// the arrays the flags leave out, as in TensorFlow's from_keras_model.
+// A Keras model (model/keras): its input and output layers are the arrays
+// the flags leave out.
 ConvertInput kerasInput(model::LoadedModel&& loaded, ConvertArgs& a) {
   ConvertInput in;
+  in.signatures = transforms::tflite::kerasModelArrays(loaded, &a.options);
   in.graph = std::move(loaded.graph);
-  for (const auto& s : loaded.signatures) {
-    if (a.options.inputs.empty())
-      for (const auto& [alias, tensor] : s.inputs) a.options.inputs.push_back(std::string(model::nodeNameOf(tensor)));
-    if (a.options.outputs.empty())
-      for (const auto& [alias, tensor] : s.outputs) a.options.outputs.push_back(tensor);
-    in.signatures.push_back(s);
-  }
   return in;
 }
 
