@@ -1,6 +1,7 @@
-// gdstudio tflite_convert: TensorFlow's tflite_convert for frozen graphs and
-// TF1 SavedModels, with its flags (--graph_def_file --output_file
-// --input_arrays --output_arrays --input_shapes --saved_model_dir), plus
+// gdstudio tflite_convert: TensorFlow's tflite_convert for frozen graphs,
+// TF1 SavedModels and Keras models, with its flags (--graph_def_file
+// --output_file --input_arrays --output_arrays --input_shapes
+// --saved_model_dir --keras_model_file), plus
 // full-integer int8 export calibrated on a folder of representative inputs
 // (--quantize=int8 --calibration_data=DIR), which TensorFlow's command line
 // never had. The converter is transforms/tflite/convert.h; the file is written
@@ -26,11 +27,13 @@ namespace gds::app {
 namespace {
 
 const char* kUsage =
-    "Usage: gdstudio tflite_convert --output_file=OUT.tflite (--graph_def_file=FROZEN.pb | --saved_model_dir=DIR)\n"
+    "Usage: gdstudio tflite_convert --output_file=OUT.tflite\n"
+    "                               (--graph_def_file=FROZEN.pb | --saved_model_dir=DIR | --keras_model_file=M.keras)\n"
     "                               [--input_arrays=a,b --output_arrays=c --input_shapes=1,224,224,3:1,10]\n"
     "                               [--quantize=int8 --calibration_data=DIR [--input_mean=127.5 --input_std=127.5]\n"
     "                                --inference_input_type=float|int8 --inference_output_type=float|int8]\n\n"
-    "Converts a frozen TensorFlow graph (or a TF1 SavedModel, frozen on the way) to a TensorFlow Lite model, as\n"
+    "Converts a frozen TensorFlow graph (or a TF1 SavedModel, frozen on the way, or a Keras .keras or .h5 model,\n"
+    "its layers as the ops TensorFlow traces) to a TensorFlow Lite model, as\n"
     "TensorFlow's tflite_convert does: it strips the graph to the input and output arrays, removes Identity nodes,\n"
     "folds constants and batch norms, and maps each op (or fused chain such as Conv2D + BiasAdd + Relu6) to a\n"
     "TensorFlow Lite builtin. An op without one is an error naming the node and op, and nothing is written.\n\n"
@@ -46,6 +49,10 @@ std::vector<FlagSpec> convertFlags() {
   return {
       {"graph_def_file", T::String, "", "frozen GraphDef (.pb or .pbtxt) to convert", kPath},
       {"saved_model_dir", T::String, "", "TF1 SavedModel directory to freeze and convert", kPath},
+      {"keras_model_file", T::String, "",
+       "Keras model to convert: a .keras archive (Keras 3, Keras 2.13+) or an .h5 model (model.save); its input "
+       "and output layers are the default arrays",
+       kPath},
       {"saved_model_tag_set", T::String, "serve", "SavedModel: tags of the meta graph, comma separated"},
       {"saved_model_signature_key", T::String, "serving_default",
        "SavedModel: signature whose inputs and outputs are the model's (unless --input_arrays/--output_arrays)"},
@@ -77,7 +84,7 @@ Result<tensorflow::DataType> ioType(const Flags& flags, const std::string& name)
 // What the command line asks for, checked: the flags as the command uses
 // them. A new flag lands here and in parseConvertFlags.
 struct ConvertArgs {
-  std::string graph_file, saved_model;  // exactly one
+  std::string graph_file, saved_model, keras_model;  // exactly one
   std::string tag_set, signature_key;   // SavedModel
   std::string output;
   std::string calibration_data;
@@ -128,8 +135,10 @@ Result<ConvertArgs> parseConvertFlags(const Flags& flags) {
   ConvertArgs a;
   a.graph_file = flags.str("graph_def_file");
   a.saved_model = flags.str("saved_model_dir");
-  if (a.graph_file.empty() == a.saved_model.empty())
-    return Status::Error("give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR");
+  a.keras_model = flags.str("keras_model_file");
+  if (!a.graph_file.empty() + !a.saved_model.empty() + !a.keras_model.empty() != 1)
+    return Status::Error(
+        "give exactly one of --graph_def_file=FROZEN.pb, --saved_model_dir=DIR and --keras_model_file=MODEL.keras");
   a.output = flags.str("output_file");
   a.tag_set = flags.str("saved_model_tag_set");
   a.signature_key = flags.str("saved_model_signature_key");
@@ -172,12 +181,25 @@ Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
   return in;
 }
 
+// A Keras model (model/keras): its input and output layers are the arrays
+// the flags leave out.
+ConvertInput kerasInput(model::LoadedModel&& loaded, ConvertArgs& a) {
+  ConvertInput in;
+  in.signatures = transforms::tflite::kerasModelArrays(loaded, &a.options);
+  in.graph = std::move(loaded.graph);
+  return in;
+}
+
 Result<ConvertInput> loadConvertInput(ConvertArgs& a) {
   if (!a.saved_model.empty()) return freezeSavedModel(a);
-  auto loaded = model::load(a.graph_file);
+  const std::string& file = a.keras_model.empty() ? a.graph_file : a.keras_model;
+  auto loaded = model::load(file);
   if (!loaded.ok()) return loaded.status();
-  if (loaded->kind == model::ModelKind::TFLite)
-    return Status::Error(a.graph_file + " is already a TensorFlow Lite model");
+  if (loaded->kind == model::ModelKind::TFLite) return Status::Error(file + " is already a TensorFlow Lite model");
+  if (!a.keras_model.empty() && loaded->kind != model::ModelKind::Keras)
+    return Status::Error("--keras_model_file: " + file + " is a " + model::modelKindName(loaded->kind) +
+                         ", not a Keras model (give it with --graph_def_file)");
+  if (loaded->kind == model::ModelKind::Keras) return kerasInput(std::move(loaded).value(), a);
   ConvertInput in;
   in.graph = std::move(loaded->graph);
   return in;

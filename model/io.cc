@@ -19,6 +19,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include "model/keras/keras_file.h"
 #include "model/memmapped.h"
 #include "model/saved_model_v2.h"
 #include "model/tflite/reader.h"
@@ -34,6 +35,7 @@ const char* modelKindName(ModelKind kind) {
     case ModelKind::MetaGraph: return "MetaGraphDef";
     case ModelKind::SavedModel: return "SavedModel";
     case ModelKind::TFLite: return "TensorFlow Lite";
+    case ModelKind::Keras: return "Keras";
   }
   return "?";
 }
@@ -246,6 +248,64 @@ bool isTfliteFile(const std::string& path) {
   return tflite::looksLikeTflite(std::string(header, sizeof header));
 }
 
+// A zip archive (.keras) or an HDF5 file (.h5), by their signatures.
+bool isKerasFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[8];
+  if (!in.read(header, sizeof header)) return false;
+  return keras::looksLikeKerasFile(std::string(header, sizeof header));
+}
+
+Status loadKeras(LoadedModel* model) {
+  auto read = keras::readKerasFile(model->file);
+  if (!read.ok()) return read.status();
+  std::error_code ec;
+  model->kind = ModelKind::Keras;
+  model->file_bytes = static_cast<std::int64_t>(fs::file_size(model->file, ec));
+  model->graph = std::move(read->graph);
+  model->producer = "Keras " + (read->keras_version.empty() ? std::string("(version not recorded)") : read->keras_version) +
+                    ", " + read->format;
+  model->warnings = std::move(read->warnings);
+  // One signature, as a Keras model's SavedModel export has: the input
+  // layers' Placeholders and the output layers' tensors by their names.
+  Signature sig;
+  sig.key = "serving_default";
+  sig.method_name = "tensorflow/serving/predict";
+  auto describe = [&](const std::string& node) {
+    SignatureTensor t;
+    t.key = node;
+    t.tensor = node + ":0";
+    for (const auto& n : model->graph.node())
+      if (n.name() == node && n.op() == "Placeholder") {
+        t.dtype = n.attr().at("dtype").type();
+        t.shape = shapeFromProto(n.attr().at("shape").shape(), &t.known_rank);
+      }
+    return t;
+  };
+  for (const auto& in : read->inputs) sig.input_tensors.push_back(describe(in));
+  for (const auto& out : read->outputs) sig.output_tensors.push_back(describe(out));
+  for (const auto& t : sig.input_tensors) sig.inputs.emplace_back(t.key, t.tensor);
+  for (const auto& t : sig.output_tensors) sig.outputs.emplace_back(t.key, t.tensor);
+  model->signatures.push_back(std::move(sig));
+  KerasObject root;
+  root.node_id = 0;
+  root.path = "root";
+  root.identifier = "_tf_keras_model";
+  root.class_name = read->model_class;
+  root.name = read->model_name;
+  model->keras_objects.push_back(root);
+  for (const auto& l : read->layers) {
+    KerasObject k;
+    k.node_id = static_cast<int>(model->keras_objects.size());
+    k.path = "root." + l.path;
+    k.identifier = "_tf_keras_layer";
+    k.class_name = l.class_name;
+    k.name = l.name;
+    model->keras_objects.push_back(std::move(k));
+  }
+  return Status::Ok();
+}
+
 bool endsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -295,7 +355,7 @@ Status checkNotSavedModelSideFile(const std::string& path) {
 }  // namespace
 
 const std::vector<std::string>& modelFileExtensions() {
-  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta", ".tflite"};
+  static const std::vector<std::string> extensions = {".pb", ".pbtxt", ".meta", ".tflite", ".keras", ".h5", ".hdf5"};
   return extensions;
 }
 
@@ -345,6 +405,10 @@ Status parseModel(const std::string& data, const LoadOptions& options, LoadedMod
     model.producer = read->description;
     return Status::Ok();
   }
+  // Keras files are read through libzip and HDF5 from their path
+  // (loadUnchecked); bytes alone are refused by name rather than misparsed.
+  if (keras::looksLikeKerasFile(data.substr(0, 8)))
+    return Status::Error(model.file + ": a Keras model (zip archive or HDF5 file) is read from a file; give its path");
   model.file_bytes = static_cast<std::int64_t>(data.size());
   if (data.empty()) return Status::Error(model.file + ": file is empty");
 
@@ -448,6 +512,11 @@ Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& op
     model.graph = (*mapped)->takeGraph();
     model.memmapped = true;
     model.mapping = std::move(mapped).value();
+    return model;
+  }
+  // Keras: a .keras zip archive or an HDF5 model, converted to a graph.
+  if (!is_dir && isKerasFile(model.file)) {
+    GDS_RETURN_IF_ERROR(loadKeras(&model));
     return model;
   }
   // TensorFlow Lite: size-checked before the whole file is read.

@@ -2,8 +2,9 @@
 // MetaGraphDef (.meta), SavedModel (directory or saved_model.pb[txt]; a
 // TF2 SavedModel's object graph is described by model/saved_model_v2.h) and
 // TensorFlow Lite (.tflite, read into the TFLite dialect of GraphDef, see
-// model/tflite/dialect.h). The format is recognised by content; the
-// extension is only a hint.
+// model/tflite/dialect.h) and Keras .keras/.h5 models (converted to the
+// ops TensorFlow traces, see model/keras/keras_file.h). The format is
+// recognised by content; the extension is only a hint.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@
 
 namespace gds::model {
 
-enum class ModelKind { GraphDef, MetaGraph, SavedModel, TFLite };
+enum class ModelKind { GraphDef, MetaGraph, SavedModel, TFLite, Keras };
 const char* modelKindName(ModelKind kind);
 
 // An input or output of a signature, as its SignatureDef declares it.
@@ -34,7 +35,8 @@ struct SignatureTensor {
 struct Signature {
   std::string key;          // e.g. "serving_default"
   std::string method_name;  // e.g. "tensorflow/serving/predict"
-  // (alias, tensor name) pairs, sorted by alias.
+  // (alias, tensor name) pairs, sorted by alias (a Keras file's: in the
+  // model's order, the layers' names as aliases).
   std::vector<std::pair<std::string, std::string>> inputs;
   std::vector<std::pair<std::string, std::string>> outputs;
   // The same with dtypes and shapes, sorted by alias.
@@ -48,7 +50,9 @@ struct Signature {
 };
 
 // A Keras layer (or model, metric) of a TF2 SavedModel, from
-// keras_metadata.pb or the object graph's SavedUserObject metadata.
+// keras_metadata.pb or the object graph's SavedUserObject metadata; for a
+// Keras file, the model ("root") and its layers ("root.<layer>", nested
+// models' layers "root.<model>/<layer>") in the config's order.
 struct KerasObject {
   int node_id = -1;        // node of the SavedObjectGraph
   std::string path;        // e.g. "root.layer_with_weights-0"
@@ -75,7 +79,7 @@ struct LoadedModel {
   std::vector<KerasObject> keras_objects;
   std::vector<std::string> warnings;
   // What wrote the file, when the format records it (a .tflite's
-  // description, e.g. "MLIR Converted.").
+  // description, e.g. "MLIR Converted."; "Keras 3.13.2").
   std::string producer;
   // A memory-mapped package (convert_graphdef_memmapped_format): `graph` holds
   // ImmutableConst nodes whose weights stay mapped while this is alive.

@@ -487,6 +487,26 @@ void summarizeObjectGraph(const LoadedModel& model, Summary* s) {
   }
 }
 
+// A Keras file: the model's class and name, where it came from, and its
+// layers (a nested model as one entry with its layer count).
+void summarizeKerasFile(const LoadedModel& model, Summary* s) {
+  if (model.keras_objects.empty()) return;
+  const KerasObject& root = model.keras_objects.front();
+  std::string list;
+  for (std::size_t i = 1; i < model.keras_objects.size(); ++i) {
+    const KerasObject& k = model.keras_objects[i];
+    if (k.path.find('/') != std::string::npos) continue;
+    std::string entry = k.class_name + " " + k.name;
+    const std::string prefix = k.path + "/";
+    int nested = 0;
+    for (const auto& other : model.keras_objects)
+      if (other.path.rfind(prefix, 0) == 0) ++nested;
+    if (nested > 0) entry += " (" + std::to_string(nested) + " layers)";
+    list += (list.empty() ? "" : ", ") + entry;
+  }
+  s->keras_model = root.class_name + " '" + root.name + "' (" + model.producer + "): " + list;
+}
+
 }  // namespace
 
 Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& input_shapes) {
@@ -499,6 +519,7 @@ Result<Summary> summarizeModel(const LoadedModel& model, const ShapeOverrides& i
   Summary s = summarize(*graph, options);
   for (const Signature* sig : userSignatures(model)) s.signature_keys.push_back(sig->key);
   if (model.object_based) summarizeObjectGraph(model, &s);
+  if (model.kind == ModelKind::Keras) summarizeKerasFile(model, &s);
   return s;
 }
 }  // namespace gds::model

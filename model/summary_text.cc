@@ -290,6 +290,7 @@ std::string formatSummaryText(const Summary& s) {
          " --output_layer=" + join(outs, ",") + "\n";
 
   // Extra lines, not printed by summarize_graph.
+  if (!s.keras_model.empty()) out += "Keras model " + s.keras_model + "\n";
   out += "Found " + std::to_string(s.node_count) + " nodes, file size " + std::to_string(s.file_bytes) + " bytes (" +
          humanReadableNum(s.file_bytes) + ")\n";
   out += "Parameter bytes: " + std::to_string(s.const_bytes) + " (" + humanReadableNum(s.const_bytes) + ") const, " +

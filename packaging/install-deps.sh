@@ -14,8 +14,12 @@ PACKAGES=(
   libjpeg-dev libpng-dev libfftw3-dev
   nlohmann-json3-dev
   libflatbuffers-dev flatbuffers-compiler
+  # Keras models: HDF5 (.h5 models, the weights inside .keras) and libzip (the .keras archive).
+  libhdf5-dev libzip-dev
   libgtest-dev libgmock-dev
   python3-numpy python3-protobuf
+  # The Keras tests write their synthetic .keras/.h5 files with h5py (tests/tools/keras_layers.py).
+  python3-h5py
   # The Python module (pybind11) and its tests (pytest).
   pybind11-dev python3-dev python3-pytest
   xvfb xauth

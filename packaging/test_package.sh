@@ -17,6 +17,9 @@ for f in usr/bin/gdstudio usr/share/applications/gdstudio.desktop usr/share/icon
   [ -e "$work/root/$f" ] || { echo "missing from the package: /$f"; exit 1; }
 done
 dpkg-deb -f "$deb" Depends | grep -q libprotobuf || { echo "Depends lacks libprotobuf"; exit 1; }
+# Keras models: HDF5 and libzip (libhdf5-dev and libzip-dev at build time).
+dpkg-deb -f "$deb" Depends | grep -q libhdf5 || { echo "Depends lacks libhdf5"; exit 1; }
+dpkg-deb -f "$deb" Depends | grep -q libzip4 || { echo "Depends lacks libzip4"; exit 1; }
 # AudioSpectrogram's FFT (libfftw3-dev at build time).
 dpkg-deb -f "$deb" Depends | grep -q libfftw3-double3 || { echo "Depends lacks libfftw3-double3"; exit 1; }
 export QT_QPA_PLATFORM=offscreen

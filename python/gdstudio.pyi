@@ -201,7 +201,7 @@ class Model:
     def path(self) -> str: ...
     @property
     def kind(self) -> str:
-        """'GraphDef', 'MetaGraphDef', 'SavedModel' or 'TensorFlow Lite'."""
+        """'GraphDef', 'MetaGraphDef', 'SavedModel', 'TensorFlow Lite' or 'Keras'."""
     @property
     def producer(self) -> str: ...
     @property
@@ -238,7 +238,7 @@ class Model:
     def _repr_html_(self) -> str: ...
 
 def load(path: PathLike, tags: Union[None, str, Sequence[str]] = None) -> Model:
-    """Opens a .pb, .pbtxt, .meta, SavedModel folder or .tflite (recognised by content)."""
+    """Opens a .pb, .pbtxt, .meta, SavedModel folder, .tflite, .keras or .h5 (recognised by content)."""
 
 def load_bytes(data: bytes, name: str = "<bytes>", tags: Union[None, str, Sequence[str]] = None) -> Model:
     """Opens a model held in memory."""

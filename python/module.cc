@@ -423,13 +423,13 @@ ModelPtr freezeModel(py::handle model_arg, py::handle outputs, py::handle checkp
 }
 
 void defineModel(py::module_& m) {
-  py::class_<ModelHandle, ModelPtr> model(m, "Model", R"(A model gdstudio opened: a GraphDef, MetaGraphDef, SavedModel or
-TensorFlow Lite file, or what a transform, freeze or conversion made. Models are immutable:
+  py::class_<ModelHandle, ModelPtr> model(m, "Model", R"(A model gdstudio opened: a GraphDef, MetaGraphDef, SavedModel,
+TensorFlow Lite or Keras file, or what a transform, freeze or conversion made. Models are immutable:
 transform() and freeze() return new ones, so one model can run in several threads at once.)");
   model.def_property_readonly("path", [](const ModelHandle& h) { return h.loaded().path; },
                               "The file or folder it was loaded from (or the model it was made from).")
       .def_property_readonly("kind", [](const ModelHandle& h) { return model::modelKindName(h.loaded().kind); },
-                             "'GraphDef', 'MetaGraphDef', 'SavedModel' or 'TensorFlow Lite'.")
+                             "'GraphDef', 'MetaGraphDef', 'SavedModel', 'TensorFlow Lite' or 'Keras'.")
       .def_property_readonly("producer", [](const ModelHandle& h) { return h.loaded().producer; },
                              "What wrote the file, when the format records it ('MLIR Converted.').")
       .def_property_readonly("warnings", [](const ModelHandle& h) { return h.loaded().warnings; },
@@ -517,7 +517,8 @@ void defineFunctions(py::module_& m) {
   m.def("load", [](py::handle path, py::handle tags) { return loadModel(pathArg(path), nameList(tags)); },
         py::arg("path"), py::arg("tags") = py::none(),
         R"(Opens a model: a GraphDef (.pb, .pbtxt), MetaGraphDef (.meta), SavedModel folder (TF1 or
-TF2), TensorFlow Lite file (.tflite) or memory-mapped graph, recognised by content. tags picks
+TF2), TensorFlow Lite file (.tflite), Keras model (.keras, .h5; its layers as the ops
+TensorFlow traces) or memory-mapped graph, recognised by content. tags picks
 a SavedModel's meta graph (default 'serve'). Raises LoadError naming the file.)");
   m.def(
       "load_bytes",

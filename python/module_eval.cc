@@ -349,6 +349,8 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
     frozen = std::move(f.graph);
     signatures = std::move(f.signatures);
     graph = &frozen;
+  } else if (m->loaded().kind == model::ModelKind::Keras) {
+    signatures = transforms::tflite::kerasModelArrays(m->loaded(), &options);
   }
   if (options.quantize == transforms::tflite::Quantize::Int8)
     options.calibration =
@@ -464,8 +466,9 @@ in input order, or arrays) -> DatasetComparison. input names the input of a fold
       py::arg("inference_input_type") = "float", py::arg("inference_output_type") = "float",
       py::arg("disable_per_channel_quantization_for_dense_layers") = true,
       py::arg("signature_key") = "serving_default", py::arg("threads") = 1, py::arg("progress") = py::none(),
-      R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way) as a TensorFlow Lite
-model. inputs/outputs: node names (default the Placeholders and the unconsumed nodes);
+      R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way, or a Keras model) as a
+TensorFlow Lite model. inputs/outputs: node names (default the signature's of a SavedModel or
+Keras model, else the Placeholders and the unconsumed nodes);
 input_shapes: one shape per input. quantize='int8' writes TensorFlow Lite's full-integer model
 calibrated on representative_dataset: a generator (or generator function, or any iterable) of
 input dicts / lists in input order, as TensorFlow's converter takes, or a folder of files

@@ -30,7 +30,9 @@ namespace {
 
 constexpr int kMaxRecent = 10;
 const char* const kModelFilter =
-    "TensorFlow models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta *.tflite);;All files (*)";
+    "Models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta *.tflite *.keras *.h5 *.hdf5);;"
+    "TensorFlow models (*.pb *.pbtxt *.pbtext *.prototxt *.txt *.meta *.tflite);;"
+    "Keras models (*.keras *.h5 *.hdf5);;All files (*)";
 
 }  // namespace
 

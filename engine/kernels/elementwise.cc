@@ -580,7 +580,8 @@ void registerElementwiseKernels(KernelRegistry& r) {
                      U{"Relu6", Unary::Relu6, kNum}, U{"Elu", Unary::Elu, kFlt}, U{"Sign", Unary::Sign, kNum},
                      U{"Log1p", Unary::Log1p, kFlt}, U{"Expm1", Unary::Expm1, kFlt}, U{"Sin", Unary::Sin, kFlt},
                      U{"Cos", Unary::Cos, kFlt}, U{"Softplus", Unary::Softplus, kFlt},
-                     U{"Selu", Unary::Selu, kFlt}, U{"LeakyRelu", Unary::LeakyRelu, kFlt}}) {
+                     U{"Selu", Unary::Selu, kFlt}, U{"LeakyRelu", Unary::LeakyRelu, kFlt},
+                     U{"Softsign", Unary::Softsign, kFlt}, U{"Erf", Unary::Erf, kFlt}}) {
     const Unary op = u.op;
     const UnaryDtypes dtypes = u.dtypes;
     r.add(u.name, [op, dtypes] { return std::make_unique<UnaryKernel>(op, dtypes); });

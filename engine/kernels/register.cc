@@ -15,6 +15,7 @@ void registerControlFlowKernels(KernelRegistry& registry);    // control_flow.cc
 void registerTensorArrayKernels(KernelRegistry& registry);    // tensor_array.cc
 void registerTensorListKernels(KernelRegistry& registry);     // tensor_list.cc
 void registerConvKernels(KernelRegistry& registry);           // conv.cc
+void registerConvTransposeKernels(KernelRegistry& registry);  // conv_transpose.cc
 void registerPoolingKernels(KernelRegistry& registry);        // pooling.cc
 void registerBatchNormKernels(KernelRegistry& registry);      // batch_norm.cc
 void registerResizeKernels(KernelRegistry& registry);         // resize.cc
@@ -35,6 +36,7 @@ void registerKernels(KernelRegistry& registry) {
   registerTensorArrayKernels(registry);
   registerTensorListKernels(registry);
   registerConvKernels(registry);
+  registerConvTransposeKernels(registry);
   registerPoolingKernels(registry);
   registerBatchNormKernels(registry);
   registerResizeKernels(registry);

@@ -30,7 +30,8 @@ void unaryFloatVec(Unary op, const float* in, float* out, std::int64_t n, float 
 double unaryCost(Unary op) {
   switch (op) {
     case Unary::Exp: case Unary::Log: case Unary::Tanh: case Unary::Sigmoid: case Unary::Elu: case Unary::Sin:
-    case Unary::Cos: case Unary::Softplus: case Unary::Selu: case Unary::Log1p: case Unary::Expm1: return 20;
+    case Unary::Cos: case Unary::Softplus: case Unary::Selu: case Unary::Log1p: case Unary::Expm1: case Unary::Erf:
+      return 20;
     case Unary::Sqrt: case Unary::Rsqrt: case Unary::Reciprocal: return 8;
     default: return 1;
   }

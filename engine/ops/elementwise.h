@@ -219,7 +219,7 @@ void innerCompare(const T* a, std::int64_t sa, const T* b, std::int64_t sb, bool
 
 enum class Unary {
   Neg, Abs, Exp, Log, Sqrt, Rsqrt, Square, Reciprocal, Floor, Ceil, Round, Tanh, Sigmoid, Relu, Relu6, Elu,
-  Sign, Log1p, Expm1, Sin, Cos, Softplus, Selu, LeakyRelu
+  Sign, Log1p, Expm1, Sin, Cos, Softplus, Selu, LeakyRelu, Softsign, Erf
 };
 
 template <typename T>
@@ -256,6 +256,8 @@ T unaryScalar(Unary op, T x, float alpha) {
         return x < 0 ? scale * a * std::expm1(x) : scale * x;
       }
       case Unary::LeakyRelu: return x < 0 ? static_cast<T>(alpha) * x : x;
+      case Unary::Softsign: return x / (T(1) + std::fabs(x));  // tf.nn.softsign
+      case Unary::Erf: return std::erf(x);                      // tf.math.erf (GELU's exact form)
       default: break;
     }
   } else {

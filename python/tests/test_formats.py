@@ -1,7 +1,8 @@
 """The other formats from Python: a TensorFlow 2 SavedModel (signatures, freezing, a run
 checked against numpy on its own weights and against the command line, conversion to
-.tflite with its signature) and TensorFlow Lite files (run bit for bit against Arm NN's
-stored outputs, save and reload)."""
+.tflite with its signature), TensorFlow Lite files (run bit for bit against Arm NN's
+stored outputs, save and reload) and a Keras file (run against TensorFlow Lite's output,
+converted with its layers' names as the command line converts it)."""
 
 import numpy as np
 import pytest
@@ -101,3 +102,28 @@ def test_tflite_quantization_signature_and_save(shared, tmp_path):
     assert again.to_bytes("tflite") == (tmp_path / "copy.tflite").read_bytes()
     with pytest.raises(gd.ConvertError, match="hello_world_int8.tflite is already a TensorFlow Lite model$"):
         gd.tflite_convert(model, tmp_path / "again.tflite")
+
+
+def test_keras_file_runs_and_converts_with_its_layers_names(shared, cli, tmp_path):
+    path = shared / "models" / "keras" / "icu_mlp_k3.12.h5"
+    model = gd.load(path)
+    assert model.kind == "Keras"
+    assert model.producer == "Keras 3.12.1, HDF5 (.h5)"
+    (serving,) = model.signatures
+    assert serving.key == "serving_default"
+    assert [(t.key, t.name) for t in serving.inputs] == [("input_layer", "input_layer:0")]
+    assert [(t.key, t.name) for t in serving.outputs] == [("dense_2", "dense_2:0")]
+    x = np.load(shared / "models" / "keras" / "icu_mlp_k3.12.input.npy")
+    expected = np.load(shared / "models" / "keras" / "icu_mlp_k3.12.tflite_output.npy")
+    np.testing.assert_allclose(model.run({"input_layer": x})["dense_2"], expected, rtol=1e-5, atol=1e-6)
+    # tflite_convert takes the layers as the arrays, as the command line's --keras_model_file.
+    result = gd.tflite_convert(model, tmp_path / "icu.tflite")
+    cli("tflite_convert", f"--keras_model_file={path}", f"--output_file={tmp_path / 'cli.tflite'}")
+    assert (tmp_path / "icu.tflite").read_bytes() == (tmp_path / "cli.tflite").read_bytes()
+    (signature,) = result.model.signatures
+    assert [t.key for t in signature.inputs] == ["input_layer"]
+    assert [t.key for t in signature.outputs] == ["dense_2"]
+    (out,) = result.model.outputs
+    np.testing.assert_allclose(result.model.run({"input_layer": x})[out.name], expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(gd.LoadError, match="a Keras model \\(zip archive or HDF5 file\\) is read from a file"):
+        gd.load_bytes(path.read_bytes(), name="icu.h5")

@@ -150,6 +150,17 @@ class DocsScratch {
     for (const char* ext : {".index", ".data-00000-of-00001", ".meta"})
       fs::copy_file(test::modelPath(std::string("mlnet_cifar_checkpoint/model.ckpt") + ext),
                     dir_ + "/model.ckpt" + ext);
+    // The Keras examples: a .keras classifier of 42 hand keypoints, an
+    // input for it and a folder of calibration inputs.
+    fs::copy_file(test::modelPath("keras/keypoint_mlp_k3.8.keras"), dir_ + "/keypoint_classifier.keras");
+    model::HostTensor keypoints = model::HostTensor::zeros(tensorflow::DT_FLOAT, {1, 42});
+    for (std::int64_t i = 0; i < keypoints.size(); ++i) keypoints.as<float>()[i] = static_cast<float>(i % 7) / 3.f - 1.f;
+    ASSERT_TRUE(model::writeNpy(dir_ + "/keypoints.npy", keypoints).ok());
+    fs::create_directory(dir_ + "/samples");
+    for (int k = 0; k < 4; ++k) {
+      for (std::int64_t i = 0; i < keypoints.size(); ++i) keypoints.as<float>()[i] = static_cast<float>((i + k) % 9) / 4.f - 1.f;
+      ASSERT_TRUE(model::writeNpy(dir_ + "/samples/" + std::to_string(k) + ".npy", keypoints).ok());
+    }
     model::HostTensor x = model::HostTensor::zeros(tensorflow::DT_FLOAT, {1, 128, 128, 3});
     for (std::int64_t i = 0; i < x.size(); ++i) x.as<float>()[i] = static_cast<float>(i % 97) / 48.f - 1.f;
     ASSERT_TRUE(model::writeNpy(dir_ + "/x.npy", x).ok());

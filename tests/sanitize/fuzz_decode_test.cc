@@ -52,16 +52,6 @@ std::vector<std::string> imageSeeds() {
   return seeds;
 }
 
-// A sanitizer report or crash fails; unbounded allocations are printed.
-void expectClean(const FuzzOutcome& outcome) {
-  EXPECT_EQ(outcome.iterations, outcome.requested);
-  EXPECT_EQ(outcome.failures(), "");
-  for (const Finding& f : outcome.findings)
-    if (f.kind == "unbounded allocation")
-      std::printf("unbounded allocation at iteration %ld (replay: GDS_FUZZ_ONLY=%ld):\n%s\n", f.iteration, f.iteration,
-                  f.report.substr(0, 1500).c_str());
-}
-
 TEST(DecodeFuzz, ImagesSeedsDecode) {
   for (const std::string& seed : imageSeeds()) {
     engine::ops::DecodedImage im;

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
 #include <sanitizer/lsan_interface.h>
 
 #include <algorithm>
@@ -218,6 +219,16 @@ FuzzOutcome forkedLoop(const char* what, long iterations, Body body) {
               outcome.seconds, outcome.findings.size(), outcome.count("unbounded allocation"));
   std::fflush(stdout);
   return outcome;
+}
+
+// A sanitizer report or crash fails; unbounded allocations are printed.
+inline void expectClean(const FuzzOutcome& outcome) {
+  EXPECT_EQ(outcome.iterations, outcome.requested);
+  EXPECT_EQ(outcome.failures(), "");
+  for (const Finding& f : outcome.findings)
+    if (f.kind == "unbounded allocation")
+      std::printf("unbounded allocation at iteration %ld (replay: GDS_FUZZ_ONLY=%ld):\n%s\n", f.iteration, f.iteration,
+                  f.report.substr(0, 1500).c_str());
 }
 
 }  // namespace gds::fuzz

@@ -103,6 +103,17 @@ Result<FrozenSavedModel> freezeSavedModel(const model::LoadedModel& saved_model,
   return out;
 }
 
+std::vector<model::Signature> kerasModelArrays(const model::LoadedModel& keras, ConvertOptions* options) {
+  const bool inputs = options->inputs.empty(), outputs = options->outputs.empty();
+  for (const model::Signature& s : keras.signatures) {
+    if (inputs)
+      for (const auto& [alias, tensor] : s.inputs) options->inputs.emplace_back(model::nodeNameOf(tensor));
+    if (outputs)
+      for (const auto& [alias, tensor] : s.outputs) options->outputs.push_back(tensor);
+  }
+  return keras.signatures;
+}
+
 std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
                                                   const ConvertResult& converted) {
   std::vector<model::Signature> out;

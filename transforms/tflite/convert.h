@@ -95,6 +95,13 @@ struct FrozenSavedModel {
 Result<FrozenSavedModel> freezeSavedModel(const model::LoadedModel& saved_model, const std::string& signature_key,
                                           ConvertOptions* options);
 
+// tflite_convert --keras_model_file: a Keras model's signature (model/io.h:
+// its input layers' Placeholders, its output layers' tensors, by the layers'
+// names) fills options->inputs and options->outputs where those are empty,
+// as TensorFlow's TFLiteConverter.from_keras_model takes the model's inputs
+// and outputs; returns that signature, to record as for a SavedModel.
+std::vector<model::Signature> kerasModelArrays(const model::LoadedModel& keras, ConvertOptions* options);
+
 // Signatures of the source model named as the converted model names its
 // tensors: inputs keep their node names ("node:0"), outputs become the
 // converter's output tensors (ConvertResult::graph_outputs). A signature

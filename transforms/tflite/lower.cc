@@ -218,6 +218,21 @@ std::map<std::string, Lowering::Handler> Lowering::handlers() {
       {"ArgMax", [this](int i) { return lowerArgMax(i); }},
       {"Pack", [this](int i) { return lowerPack(i); }},
       {"Cast", [this](int i) { return lowerCast(i); }},
+      {"Unpack", [this](int i) { return lowerUnpack(i); }},
+      {"Split", [this](int i) { return lowerSplit(i); }},
+      {"GatherV2", [this](int i) { return lowerGather(i); }},
+      {"Tile", [this](int i) { return lowerTile(i); }},
+      {"SelectV2", [this](int i) { return lowerSelect(i); }},
+      {"Softplus", [this](int i) { return lowerSoftplus(i); }},
+      {"BatchMatMulV2", [this](int i) { return lowerBatchMatMul(i); }},
+      {"Conv2DBackpropInput", [this](int i) { return lowerConvTranspose(i); }},
+      {"Elu", unary("tfl.elu")},
+      {"Greater", binary("tfl.greater", false)},
+      {"GreaterEqual", binary("tfl.greater_equal", false)},
+      {"Less", binary("tfl.less", false)},
+      {"LessEqual", binary("tfl.less_equal", false)},
+      {"Equal", binary("tfl.equal", false)},
+      {"NotEqual", binary("tfl.not_equal", false)},
   };
 }
 

@@ -121,6 +121,18 @@ class Lowering {
   Status lowerCast(int i);
   Status lowerSoftmax(int i, const char* op_type);
   Status lowerLeakyRelu(int i);
+  // lower_keras_ops.cc
+  void addOutputs(NodeDef* n, int i, int count);
+  Result<std::string> addInner(int i, const std::string& suffix, const char* op_type,
+                               const std::vector<std::string>& inputs);
+  Status lowerUnpack(int i);
+  Status lowerSplit(int i);
+  Status lowerGather(int i);
+  Status lowerTile(int i);
+  Status lowerSelect(int i);
+  Status lowerSoftplus(int i);
+  Status lowerBatchMatMul(int i);
+  Status lowerConvTranspose(int i);
   Status markOutputs();
   void probeUnknownShapes();
   std::map<std::string, Handler> handlers();

@@ -142,5 +142,6 @@ void registerConvKernels(KernelRegistry& registry);         // conv.cc
 void registerElementwiseKernels(KernelRegistry& registry);  // elementwise.cc
 void registerPoolingKernels(KernelRegistry& registry);      // pooling.cc
 void registerArrayKernels(KernelRegistry& registry);        // array.cc
+void registerSequenceKernels(KernelRegistry& registry);     // sequence.cc
 
 }  // namespace gds::engine::tflkern

@@ -37,6 +37,7 @@ void registerTfliteKernels(KernelRegistry& registry) {
   tflkern::registerElementwiseKernels(registry);
   tflkern::registerPoolingKernels(registry);
   tflkern::registerArrayKernels(registry);
+  tflkern::registerSequenceKernels(registry);
   registry.add(tflkern::mt::kNoValueOp, tflkern::make<NoValueKernel>());
 }
 
