@@ -17,9 +17,9 @@
 #include <set>
 
 #include "model/attr.h"
+#include "model/conv_tail.h"
 #include "transforms/builtin.h"
 #include "engine/quantized/quantization.h"
-#include "transforms/pattern.h"
 #include "transforms/quantize_per_channel.h"
 #include "transforms/transform_utils.h"
 
@@ -453,161 +453,227 @@ Result<FusedWeights> weightsOf(const NodeMatch& w, const std::string& consumer_o
   return Status::Error("unsupported weight Dequantize '" + dq.name() + "'");
 }
 
+// The graph as the per-channel layers' walk sees it (model/conv_tail.h),
+// with the pattern matcher's rule: a node read outside a chain (by name, a
+// control edge too) stays out of it, except the chain's last node, whose
+// name the layer's Dequantize keeps.
+class PerChannelGraph : public model::TailGraph {
+ public:
+  explicit PerChannelGraph(const GraphDef& graph) : graph_(graph), users_(static_cast<std::size_t>(graph.node_size())) {
+    for (int i = 0; i < graph.node_size(); ++i) index_.emplace(graph.node(i).name(), i);
+    for (int j = 0; j < graph.node_size(); ++j)
+      for (const std::string& input : graph.node(j).input()) {
+        const int i = find(input);
+        if (i >= 0) users_[static_cast<std::size_t>(i)].push_back(j);
+      }
+  }
+  const NodeDef& node(int i) const override { return graph_.node(i); }
+  int soleConsumer(int i) const override {
+    const auto& u = users_[static_cast<std::size_t>(i)];
+    return u.size() == 1 ? u[0] : -1;
+  }
+  int dataInput(int i, int k) const override {
+    for (const std::string& input : node(i).input())
+      if ((input.empty() || input[0] != '^') && k-- == 0) return find(input);
+    return -1;
+  }
+  // A float bias: a Const, or quantize_weights' Dequantize of three Consts
+  // (both read by the chain only), [channels] or [1, ..., 1, channels].
+  std::vector<float> constantChannels(int i, std::int64_t channels, bool) const override {
+    if (users_[static_cast<std::size_t>(i)].size() != 1) return {};
+    NodeMatch w;
+    w.node = &node(i);
+    if (w.node->op() == "Dequantize") {
+      if (model::dataInputCount(*w.node) != 3) return {};
+      for (int k = 0; k < 3; ++k) {
+        const int c = dataInput(i, k);
+        if (c < 0 || node(c).op() != "Const") return {};
+        for (int user : users_[static_cast<std::size_t>(c)])
+          if (user != i) return {};
+        NodeMatch part;
+        part.node = &node(c);
+        w.inputs.push_back(part);
+      }
+    } else if (w.node->op() != "Const") {
+      return {};
+    }
+    auto bw = weightsOf(w, node(users_[static_cast<std::size_t>(i)][0]).op());
+    if (!bw.ok() || bw->quantized || bw->float_values.size() != channels) return {};
+    const model::HostTensor& b = bw->float_values;
+    for (std::size_t d = 0; d + 1 < b.shape.size(); ++d)
+      if (b.shape[d] != 1) return {};
+    return std::vector<float>(b.as<float>(), b.as<float>() + channels);
+  }
+  bool onlyOutput0Read(int) const override { return false; }
+  int find(const std::string& input) const {
+    auto it = index_.find(nodeNameFromInput(input));
+    return it == index_.end() ? -1 : it->second;
+  }
+
+ private:
+  const GraphDef& graph_;
+  std::unordered_map<std::string, int> index_;
+  std::vector<std::vector<int>> users_;  // one entry per input string reading the node
+};
+
+// One per-channel layer: a float NHWC convolution with constant weights
+// (a Const, or a Dequantize of Consts) and what follows it.
+struct PerChannelLayer {
+  int conv = -1;
+  model::ConvTail tail{-1, 0};
+  FusedWeights weights;
+  std::int64_t channels = 0, inner = 1;
+  std::vector<std::string> data_inputs;
+  std::vector<int> weight_nodes;  // the weights' Const or Dequantize and its Consts
+};
+
+// The layer convolution i heads; false when i is not one (its op ignored,
+// not float NHWC, transpose_a, weights that are not constant).
+bool perChannelLayer(const PerChannelGraph& g, int i, const std::set<std::string>& ignored, PerChannelLayer* layer) {
+  const NodeDef& conv = g.node(i);
+  if (!model::isConvolutionOp(conv.op()) || ignored.count(conv.op())) return false;
+  const auto* t = model::findAttr(conv, "T");
+  const auto* f = model::findAttr(conv, "data_format");
+  if ((t && t->type() != tensorflow::DT_FLOAT) || (f && f->s() != "NHWC")) return false;
+  if (conv.op() == "MatMul" && conv.attr().count("transpose_a") && conv.attr().at("transpose_a").b()) return false;
+  layer->conv = i;
+  for (const std::string& input : conv.input())
+    if (input.empty() || input[0] != '^') layer->data_inputs.push_back(input);
+  if (layer->data_inputs.size() != 2) return false;
+  const InputParts wp = inputParts(layer->data_inputs[1]);
+  if (!wp.suffix.empty() && wp.suffix != ":0") return false;
+  const int wi = g.find(wp.node);
+  if (wi < 0) return false;
+  NodeMatch w;
+  w.node = &g.node(wi);
+  layer->weight_nodes = {wi};
+  if (w.node->op() == "Dequantize") {
+    if (w.node->input_size() != 3) return false;
+    for (const std::string& input : w.node->input()) {
+      const int c = g.find(input);
+      if (c < 0 || g.node(c).op() != "Const" || input[0] == '^') return false;
+      NodeMatch part;
+      part.node = &g.node(c);
+      w.inputs.push_back(part);
+      layer->weight_nodes.push_back(c);
+    }
+  } else if (w.node->op() != "Const") {
+    return false;
+  }
+  auto fw = weightsOf(w, conv.op());
+  if (!fw.ok()) return false;
+  layer->weights = std::move(*fw);
+  const model::Shape& shape = layer->weights.shape;
+  const int axis = perChannelAxis(conv, 1, shape);
+  if (conv.op() == "DepthwiseConv2dNative") {
+    if (shape.size() != 4) return false;
+    layer->channels = shape[2] * shape[3];  // output channel c * multiplier + m
+  } else {
+    if (axis < 0) return false;
+    layer->channels = shape[static_cast<std::size_t>(axis)];
+    for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < shape.size(); ++d) layer->inner *= shape[d];
+  }
+  // quantize_nodes' chain: one bias Add/BiasAdd (the constant second), then
+  // Relu/Relu6; ignored op types end it.
+  model::TailRules rules;
+  rules.bias_ops = {"Add", "BiasAdd"};
+  rules.constant_second = true;
+  rules.max_bias_steps = 1;
+  rules.scale_steps = false;
+  rules.accept = [&ignored](const NodeDef& n) { return !ignored.count(n.op()); };
+  layer->tail = model::walkConvTail(g, i, layer->channels, rules);
+  return true;
+}
+
+// The nodes replacing the layer: the input's quantization, the qint8
+// per-channel weights, the bias, the QuantizedFused<Op> and a Dequantize
+// named after the chain's last float op.
+void emitPerChannelLayer(const PerChannelGraph& g, const PerChannelLayer& layer, std::set<std::string>* chain_reshapes,
+                         std::vector<NodeDef>* new_nodes) {
+  const NodeDef& conv = g.node(layer.conv);
+  const model::ConvTail& t = layer.tail;
+  const NodeDef* bias_add = t.steps.empty() ? nullptr : &g.node(t.steps[0].node);
+  const NodeDef* act = t.activation >= 0 ? &g.node(t.activation) : nullptr;
+  PerChannelWeights pc = layer.weights.quantized
+                             ? layer.weights.per_channel
+                             : quantizePerChannel(layer.weights.float_values, layer.channels, layer.inner);
+  std::vector<float> bias_values(static_cast<std::size_t>(layer.channels), 0.0f);
+  if (bias_add) bias_values = g.constantChannels(t.steps[0].operand, layer.channels, false);
+  // The chain's last float op (the activation, else the bias Add, else the
+  // convolution) gives its name: the fused op is `<tail>/eightbit` and its
+  // Dequantize keeps `<tail>`, as TensorFlow's final Dequantize keeps the
+  // name of the float op whose value it carries (consumers and per-layer
+  // comparisons read the same value under that name).
+  const NodeDef& tail = g.node(t.last);
+  const std::string prefix = tail.name() + "_eightbit";
+  const std::string& input = layer.data_inputs[0];
+  const std::string quantized_input = appendInputQuantization(prefix, input, new_nodes);
+  chain_reshapes->insert(prefix + "/" + uniqueNodeNameFromInput(input) + "/reshape");
+  const std::int64_t channels = layer.channels;
+  new_nodes->push_back(makeConst(prefix + "/weights", pc.values));
+  new_nodes->push_back(makeConst(prefix + "/weights_min", floatTensor({channels}, pc.min)));
+  new_nodes->push_back(makeConst(prefix + "/weights_max", floatTensor({channels}, pc.max)));
+  new_nodes->push_back(makeConst(prefix + "/bias", floatTensor({channels}, bias_values)));
+  NodeDef fused;
+  fused.set_op(conv.op() == "Conv2D"   ? "QuantizedFusedConv2D"
+               : conv.op() == "MatMul" ? "QuantizedFusedMatMul"
+                                       : "QuantizedFusedDepthwiseConv2dNative");
+  fused.set_name(tail.name() + "/eightbit");
+  for (const char* attr : {"strides", "padding", "dilations", "explicit_paddings", "transpose_b"})
+    if (conv.attr().count(attr)) copyAttr(conv, attr, attr, &fused);
+  setTypeAttr(&fused, "Tinput", tensorflow::DT_QUINT8);
+  setTypeAttr(&fused, "Tfilter", tensorflow::DT_QINT8);
+  setTypeAttr(&fused, "out_type", tensorflow::DT_QUINT8);
+  setStringAttr(&fused, "activation", act ? act->op() : "None");
+  for (const std::string& in : {quantized_input + ":0", prefix + "/weights", prefix + "/bias", quantized_input + ":1",
+                                quantized_input + ":2", prefix + "/weights_min", prefix + "/weights_max"})
+    fused.add_input(in);
+  for (const NodeDef* n : {act, bias_add, &conv})
+    if (n)
+      for (const std::string& in : n->input())
+        if (!in.empty() && in[0] == '^') fused.add_input(in);
+  const std::string fused_name = fused.name();
+  new_nodes->push_back(std::move(fused));
+  new_nodes->push_back(dequantizeNode(tail.name(), fused_name));
+}
+
 // `chain_reshapes` receives the Reshape nodes of the input quantization
 // chains, which the generic pass must leave alone.
 // Op types in `ignored` (quantize_nodes' ignore_op) stay float: a chain
 // containing one is not fused (a shorter chain without it may be).
 Result<GraphDef> fusePerChannelLayers(const GraphDef& in, const std::set<std::string>& ignored,
                                       std::set<std::string>* chain_reshapes) {
-  const std::string conv_ops = "Conv2D|DepthwiseConv2dNative|MatMul";
-  const std::vector<OpTypePattern> weights = {{"Const"}, {"Dequantize", {{"Const"}, {"Const"}, {"Const"}}}};
-  GraphDef current = in;
-  // Weight nodes read by fused layers; removed at the end when nothing else
-  // reads them. (The convolution's inputs stay out of the pattern: a matched
-  // input would belong to this match and could not head the previous
-  // layer's.)
+  const PerChannelGraph g(in);
+  // Each layer's nodes go where its last node was; its other nodes (and the
+  // bias constant) go. The weights go later, when nothing else reads them.
+  std::map<int, std::vector<NodeDef>> replacements;
+  std::set<int> removed;
   std::set<std::string> absorbed;
-  for (int form = 0; form < 4; ++form) {
-    const bool has_act = form == 0 || form == 2;
-    const bool has_bias = form == 0 || form == 1;
-    std::map<std::string, const NodeDef*> nodes;
-    for (const NodeDef& n : current.node()) nodes[n.name()] = &n;
-    for (int variant = 0; variant < 2; ++variant) {
-      if (!has_bias && variant > 0) break;
-      OpTypePattern pattern = {conv_ops};
-      if (has_bias) pattern = {"Add|BiasAdd", {pattern, weights[static_cast<std::size_t>(variant)]}};
-      if (has_act) pattern = {"Relu|Relu6", {pattern}};
-      GraphDef next;
-      GDS_RETURN_IF_ERROR(replaceMatchingOpTypes(
-          current, pattern,
-          [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>&,
-              std::vector<NodeDef>* new_nodes) {
-            const NodeMatch* m = &match;
-            const NodeDef* act = nullptr;
-            const NodeDef* bias_add = nullptr;
-            const NodeMatch* bias = nullptr;
-            if (has_act) {
-              act = m->node;
-              m = &m->inputs[0];
-            }
-            if (has_bias) {
-              bias_add = m->node;
-              bias = &m->inputs[1];
-              m = &m->inputs[0];
-            }
-            const NodeDef& conv = m->def();
-            auto keep = [&] {
-              copyOriginalMatch(match, new_nodes);
-              return Status::Ok();
-            };
-            // Float NHWC ops only, as the fused kernels compute.
-            for (const NodeDef* n : {act, bias_add, &conv}) {
-              if (!n) continue;
-              if (ignored.count(n->op())) return keep();
-              const auto* t = model::findAttr(*n, "T");
-              if (t && t->type() != tensorflow::DT_FLOAT) return keep();
-              const auto* f = model::findAttr(*n, "data_format");
-              if (f && f->s() != "NHWC") return keep();
-            }
-            if (conv.op() == "MatMul" && conv.attr().count("transpose_a") && conv.attr().at("transpose_a").b())
-              return keep();
-            // The weights: a Const, or a Dequantize of three Consts.
-            NodeMatch w;
-            std::vector<std::string> data_inputs;
-            for (const std::string& input : conv.input())
-              if (input.empty() || input[0] != '^') data_inputs.push_back(input);
-            if (data_inputs.size() != 2) return keep();
-            const InputParts wp = inputParts(data_inputs[1]);
-            if (!wp.suffix.empty() && wp.suffix != ":0") return keep();
-            auto found = nodes.find(wp.node);
-            if (found == nodes.end()) return keep();
-            w.node = found->second;
-            if (w.node->op() == "Dequantize") {
-              if (w.node->input_size() != 3) return keep();
-              for (const std::string& input : w.node->input()) {
-                auto c = nodes.find(nodeNameFromInput(input));
-                if (c == nodes.end() || c->second->op() != "Const" || input[0] == '^') return keep();
-                NodeMatch part;
-                part.node = c->second;
-                w.inputs.push_back(part);
-              }
-            } else if (w.node->op() != "Const") {
-              return keep();
-            }
-            auto fw = weightsOf(w, conv.op());
-            if (!fw.ok()) return keep();
-            const int axis = perChannelAxis(conv, 1, fw->shape);
-            std::int64_t channels = 0, inner = 1;
-            if (conv.op() == "DepthwiseConv2dNative") {
-              if (fw->shape.size() != 4) return keep();
-              channels = fw->shape[2] * fw->shape[3];  // output channel c * multiplier + m
-            } else {
-              if (axis < 0) return keep();
-              channels = fw->shape[static_cast<std::size_t>(axis)];
-              for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < fw->shape.size(); ++d)
-                inner *= fw->shape[d];
-            }
-            PerChannelWeights pc = fw->quantized ? fw->per_channel
-                                                 : quantizePerChannel(fw->float_values, channels, inner);
-            std::vector<float> bias_values(static_cast<std::size_t>(channels), 0.0f);
-            if (bias) {
-              auto bw = weightsOf(*bias, bias_add->op());
-              if (!bw.ok() || bw->quantized) return keep();
-              const model::HostTensor* b = &bw->float_values;
-              if (b->size() != channels) return keep();
-              for (std::size_t d = 0; d + 1 < b->shape.size(); ++d)
-                if (b->shape[d] != 1) return keep();
-              bias_values.assign(b->as<float>(), b->as<float>() + channels);
-            }
-            // The match's root is the chain's last float op (the activation,
-            // else the bias Add, else the convolution), whose value the fused
-            // op computes: the fused op is `<tail>/eightbit` and its
-            // Dequantize keeps `<tail>`, as TensorFlow's final Dequantize keeps
-            // the name of the float op whose value it carries (consumers and
-            // per-layer comparisons read the same value under that name).
-            const NodeDef& tail = match.def();
-            const std::string prefix = tail.name() + "_eightbit";
-            const std::string quantized_input = appendInputQuantization(prefix, data_inputs[0], new_nodes);
-            chain_reshapes->insert(prefix + "/" + uniqueNodeNameFromInput(data_inputs[0]) + "/reshape");
-            absorbed.insert(w.node->name());
-            for (const NodeMatch& part : w.inputs) absorbed.insert(part.node->name());
-            new_nodes->push_back(makeConst(prefix + "/weights", pc.values));
-            new_nodes->push_back(makeConst(prefix + "/weights_min", floatTensor({channels}, pc.min)));
-            new_nodes->push_back(makeConst(prefix + "/weights_max", floatTensor({channels}, pc.max)));
-            new_nodes->push_back(makeConst(prefix + "/bias", floatTensor({channels}, bias_values)));
-            NodeDef fused;
-            fused.set_op(conv.op() == "Conv2D"   ? "QuantizedFusedConv2D"
-                         : conv.op() == "MatMul" ? "QuantizedFusedMatMul"
-                                                 : "QuantizedFusedDepthwiseConv2dNative");
-            fused.set_name(tail.name() + "/eightbit");
-            for (const char* attr : {"strides", "padding", "dilations", "explicit_paddings", "transpose_b"})
-              if (conv.attr().count(attr)) copyAttr(conv, attr, attr, &fused);
-            setTypeAttr(&fused, "Tinput", tensorflow::DT_QUINT8);
-            setTypeAttr(&fused, "Tfilter", tensorflow::DT_QINT8);
-            setTypeAttr(&fused, "out_type", tensorflow::DT_QUINT8);
-            setStringAttr(&fused, "activation", act ? act->op() : "None");
-            fused.add_input(quantized_input + ":0");
-            fused.add_input(prefix + "/weights");
-            fused.add_input(prefix + "/bias");
-            fused.add_input(quantized_input + ":1");
-            fused.add_input(quantized_input + ":2");
-            fused.add_input(prefix + "/weights_min");
-            fused.add_input(prefix + "/weights_max");
-            for (const NodeDef* n : {act, bias_add, &conv})
-              if (n)
-                for (const std::string& input : n->input())
-                  if (!input.empty() && input[0] == '^') fused.add_input(input);
-            const std::string fused_name = fused.name();
-            new_nodes->push_back(std::move(fused));
-            new_nodes->push_back(dequantizeNode(tail.name(), fused_name));
-            return Status::Ok();
-          },
-          {}, &next));
-      current = std::move(next);
-      nodes.clear();
-      for (const NodeDef& n : current.node()) nodes[n.name()] = &n;
+  for (int i = 0; i < in.node_size(); ++i) {
+    PerChannelLayer layer;
+    if (!perChannelLayer(g, i, ignored, &layer)) continue;
+    for (int w : layer.weight_nodes) absorbed.insert(g.node(w).name());
+    removed.insert(i);
+    for (const model::ConvTail::Step& step : layer.tail.steps) {
+      removed.insert(step.node);
+      removed.insert(step.operand);
+      if (g.node(step.operand).op() == "Dequantize")
+        for (int k = 0; k < 3; ++k) removed.insert(g.dataInput(step.operand, k));
+    }
+    for (int n : layer.tail.nodes()) removed.insert(n);
+    emitPerChannelLayer(g, layer, chain_reshapes, &replacements[layer.tail.last]);
+  }
+  GraphDef current;
+  for (int i = 0; i < in.node_size(); ++i) {
+    auto r = replacements.find(i);
+    if (r != replacements.end()) {
+      for (NodeDef& n : r->second) *current.add_node() = std::move(n);
+    } else if (!removed.count(i)) {
+      *current.add_node() = in.node(i);
     }
   }
+  *current.mutable_library() = in.library();
+  if (in.has_versions()) *current.mutable_versions() = in.versions();
   // Drop the absorbed weights nothing reads any more (Dequantizes first,
   // then their Consts).
   for (int round = 0; round < 2; ++round) {

@@ -7,7 +7,6 @@
 #include "engine/rewrite/fold_and_fuse.h"
 
 #include <algorithm>
-#include <cmath>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,6 +14,7 @@
 #include "engine/plan.h"
 #include "engine/rewrite/fused_nodes.h"
 #include "model/attr.h"
+#include "model/conv_tail.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "model/tensor.h"
@@ -335,117 +335,116 @@ class Rewriter {
     ++absorbed_pads_;
   }
 
+  // The walk's view of the working graph (model/conv_tail.h).
+  class Tails : public model::TailGraph {
+   public:
+    explicit Tails(const Rewriter& r) : r_(r) {}
+    const tensorflow::NodeDef& node(int i) const override { return r_.slots_[static_cast<size_t>(i)].def(); }
+    int soleConsumer(int i) const override { return r_.soleConsumer(i); }
+    int dataInput(int i, int k) const override {
+      const tensorflow::NodeDef& n = node(i);
+      if (k >= n.input_size() || n.input(k).empty() || n.input(k)[0] == '^') return -1;
+      auto it = r_.by_name_.find(model::parseTensorName(n.input(k)).node);
+      return it == r_.by_name_.end() ? -1 : it->second;
+    }
+    std::vector<float> constantChannels(int i, std::int64_t channels, bool) const override {
+      std::vector<float> v;
+      r_.channelVector(node(i).name(), channels, &v);
+      return v;
+    }
+    bool onlyOutput0Read(int i) const override {
+      if (r_.control_consumers_[static_cast<size_t>(i)]) return false;
+      for (const auto& c : r_.consumers_[static_cast<size_t>(i)])
+        if (c.second != 0) return false;
+      return true;
+    }
+
+   private:
+    const Rewriter& r_;
+  };
+
+  // The output channels of contraction `head` (from its filter when that is
+  // a constant, else -1) and the filter.
+  std::int64_t outputChannels(const tensorflow::NodeDef& head, bool transpose_b, model::HostTensor* filter,
+                              bool* filter_const) const {
+    *filter_const = constValue(head.input(1), filter);
+    if (!*filter_const) return -1;
+    const Shape& f = filter->shape;
+    if (head.op() == "MatMul") return f.size() == 2 ? (transpose_b ? f[0] : f[1]) : -1;
+    if (f.size() != 4) return -1;
+    return head.op() == "DepthwiseConv2dNative" ? f[2] * f[3] : f[3];
+  }
+
   // Tries to fuse the chain starting at contraction node h; true when done.
   bool fuseFrom(int h) {
     const std::string& head_op = slots_[static_cast<size_t>(h)].def().op();
     if (head_op == "Conv2D" || head_op == "DepthwiseConv2dNative" || head_op == "MaxPool") absorbPad(h);
     const tensorflow::NodeDef& head = slots_[static_cast<size_t>(h)].def();
-    const std::string& op = head.op();
-    const bool depthwise = op == "DepthwiseConv2dNative";
-    const bool matmul = op == "MatMul";
-    if ((op != "Conv2D" && !depthwise && !matmul) || !isFloatNode(head) || head.input_size() < 2) return false;
+    const bool matmul = head.op() == "MatMul";
+    if (!model::isConvolutionOp(head.op()) || !isFloatNode(head) || head.input_size() < 2) return false;
     if (!matmul && !isNhwc(head)) return false;
     const bool transpose_b = matmul && model::attrBool(head, "transpose_b", false);
-    // Output channels: from the filter when it is a constant.
     model::HostTensor filter;
-    const bool filter_const = constValue(head.input(1), &filter);
-    std::int64_t channels = -1;
-    if (filter_const) {
-      const Shape& f = filter.shape;
-      if (matmul && f.size() == 2) channels = transpose_b ? f[0] : f[1];
-      else if (!matmul && f.size() == 4) channels = depthwise ? f[2] * f[3] : f[3];
-    }
+    bool filter_const = false;
+    const std::int64_t channels = outputChannels(head, transpose_b, &filter, &filter_const);
+    // grappler's remapper: bias adds, per-channel multiplies and batch norms
+    // (not after a transposed MatMul, whose weights' channels are rows),
+    // then a residual Add (convolutions), then Relu / Relu6.
+    model::TailRules rules;
+    rules.scale_steps = !transpose_b;
+    if (!matmul) rules.residual = [&](int add, int chain) { return !residualAddend(add, chain).empty(); };
+    const Tails tails(*this);
+    const model::ConvTail tail = model::walkConvTail(tails, h, channels, rules);
+    if (tail.steps.empty()) return false;
+    if (tail.affine.scaled && !filter_const) return false;
     std::vector<int> chain = {h};
-    int cur = h;
-    int next = soleConsumer(cur);
-    auto nodeAt = [&](int i) -> const tensorflow::NodeDef& { return slots_[static_cast<size_t>(i)].def(); };
-    auto otherInput = [&](const tensorflow::NodeDef& n) -> std::string {
-      // The input of a binary op that is not the chain's current node (empty
-      // when both or neither are).
-      const std::string& name = nodeAt(cur).name();
-      const bool a = model::parseTensorName(n.input(0)).node == name, b = model::parseTensorName(n.input(1)).node == name;
-      return a == b ? std::string() : n.input(a ? 1 : 0);
-    };
-    auto binary = [&](const tensorflow::NodeDef& n) {
-      int data = 0;
-      for (const auto& in : n.input()) data += in.empty() || in[0] != '^';
-      return data == 2 && isFloatNode(n);
-    };
-    // The chain so far computes contraction(x, w) * scale + bias, per output
-    // channel; each affine step updates scale and bias.
-    std::vector<float> scale(static_cast<size_t>(std::max<std::int64_t>(channels, 0)), 1.0f);
-    std::vector<float> bias(scale.size(), 0.0f);
-    bool affine = false, scaled = false;
-    while (next >= 0 && channels > 0) {
-      const tensorflow::NodeDef& n = nodeAt(next);
-      std::vector<float> s, t;
-      if ((n.op() == "BiasAdd" || n.op() == "BiasAddV1") && isNhwc(n) && isFloatNode(n) && n.input_size() >= 2 &&
-          model::parseTensorName(n.input(0)).node == nodeAt(cur).name() && channelVector(n.input(1), channels, &t)) {
-        s.assign(scale.size(), 1.0f);
-      } else if ((n.op() == "Add" || n.op() == "AddV2") && binary(n) && !otherInput(n).empty() &&
-                 channelVector(otherInput(n), channels, &t)) {
-        s.assign(scale.size(), 1.0f);
-      } else if (n.op() == "Mul" && binary(n) && !transpose_b && !otherInput(n).empty() &&
-                 channelVector(otherInput(n), channels, &s)) {
-        t.assign(scale.size(), 0.0f);  // x * scale: the first half of a folded batch norm
-      } else if ((n.op() == "FusedBatchNorm" || n.op() == "FusedBatchNormV2" || n.op() == "FusedBatchNormV3") &&
-                 isNhwc(n) && n.input_size() >= 5 && !transpose_b && batchNormFold(n, channels, &s, &t)) {
-      } else {
-        break;
-      }
-      for (size_t c = 0; c < scale.size(); ++c) {
-        scale[c] *= s[c];
-        bias[c] = bias[c] * s[c] + t[c];
-        scaled = scaled || s[c] != 1.0f;
-      }
-      affine = true;
-      chain.push_back(next);
-      cur = next;
-      next = soleConsumer(cur);
-    }
-    if (!affine) return false;
-    // A residual Add of another tensor of the output's (statically known)
-    // shape: convolutions only, the second extra argument.
-    std::string addend;
-    if (next >= 0 && !matmul) {
-      const tensorflow::NodeDef& n = nodeAt(next);
-      const std::string other = (n.op() == "Add" || n.op() == "AddV2") && binary(n) ? otherInput(n) : std::string();
-      if (!other.empty() && sameKnownShape(cur, other)) {
-        addend = other;
-        chain.push_back(next);
-        cur = next;
-        next = soleConsumer(cur);
-      }
-    }
-    std::string activation;
-    if (next >= 0) {
-      const tensorflow::NodeDef& n = nodeAt(next);
-      if ((n.op() == "Relu" || n.op() == "Relu6") && isFloatNode(n)) {
-        activation = n.op();
-        chain.push_back(next);
-      }
-    }
-    if (scaled && !filter_const) return false;
-    // The new node, named after the last node of the chain.
+    for (int i : tail.nodes()) chain.push_back(i);
+    const std::string addend = tail.residual >= 0 ? residualAddend(tail.residual, tail.steps.back().node) : "";
+    const std::string activation = tail.activation >= 0 ? nodeAt(tail.activation).op() : "";
+    replaceChain(chain, head, tail.affine, &filter, filter_const, channels, addend, activation);
+    return true;
+  }
+
+  const tensorflow::NodeDef& nodeAt(int i) const { return slots_[static_cast<size_t>(i)].def(); }
+
+  // The other operand of the Add at `add` whose one operand is `chain`, when
+  // it has the chain's (statically known) shape; empty otherwise.
+  std::string residualAddend(int add, int chain) {
+    const tensorflow::NodeDef& n = nodeAt(add);
+    const std::string& name = nodeAt(chain).name();
+    const bool a = model::parseTensorName(n.input(0)).node == name, b = model::parseTensorName(n.input(1)).node == name;
+    if (a == b) return "";
+    const std::string other = n.input(a ? 1 : 0);
+    return sameKnownShape(chain, other) ? other : "";
+  }
+
+  // Replaces the chain by one _Fused* node named after its last node: the
+  // filter scaled per output channel when the tail scales, the tail's bias,
+  // the residual addend, the activation.
+  void replaceChain(const std::vector<int>& chain, const tensorflow::NodeDef& head, const model::ChannelAffine& affine,
+                    model::HostTensor* filter, bool filter_const, std::int64_t channels, const std::string& addend,
+                    const std::string& activation) {
     const tensorflow::NodeDef& last = nodeAt(chain.back());
+    const bool matmul = head.op() == "MatMul";
     auto fused = std::make_unique<tensorflow::NodeDef>();
     fused->set_name(last.name());
-    fused->set_op(matmul ? "_FusedMatMul" : (depthwise ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D"));
+    fused->set_op(matmul ? "_FusedMatMul"
+                         : (head.op() == "DepthwiseConv2dNative" ? "_FusedDepthwiseConv2dNative" : "_FusedConv2D"));
     fused->set_device(head.device());
     *fused->mutable_attr() = head.attr();
     fused->add_input(head.input(0));
-    if (scaled) {
+    if (affine.scaled && filter_const) {
       // Scale each output channel of the filter (the last dimension, or the
       // last two for depthwise: channel c * multiplier + m).
-      float* w = filter.as<float>();
-      const std::int64_t n = filter.size();
-      for (std::int64_t i = 0; i < n; ++i) w[i] *= scale[static_cast<size_t>(i % channels)];
-      fused->add_input(addConst(last.name() + "/_fused_filter", filter));
+      float* w = filter->as<float>();
+      const std::int64_t n = filter->size();
+      for (std::int64_t i = 0; i < n; ++i) w[i] *= affine.scale[static_cast<size_t>(i % channels)];
+      fused->add_input(addConst(last.name() + "/_fused_filter", *filter));
     } else {
       fused->add_input(head.input(1));
     }
     model::HostTensor bias_tensor = model::HostTensor::zeros(tensorflow::DT_FLOAT, {channels});
-    std::copy(bias.begin(), bias.end(), bias_tensor.as<float>());
+    std::copy(affine.bias.begin(), affine.bias.end(), bias_tensor.as<float>());
     fused->add_input(addConst(last.name() + "/_fused_bias", bias_tensor));
     if (!addend.empty()) fused->add_input(addend);
     std::set<std::string> controls;
@@ -467,33 +466,6 @@ class Rewriter {
     for (size_t k = 0; k + 1 < chain.size(); ++k) slots_[static_cast<size_t>(chain[k])].removed = true;
     for (int i : chain) fused_[static_cast<size_t>(i)] = 1;
     slots_[static_cast<size_t>(chain.back())].replacement = std::move(fused);
-    return true;
-  }
-
-  // FusedBatchNorm in inference mode with constant statistics as a scale and
-  // shift per channel (TensorFlow's formula: scale = gamma * rsqrt(var + eps),
-  // shift = beta - mean * scale). Only output 0 may be read.
-  bool batchNormFold(const tensorflow::NodeDef& n, std::int64_t channels, std::vector<float>* scale,
-                     std::vector<float>* shift) const {
-    if (model::attrBool(n, "is_training", false)) return false;
-    auto it = by_name_.find(n.name());
-    if (it == by_name_.end() || control_consumers_[static_cast<size_t>(it->second)]) return false;
-    for (const auto& c : consumers_[static_cast<size_t>(it->second)])
-      if (c.second != 0) return false;
-    std::vector<float> gamma, beta, mean, var;
-    if (!channelVector(n.input(1), channels, &gamma) || !channelVector(n.input(2), channels, &beta) ||
-        !channelVector(n.input(3), channels, &mean) || !channelVector(n.input(4), channels, &var))
-      return false;
-    // Not attrFloat: an "epsilon" of another kind reads as 0, its proto default.
-    const tensorflow::AttrValue* e = model::findAttr(n, "epsilon");
-    const float epsilon = e ? e->f() : 0.0001f;
-    scale->resize(static_cast<size_t>(channels));
-    shift->resize(static_cast<size_t>(channels));
-    for (size_t c = 0; c < scale->size(); ++c) {
-      (*scale)[c] = gamma[c] / std::sqrt(var[c] + epsilon);
-      (*shift)[c] = beta[c] - mean[c] * (*scale)[c];
-    }
-    return true;
   }
 
   const tensorflow::GraphDef& def_;
