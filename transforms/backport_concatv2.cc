@@ -2,7 +2,7 @@
 // dropping Tidx, for runtimes that predate ConcatV2 (TensorFlow's
 // backports.cc).
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
+#include "transforms/transform_utils.h"
 
 namespace gds::transforms {
 namespace {

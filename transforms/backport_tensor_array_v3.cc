@@ -8,7 +8,6 @@
 #include <map>
 
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

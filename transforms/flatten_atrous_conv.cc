@@ -5,7 +5,6 @@
 // taps) and SAME padding. The filter keeps its name and the convolution
 // takes the BatchToSpaceND's name (TensorFlow's flatten_atrous.cc).
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

@@ -18,7 +18,6 @@
 #include "transforms/builtin.h"
 #include "transforms/const_expression.h"
 #include "transforms/conv_weights.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

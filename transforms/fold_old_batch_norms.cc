@@ -20,12 +20,10 @@
 // whose extra outputs (batch mean/variance) are used, and convolutions,
 // biases or weights used elsewhere are left alone instead of being folded
 // wrongly.
-#include <cmath>
-
 #include "model/attr.h"
+#include "model/conv_tail.h"
 #include "transforms/builtin.h"
 #include "transforms/conv_weights.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {
@@ -42,10 +40,8 @@ Result<std::optional<ScaleOffset>> scaleAndOffset(const NodeMatch& match) {
   const NodeDef& bn = match.def();
   const bool fused = bn.op() != "BatchNormWithGlobalNormalization";
   const int mean_idx = fused ? 3 : 1, var_idx = fused ? 4 : 2, beta_idx = fused ? 2 : 3, gamma_idx = fused ? 1 : 4;
-  if (fused && model::attrBool(bn, "is_training", false)) return std::optional<ScaleOffset>();
+  if (fused && model::batchNormTraining(bn)) return std::optional<ScaleOffset>();
   const bool scale_after = fused || model::attrBool(bn, "scale_after_normalization", false);
-  const auto* eps = model::findAttr(bn, fused ? "epsilon" : "variance_epsilon");
-  const float epsilon = eps ? eps->f() : (fused ? 0.0001f : 0.0f);
 
   auto mean = floatTensorAttr(match.inputs[mean_idx].def());
   auto variance = floatTensorAttr(match.inputs[var_idx].def());
@@ -65,14 +61,9 @@ Result<std::optional<ScaleOffset>> scaleAndOffset(const NodeMatch& match) {
   GDS_RETURN_IF_ERROR(check(*beta, "beta"));
   GDS_RETURN_IF_ERROR(check(*gamma, "gamma"));
   ScaleOffset so;
-  so.scale.resize(static_cast<size_t>(n));
-  so.offset.resize(static_cast<size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) {
-    float s = 1.0f / std::sqrt(variance->as<float>()[i] + epsilon);
-    if (scale_after) s *= gamma->as<float>()[i];
-    so.scale[static_cast<size_t>(i)] = s;
-    so.offset[static_cast<size_t>(i)] = -mean->as<float>()[i] * s + beta->as<float>()[i];
-  }
+  model::foldBatchNorm(scale_after ? gamma->as<float>() : nullptr, beta->as<float>(), mean->as<float>(),
+                       variance->as<float>(), model::batchNormEpsilon(bn), n, model::BatchNormRounding::kReciprocal,
+                       &so.scale, &so.offset);
   return std::optional<ScaleOffset>(std::move(so));
 }
 

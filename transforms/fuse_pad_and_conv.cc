@@ -2,7 +2,6 @@
 // FusedPadConv2D(x, paddings, filter) named after the Conv2D, with the
 // MirrorPad's mode (TensorFlow's fuse_convolutions.cc).
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

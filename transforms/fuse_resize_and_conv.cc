@@ -3,7 +3,6 @@
 // all-zero int32 [4,2] paddings and mode REFLECT (TensorFlow's
 // fuse_convolutions.cc).
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

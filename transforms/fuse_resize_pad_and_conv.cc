@@ -2,7 +2,6 @@
 // paddings), filter) becomes FusedResizeAndPadConv2D(x, size, paddings,
 // filter) named after the Conv2D (TensorFlow's fuse_convolutions.cc).
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

@@ -1,6 +1,3 @@
-// One file over 600 lines on purpose: one transform per file, as TensorFlow's
-// tools/graph_transforms/quantize_nodes.cc, whose passes are private to it.
-//
 // quantize_nodes(input_min, input_max, fallback_min, fallback_max, ignore_op*):
 // TensorFlow's tools/graph_transforms/quantize_nodes.cc. Each float op with
 // an eight-bit equivalent becomes
@@ -13,18 +10,102 @@
 // hoist FakeQuant ops, turn them into Requantizes, replace ops, merge
 // adjacent Requantizes, merge duplicate nodes, and remove the
 // Dequantize -> QuantizeV2 pairs between adjacent eight-bit ops.
+// per_channel=true layers: quantize_nodes_per_channel.cc.
 #include <map>
 #include <set>
 
 #include "model/attr.h"
+#include "model/conv_tail.h"
 #include "transforms/builtin.h"
+#include "transforms/quantize_nodes_impl.h"
 #include "engine/quantized/quantization.h"
-#include "transforms/pattern.h"
 #include "transforms/quantize_per_channel.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {
+namespace quantize_nodes_impl {
+
 namespace {
+
+NodeDef intVectorConst(const std::string& name, std::int32_t value) {
+  model::HostTensor t = model::HostTensor::zeros(tensorflow::DT_INT32, {1});
+  t.as<std::int32_t>()[0] = value;
+  return makeConst(name, t);
+}
+
+}  // namespace
+
+// "^a:1" -> "__hat__a__port__1" (TensorFlow's UniqueNodeNameFromInput).
+std::string uniqueNodeNameFromInput(const std::string& input) {
+  InputParts p = inputParts(input);
+  std::string result;
+  if (p.prefix == "^") result += "__hat__";
+  result += p.node;
+  if (!p.suffix.empty()) result += "__port__" + p.suffix.substr(1);
+  return result;
+}
+
+NodeDef dequantizeNode(const std::string& name, const std::string& source) {
+  NodeDef n;
+  n.set_op("Dequantize");
+  n.set_name(name);
+  setTypeAttr(&n, "T", tensorflow::DT_QUINT8);
+  setStringAttr(&n, "mode", "MIN_FIRST");
+  n.add_input(source + ":0");
+  n.add_input(source + ":1");
+  n.add_input(source + ":2");
+  return n;
+}
+
+// The dynamic-range quantization of one float input (TensorFlow's chain):
+//   <prefix>/<input>/{reshape_dims, reduction_dims, reshape, min, max, quantize}
+// Returns the QuantizeV2's name.
+std::string appendInputQuantization(const std::string& prefix, const std::string& input,
+                                    std::vector<NodeDef>* new_nodes) {
+  const std::string unique = prefix + "/" + uniqueNodeNameFromInput(input);
+  NodeDef reshape_dims = intVectorConst(unique + "/reshape_dims", -1);
+  reshape_dims.add_input("^" + nodeNameFromInput(input));
+  NodeDef reduction_dims = intVectorConst(unique + "/reduction_dims", 0);
+  reduction_dims.add_input("^" + nodeNameFromInput(input));
+  NodeDef reshape;
+  reshape.set_op("Reshape");
+  reshape.set_name(unique + "/reshape");
+  setTypeAttr(&reshape, "T", tensorflow::DT_FLOAT);
+  setTypeAttr(&reshape, "Tshape", tensorflow::DT_INT32);
+  reshape.add_input(input);
+  reshape.add_input(reshape_dims.name());
+  NodeDef min_node, max_node;
+  for (NodeDef* n : {&min_node, &max_node}) {
+    n->set_op(n == &min_node ? "Min" : "Max");
+    n->set_name(unique + (n == &min_node ? "/min" : "/max"));
+    setTypeAttr(n, "T", tensorflow::DT_FLOAT);
+    setTypeAttr(n, "Tidx", tensorflow::DT_INT32);
+    (*n->mutable_attr())["keep_dims"].set_b(false);
+    n->add_input(reshape.name());
+    n->add_input(reduction_dims.name());
+  }
+  NodeDef quantize;
+  quantize.set_op("QuantizeV2");
+  quantize.set_name(unique + "/quantize");
+  setTypeAttr(&quantize, "T", tensorflow::DT_QUINT8);
+  setStringAttr(&quantize, "mode", "MIN_FIRST");
+  quantize.add_input(input);
+  quantize.add_input(min_node.name());
+  quantize.add_input(max_node.name());
+  const std::string name = quantize.name();
+  for (NodeDef* n : {&reshape_dims, &reduction_dims, &reshape, &min_node, &max_node, &quantize})
+    new_nodes->push_back(std::move(*n));
+  return name;
+}
+
+}  // namespace quantize_nodes_impl
+
+namespace {
+
+using quantize_nodes_impl::appendInputQuantization;
+using quantize_nodes_impl::dequantizeNode;
+using quantize_nodes_impl::fusePerChannelLayers;
+using quantize_nodes_impl::uniqueNodeNameFromInput;
 
 using tensorflow::DataType;
 
@@ -83,16 +164,6 @@ bool inOutTypes(const NodeDef& node, std::vector<DataType>* inputs, std::vector<
   return true;
 }
 
-// "^a:1" -> "__hat__a__port__1" (TensorFlow's UniqueNodeNameFromInput).
-std::string uniqueNodeNameFromInput(const std::string& input) {
-  InputParts p = inputParts(input);
-  std::string result;
-  if (p.prefix == "^") result += "__hat__";
-  result += p.node;
-  if (!p.suffix.empty()) result += "__port__" + p.suffix.substr(1);
-  return result;
-}
-
 struct Range {
   bool given = false;
   float min = 0, max = 0;
@@ -116,64 +187,6 @@ Result<Range> rangeFromParams(const TransformContext& ctx, const std::string& mi
 
 NodeDef scalarConst(const std::string& name, float value) { return makeConst(name, floatTensor({}, {value})); }
 
-NodeDef intVectorConst(const std::string& name, std::int32_t value) {
-  model::HostTensor t = model::HostTensor::zeros(tensorflow::DT_INT32, {1});
-  t.as<std::int32_t>()[0] = value;
-  return makeConst(name, t);
-}
-
-NodeDef dequantizeNode(const std::string& name, const std::string& source) {
-  NodeDef n;
-  n.set_op("Dequantize");
-  n.set_name(name);
-  setTypeAttr(&n, "T", tensorflow::DT_QUINT8);
-  setStringAttr(&n, "mode", "MIN_FIRST");
-  n.add_input(source + ":0");
-  n.add_input(source + ":1");
-  n.add_input(source + ":2");
-  return n;
-}
-
-// The dynamic-range quantization of one float input (TensorFlow's chain):
-//   <prefix>/<input>/{reshape_dims, reduction_dims, reshape, min, max, quantize}
-// Returns the QuantizeV2's name.
-std::string appendInputQuantization(const std::string& prefix, const std::string& input,
-                                    std::vector<NodeDef>* new_nodes) {
-  const std::string unique = prefix + "/" + uniqueNodeNameFromInput(input);
-  NodeDef reshape_dims = intVectorConst(unique + "/reshape_dims", -1);
-  reshape_dims.add_input("^" + nodeNameFromInput(input));
-  NodeDef reduction_dims = intVectorConst(unique + "/reduction_dims", 0);
-  reduction_dims.add_input("^" + nodeNameFromInput(input));
-  NodeDef reshape;
-  reshape.set_op("Reshape");
-  reshape.set_name(unique + "/reshape");
-  setTypeAttr(&reshape, "T", tensorflow::DT_FLOAT);
-  setTypeAttr(&reshape, "Tshape", tensorflow::DT_INT32);
-  reshape.add_input(input);
-  reshape.add_input(reshape_dims.name());
-  NodeDef min_node, max_node;
-  for (NodeDef* n : {&min_node, &max_node}) {
-    n->set_op(n == &min_node ? "Min" : "Max");
-    n->set_name(unique + (n == &min_node ? "/min" : "/max"));
-    setTypeAttr(n, "T", tensorflow::DT_FLOAT);
-    setTypeAttr(n, "Tidx", tensorflow::DT_INT32);
-    (*n->mutable_attr())["keep_dims"].set_b(false);
-    n->add_input(reshape.name());
-    n->add_input(reduction_dims.name());
-  }
-  NodeDef quantize;
-  quantize.set_op("QuantizeV2");
-  quantize.set_name(unique + "/quantize");
-  setTypeAttr(&quantize, "T", tensorflow::DT_QUINT8);
-  setStringAttr(&quantize, "mode", "MIN_FIRST");
-  quantize.add_input(input);
-  quantize.add_input(min_node.name());
-  quantize.add_input(max_node.name());
-  const std::string name = quantize.name();
-  for (NodeDef* n : {&reshape_dims, &reduction_dims, &reshape, &min_node, &max_node, &quantize})
-    new_nodes->push_back(std::move(*n));
-  return name;
-}
 
 Status validate(const GraphDef& graph, const TransformContext& ctx, const char* pass) {
   Status s = checkInputsExist(graph);
@@ -380,248 +393,91 @@ Result<GraphDef> removeRedundantQuantizations(const GraphDef& in, const Transfor
   return out;
 }
 
-// ---- per_channel=true (not in TensorFlow): each
-//   [Relu|Relu6](Add|BiasAdd(Conv2D|DepthwiseConv2dNative|MatMul(x, W), bias))
-// chain with constant weights and bias (float Consts, or quantize_weights'
-// Dequantize of Consts) becomes one QuantizedFused<Op> (engine/
-// quantized/kernels/per_channel.cc): qint8 weights with one range per output
-// channel, the bias added to the 32-bit result, the activation applied before
-// the single requantization. The usual QuantizeV2 chain feeds it and a
-// Dequantize keeps the chain's last float name, so the passes that follow
-// (redundant Dequantize/QuantizeV2 removal) connect adjacent layers in 8 bits.
-
-// The float weights of W, or its per-channel form when quantize_weights(
-// per_channel=true) already made it (no second rounding).
-struct FusedWeights {
-  model::HostTensor float_values;  // empty when `quantized` is set
-  bool quantized = false;
-  PerChannelWeights per_channel;
-  model::Shape shape;
-};
-
-Result<FusedWeights> weightsOf(const NodeMatch& w, const std::string& consumer_op) {
-  FusedWeights out;
-  if (w.def().op() == "Const") {
-    auto t = floatTensorAttr(w.def());
-    if (!t.ok()) return t.status();
-    out.shape = t->shape;
-    out.float_values = std::move(*t);
-    return out;
+// One float op of quantize_nodes' list replaced by its eight-bit version
+// (TensorFlow's QuantizeNodes): each quantized input through its own
+// QuantizeV2 chain, a 32-bit result requantized to quint8 (to the fallback
+// range when given, else to its RequantizationRange), and a Dequantize that
+// keeps the float op's name. False when an input or output is not float
+// (the op is then left as it is).
+bool replaceByEightBit(const NodeDef& float_node, const QuantizedOpInfo& info, const Range& fallback,
+                       std::vector<NodeDef>* new_nodes) {
+  std::vector<DataType> input_types, output_types;
+  bool all_float = inOutTypes(float_node, &input_types, &output_types);
+  std::vector<std::string> data_inputs, control_inputs;
+  for (const auto& input : float_node.input()) {
+    if (!input.empty() && input[0] == '^') control_inputs.push_back(input);
+    else data_inputs.push_back(input);
   }
-  // Dequantize(Const, Const, Const)
-  auto decode = [](const NodeDef& n) -> Result<model::HostTensor> {
-    const auto* value = model::findAttr(n, "value");
-    if (!value) return Status::Error("Const node '" + n.name() + "' has no value");
-    return model::decodeTensor(value->tensor());
-  };
-  const NodeDef& dq = w.def();
-  auto q = decode(w.inputs[0].def());
-  if (!q.ok()) return q.status();
-  auto lo = decode(w.inputs[1].def());
-  if (!lo.ok()) return lo.status();
-  auto hi = decode(w.inputs[2].def());
-  if (!hi.ok()) return hi.status();
-  if (lo->dtype != tensorflow::DT_FLOAT || hi->dtype != tensorflow::DT_FLOAT || lo->size() != hi->size() ||
-      lo->size() < 1)
-    return Status::Error("Dequantize '" + dq.name() + "' needs float min/max ranges of the same size");
-  const std::string mode = dq.attr().count("mode") ? dq.attr().at("mode").s() : "MIN_COMBINED";
-  const std::int64_t axis = dq.attr().count("axis") ? dq.attr().at("axis").i() : -1;
-  out.shape = q->shape;
-  if (q->dtype == tensorflow::DT_QINT8 && mode == "SCALED" && axis >= 0 &&
-      lo->size() == q->shape[static_cast<std::size_t>(axis)] &&
-      axis == perChannelAxis([&] {
-        NodeDef c;
-        c.set_op(consumer_op);
-        return c;
-      }(), 1, q->shape)) {
-    out.quantized = true;
-    out.per_channel.values = std::move(*q);
-    out.per_channel.min.assign(lo->as<float>(), lo->as<float>() + lo->size());
-    out.per_channel.max.assign(hi->as<float>(), hi->as<float>() + hi->size());
-    return out;
+  for (std::size_t i = 0; all_float && i < data_inputs.size(); ++i)
+    if (!info.unquantized_inputs.count(static_cast<int>(i)) && input_types[i] != tensorflow::DT_FLOAT)
+      all_float = false;
+  for (DataType t : output_types)
+    if (t != tensorflow::DT_FLOAT) all_float = false;
+  if (!all_float) return false;
+  const std::string prefix = float_node.name() + "_eightbit";
+  std::vector<std::string> quantized_inputs;
+  for (std::size_t i = 0; i < data_inputs.size(); ++i) {
+    if (info.unquantized_inputs.count(static_cast<int>(i))) continue;
+    quantized_inputs.push_back(appendInputQuantization(prefix, data_inputs[i], new_nodes));
   }
-  if (q->dtype == tensorflow::DT_QUINT8 && mode == "MIN_FIRST" && lo->size() == 1) {
-    // TensorFlow's quantize_weights form: back to float (QuantizedToFloat),
-    // then per channel.
-    model::HostTensor f = model::HostTensor::zeros(tensorflow::DT_FLOAT, q->shape);
-    const float min = lo->as<float>()[0], max = hi->as<float>()[0];
-    for (std::int64_t i = 0; i < q->size(); ++i)
-      f.as<float>()[i] = engine::quantized::quantizedToFloat<std::uint8_t>(q->as<std::uint8_t>()[i], min, max);
-    out.float_values = std::move(f);
-    return out;
+  NodeDef main;
+  main.set_op(info.target_name.empty() ? "Quantized" + float_node.op() : info.target_name);
+  main.set_name(float_node.name() + "/eightbit");
+  for (const std::string& attr : info.attrs_to_copy) copyAttr(float_node, attr, attr, &main);
+  for (const auto& [attr, type] : info.dtypes_to_set) setTypeAttr(&main, attr, type);
+  std::size_t q = 0;
+  for (std::size_t i = 0; i < data_inputs.size(); ++i) {
+    if (info.unquantized_inputs.count(static_cast<int>(i))) main.add_input(data_inputs[i]);
+    else main.add_input(quantized_inputs[q++] + ":0");
   }
-  return Status::Error("unsupported weight Dequantize '" + dq.name() + "'");
-}
-
-// `chain_reshapes` receives the Reshape nodes of the input quantization
-// chains, which the generic pass must leave alone.
-// Op types in `ignored` (quantize_nodes' ignore_op) stay float: a chain
-// containing one is not fused (a shorter chain without it may be).
-Result<GraphDef> fusePerChannelLayers(const GraphDef& in, const std::set<std::string>& ignored,
-                                      std::set<std::string>* chain_reshapes) {
-  const std::string conv_ops = "Conv2D|DepthwiseConv2dNative|MatMul";
-  const std::vector<OpTypePattern> weights = {{"Const"}, {"Dequantize", {{"Const"}, {"Const"}, {"Const"}}}};
-  GraphDef current = in;
-  // Weight nodes read by fused layers; removed at the end when nothing else
-  // reads them. (The convolution's inputs stay out of the pattern: a matched
-  // input would belong to this match and could not head the previous
-  // layer's.)
-  std::set<std::string> absorbed;
-  for (int form = 0; form < 4; ++form) {
-    const bool has_act = form == 0 || form == 2;
-    const bool has_bias = form == 0 || form == 1;
-    std::map<std::string, const NodeDef*> nodes;
-    for (const NodeDef& n : current.node()) nodes[n.name()] = &n;
-    for (int variant = 0; variant < 2; ++variant) {
-      if (!has_bias && variant > 0) break;
-      OpTypePattern pattern = {conv_ops};
-      if (has_bias) pattern = {"Add|BiasAdd", {pattern, weights[static_cast<std::size_t>(variant)]}};
-      if (has_act) pattern = {"Relu|Relu6", {pattern}};
-      GraphDef next;
-      GDS_RETURN_IF_ERROR(replaceMatchingOpTypes(
-          current, pattern,
-          [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>&,
-              std::vector<NodeDef>* new_nodes) {
-            const NodeMatch* m = &match;
-            const NodeDef* act = nullptr;
-            const NodeDef* bias_add = nullptr;
-            const NodeMatch* bias = nullptr;
-            if (has_act) {
-              act = m->node;
-              m = &m->inputs[0];
-            }
-            if (has_bias) {
-              bias_add = m->node;
-              bias = &m->inputs[1];
-              m = &m->inputs[0];
-            }
-            const NodeDef& conv = m->def();
-            auto keep = [&] {
-              copyOriginalMatch(match, new_nodes);
-              return Status::Ok();
-            };
-            // Float NHWC ops only, as the fused kernels compute.
-            for (const NodeDef* n : {act, bias_add, &conv}) {
-              if (!n) continue;
-              if (ignored.count(n->op())) return keep();
-              const auto* t = model::findAttr(*n, "T");
-              if (t && t->type() != tensorflow::DT_FLOAT) return keep();
-              const auto* f = model::findAttr(*n, "data_format");
-              if (f && f->s() != "NHWC") return keep();
-            }
-            if (conv.op() == "MatMul" && conv.attr().count("transpose_a") && conv.attr().at("transpose_a").b())
-              return keep();
-            // The weights: a Const, or a Dequantize of three Consts.
-            NodeMatch w;
-            std::vector<std::string> data_inputs;
-            for (const std::string& input : conv.input())
-              if (input.empty() || input[0] != '^') data_inputs.push_back(input);
-            if (data_inputs.size() != 2) return keep();
-            const InputParts wp = inputParts(data_inputs[1]);
-            if (!wp.suffix.empty() && wp.suffix != ":0") return keep();
-            auto found = nodes.find(wp.node);
-            if (found == nodes.end()) return keep();
-            w.node = found->second;
-            if (w.node->op() == "Dequantize") {
-              if (w.node->input_size() != 3) return keep();
-              for (const std::string& input : w.node->input()) {
-                auto c = nodes.find(nodeNameFromInput(input));
-                if (c == nodes.end() || c->second->op() != "Const" || input[0] == '^') return keep();
-                NodeMatch part;
-                part.node = c->second;
-                w.inputs.push_back(part);
-              }
-            } else if (w.node->op() != "Const") {
-              return keep();
-            }
-            auto fw = weightsOf(w, conv.op());
-            if (!fw.ok()) return keep();
-            const int axis = perChannelAxis(conv, 1, fw->shape);
-            std::int64_t channels = 0, inner = 1;
-            if (conv.op() == "DepthwiseConv2dNative") {
-              if (fw->shape.size() != 4) return keep();
-              channels = fw->shape[2] * fw->shape[3];  // output channel c * multiplier + m
-            } else {
-              if (axis < 0) return keep();
-              channels = fw->shape[static_cast<std::size_t>(axis)];
-              for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < fw->shape.size(); ++d)
-                inner *= fw->shape[d];
-            }
-            PerChannelWeights pc = fw->quantized ? fw->per_channel
-                                                 : quantizePerChannel(fw->float_values, channels, inner);
-            std::vector<float> bias_values(static_cast<std::size_t>(channels), 0.0f);
-            if (bias) {
-              auto bw = weightsOf(*bias, bias_add->op());
-              if (!bw.ok() || bw->quantized) return keep();
-              const model::HostTensor* b = &bw->float_values;
-              if (b->size() != channels) return keep();
-              for (std::size_t d = 0; d + 1 < b->shape.size(); ++d)
-                if (b->shape[d] != 1) return keep();
-              bias_values.assign(b->as<float>(), b->as<float>() + channels);
-            }
-            // The match's root is the chain's last float op (the activation,
-            // else the bias Add, else the convolution), whose value the fused
-            // op computes: the fused op is `<tail>/eightbit` and its
-            // Dequantize keeps `<tail>`, as TensorFlow's final Dequantize keeps
-            // the name of the float op whose value it carries (consumers and
-            // per-layer comparisons read the same value under that name).
-            const NodeDef& tail = match.def();
-            const std::string prefix = tail.name() + "_eightbit";
-            const std::string quantized_input = appendInputQuantization(prefix, data_inputs[0], new_nodes);
-            chain_reshapes->insert(prefix + "/" + uniqueNodeNameFromInput(data_inputs[0]) + "/reshape");
-            absorbed.insert(w.node->name());
-            for (const NodeMatch& part : w.inputs) absorbed.insert(part.node->name());
-            new_nodes->push_back(makeConst(prefix + "/weights", pc.values));
-            new_nodes->push_back(makeConst(prefix + "/weights_min", floatTensor({channels}, pc.min)));
-            new_nodes->push_back(makeConst(prefix + "/weights_max", floatTensor({channels}, pc.max)));
-            new_nodes->push_back(makeConst(prefix + "/bias", floatTensor({channels}, bias_values)));
-            NodeDef fused;
-            fused.set_op(conv.op() == "Conv2D"   ? "QuantizedFusedConv2D"
-                         : conv.op() == "MatMul" ? "QuantizedFusedMatMul"
-                                                 : "QuantizedFusedDepthwiseConv2dNative");
-            fused.set_name(tail.name() + "/eightbit");
-            for (const char* attr : {"strides", "padding", "dilations", "explicit_paddings", "transpose_b"})
-              if (conv.attr().count(attr)) copyAttr(conv, attr, attr, &fused);
-            setTypeAttr(&fused, "Tinput", tensorflow::DT_QUINT8);
-            setTypeAttr(&fused, "Tfilter", tensorflow::DT_QINT8);
-            setTypeAttr(&fused, "out_type", tensorflow::DT_QUINT8);
-            setStringAttr(&fused, "activation", act ? act->op() : "None");
-            fused.add_input(quantized_input + ":0");
-            fused.add_input(prefix + "/weights");
-            fused.add_input(prefix + "/bias");
-            fused.add_input(quantized_input + ":1");
-            fused.add_input(quantized_input + ":2");
-            fused.add_input(prefix + "/weights_min");
-            fused.add_input(prefix + "/weights_max");
-            for (const NodeDef* n : {act, bias_add, &conv})
-              if (n)
-                for (const std::string& input : n->input())
-                  if (!input.empty() && input[0] == '^') fused.add_input(input);
-            const std::string fused_name = fused.name();
-            new_nodes->push_back(std::move(fused));
-            new_nodes->push_back(dequantizeNode(tail.name(), fused_name));
-            return Status::Ok();
-          },
-          {}, &next));
-      current = std::move(next);
-      nodes.clear();
-      for (const NodeDef& n : current.node()) nodes[n.name()] = &n;
+  if (!info.separate_min_max) {
+    for (const std::string& name : quantized_inputs) {
+      main.add_input(name + ":1");
+      main.add_input(name + ":2");
     }
+  } else {
+    for (const std::string& name : quantized_inputs) main.add_input(name + ":1");
+    for (const std::string& name : quantized_inputs) main.add_input(name + ":2");
   }
-  // Drop the absorbed weights nothing reads any more (Dequantizes first,
-  // then their Consts).
-  for (int round = 0; round < 2; ++round) {
-    std::set<std::string> read;
-    for (const NodeDef& n : current.node())
-      for (const std::string& input : n.input()) read.insert(nodeNameFromInput(input));
-    GraphDef kept;
-    for (const NodeDef& n : current.node())
-      if (!absorbed.count(n.name()) || read.count(n.name())) *kept.add_node() = n;
-    *kept.mutable_library() = current.library();
-    if (current.has_versions()) *kept.mutable_versions() = current.versions();
-    current = std::move(kept);
+  // Control dependencies of the float op stay with its replacement.
+  for (const std::string& c : control_inputs) main.add_input(c);
+  const std::string main_name = main.name();
+  new_nodes->push_back(std::move(main));
+  std::string eight_bit = main_name;
+  if (info.output_bit_depth == tensorflow::DT_QINT32) {
+    std::string req_min, req_max;
+    if (fallback.given) {
+      new_nodes->push_back(scalarConst(main_name + "/fallback_min", fallback.min));
+      new_nodes->push_back(scalarConst(main_name + "/fallback_max", fallback.max));
+      req_min = main_name + "/fallback_min";
+      req_max = main_name + "/fallback_max";
+    } else {
+      NodeDef range;
+      range.set_op("RequantizationRange");
+      range.set_name(main_name + "/requant_range");
+      setTypeAttr(&range, "Tinput", tensorflow::DT_QINT32);
+      range.add_input(main_name + ":0");
+      range.add_input(main_name + ":1");
+      range.add_input(main_name + ":2");
+      req_min = range.name() + ":0";
+      req_max = range.name() + ":1";
+      new_nodes->push_back(std::move(range));
+    }
+    NodeDef requantize;
+    requantize.set_op("Requantize");
+    requantize.set_name(main_name + "/requantize");
+    setTypeAttr(&requantize, "Tinput", tensorflow::DT_QINT32);
+    setTypeAttr(&requantize, "out_type", tensorflow::DT_QUINT8);
+    requantize.add_input(main_name + ":0");
+    requantize.add_input(main_name + ":1");
+    requantize.add_input(main_name + ":2");
+    requantize.add_input(req_min);
+    requantize.add_input(req_max);
+    eight_bit = requantize.name();
+    new_nodes->push_back(std::move(requantize));
   }
-  return current;
+  new_nodes->push_back(dequantizeNode(float_node.name(), eight_bit));
+  return true;
 }
 
 Result<GraphDef> quantizeNodes(const GraphDef& in, const TransformContext& ctx) {
@@ -666,90 +522,10 @@ Result<GraphDef> quantizeNodes(const GraphDef& in, const TransformContext& ctx) 
         [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>&,
             std::vector<NodeDef>* new_nodes) {
           const NodeDef& float_node = match.def();
-          if (chain_reshapes.count(float_node.name())) {
+          // The input quantization chains' Reshapes (per_channel) stay float.
+          if (chain_reshapes.count(float_node.name()) ||
+              !replaceByEightBit(float_node, *op_map.at(float_node.op()), fb, new_nodes))
             copyOriginalMatch(match, new_nodes);
-            return Status::Ok();
-          }
-          const QuantizedOpInfo& info = *op_map.at(float_node.op());
-          std::vector<DataType> input_types, output_types;
-          bool all_float = inOutTypes(float_node, &input_types, &output_types);
-          std::vector<std::string> data_inputs, control_inputs;
-          for (const auto& input : float_node.input()) {
-            if (!input.empty() && input[0] == '^') control_inputs.push_back(input);
-            else data_inputs.push_back(input);
-          }
-          for (std::size_t i = 0; all_float && i < data_inputs.size(); ++i)
-            if (!info.unquantized_inputs.count(static_cast<int>(i)) && input_types[i] != tensorflow::DT_FLOAT)
-              all_float = false;
-          for (DataType t : output_types)
-            if (t != tensorflow::DT_FLOAT) all_float = false;
-          if (!all_float) {
-            copyOriginalMatch(match, new_nodes);
-            return Status::Ok();
-          }
-          const std::string prefix = float_node.name() + "_eightbit";
-          std::vector<std::string> quantized_inputs;
-          for (std::size_t i = 0; i < data_inputs.size(); ++i) {
-            if (info.unquantized_inputs.count(static_cast<int>(i))) continue;
-            quantized_inputs.push_back(appendInputQuantization(prefix, data_inputs[i], new_nodes));
-          }
-          NodeDef main;
-          main.set_op(info.target_name.empty() ? "Quantized" + float_node.op() : info.target_name);
-          main.set_name(float_node.name() + "/eightbit");
-          for (const std::string& attr : info.attrs_to_copy) copyAttr(float_node, attr, attr, &main);
-          for (const auto& [attr, type] : info.dtypes_to_set) setTypeAttr(&main, attr, type);
-          std::size_t q = 0;
-          for (std::size_t i = 0; i < data_inputs.size(); ++i) {
-            if (info.unquantized_inputs.count(static_cast<int>(i))) main.add_input(data_inputs[i]);
-            else main.add_input(quantized_inputs[q++] + ":0");
-          }
-          if (!info.separate_min_max) {
-            for (const std::string& name : quantized_inputs) {
-              main.add_input(name + ":1");
-              main.add_input(name + ":2");
-            }
-          } else {
-            for (const std::string& name : quantized_inputs) main.add_input(name + ":1");
-            for (const std::string& name : quantized_inputs) main.add_input(name + ":2");
-          }
-          // Control dependencies of the float op stay with its replacement.
-          for (const std::string& c : control_inputs) main.add_input(c);
-          const std::string main_name = main.name();
-          new_nodes->push_back(std::move(main));
-          std::string eight_bit = main_name;
-          if (info.output_bit_depth == tensorflow::DT_QINT32) {
-            std::string req_min, req_max;
-            if (fb.given) {
-              new_nodes->push_back(scalarConst(main_name + "/fallback_min", fb.min));
-              new_nodes->push_back(scalarConst(main_name + "/fallback_max", fb.max));
-              req_min = main_name + "/fallback_min";
-              req_max = main_name + "/fallback_max";
-            } else {
-              NodeDef range;
-              range.set_op("RequantizationRange");
-              range.set_name(main_name + "/requant_range");
-              setTypeAttr(&range, "Tinput", tensorflow::DT_QINT32);
-              range.add_input(main_name + ":0");
-              range.add_input(main_name + ":1");
-              range.add_input(main_name + ":2");
-              req_min = range.name() + ":0";
-              req_max = range.name() + ":1";
-              new_nodes->push_back(std::move(range));
-            }
-            NodeDef requantize;
-            requantize.set_op("Requantize");
-            requantize.set_name(main_name + "/requantize");
-            setTypeAttr(&requantize, "Tinput", tensorflow::DT_QINT32);
-            setTypeAttr(&requantize, "out_type", tensorflow::DT_QUINT8);
-            requantize.add_input(main_name + ":0");
-            requantize.add_input(main_name + ":1");
-            requantize.add_input(main_name + ":2");
-            requantize.add_input(req_min);
-            requantize.add_input(req_max);
-            eight_bit = requantize.name();
-            new_nodes->push_back(std::move(requantize));
-          }
-          new_nodes->push_back(dequantizeNode(float_node.name(), eight_bit));
           return Status::Ok();
         },
         {}, &quantized));

@@ -18,7 +18,6 @@
 
 #include "model/attr.h"
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/quantize_per_channel.h"
 #include "transforms/transform_utils.h"
 

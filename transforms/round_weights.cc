@@ -7,7 +7,6 @@
 
 #include "model/attr.h"
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

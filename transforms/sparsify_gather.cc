@@ -28,7 +28,6 @@
 #include "model/attr.h"
 #include "model/checkpoint.h"
 #include "transforms/builtin.h"
-#include "transforms/pattern.h"
 #include "transforms/transform_utils.h"
 
 namespace gds::transforms {

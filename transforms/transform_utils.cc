@@ -25,12 +25,6 @@ InputParts inputParts(const std::string& input) {
   return parts;
 }
 
-std::string nodeNameFromInput(const std::string& input) {
-  size_t start = !input.empty() && input[0] == '^' ? 1 : 0;
-  size_t colon = input.find(':', start);
-  return input.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-}
-
 std::string canonicalInputName(const std::string& input) {
   InputParts p = inputParts(input);
   if (p.suffix.empty()) p.suffix = ":0";

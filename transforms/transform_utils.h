@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/graph.h"
+#include "model/pattern.h"
 #include "model/proto.h"
 #include "model/status.h"
 #include "model/tensor.h"
@@ -26,7 +27,7 @@ struct InputParts {
   std::string suffix;
 };
 InputParts inputParts(const std::string& input);
-std::string nodeNameFromInput(const std::string& input);
+using model::nodeNameFromInput;
 // "a" -> "a:0", "^a" -> "^a:0" (TensorFlow's CanonicalInputName).
 std::string canonicalInputName(const std::string& input);
 
@@ -39,6 +40,18 @@ Status renameNodeInputs(const GraphDef& in, const std::map<std::string, std::str
 // nodes waiting for one data input (TensorFlow's SortByExecutionOrder).
 // Errors: an input naming a missing node, "<N> nodes in a cycle".
 using model::executionOrder;
+
+// The pattern matcher (model/pattern.h), TensorFlow's OpTypePattern and
+// ReplaceMatchingOpTypes.
+using model::copyOriginalMatch;
+using model::GraphMatcher;
+using model::matchedNodes;
+using model::NodeGenerator;
+using model::NodeMatch;
+using model::opMatches;
+using model::OpTypePattern;
+using model::replaceMatchingOpTypes;
+using model::ReplaceOptions;
 
 // The first input that names a missing node, as an error; OK otherwise.
 Status checkInputsExist(const GraphDef& graph);

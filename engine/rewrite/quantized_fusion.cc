@@ -4,420 +4,249 @@
 #include <memory>
 #include <set>
 
-#include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/fused_nodes.h"
-#include "model/attr.h"
-#include "model/graph.h"
-#include "model/shape_inference.h"
-#include "model/tensor.h"
+#include "engine/rewrite/quantized_fusion_impl.h"
 
 namespace gds::engine {
+namespace quantized_fusion_impl {
 
-namespace {
-
-using tensorflow::DataType;
-using tensorflow::NodeDef;
-
-// The fallback only when the attr is absent: one of another kind reads as its
-// proto default (DT_INVALID, ""), which fails the match, where model::attrType
-// and attrString would return the fallback.
-DataType typeAttrOr(const NodeDef& n, const char* name, DataType fallback) {
-  const tensorflow::AttrValue* a = model::findAttr(n, name);
-  return a ? a->type() : fallback;
-}
-
-std::string stringAttrOr(const NodeDef& n, const char* name, const std::string& fallback) {
-  const tensorflow::AttrValue* a = model::findAttr(n, name);
-  return a ? a->s() : fallback;
-}
-
-class ChainFinder {
- public:
-  // input_shapes: the plan's (shape inference uses them).
-  ChainFinder(const model::Graph& g, const std::set<int>& fed, const std::set<int>& fetched,
-              const model::ShapeOverrides& input_shapes)
-      : g_(g),
-        fed_(fed),
-        fetched_(fetched),
-        used_(static_cast<std::size_t>(g.size()), false),
-        input_shapes_(input_shapes) {}
-
-  struct Chain {
-    int head = -1, tail = -1;
-    std::vector<int> members;  // every node the fused node replaces (head and tail included)
-    std::vector<std::string> stages;
-    std::vector<std::string> extra_inputs;
-    std::string dequantize_mode;
-    // A residual sum (findAdd): the Add's op, its operands' Dequantize modes
-    // and the QuantizeV2 whose attrs the fused node takes.
-    std::string add_op;
-    std::vector<std::string> add_modes;
-    int quantize = -1;
-    // Dequantize -> Pad -> quantization -> max pool (findPadPool): the pool
-    // and the Pad's spatial paddings (top, bottom, left, right).
-    int pool = -1;
-    std::vector<std::int64_t> pads;
-  };
-
-  // quantize_nodes' input quantization: Reshape(x, [-1]) -> Min/Max over
-  // axis 0 -> QuantizeV2(x, min, max) to quint8, then the same stages as
-  // after a GEMM (a float op's output, e.g. a DepthwiseConv2dNative's, going
-  // into QuantizedBiasAdd -> Requantize -> QuantizedRelu6).
-  bool findQuantize(int q, Chain* chain) {
-    std::vector<int> range_nodes;
-    if (!ownRangeQuantize(q, &range_nodes)) return false;
-    Chain c;
-    c.head = q;
-    c.members = range_nodes;
-    c.members.push_back(q);
-    const int tail = extend(&c, q, false);
-    return accept(std::move(c), tail, chain);
-  }
-
-  // The same quantization of a residual sum of two 8-bit tensors, as
-  // quantize_nodes leaves a float Add/AddV2 (ResNet's shortcuts):
-  //   x = Add(Dequantize(a, a_min, a_max), Dequantize(b, b_min, b_max))
-  // with a and b of the same fully known shape, each Dequantize read by the
-  // Add only, and x only by the quantization.
-  bool findAdd(int q, Chain* chain) {
-    std::vector<int> range_nodes;
-    if (!ownRangeQuantize(q, &range_nodes)) return false;
-    const int add = dataInputs(q)[0].node;
-    const std::string& op = g_.op(add);
-    if ((op != "Add" && op != "AddV2") || fed_.count(add) || fetched_.count(add) || used_[static_cast<std::size_t>(add)] ||
-        typeAttrOr(g_.node(add), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT)
-      return false;
-    std::vector<int> anchored;
-    if (!anchoredConsts(add, q, range_nodes, &anchored)) return false;
-    const auto in = dataInputs(add);
-    if (in.size() != 2 || in[0].node == in[1].node) return false;
-    Chain c;
-    c.head = add;
-    for (const auto& d : in) {
-      if (d.port != 0 || !isPlainDequantize(d.node) || fed_.count(d.node) || fetched_.count(d.node) ||
-          used_[static_cast<std::size_t>(d.node)] || soleConsumer(d.node) != add)
-        return false;
-      const NodeDef& deq = g_.node(d.node);
-      for (int i = 0; i < 3; ++i) c.extra_inputs.push_back(deq.input(i));
-      c.add_modes.push_back(stringAttrOr(deq, "mode", "MIN_COMBINED"));
-      c.members.push_back(d.node);
+// Follows the stages after `cur` (an int32 value with its range when
+// int32, else quint8), appending them to c; returns the last node taken.
+int ChainFinder::extend(Chain* c_ptr, int cur, bool int32) {
+  Chain& c = *c_ptr;
+  while (true) {
+    if (fetched_.count(cur)) break;
+    if (int32) {
+      if (!extendRequantize(cur, &c)) break;
+      cur = c.members.back();
+      int32 = false;
+      continue;
     }
-    const model::TensorInfo& a = shapes().at(dataInputs(in[0].node)[0].node, dataInputs(in[0].node)[0].port);
-    const model::TensorInfo& b = shapes().at(dataInputs(in[1].node)[0].node, dataInputs(in[1].node)[0].port);
-    if (!a.fullyKnown() || !b.fullyKnown() || a.shape != b.shape) return false;
-    c.add_op = op;
-    c.quantize = q;
-    c.members.insert(c.members.end(), anchored.begin(), anchored.end());
-    c.members.push_back(add);
-    c.members.insert(c.members.end(), range_nodes.begin(), range_nodes.end());
-    c.members.push_back(q);
-    const int tail = extend(&c, q, false);
-    return accept(std::move(c), tail, chain);
-  }
-
-  // Follows the stages after `cur` (an int32 value with its range when
-  // int32, else quint8), appending them to c; returns the last node taken.
-  int extend(Chain* c_ptr, int cur, bool int32) {
-    Chain& c = *c_ptr;
-    while (true) {
-      if (fetched_.count(cur)) break;
-      if (int32) {
-        if (!extendRequantize(cur, &c)) break;
-        cur = c.members.back();
-        int32 = false;
-        continue;
-      }
-      const int next = soleConsumer(cur);
-      if (next < 0 || fed_.count(next) || used_[static_cast<std::size_t>(next)]) break;
-      const NodeDef& x = g_.node(next);
-      const bool binary = x.op() == "QuantizedBiasAdd" || x.op() == "QuantizedAdd";
-      if (!readsTriple(next, cur, {0, 1, 2}, binary ? std::vector<int>{0, 2, 3} : std::vector<int>{0, 1, 2})) break;
-      if (x.op() == "QuantizedAdd" && isConstantDerived(x.input(1))) {
-        // quantize_nodes' Add of a bias vector (unfolded batch norms).
-        if (typeAttrOr(x, "T1", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-            typeAttrOr(x, "T2", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-            typeAttrOr(x, "Toutput", tensorflow::DT_QINT32) != tensorflow::DT_QINT32 || dataInputs(next).size() != 6)
-          break;
-        c.stages.push_back("Add");
-        for (int i : {1, 4, 5}) c.extra_inputs.push_back(x.input(i));
-        c.members.push_back(next);
-        cur = next;
-        int32 = true;
-      } else if (x.op() == "QuantizedBiasAdd") {
-        if (typeAttrOr(x, "T1", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-            typeAttrOr(x, "T2", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-            typeAttrOr(x, "out_type", tensorflow::DT_QINT32) != tensorflow::DT_QINT32)
-          break;
-        const auto in = dataInputs(next);
-        if (in.size() != 6) break;
-        c.stages.push_back("BiasAdd");
-        for (int i : {1, 4, 5}) c.extra_inputs.push_back(x.input(i));
-        c.members.push_back(next);
-        cur = next;
-        int32 = true;
-      } else if (x.op() == "QuantizedRelu" || x.op() == "QuantizedRelu6") {
-        if (typeAttrOr(x, "Tinput", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-            typeAttrOr(x, "out_type", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 || dataInputs(next).size() != 3)
-          break;
-        c.stages.push_back(x.op() == "QuantizedRelu" ? "Relu" : "Relu6");
-        c.members.push_back(next);
-        cur = next;
-      } else if (isPlainDequantize(next)) {
-        c.stages.push_back("Dequantize");
-        c.dequantize_mode = stringAttrOr(x, "mode", "MIN_COMBINED");
-        c.members.push_back(next);
-        cur = next;
-        break;  // float ends the chain
-      } else {
+    const int next = soleConsumer(cur);
+    if (next < 0 || fed_.count(next) || used_[static_cast<std::size_t>(next)]) break;
+    const NodeDef& x = g_.node(next);
+    const bool binary = x.op() == "QuantizedBiasAdd" || x.op() == "QuantizedAdd";
+    if (!readsTriple(next, cur, {0, 1, 2}, binary ? std::vector<int>{0, 2, 3} : std::vector<int>{0, 1, 2})) break;
+    if (x.op() == "QuantizedAdd" && isConstantDerived(x.input(1))) {
+      // quantize_nodes' Add of a bias vector (unfolded batch norms).
+      if (typeAttrOr(x, "T1", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+          typeAttrOr(x, "T2", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+          typeAttrOr(x, "Toutput", tensorflow::DT_QINT32) != tensorflow::DT_QINT32 || dataInputs(next).size() != 6)
         break;
-      }
-    }
-    return cur;
-  }
-
-  // QuantizeV2(x, Min(Reshape(x, [-1]), 0), Max(Reshape(x, [-1]), 0)) to
-  // quint8 with no axis; range_nodes: the Reshape, Min and Max, read by
-  // nothing else.
-  bool ownRangeQuantize(int q, std::vector<int>* range_nodes) {
-    const NodeDef& node = g_.node(q);
-    if (node.op() != "QuantizeV2" || used_[static_cast<std::size_t>(q)] || fed_.count(q)) return false;
-    if (model::attrType(node, "T") != tensorflow::DT_QUINT8) return false;
-    if (const auto* axis = model::findAttr(node, "axis"); axis && axis->i() != -1) return false;
-    const auto in = dataInputs(q);
-    if (in.size() != 3 || in[1].port != 0 || in[2].port != 0) return false;
-    const int min_node = in[1].node, max_node = in[2].node;
-    if (g_.op(min_node) != "Min" || g_.op(max_node) != "Max") return false;
-    int reshape = -1;
-    for (int r : {min_node, max_node}) {
-      if (fed_.count(r) || fetched_.count(r) || used_[static_cast<std::size_t>(r)]) return false;
-      if (soleConsumer(r) != q || g_.consumers(r).size() != 1) return false;
-      const auto rin = dataInputs(r);
-      if (rin.size() != 2 || !intConstIs(rin[1].node, 0) || rin[0].port != 0) return false;
-      if (model::attrBool(g_.node(r), "keep_dims", false)) return false;
-      if (reshape >= 0 && reshape != rin[0].node) return false;
-      reshape = rin[0].node;
-    }
-    if (g_.op(reshape) != "Reshape" || fed_.count(reshape) || fetched_.count(reshape) ||
-        used_[static_cast<std::size_t>(reshape)])
-      return false;
-    for (const auto& c : g_.consumers(reshape))
-      if (c.node != min_node && c.node != max_node) return false;
-    const auto reshape_in = dataInputs(reshape);
-    if (reshape_in.size() != 2 || reshape_in[0].node != in[0].node || reshape_in[0].port != in[0].port ||
-        !intConstIs(reshape_in[1].node, -1))
-      return false;
-    if (typeAttrOr(g_.node(reshape), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT) return false;
-    *range_nodes = {reshape, min_node, max_node};
-    return true;
-  }
-
-  // Keras ResNets pad before their first max pool, which quantize_nodes
-  // leaves in float around the 8-bit pool:
-  //   Dequantize(a) -> Pad(spatial, zeros) -> own-range QuantizeV2 ->
-  //   QuantizedMaxPool (VALID)
-  // with every intermediate read by the next op only.
-  bool findPadPool(int pool, Chain* chain) {
-    const NodeDef& pn = g_.node(pool);
-    if (pn.op() != "QuantizedMaxPool" || used_[static_cast<std::size_t>(pool)] || fed_.count(pool)) return false;
-    if (typeAttrOr(pn, "T", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-        model::attrString(pn, "padding") != "VALID" || !pn.attr().count("ksize") || !pn.attr().count("strides"))
-      return false;
-    const auto pool_in = dataInputs(pool);
-    if (pool_in.size() != 3) return false;
-    const int q = pool_in[0].node;
-    if (!readsTriple(pool, q, {0, 1, 2}, {0, 1, 2}) || fetched_.count(q) || soleConsumer(q) != pool) return false;
-    std::vector<int> range_nodes;
-    if (!ownRangeQuantize(q, &range_nodes)) return false;
-    const int pad = dataInputs(q)[0].node;
-    const NodeDef& padn = g_.node(pad);
-    if (padn.op() != "Pad" || fed_.count(pad) || fetched_.count(pad) || used_[static_cast<std::size_t>(pad)] ||
-        typeAttrOr(padn, "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT)
-      return false;
-    std::vector<int> anchored;
-    if (!anchoredConsts(pad, q, range_nodes, &anchored)) return false;
-    const auto pad_in = dataInputs(pad);
-    if (pad_in.size() != 2 || pad_in[0].port != 0) return false;
-    std::vector<std::int64_t> p;
-    if (!spatialPaddings(g_.node(pad_in[1].node), &p)) return false;
-    const int deq = pad_in[0].node;
-    if (!isPlainDequantize(deq) || fed_.count(deq) || fetched_.count(deq) || used_[static_cast<std::size_t>(deq)] ||
-        soleConsumer(deq) != pad)
-      return false;
-    Chain c;
-    c.head = deq;
-    c.pool = pool;
-    c.quantize = q;
-    c.pads = {p[2], p[3], p[4], p[5]};
-    c.dequantize_mode = stringAttrOr(g_.node(deq), "mode", "MIN_COMBINED");
-    for (int i = 0; i < 3; ++i) c.extra_inputs.push_back(g_.node(deq).input(i));
-    c.members = {deq, pad};
-    c.members.insert(c.members.end(), anchored.begin(), anchored.end());
-    c.members.insert(c.members.end(), range_nodes.begin(), range_nodes.end());
-    c.members.push_back(q);
-    c.members.push_back(pool);
-    return accept(std::move(c), pool, chain);
-  }
-
-  // The consumers of x besides the quantization q and its range nodes:
-  // Consts quantize_nodes hangs on x by control edges for the Reshape's and
-  // reductions' operands (they go with the chain); false for anything else.
-  bool anchoredConsts(int x, int q, const std::vector<int>& range_nodes, std::vector<int>* anchored) const {
-    const std::set<int> range_set(range_nodes.begin(), range_nodes.end());
-    for (const auto& consumer : g_.consumers(x)) {
-      if (consumer.node == q || consumer.node == range_nodes[0]) continue;
-      if (consumer.port != -1 || g_.op(consumer.node) != "Const" || fetched_.count(consumer.node) ||
-          used_[static_cast<std::size_t>(consumer.node)])
-        return false;
-      for (const auto& reader : g_.consumers(consumer.node))
-        if (!range_set.count(reader.node)) return false;
-      anchored->push_back(consumer.node);
-    }
-    return true;
-  }
-
-  bool find(int head, Chain* chain) {
-    const std::string& op = g_.op(head);
-    if (op != "QuantizedConv2D" && op != "QuantizedMatMul") return false;
-    if (used_[static_cast<std::size_t>(head)] || fed_.count(head) || fetched_.count(head)) return false;
-    if (dataInputs(head).size() != 6) return false;
-    Chain c;
-    c.head = head;
-    c.members.push_back(head);
-    const int cur = extend(&c, head, true);
-    if (c.stages.empty()) return false;
-    return accept(std::move(c), cur, chain);
-  }
-
- private:
-  // Takes chain c ending at `tail` when its extra inputs come from outside it.
-  bool accept(Chain c, int tail, Chain* chain) {
-    const std::set<int> members(c.members.begin(), c.members.end());
-    for (const std::string& in : c.extra_inputs) {
-      const int src = g_.find(model::nodeNameOf(in));
-      if (src < 0 || members.count(src)) return false;
-    }
-    c.tail = tail;
-    for (int m : c.members) used_[static_cast<std::size_t>(m)] = true;
-    *chain = std::move(c);
-    return true;
-  }
-
-  std::vector<model::Graph::Input> dataInputs(int n) const {
-    std::vector<model::Graph::Input> data;
-    for (const auto& in : g_.inputs(n))
-      if (!in.control) data.push_back(in);
-    return data;
-  }
-
-  // The tensor is a Const or a QuantizeV2 of one (a bias vector quantized
-  // at run time), so its shape is fixed and small.
-  bool isConstantDerived(const std::string& input) const {
-    const int n = g_.find(model::nodeNameOf(input));
-    if (n < 0) return false;
-    if (g_.op(n) == "Const") return true;
-    if (g_.op(n) != "QuantizeV2") return false;
-    const auto in = dataInputs(n);
-    return !in.empty() && g_.op(in[0].node) == "Const";
-  }
-
-  // A Dequantize of quint8 to float, MIN_FIRST or MIN_COMBINED, no axis.
-  bool isPlainDequantize(int n) const {
-    const NodeDef& x = g_.node(n);
-    if (x.op() != "Dequantize") return false;
-    const std::string mode = stringAttrOr(x, "mode", "MIN_COMBINED");
-    const tensorflow::AttrValue* axis = model::findAttr(x, "axis");
-    return (mode == "MIN_FIRST" || mode == "MIN_COMBINED") && dataInputs(n).size() == 3 &&
-           typeAttrOr(x, "T", tensorflow::DT_QUINT8) == tensorflow::DT_QUINT8 &&
-           typeAttrOr(x, "dtype", tensorflow::DT_FLOAT) == tensorflow::DT_FLOAT &&
-           (!axis || axis->i() == -1) && !model::attrBool(x, "narrow_range", false);
-  }
-
-  // Node n is a Const holding the single int value v (shape [] or [1]).
-  bool intConstIs(int n, std::int64_t v) const {
-    const NodeDef& x = g_.node(n);
-    if (x.op() != "Const") return false;
-    const tensorflow::AttrValue* value = model::findAttr(x, "value");
-    if (!value) return false;
-    auto t = model::decodeTensor(value->tensor());
-    if (!t.ok() || t->size() != 1 || t->shape.size() > 1) return false;
-    if (t->dtype != tensorflow::DT_INT32 && t->dtype != tensorflow::DT_INT64) return false;
-    return static_cast<std::int64_t>(t->valueAt(0)) == v;
-  }
-
-  // Node `reader` reads src:ports[i] as its data input inputs[i].
-  bool readsTriple(int reader, int src, const std::vector<int>& ports, const std::vector<int>& inputs) const {
-    const auto in = dataInputs(reader);
-    for (std::size_t i = 0; i < ports.size(); ++i) {
-      const std::size_t k = static_cast<std::size_t>(inputs[i]);
-      if (k >= in.size() || in[k].node != src || in[k].port != ports[i]) return false;
-    }
-    return true;
-  }
-
-  // The one node consuming every output of n (data or control), or -1.
-  int soleConsumer(int n) const {
-    int only = -1;
-    for (const auto& c : g_.consumers(n)) {
-      if (only >= 0 && c.node != only) return -1;
-      only = c.node;
-    }
-    return only;
-  }
-
-  // cur (int32, range at ports 1 and 2) -> Requantize to quint8, with or
-  // without its own RequantizationRange.
-  bool extendRequantize(int cur, Chain* c) {
-    int requantize = -1, range = -1;
-    for (const auto& consumer : g_.consumers(cur)) {
-      const std::string& op = g_.op(consumer.node);
-      if (op == "Requantize" && (requantize < 0 || requantize == consumer.node))
-        requantize = consumer.node;
-      else if (op == "RequantizationRange" && (range < 0 || range == consumer.node))
-        range = consumer.node;
-      else
-        return false;
-    }
-    if (requantize < 0 || fed_.count(requantize) || used_[static_cast<std::size_t>(requantize)]) return false;
-    const NodeDef& r = g_.node(requantize);
-    if (typeAttrOr(r, "out_type", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
-        typeAttrOr(r, "Tinput", tensorflow::DT_QINT32) != tensorflow::DT_QINT32 || dataInputs(requantize).size() != 5)
-      return false;
-    if (!readsTriple(requantize, cur, {0, 1, 2}, {0, 1, 2})) return false;
-    if (range >= 0) {
-      // The dynamic form: the range is read only by this Requantize.
-      if (fed_.count(range) || fetched_.count(range) || used_[static_cast<std::size_t>(range)]) return false;
-      if (typeAttrOr(g_.node(range), "Tinput", tensorflow::DT_QINT32) != tensorflow::DT_QINT32) return false;
-      if (!readsTriple(range, cur, {0, 1, 2}, {0, 1, 2}) || dataInputs(range).size() != 3) return false;
-      if (!readsTriple(requantize, range, {0, 1}, {3, 4})) return false;
-      for (const auto& consumer : g_.consumers(range))
-        if (consumer.node != requantize) return false;
-      c->stages.push_back("Requantize");
-      c->members.push_back(range);
+      c.stages.push_back("Add");
+      for (int i : {1, 4, 5}) c.extra_inputs.push_back(x.input(i));
+      c.members.push_back(next);
+      cur = next;
+      int32 = true;
+    } else if (x.op() == "QuantizedBiasAdd") {
+      if (typeAttrOr(x, "T1", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+          typeAttrOr(x, "T2", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+          typeAttrOr(x, "out_type", tensorflow::DT_QINT32) != tensorflow::DT_QINT32)
+        break;
+      const auto in = dataInputs(next);
+      if (in.size() != 6) break;
+      c.stages.push_back("BiasAdd");
+      for (int i : {1, 4, 5}) c.extra_inputs.push_back(x.input(i));
+      c.members.push_back(next);
+      cur = next;
+      int32 = true;
+    } else if (x.op() == "QuantizedRelu" || x.op() == "QuantizedRelu6") {
+      if (typeAttrOr(x, "Tinput", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+          typeAttrOr(x, "out_type", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 || dataInputs(next).size() != 3)
+        break;
+      c.stages.push_back(x.op() == "QuantizedRelu" ? "Relu" : "Relu6");
+      c.members.push_back(next);
+      cur = next;
+    } else if (isPlainDequantize(next)) {
+      c.stages.push_back("Dequantize");
+      c.dequantize_mode = stringAttrOr(x, "mode", "MIN_COMBINED");
+      c.members.push_back(next);
+      cur = next;
+      break;  // float ends the chain
     } else {
-      c->stages.push_back("RequantizeToRange");
-      c->extra_inputs.push_back(r.input(3));
-      c->extra_inputs.push_back(r.input(4));
+      break;
     }
-    c->members.push_back(requantize);
-    return true;
   }
+  return cur;
+}
 
-  // Static shapes of the graph (computed on first use), with the plan's
-  // input shapes.
-  const model::InferredShapes& shapes() {
-    if (!shapes_) shapes_ = std::make_unique<model::InferredShapes>(model::inferShapes(g_, input_shapes_));
-    return *shapes_;
+// QuantizeV2(x, Min(Reshape(x, [-1]), 0), Max(Reshape(x, [-1]), 0)) to
+// quint8 with no axis; range_nodes: the Reshape, Min and Max, read by
+// nothing else.
+bool ChainFinder::ownRangeQuantize(int q, std::vector<int>* range_nodes) {
+  const NodeDef& node = g_.node(q);
+  if (node.op() != "QuantizeV2" || used_[static_cast<std::size_t>(q)] || fed_.count(q)) return false;
+  if (model::attrType(node, "T") != tensorflow::DT_QUINT8) return false;
+  if (const auto* axis = model::findAttr(node, "axis"); axis && axis->i() != -1) return false;
+  const auto in = dataInputs(q);
+  if (in.size() != 3 || in[1].port != 0 || in[2].port != 0) return false;
+  const int min_node = in[1].node, max_node = in[2].node;
+  if (g_.op(min_node) != "Min" || g_.op(max_node) != "Max") return false;
+  int reshape = -1;
+  for (int r : {min_node, max_node}) {
+    if (fed_.count(r) || fetched_.count(r) || used_[static_cast<std::size_t>(r)]) return false;
+    if (soleConsumer(r) != q || g_.consumers(r).size() != 1) return false;
+    const auto rin = dataInputs(r);
+    if (rin.size() != 2 || !intConstIs(rin[1].node, 0) || rin[0].port != 0) return false;
+    if (model::attrBool(g_.node(r), "keep_dims", false)) return false;
+    if (reshape >= 0 && reshape != rin[0].node) return false;
+    reshape = rin[0].node;
   }
+  if (g_.op(reshape) != "Reshape" || fed_.count(reshape) || fetched_.count(reshape) ||
+      used_[static_cast<std::size_t>(reshape)])
+    return false;
+  for (const auto& c : g_.consumers(reshape))
+    if (c.node != min_node && c.node != max_node) return false;
+  const auto reshape_in = dataInputs(reshape);
+  if (reshape_in.size() != 2 || reshape_in[0].node != in[0].node || reshape_in[0].port != in[0].port ||
+      !intConstIs(reshape_in[1].node, -1))
+    return false;
+  if (typeAttrOr(g_.node(reshape), "T", tensorflow::DT_FLOAT) != tensorflow::DT_FLOAT) return false;
+  *range_nodes = {reshape, min_node, max_node};
+  return true;
+}
 
-  const model::Graph& g_;
-  const std::set<int>& fed_;
-  const std::set<int>& fetched_;
-  std::vector<bool> used_;
-  const model::ShapeOverrides& input_shapes_;
-  std::unique_ptr<model::InferredShapes> shapes_;
-};
+// The consumers of x besides the quantization q and its range nodes:
+// Consts quantize_nodes hangs on x by control edges for the Reshape's and
+// reductions' operands (they go with the chain); false for anything else.
+bool ChainFinder::anchoredConsts(int x, int q, const std::vector<int>& range_nodes, std::vector<int>* anchored) const {
+  const std::set<int> range_set(range_nodes.begin(), range_nodes.end());
+  for (const auto& consumer : g_.consumers(x)) {
+    if (consumer.node == q || consumer.node == range_nodes[0]) continue;
+    if (consumer.port != -1 || g_.op(consumer.node) != "Const" || fetched_.count(consumer.node) ||
+        used_[static_cast<std::size_t>(consumer.node)])
+      return false;
+    for (const auto& reader : g_.consumers(consumer.node))
+      if (!range_set.count(reader.node)) return false;
+    anchored->push_back(consumer.node);
+  }
+  return true;
+}
 
-}  // namespace
+// Takes chain c ending at `tail` when its extra inputs come from outside it.
+bool ChainFinder::accept(Chain c, int tail, Chain* chain) {
+  const std::set<int> members(c.members.begin(), c.members.end());
+  for (const std::string& in : c.extra_inputs) {
+    const int src = g_.find(model::nodeNameOf(in));
+    if (src < 0 || members.count(src)) return false;
+  }
+  c.tail = tail;
+  for (int m : c.members) used_[static_cast<std::size_t>(m)] = true;
+  *chain = std::move(c);
+  return true;
+}
+
+std::vector<model::Graph::Input> ChainFinder::dataInputs(int n) const {
+  std::vector<model::Graph::Input> data;
+  for (const auto& in : g_.inputs(n))
+    if (!in.control) data.push_back(in);
+  return data;
+}
+
+// The tensor is a Const or a QuantizeV2 of one (a bias vector quantized
+// at run time), so its shape is fixed and small.
+bool ChainFinder::isConstantDerived(const std::string& input) const {
+  const int n = g_.find(model::nodeNameOf(input));
+  if (n < 0) return false;
+  if (g_.op(n) == "Const") return true;
+  if (g_.op(n) != "QuantizeV2") return false;
+  const auto in = dataInputs(n);
+  return !in.empty() && g_.op(in[0].node) == "Const";
+}
+
+// A Dequantize of quint8 to float, MIN_FIRST or MIN_COMBINED, no axis.
+bool ChainFinder::isPlainDequantize(int n) const {
+  const NodeDef& x = g_.node(n);
+  if (x.op() != "Dequantize") return false;
+  const std::string mode = stringAttrOr(x, "mode", "MIN_COMBINED");
+  const tensorflow::AttrValue* axis = model::findAttr(x, "axis");
+  return (mode == "MIN_FIRST" || mode == "MIN_COMBINED") && dataInputs(n).size() == 3 &&
+         typeAttrOr(x, "T", tensorflow::DT_QUINT8) == tensorflow::DT_QUINT8 &&
+         typeAttrOr(x, "dtype", tensorflow::DT_FLOAT) == tensorflow::DT_FLOAT &&
+         (!axis || axis->i() == -1) && !model::attrBool(x, "narrow_range", false);
+}
+
+// Node n is a Const holding the single int value v (shape [] or [1]).
+bool ChainFinder::intConstIs(int n, std::int64_t v) const {
+  const NodeDef& x = g_.node(n);
+  if (x.op() != "Const") return false;
+  const tensorflow::AttrValue* value = model::findAttr(x, "value");
+  if (!value) return false;
+  auto t = model::decodeTensor(value->tensor());
+  if (!t.ok() || t->size() != 1 || t->shape.size() > 1) return false;
+  if (t->dtype != tensorflow::DT_INT32 && t->dtype != tensorflow::DT_INT64) return false;
+  return static_cast<std::int64_t>(t->valueAt(0)) == v;
+}
+
+// Node `reader` reads src:ports[i] as its data input inputs[i].
+bool ChainFinder::readsTriple(int reader, int src, const std::vector<int>& ports,
+                              const std::vector<int>& inputs) const {
+  const auto in = dataInputs(reader);
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const std::size_t k = static_cast<std::size_t>(inputs[i]);
+    if (k >= in.size() || in[k].node != src || in[k].port != ports[i]) return false;
+  }
+  return true;
+}
+
+// The one node consuming every output of n (data or control), or -1.
+int ChainFinder::soleConsumer(int n) const {
+  int only = -1;
+  for (const auto& c : g_.consumers(n)) {
+    if (only >= 0 && c.node != only) return -1;
+    only = c.node;
+  }
+  return only;
+}
+
+// cur (int32, range at ports 1 and 2) -> Requantize to quint8, with or
+// without its own RequantizationRange.
+bool ChainFinder::extendRequantize(int cur, Chain* c) {
+  int requantize = -1, range = -1;
+  for (const auto& consumer : g_.consumers(cur)) {
+    const std::string& op = g_.op(consumer.node);
+    if (op == "Requantize" && (requantize < 0 || requantize == consumer.node))
+      requantize = consumer.node;
+    else if (op == "RequantizationRange" && (range < 0 || range == consumer.node))
+      range = consumer.node;
+    else
+      return false;
+  }
+  if (requantize < 0 || fed_.count(requantize) || used_[static_cast<std::size_t>(requantize)]) return false;
+  const NodeDef& r = g_.node(requantize);
+  if (typeAttrOr(r, "out_type", tensorflow::DT_QUINT8) != tensorflow::DT_QUINT8 ||
+      typeAttrOr(r, "Tinput", tensorflow::DT_QINT32) != tensorflow::DT_QINT32 || dataInputs(requantize).size() != 5)
+    return false;
+  if (!readsTriple(requantize, cur, {0, 1, 2}, {0, 1, 2})) return false;
+  if (range >= 0) {
+    // The dynamic form: the range is read only by this Requantize.
+    if (fed_.count(range) || fetched_.count(range) || used_[static_cast<std::size_t>(range)]) return false;
+    if (typeAttrOr(g_.node(range), "Tinput", tensorflow::DT_QINT32) != tensorflow::DT_QINT32) return false;
+    if (!readsTriple(range, cur, {0, 1, 2}, {0, 1, 2}) || dataInputs(range).size() != 3) return false;
+    if (!readsTriple(requantize, range, {0, 1}, {3, 4})) return false;
+    for (const auto& consumer : g_.consumers(range))
+      if (consumer.node != requantize) return false;
+    c->stages.push_back("Requantize");
+    c->members.push_back(range);
+  } else {
+    c->stages.push_back("RequantizeToRange");
+    c->extra_inputs.push_back(r.input(3));
+    c->extra_inputs.push_back(r.input(4));
+  }
+  c->members.push_back(requantize);
+  return true;
+}
+
+// Static shapes of the graph (computed on first use), with the plan's
+// input shapes.
+const model::InferredShapes& ChainFinder::shapes() {
+  if (!shapes_) shapes_ = std::make_unique<model::InferredShapes>(model::inferShapes(g_, input_shapes_));
+  return *shapes_;
+}
+
+}  // namespace quantized_fusion_impl
+
+using tensorflow::NodeDef;
 
 std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::GraphDef& graph,
                                                           const std::vector<std::string>& feeds,
@@ -442,19 +271,19 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
   for (const std::string& f : fetches)
     if (int i = g.find(model::parseTensorName(f).node); i >= 0) fetched.insert(i);
 
-  ChainFinder finder(g, fed, fetched, input_shapes);
-  std::vector<ChainFinder::Chain> chains;
+  quantized_fusion_impl::ChainFinder finder(g, fed, fetched, input_shapes);
+  std::vector<quantized_fusion_impl::ChainFinder::Chain> chains;
   for (int n = 0; n < g.size(); ++n) {
-    ChainFinder::Chain c;
+    quantized_fusion_impl::ChainFinder::Chain c;
     if (finder.find(n, &c)) chains.push_back(std::move(c));
   }
   // Pools first: their quantization would otherwise be taken alone.
   for (int n = 0; n < g.size(); ++n) {
-    ChainFinder::Chain c;
+    quantized_fusion_impl::ChainFinder::Chain c;
     if (finder.findPadPool(n, &c)) chains.push_back(std::move(c));
   }
   for (int n = 0; n < g.size(); ++n) {
-    ChainFinder::Chain c;
+    quantized_fusion_impl::ChainFinder::Chain c;
     if (finder.findAdd(n, &c) || finder.findQuantize(n, &c)) chains.push_back(std::move(c));
   }
   if (chains.empty()) return nullptr;
@@ -475,7 +304,7 @@ std::shared_ptr<tensorflow::GraphDef> fuseQuantizedLayers(const tensorflow::Grap
       *out->add_node() = g.node(n);
       continue;
     }
-    const ChainFinder::Chain& c = chains[static_cast<std::size_t>(k)];
+    const quantized_fusion_impl::ChainFinder::Chain& c = chains[static_cast<std::size_t>(k)];
     if (n != c.tail) {
       ++removed;
       continue;

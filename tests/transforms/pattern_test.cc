@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/transforms/graph_text.h"
-#include "transforms/pattern.h"
+#include "transforms/transform_utils.h"
 
 namespace gds::transforms {
 namespace {

@@ -17,6 +17,7 @@
 #include "model/attr.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
+#include "model/conv_tail.h"
 #include "model/tflite/dialect.h"
 #include "transforms/tflite/lower.h"
 #include "transforms/transform_utils.h"
@@ -69,18 +70,17 @@ class Lowering {
   Result<std::string> operand(int i, int k);
   Result<NodeDef*> addOp(int last, const char* op_type, const std::vector<std::string>& inputs);
 
-  // What a layer absorbs after it: y = scale * x + bias per output channel
-  // (bias adds, per-channel Mul/Sub/RealDiv by constants, inference batch
-  // norms), then a Relu/Relu6 as the fused activation.
+  // What a layer absorbs after it (model/conv_tail.h): y = scale * x + bias
+  // per output channel (bias adds, per-channel Mul/Sub/RealDiv by constants,
+  // inference batch norms), then a Relu/Relu6 as the fused activation.
   struct Tail {
     explicit Tail(int node) : last(node) {}
     int last;
     std::string activation = "NONE";
-    std::vector<float> scale, bias;  // empty: no affine ops absorbed
+    model::ChannelAffine affine;  // no channels: nothing absorbed
     int bias_node = -1;  // the one bias constant when that is all that was absorbed
-    int affine_ops = 0;
-    bool scaled = false;
   };
+  class TailView;
   Tail fuseTail(int i, std::int64_t channels);
   std::vector<float> channelValues(int i, std::int64_t channels) const;
   bool onlyOutput0Read(int i) const;

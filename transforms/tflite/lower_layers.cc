@@ -4,7 +4,6 @@
 // scales and inference batch norms folded into filter and bias, and the
 // binary ops with their fused Relu/Relu6.
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,63 +29,39 @@ bool Lowering::onlyOutput0Read(int i) const {
   return true;
 }
 
+// The walk's view of the graph being lowered.
+class Lowering::TailView : public model::TailGraph {
+ public:
+  explicit TailView(const Lowering& l) : l_(l) {}
+  const NodeDef& node(int i) const override { return l_.node(i); }
+  int soleConsumer(int i) const override { return l_.soleConsumer(i); }
+  int dataInput(int i, int k) const override { return l_.dataInput(i, k); }
+  std::vector<float> constantChannels(int i, std::int64_t channels, bool) const override {
+    return l_.channelValues(i, channels);
+  }
+  bool onlyOutput0Read(int i) const override { return l_.onlyOutput0Read(i); }
+
+ private:
+  const Lowering& l_;
+};
+
 // TensorFlow's converter folds these into the layer (optimize.cc:
 // FuseBinaryOpToFollowingAffineOp, FuseMulOrDivWithConv2d, and batch norms
-// legalized to a multiply and an add first).
+// legalized to a multiply and an add first): bias adds, Add, Sub, Mul and
+// RealDiv by constants (a scalar for every channel), inference batch norms.
 Lowering::Tail Lowering::fuseTail(int i, std::int64_t channels) {
-  Tail t(i);
-  if (channels > 0) {
-    t.scale.assign(static_cast<std::size_t>(channels), 1.0f);
-    t.bias.assign(static_cast<std::size_t>(channels), 0.0f);
-  }
-  int c = soleConsumer(t.last);
-  while (channels > 0 && c >= 0 && stringAttr(node(c), "data_format", "NHWC") == "NHWC") {
-    const std::string& o = op(c);
-    const int a = dataInput(c, 0), b = dataInput(c, 1);
-    const bool first = a == t.last;
-    const int other = first ? b : a;
-    std::vector<float> v;
-    if (o == "FusedBatchNorm" || o == "FusedBatchNormV2" || o == "FusedBatchNormV3") {
-      const auto* training = attrOf(node(c), "is_training");
-      if ((training && training->b()) || !first || !onlyOutput0Read(c)) break;
-      const std::vector<float> gamma = channelValues(dataInput(c, 1), channels),
-                               beta = channelValues(dataInput(c, 2), channels),
-                               mean = channelValues(dataInput(c, 3), channels),
-                               var = channelValues(dataInput(c, 4), channels);
-      if (gamma.empty() || beta.empty() || mean.empty() || var.empty()) break;
-      const auto* eps = attrOf(node(c), "epsilon");
-      const float epsilon = eps ? eps->f() : 1e-4f;
-      for (std::size_t k = 0; k < t.scale.size(); ++k) {
-        const float s = gamma[k] / std::sqrt(var[k] + epsilon);
-        t.scale[k] *= s;
-        t.bias[k] = t.bias[k] * s + (beta[k] - mean[k] * s);
-      }
-      t.scaled = true;
-    } else if ((o == "BiasAdd" && first) || o == "Add" || o == "AddV2" || (o == "Sub" && first)) {
-      if (dataInputCount(c) != 2 || (v = channelValues(other, channels)).empty()) break;
-      for (std::size_t k = 0; k < v.size(); ++k) t.bias[k] += o == "Sub" ? -v[k] : v[k];
-      if (t.affine_ops == 0) t.bias_node = other;
-    } else if (o == "Mul" || (o == "RealDiv" && first)) {
-      if (dataInputCount(c) != 2 || (v = channelValues(other, channels)).empty()) break;
-      for (std::size_t k = 0; k < v.size(); ++k) {
-        const float m = o == "Mul" ? v[k] : 1.0f / v[k];
-        t.scale[k] *= m;
-        t.bias[k] *= m;
-      }
-      t.scaled = true;
-    } else {
-      break;
-    }
-    if (++t.affine_ops > 1 || t.scaled) t.bias_node = -1;
-    t.last = c;
-    absorbed_.insert(c);
-    c = soleConsumer(c);
-  }
-  if (c >= 0 && (op(c) == "Relu" || op(c) == "Relu6")) {
-    t.activation = op(c) == "Relu" ? "RELU" : "RELU6";
-    t.last = c;
-    absorbed_.insert(c);
-  }
+  model::TailRules rules;
+  rules.bias_ops = {"BiasAdd", "Add", "AddV2"};
+  rules.sub_and_div = true;
+  rules.scalar_constants = true;
+  const model::ConvTail walk = model::walkConvTail(TailView(*this), i, channels, rules);
+  Tail t(walk.last);
+  t.affine = walk.affine;
+  const std::string first_op = walk.steps.empty() ? "" : op(walk.steps[0].node);
+  if (walk.steps.size() == 1 && first_op != "Mul" && first_op != "RealDiv" && !model::isFusedBatchNormOp(first_op))
+    t.bias_node = walk.steps[0].operand;
+  if (walk.activation >= 0) t.activation = op(walk.activation) == "Relu" ? "RELU" : "RELU6";
+  for (int n : walk.nodes()) absorbed_.insert(n);
   return t;
 }
 
@@ -94,11 +69,11 @@ Lowering::Tail Lowering::fuseTail(int i, std::int64_t channels) {
 // element e is channelOf(e), and returns the bias constant's name.
 std::string Lowering::applyTail(const Tail& t, HostTensor* filter, const std::function<std::int64_t(std::int64_t)>& channelOf,
                                 std::int64_t channels) {
-  if (t.scaled)
+  if (t.affine.scaled)
     for (std::int64_t e = 0; e < filter->size(); ++e)
-      filter->as<float>()[e] *= t.scale[static_cast<std::size_t>(channelOf(e))];
+      filter->as<float>()[e] *= t.affine.scale[static_cast<std::size_t>(channelOf(e))];
   HostTensor bias = HostTensor::zeros(tensorflow::DT_FLOAT, {channels});
-  if (!t.bias.empty()) std::copy(t.bias.begin(), t.bias.end(), bias.as<float>());
+  if (!t.affine.bias.empty()) std::copy(t.affine.bias.begin(), t.affine.bias.end(), bias.as<float>());
   return addConst(t.bias_node >= 0 ? name(t.bias_node) : name(t.last) + "/bias", bias, t.bias_node >= 0);
 }
 

@@ -1,6 +1,8 @@
 // Declarative op-type patterns and a replace-with-callback helper, with the
 // semantics of TensorFlow's OpTypePattern / GraphMatcher /
-// ReplaceMatchingOpTypes (tools/graph_transforms/transform_utils.cc):
+// ReplaceMatchingOpTypes (tools/graph_transforms/transform_utils.cc). They
+// read a GraphDef only, so the graph transforms and the engine's inference
+// rewrites share them:
 // - a pattern is {op, inputs}; op is "*" (anything) or "A|B|C";
 // - a pattern with no inputs matches a node whatever its inputs are;
 //   otherwise the node's data inputs (control inputs are ignored) must match
@@ -21,10 +23,14 @@
 #include "model/proto.h"
 #include "model/status.h"
 
-namespace gds::transforms {
+namespace gds::model {
 
 using tensorflow::GraphDef;
 using tensorflow::NodeDef;
+
+// The node name of an input string ("^a:1" -> "a"): up to its first colon,
+// as TensorFlow's NodeNameFromInput.
+std::string nodeNameFromInput(const std::string& input);
 
 struct OpTypePattern {
   OpTypePattern(std::string op_type, std::vector<OpTypePattern> input_patterns = {})
@@ -82,4 +88,4 @@ struct ReplaceOptions {
 Status replaceMatchingOpTypes(const GraphDef& in, const OpTypePattern& pattern, const NodeGenerator& generator,
                               const ReplaceOptions& options, GraphDef* out);
 
-}  // namespace gds::transforms
+}  // namespace gds::model

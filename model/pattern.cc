@@ -1,12 +1,18 @@
-#include "transforms/pattern.h"
+#include "model/pattern.h"
 
 #include <unordered_set>
 
 #include <google/protobuf/util/message_differencer.h>
 
-#include "transforms/transform_utils.h"
+#include "model/graph.h"
 
-namespace gds::transforms {
+namespace gds::model {
+
+std::string nodeNameFromInput(const std::string& input) {
+  size_t start = !input.empty() && input[0] == '^' ? 1 : 0;
+  size_t colon = input.find(':', start);
+  return input.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+}
 
 std::string OpTypePattern::debugString() const {
   std::string s = "{" + op + ", {";
@@ -188,4 +194,4 @@ Status replaceMatchingOpTypes(const GraphDef& in, const OpTypePattern& pattern, 
   return Status::Ok();
 }
 
-}  // namespace gds::transforms
+}  // namespace gds::model
