@@ -1,10 +1,11 @@
 // gdstudio tflite_convert: TensorFlow's tflite_convert for frozen graphs and
-// TF1 SavedModels, with its flags (--graph_def_file --output_file
+// SavedModels (TF1 and TF2), with its flags (--graph_def_file --output_file
 // --input_arrays --output_arrays --input_shapes --saved_model_dir), plus
 // full-integer int8 export calibrated on a folder of representative inputs
 // (--quantize=int8 --calibration_data=DIR), which TensorFlow's command line
 // never had. The converter is transforms/tflite/convert.h; the file is written
 // by model/tflite/writer.h.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,7 +32,7 @@ const char* kUsage =
     "                               [--input_arrays=a,b --output_arrays=c --input_shapes=1,224,224,3:1,10]\n"
     "                               [--quantize=int8 --calibration_data=DIR [--input_mean=127.5 --input_std=127.5]\n"
     "                                --inference_input_type=float|int8 --inference_output_type=float|int8]\n\n"
-    "Converts a frozen TensorFlow graph (or a TF1 SavedModel, frozen on the way) to a TensorFlow Lite model, as\n"
+    "Converts a frozen TensorFlow graph (or a SavedModel, frozen on the way) to a TensorFlow Lite model, as\n"
     "TensorFlow's tflite_convert does: it strips the graph to the input and output arrays, removes Identity nodes,\n"
     "folds constants and batch norms, and maps each op (or fused chain such as Conv2D + BiasAdd + Relu6) to a\n"
     "TensorFlow Lite builtin. An op without one is an error naming the node and op, and nothing is written.\n\n"
@@ -46,7 +47,7 @@ std::vector<FlagSpec> convertFlags() {
   using T = FlagSpec::Type;
   return {
       {"graph_def_file", T::String, "", "frozen GraphDef (.pb or .pbtxt) to convert", kPath},
-      {"saved_model_dir", T::String, "", "TF1 SavedModel directory to freeze and convert", kPath},
+      {"saved_model_dir", T::String, "", "SavedModel directory (TF1 or TF2) to freeze and convert", kPath},
       {"saved_model_tag_set", T::String, "serve", "SavedModel: tags of the meta graph, comma separated"},
       {"saved_model_signature_key", T::String, "serving_default",
        "SavedModel: signature whose inputs and outputs are the model's (unless --input_arrays/--output_arrays)"},
@@ -152,14 +153,16 @@ Result<ConvertArgs> parseConvertFlags(const Flags& flags) {
   return a;
 }
 
-// The frozen graph to convert, and the SavedModel's signature (if any).
+// The frozen graph to convert, and the keys of the SavedModel signature it
+// was frozen from ((key, tensor) pairs; empty for a frozen graph).
 struct ConvertInput {
   tensorflow::GraphDef graph;
-  std::vector<model::Signature> signatures;
+  std::string signature_key = "serving_default";
+  std::vector<std::pair<std::string, std::string>> signature_inputs, signature_outputs;
 };
 
-// A TF1 SavedModel frozen on the way; its signature supplies the input and
-// output arrays the flags leave out.
+// A SavedModel (TF1, or TF2's object graph) frozen on the way; its signature
+// supplies the input and output arrays the flags leave out.
 Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
   model::LoadOptions load;
   load.tags = splitString(a.tag_set, ',');
@@ -173,11 +176,15 @@ Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
   if (!frozen.ok()) return Status::Error(a.saved_model + ": " + frozen.error());
   ConvertInput in;
   in.graph = std::move(frozen->graph);
+  in.signature_key = a.signature_key;
+  in.signature_inputs = frozen->signature_inputs;
+  in.signature_outputs = frozen->signature_outputs;
   if (a.options.inputs.empty())
     for (const std::string& t : frozen->inputs) a.options.inputs.push_back(std::string(model::nodeNameOf(t)));
-  if (a.options.outputs.empty()) a.options.outputs = frozen->outputs;
-  for (const auto& s : loaded->signatures)
-    if (s.key == freeze.signature) in.signatures.push_back(s);
+  if (a.options.outputs.empty()) {
+    for (const auto& [key, tensor] : frozen->signature_outputs) a.options.outputs.push_back(tensor);
+    if (a.options.outputs.empty()) a.options.outputs = frozen->outputs;
+  }
   return in;
 }
 
@@ -217,29 +224,32 @@ Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph)
   return "Calibrated on " + std::to_string(files.size()) + " inputs from " + a.calibration_data;
 }
 
-// A SavedModel's signature, with the converted model's tensor names: inputs
-// keep their node names, outputs are the converter's output tensors. A
-// signature whose outputs the converter did not keep is left out.
-std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
-                                                  const transforms::tflite::ConvertResult& converted) {
-  std::vector<model::Signature> kept;
-  for (model::Signature& s : signatures) {
-    bool ok = true;
-    for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
-    for (auto& [alias, tensor] : s.outputs) {
-      const model::TensorRef ref = model::parseTensorName(tensor);
-      const std::string wanted = ref.node + ":" + std::to_string(ref.port);
-      bool found = false;
-      for (std::size_t k = 0; k < converted.outputs.size() && !found; ++k)
-        if (converted.outputs[k] == wanted) {
-          tensor = converted.graph_outputs[k];
-          found = true;
-        }
-      ok = ok && found;
-    }
-    if (ok) kept.push_back(std::move(s));
-  }
-  return kept;
+// "node:port" -> "node:port", "node" -> "node:0".
+std::string canonical(const std::string& tensor) {
+  const model::TensorRef ref = model::parseTensorName(tensor);
+  return ref.node + ":" + std::to_string(ref.port);
+}
+
+// The SignatureDef written into every converted model, as TensorFlow's
+// converter writes a SavedModel's: keyed by the signature's input and output
+// names (a frozen graph's: its input and output node names), mapping to the
+// converted model's tensors, so that TensorFlow Lite's signature runners and
+// `gdstudio run --output=KEY` find them.
+model::Signature convertedSignature(const ConvertInput& in, const transforms::tflite::ConvertResult& converted) {
+  auto keyOf = [](const std::vector<std::pair<std::string, std::string>>& keys, const std::string& tensor) {
+    for (const auto& [key, t] : keys)
+      if (canonical(t) == canonical(tensor)) return key;
+    const model::TensorRef ref = model::parseTensorName(tensor);
+    return ref.port == 0 ? ref.node : ref.node + ":" + std::to_string(ref.port);
+  };
+  model::Signature s;
+  s.key = in.signature_key;
+  for (const std::string& t : converted.inputs) s.inputs.emplace_back(keyOf(in.signature_inputs, t), canonical(t));
+  for (std::size_t k = 0; k < converted.outputs.size() && k < converted.graph_outputs.size(); ++k)
+    s.outputs.emplace_back(keyOf(in.signature_outputs, converted.outputs[k]), converted.graph_outputs[k]);
+  std::sort(s.inputs.begin(), s.inputs.end());
+  std::sort(s.outputs.begin(), s.outputs.end());
+  return s;
 }
 
 // The converter's notes, the operators by builtin, the file's sizes.
@@ -279,7 +289,7 @@ int runTfliteConvert(int argc, char** argv) {
   auto converted = transforms::tflite::convertToTflite(input->graph, args->options);
   if (!converted.ok()) return fail(converted.error());
   model::tflite::WriteOptions write;
-  write.signatures = convertedSignatures(std::move(input->signatures), *converted);
+  write.signatures = {convertedSignature(*input, *converted)};
   model::tflite::WriteStats stats;
   Status saved = model::tflite::saveTflite(converted->graph, args->output, write, &stats);
   if (!saved.ok()) return fail(saved.message());

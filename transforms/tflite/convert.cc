@@ -1,11 +1,49 @@
 #include "transforms/tflite/convert.h"
 
+#include <set>
+
+#include "model/graph.h"
+#include "model/tflite/dialect.h"
+
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/lower.h"
 #include "transforms/tflite/prepare.h"
 #include "transforms/tflite/quantize.h"
 
 namespace gds::transforms::tflite {
+namespace {
+
+namespace mt = model::tflite;
+
+// An output the graph computes through an Identity (a frozen Keras model's
+// "dense_1" reading ".../dense_1/Softmax") keeps the output's name in the
+// file, as TensorFlow's converter names an output array's tensor: the
+// producing node's tensor gets it through _output_names.
+void nameOutputTensors(ConvertResult& result) {
+  std::set<std::string> names;
+  for (const auto& n : result.graph.node()) names.insert(n.name());
+  for (std::size_t k = 0; k < result.outputs.size() && k < result.graph_outputs.size(); ++k) {
+    const model::TensorRef want = model::parseTensorName(result.outputs[k]);
+    const model::TensorRef have = model::parseTensorName(result.graph_outputs[k]);
+    const std::string name = want.port == 0 ? want.node : want.node + ":" + std::to_string(want.port);
+    if (have.node == want.node && have.port == want.port) continue;
+    if (names.count(want.node)) {
+      result.notes.push_back("output '" + result.outputs[k] + "' is the tensor '" + result.graph_outputs[k] +
+                             "' (Identity removed; another tensor has its name)");
+      continue;
+    }
+    for (auto& n : *result.graph.mutable_node()) {
+      if (n.name() != have.node) continue;
+      auto* list = (*n.mutable_attr())[mt::kOutputNamesAttr].mutable_list();
+      const int count = mt::outputCount(n);
+      while (list->s_size() < count) list->add_s(mt::tensorName(n, list->s_size()));
+      list->set_s(have.port, name);
+    }
+    names.insert(want.node);
+  }
+}
+
+}  // namespace
 
 Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
   if (options.inference_input_type != tensorflow::DT_FLOAT && options.inference_input_type != tensorflow::DT_INT8)
@@ -28,6 +66,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   if (options.quantize == Quantize::None) {
     result.graph = std::move(lowered->graph);
     result.prepared = std::move(prepared->graph);
+    nameOutputTensors(result);
     return result;
   }
   if (options.calibration.empty())
@@ -60,6 +99,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.graph = std::move(*quantized);
   result.ranges = std::move(by_dialect);
   result.prepared = std::move(prepared->graph);
+  nameOutputTensors(result);
   return result;
 }
 
