@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/benchmark_device.h"
 #include "app/flags.h"
 #include "app/test_reporter.h"
 #include "engine/eval/benchmark.h"
@@ -433,11 +434,41 @@ Status printBenchmark(const BenchmarkArgs& a, const BenchmarkRun& run) {
   return Status::Ok();
 }
 
+// --variants / --device: the graph's variants in turns, here and on the
+// device (app/benchmark_device.h).
+int runVariantsAndDevice(const Flags& flags, const BenchmarkArgs& a) {
+  if (!a.targets.empty()) return fail("--target_layer cannot be used with --variants or --device");
+  auto loaded = model::load(a.graph_path);
+  if (!loaded.ok()) return fail(loaded.error());
+  DeviceBenchmarkInputs in;
+  in.source.graph = std::move(loaded->graph);
+  in.source.path = a.graph_path;
+  in.source.is_tflite = loaded->kind == model::ModelKind::TFLite;
+  in.source.inputs = a.names;
+  in.source.input_types = a.types;
+  in.source.outputs = a.outputs;
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    auto t = makeFeed(a, i);
+    if (!t.ok()) return fail(t.error());
+    in.source.input_shapes.push_back(joinShape(t->shape()));
+    in.source.feeds.push_back(std::move(*t));
+  }
+  in.desktop = a.benchmark;
+  in.plan = a.plan;
+  in.optimize_graph = a.rewrites.fold_and_fuse;
+  in.num_threads = a.threads > 0 ? a.threads : -1;
+  in.format = a.format;
+  return runDeviceBenchmark(flags, in);
+}
+
 int runBenchmarkCommand(int argc, char** argv) {
-  Flags flags("benchmark", kUsage, benchmarkFlags());
+  std::vector<FlagSpec> specs = benchmarkFlags();
+  for (auto& f : deviceFlags()) specs.push_back(f);
+  Flags flags("benchmark", kUsage, specs);
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   auto args = parseBenchmarkFlags(flags);
   if (!args.ok()) return fail(args.error());
+  if (deviceRequested(flags)) return runVariantsAndDevice(flags, *args);
   auto run = runBenchmark(*args);
   if (!run.ok()) return fail(run.error());
   Status printed = printBenchmark(*args, *run);

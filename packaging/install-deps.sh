@@ -19,6 +19,8 @@ PACKAGES=(
   file
   # Arm NN 20.08 with its TensorFlow Lite parser: the independent runtime the .tflite tests check against.
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
+  # Device runners: the OpenSSH client (ssh, scp) and adb at run time; the tests start sshd on 127.0.0.1.
+  openssh-client openssh-server adb
   # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there).
   nodejs
 )

@@ -13,7 +13,7 @@ dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ */  depends: /'
 dpkg-deb -x "$deb" "$work/root"
 for f in usr/bin/gdstudio usr/share/applications/gdstudio.desktop usr/share/icons/hicolor/scalable/apps/gdstudio.svg \
          usr/share/man/man1/gdstudio.1 usr/share/metainfo/io.github.graphdefstudio.gdstudio.metainfo.xml \
-         usr/share/mime/packages/gdstudio.xml; do
+         usr/share/mime/packages/gdstudio.xml usr/share/gdstudio/armnn_benchmark.py; do
   [ -e "$work/root/$f" ] || { echo "missing from the package: /$f"; exit 1; }
 done
 dpkg-deb -f "$deb" Depends | grep -q libprotobuf || { echo "Depends lacks libprotobuf"; exit 1; }

@@ -100,6 +100,10 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, const Benchmar
     vb.result = std::move(result).value();
     out.variants.push_back(std::move(vb));
   }
+  if (settings.device) {
+    runVariantsOnDevice(settings, feed_names, *feeds, &out, observer);
+    if (cancelled()) return finishCancelled();
+  }
   report(total, total, "Done");
   return out;
 }

@@ -1,0 +1,421 @@
+// oneDNN's int8 convolution for the 8-bit layers (see conv_dnnl.h). oneDNN's
+// C++ API reports failures with exceptions; they stay in this file: a
+// convolution that cannot be made is a null result and conv2D keeps its
+// im2col + GEMM path.
+#include "engine/lowp/conv_dnnl.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/ops/dnnl_common.h"
+#include "engine/thread_pool.h"
+
+namespace gds::engine::lowp {
+
+#ifdef GDS_HAVE_DNNL
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Dt = memory::data_type;
+using dnnl_common::cpuEngine;
+
+// The source zero point's share of the sums, for kernels run without it:
+// x_zero * (sum of the weights of the taps that fall inside the input), per
+// output channel. Which taps fall inside depends only on where the window
+// sits against the borders: one range of filter rows per output row class
+// and one of filter columns per output column class (one class each in the
+// interior, a few at the borders), so the per-channel sums are kept per
+// pair of classes.
+struct ZeroPointSums {
+  std::int64_t channels = 0;
+  std::vector<int> row_class, col_class;  // per output row / column
+  int col_classes = 0;
+  std::vector<std::int32_t> sums;  // [row class][column class][channel]
+
+  // weights: HWIO int8 [fh, fw, in_c, out_c].
+  void build(const ops::ConvGeometry& s, const std::int8_t* weights) {
+    channels = s.out_c;
+    // Valid filter rows [first, last) of each output row, as classes.
+    auto classes = [](std::int64_t out, std::int64_t in, std::int64_t filter, std::int64_t stride,
+                      std::int64_t pad, std::int64_t dilation, std::vector<int>* of,
+                      std::vector<std::pair<std::int64_t, std::int64_t>>* ranges) {
+      of->resize(static_cast<std::size_t>(out));
+      for (std::int64_t o = 0; o < out; ++o) {
+        std::int64_t first = filter, last = 0;
+        for (std::int64_t f = 0; f < filter; ++f) {
+          const std::int64_t i = o * stride - pad + f * dilation;
+          if (i >= 0 && i < in) {
+            first = std::min(first, f);
+            last = f + 1;
+          }
+        }
+        const std::pair<std::int64_t, std::int64_t> range(first, std::max(first, last));
+        auto it = std::find(ranges->begin(), ranges->end(), range);
+        if (it == ranges->end()) it = ranges->insert(ranges->end(), range);
+        (*of)[static_cast<std::size_t>(o)] = static_cast<int>(it - ranges->begin());
+      }
+    };
+    std::vector<std::pair<std::int64_t, std::int64_t>> rows, cols;
+    classes(s.out_h, s.in_h, s.filter_h, s.stride_h, s.pad_top, s.dilation_h, &row_class, &rows);
+    classes(s.out_w, s.in_w, s.filter_w, s.stride_w, s.pad_left, s.dilation_w, &col_class, &cols);
+    col_classes = static_cast<int>(cols.size());
+    sums.assign(rows.size() * cols.size() * static_cast<std::size_t>(channels), 0);
+    for (std::size_t ry = 0; ry < rows.size(); ++ry)
+      for (std::size_t rx = 0; rx < cols.size(); ++rx) {
+        std::int32_t* out = sums.data() + (ry * cols.size() + rx) * static_cast<std::size_t>(channels);
+        for (std::int64_t fy = rows[ry].first; fy < rows[ry].second; ++fy)
+          for (std::int64_t fx = cols[rx].first; fx < cols[rx].second; ++fx)
+            for (std::int64_t k = 0; k < s.in_c; ++k) {
+              const std::int8_t* w = weights + ((fy * s.filter_w + fx) * s.in_c + k) * channels;
+              for (std::int64_t c = 0; c < channels; ++c) out[c] += w[c];
+            }
+      }
+  }
+
+  // x_zero * the sums, for one run (wrapping, as the int32 accumulators do).
+  std::vector<std::uint32_t> scaled(std::int32_t input_zero) const {
+    std::vector<std::uint32_t> out(sums.size());
+    const std::uint32_t zero = static_cast<std::uint32_t>(input_zero);
+    for (std::size_t i = 0; i < sums.size(); ++i) out[i] = zero * static_cast<std::uint32_t>(sums[i]);
+    return out;
+  }
+
+  // Subtracts `scaled` (x_zero * the sums) from output rows [row_begin,
+  // row_end).
+  void subtract(const ops::ConvGeometry& s, const std::vector<std::uint32_t>& scaled, std::int64_t row_begin,
+                std::int64_t row_end, std::int32_t* output) const {
+    for (std::int64_t r = row_begin; r < row_end; ++r) {
+      const std::int64_t oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
+      const std::size_t cls = static_cast<std::size_t>(row_class[static_cast<std::size_t>(oy)]) *
+                                  static_cast<std::size_t>(col_classes) +
+                              static_cast<std::size_t>(col_class[static_cast<std::size_t>(ox)]);
+      const std::uint32_t* __restrict corr = scaled.data() + cls * static_cast<std::size_t>(channels);
+      std::uint32_t* __restrict o = reinterpret_cast<std::uint32_t*>(output + r * channels);
+      for (std::int64_t c = 0; c < channels; ++c) o[c] -= corr[c];
+    }
+  }
+};
+
+// (w_zero - 128) * sum over the window of (x - x_zero), subtracted from
+// every channel of output rows [row_begin, row_end) (wrapping, as the int32
+// accumulators do).
+void subtractWindowSums(const ops::ConvGeometry& s, const std::uint8_t* input, std::int32_t input_zero,
+                        std::int32_t weight_offset, std::int64_t row_begin, std::int64_t row_end,
+                        std::int32_t* output) {
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / (s.out_h * s.out_w);
+    const std::int64_t oy = (row / s.out_w) % s.out_h;
+    const std::int64_t ox = row % s.out_w;
+    std::uint32_t sum = 0;
+    std::int64_t cells = 0;
+    for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+      if (iy < 0 || iy >= s.in_h) continue;
+      for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+        if (ix < 0 || ix >= s.in_w) continue;
+        const std::uint8_t* x = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
+        std::uint32_t channel_sum = 0;
+        for (std::int64_t c = 0; c < s.in_c; ++c) channel_sum += x[c];
+        sum += channel_sum;
+        cells += s.in_c;
+      }
+    }
+    const std::uint32_t window = sum - static_cast<std::uint32_t>(cells) * static_cast<std::uint32_t>(input_zero);
+    const std::uint32_t correction = static_cast<std::uint32_t>(weight_offset) * window;
+    std::int32_t* o = output + row * s.out_c;
+    for (std::int64_t c = 0; c < s.out_c; ++c)
+      o[c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(o[c]) - correction);
+  }
+}
+
+// u8 x s8 products summed in int32 without saturation.
+bool exactKernel(const std::string& impl) {
+  return !dnnl_common::isReference(impl) &&
+         (impl.find("vnni") != std::string::npos || impl.find("amx") != std::string::npos);
+}
+
+// Accumulators per band: some 1 MB, still in the core's L2 cache for the
+// epilogue (smaller bands cost the convolution more than they save).
+constexpr std::int64_t kBandValues = 256 * 1024;
+// Below ~8 MOP (some 10 us with VNNI) per part, another thread costs about
+// what it saves.
+constexpr double kOpsPerPart = 8e6;
+
+}  // namespace
+
+struct DnnlConv2D::Impl {
+  struct Part {
+    dnnl::convolution_forward primitive;
+    memory src, dst, weights, zero, scratchpad;
+    std::int64_t in_offset = 0;               // input bytes before the part's first row
+    std::int64_t row_begin = 0, row_end = 0;  // output rows (pixels) it computes
+    std::int64_t ch_begin = 0, ch_end = 0;    // output channels; 0, 0: all
+  };
+  ops::ConvGeometry s;
+  bool depthwise = false;
+  std::int64_t channels = 0;  // of the output
+  std::vector<Part> parts;
+  bool channel_slices = false;
+  std::int32_t weight_offset = 0;  // the int8 weights' zero point
+  // Depthwise kernels take the input's zero point; other convolutions take
+  // the input as it is and the zero point's share is subtracted afterwards
+  // (ZeroPointSums): oneDNN's kernels without a source zero point are
+  // faster (its brgemm kernels, AMX among them, take none).
+  ZeroPointSums zero_sums;  // not depthwise
+  std::string implementation;
+
+  // One part's primitive for shape p, weights from `weights` (HWIO rows of
+  // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
+  static bool make(const ops::ConvGeometry& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
+                   const Part* share, Part* part, std::string* impl) {
+    const std::int64_t out_c = depthwise ? p.in_c * p.out_c : p.out_c;
+    const memory::dims src_dims = {p.batch, p.in_c, p.in_h, p.in_w};
+    const memory::dims dst_dims = {p.batch, out_c, p.out_h, p.out_w};
+    std::int64_t pad_bottom, pad_right;
+    dnnl_common::padsAfter(p, &pad_bottom, &pad_right);
+    memory::dims w_dims, w_strides;
+    dnnl_common::filterLayout(p, depthwise, ld, &w_dims, &w_strides);
+    memory::desc src_md(src_dims, Dt::u8, Tag::nhwc), dst_md(dst_dims, Dt::s32, Tag::nhwc);
+    memory::desc any_w(w_dims, Dt::s8, Tag::any);
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                         src_md, any_w, dst_md, {p.stride_h, p.stride_w},
+                                         {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
+                                         {pad_bottom, pad_right});
+    dnnl::primitive_attr attr = dnnl_common::baseAttr();
+    if (depthwise) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
+    // queries that trap under virtualization), which only products with
+    // long enough sums earn back. Measured against VNNI with oneDNN's
+    // brgemm kernels: 1.7-2.8x faster from 1x1x128 sums up, slower below.
+    // Otherwise oneDNN's first exact kernel (always VNNI for depthwise).
+    const bool want_amx = !depthwise && p.filter_h * p.filter_w * p.in_c >= 128;
+    auto isAmx = [](const std::string& name) { return name.find("amx") != std::string::npos; };
+    int chosen = -1;
+    {
+      dnnl::convolution_forward::primitive_desc walk(desc, attr, cpuEngine());
+      for (int k = 0;; ++k) {
+        const std::string name = walk.impl_info_str();
+        if (exactKernel(name)) {
+          if (isAmx(name) == want_amx) {
+            chosen = k;
+            break;
+          }
+          if (chosen < 0) chosen = k;
+        }
+        if (!walk.next_impl()) break;
+      }
+    }
+    if (chosen < 0) return false;
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+    for (int k = 0; k < chosen; ++k) pd.next_impl();
+    *impl = pd.impl_info_str();
+    part->primitive = dnnl::convolution_forward(pd);
+    if (share && share->weights.get_desc() == pd.weights_desc()) {
+      part->weights = share->weights;
+    } else {
+      memory user(memory::desc(w_dims, Dt::s8, w_strides), cpuEngine(), const_cast<std::int8_t*>(weights));
+      part->weights = memory(pd.weights_desc(), cpuEngine());
+      dnnl::stream stream(cpuEngine());
+      dnnl::reorder(user, part->weights).execute(stream, user, part->weights);
+      stream.wait();
+    }
+    part->src = memory(src_md, cpuEngine(), nullptr);
+    part->dst = memory(dst_md, cpuEngine(), nullptr);
+    if (depthwise) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
+    part->scratchpad = memory(pd.scratchpad_desc(), cpuEngine(), nullptr);
+    return true;
+  }
+
+  // Runs one part; a channel slice into the thread's scratch, then copied
+  // into its columns.
+  void runPart(const Part& part, const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output) const {
+    dnnl::stream& stream = dnnl_common::threadStream();
+    dnnl_common::singleThreaded();
+    const std::size_t pad_bytes = dnnl_common::roundUp64(part.scratchpad.get_desc().get_size());
+    const std::int64_t rows = part.row_end - part.row_begin;
+    const std::int64_t width = part.ch_end - part.ch_begin;
+    const std::size_t slice_bytes = channel_slices ? static_cast<std::size_t>(rows * width) * 4 : 0;
+    char* scratch = dnnl_common::threadScratch(pad_bytes + slice_bytes);
+    memory src = part.src, dst = part.dst, scratchpad = part.scratchpad;
+    src.set_data_handle(const_cast<std::uint8_t*>(input + part.in_offset));
+    std::int32_t* slice = reinterpret_cast<std::int32_t*>(scratch + pad_bytes);
+    dst.set_data_handle(channel_slices ? slice : output + part.row_begin * channels);
+    scratchpad.set_data_handle(scratch);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                            {DNNL_ARG_WEIGHTS, part.weights},
+                                            {DNNL_ARG_DST, dst},
+                                            {DNNL_ARG_SCRATCHPAD, scratchpad}};
+    if (depthwise) {
+      // The zero point is read when the part runs, on this thread.
+      *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
+      args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero);
+    }
+    part.primitive.execute(stream, args);
+    stream.wait();
+    if (channel_slices)
+      for (std::int64_t r = 0; r < rows; ++r)
+        std::memcpy(output + (part.row_begin + r) * s.out_c + part.ch_begin, slice + r * width,
+                    static_cast<std::size_t>(width) * 4);
+  }
+};
+
+DnnlConv2D::DnnlConv2D(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DnnlConv2D::~DnnlConv2D() = default;
+
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const GemmRhs& rhs, int threads) {
+  if (!rhs.s8() || rhs.k() != s.filter_h * s.filter_w * s.in_c || rhs.n() != s.out_c) return nullptr;
+  return create(s, rhs.s8(), rhs.zeroPoint() - 128, false, threads);
+}
+
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const std::int8_t* weights,
+                                               std::int32_t weight_zero, bool depthwise, int threads) {
+  if (!weights || s.batch <= 0 || s.out_h <= 0 || s.out_w <= 0 || s.out_c <= 0 || (depthwise && weight_zero != 0))
+    return nullptr;
+  try {
+    dnnl_common::singleThreaded();
+    auto impl = std::make_unique<Impl>();
+    impl->s = s;
+    impl->depthwise = depthwise;
+    impl->channels = depthwise ? s.in_c * s.out_c : s.out_c;
+    impl->weight_offset = weight_zero;
+    if (!depthwise) impl->zero_sums.build(s, weights);
+    const std::int64_t m = s.batch * s.out_h * s.out_w;
+    const double ops = 2.0 * static_cast<double>(m * impl->channels) *
+                       static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
+    const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
+    const std::int64_t count =
+        std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(ops / kOpsPerPart)}));
+    std::string first_impl;
+    const auto slices = ops::convChannelSlices(s, depthwise, count);
+    if (!slices.empty()) {
+      impl->channel_slices = true;
+      for (const auto& [begin, end] : slices) {
+        Impl::Part part;
+        part.row_begin = 0;
+        part.row_end = m;
+        part.ch_begin = begin;
+        part.ch_end = end;
+        ops::ConvGeometry p = s;
+        p.out_c = part.ch_end - part.ch_begin;
+        std::string name;
+        if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name)) return nullptr;
+        if (first_impl.empty()) first_impl = name;
+        impl->parts.push_back(std::move(part));
+      }
+    } else {
+      // Groups of images, or bands of rows of one image: at least one per
+      // thread, a multiple of the thread count, each small enough for cache.
+      std::int64_t bands = count;
+      if (s.batch == 1) {
+        const std::int64_t cache_bands = (s.out_h * s.out_w * impl->channels + kBandValues - 1) / kBandValues;
+        bands = std::min(units, (std::max(count, cache_bands) + count - 1) / count * count);
+      }
+      for (std::int64_t i = 0; i < bands; ++i) {
+        const std::int64_t u0 = units * i / bands, u1 = units * (i + 1) / bands;
+        ops::ConvGeometry p = s;
+        Impl::Part part;
+        if (s.batch > 1) {
+          p.batch = u1 - u0;
+          part.in_offset = u0 * s.in_h * s.in_w * s.in_c;
+          part.row_begin = u0 * s.out_h * s.out_w;
+          part.row_end = u1 * s.out_h * s.out_w;
+        } else {
+          std::int64_t in0 = 0;
+          p = ops::convRowBand(s, u0, u1, &in0);
+          part.in_offset = in0 * s.in_w * s.in_c;
+          part.row_begin = u0 * s.out_w;
+          part.row_end = u1 * s.out_w;
+        }
+        std::string name;
+        if (!Impl::make(p, depthwise, weights, s.out_c, impl->parts.empty() ? nullptr : &impl->parts.front(), &part,
+                        &name))
+          return nullptr;
+        if (first_impl.empty()) first_impl = name;
+        impl->parts.push_back(std::move(part));
+      }
+    }
+    impl->implementation = first_impl;
+    return std::unique_ptr<DnnlConv2D>(new DnnlConv2D(std::move(impl)));
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output,
+                     const ThreadPool* pool, const GemmEpilogue& epilogue) const {
+  const Impl& im = *impl_;
+  const ops::ConvGeometry& s = im.s;
+  const bool zero_share = !im.depthwise && input_zero != 0;
+  const std::vector<std::uint32_t> zero_scaled = zero_share ? im.zero_sums.scaled(input_zero) : std::vector<std::uint32_t>();
+  auto finish = [&](std::int64_t r0, std::int64_t r1) {
+    if (zero_share) im.zero_sums.subtract(s, zero_scaled, r0, r1, output);
+    if (im.weight_offset != 0) subtractWindowSums(s, input, input_zero, im.weight_offset, r0, r1, output);
+    if (epilogue) epilogue(r0, r1);
+  };
+  const std::int64_t n = static_cast<std::int64_t>(im.parts.size());
+  auto runParts = [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) {
+      const Impl::Part& part = im.parts[static_cast<std::size_t>(i)];
+      im.runPart(part, input, input_zero, output);
+      if (!im.channel_slices) finish(part.row_begin, part.row_end);
+    }
+  };
+  if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
+  else runParts(0, n);
+  if (im.channel_slices) {
+    // Every row needs all slices: the epilogue after the last, in blocks.
+    const std::int64_t m = s.batch * s.out_h * s.out_w;
+    const std::int64_t block = std::max<std::int64_t>(1, kBandValues / std::max<std::int64_t>(1, im.channels));
+    const std::int64_t blocks = (m + block - 1) / block;
+    auto finishBlocks = [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) finish(i * block, std::min(m, (i + 1) * block));
+    };
+    if (pool && pool->numThreads() > 1) pool->parallelFor(blocks, static_cast<double>(block * im.channels), finishBlocks);
+    else finishBlocks(0, blocks);
+  }
+}
+
+const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }
+int DnnlConv2D::parts() const { return static_cast<int>(impl_->parts.size()); }
+
+bool dnnlConvCompiled() { return true; }
+
+std::string dnnlIsa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
+    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core: return "avx512_core";
+    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
+    case dnnl::cpu_isa::avx2: return "avx2";
+    default: return "other";
+  }
+}
+
+#else  // oneDNN not built in: nothing to create.
+
+struct DnnlConv2D::Impl {
+  std::string implementation;
+};
+DnnlConv2D::DnnlConv2D(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DnnlConv2D::~DnnlConv2D() = default;
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const GemmRhs&, int) { return nullptr; }
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const std::int8_t*, std::int32_t, bool, int) {
+  return nullptr;
+}
+void DnnlConv2D::run(const std::uint8_t*, std::int32_t, std::int32_t*, const ThreadPool*,
+                     const GemmEpilogue&) const {}
+const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }
+int DnnlConv2D::parts() const { return 0; }
+bool dnnlConvCompiled() { return false; }
+std::string dnnlIsa() { return ""; }
+
+#endif
+
+}  // namespace gds::engine::lowp

@@ -1,0 +1,72 @@
+// oneDNN's int8 direct convolution behind the 8-bit Conv2D layers
+// (QuantizedConv2D, its plan-fused form and QuantizedFusedConv2D) on the
+// dnnl backend: no im2col, kernels oneDNN generates for the CPU it runs on
+// (AVX-512 VNNI, AMX), and the same int32 accumulators as conv2DReference:
+//   acc[p][c] = sum over the window of (x - x_zero) * (w - w_zero),
+// cells outside the input adding nothing.
+// Depthwise layers pass x_zero as oneDNN's run-time source zero point.
+// Other convolutions run without one (oneDNN's faster brgemm kernels, AMX
+// among them, take none) and x_zero times the weights of the taps that fall
+// inside the input is subtracted afterwards. The weights go to oneDNN as the
+// int8 values w - 128 (GemmRhs::s8). Where w_zero is not 128 (TensorFlow's
+// uint8 weights), the sums are over (w - 128) and (w_zero - 128) * sum of
+// (x - x_zero) over the window is subtracted from each output pixel. Only
+// VNNI and AMX kernels are taken: they add u8 x s8 products into int32
+// exactly, where oneDNN's older AVX-512 int8 kernels saturate pairs of
+// products at 16 bits.
+//
+// The work is split as the float convolutions split theirs (engine/kernels/
+// conv.cc): groups of images, bands of output rows, or, when the filter
+// outweighs the input, groups of output channels; bands are also kept small
+// enough that the epilogue (requantization, range scan) reads each band's
+// accumulators back from cache right after the band is computed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/lowp/gemm.h"
+#include "engine/ops/conv_geometry.h"
+
+namespace gds::engine {
+class ThreadPool;
+}
+
+namespace gds::engine::lowp {
+
+class DnnlConv2D {
+ public:
+  ~DnnlConv2D();
+  // The convolution s with rhs's weights ((fh*fw*c) x oc, HWIO) for a pool
+  // of `threads` threads. Null when oneDNN is not built in or has no exact
+  // (VNNI / AMX) kernel for the shape.
+  static std::unique_ptr<DnnlConv2D> create(const ops::ConvGeometry& s, const GemmRhs& rhs, int threads);
+  // The same from int8 weights: HWIO, or [fh, fw, c, multiplier] when
+  // depthwise (s.out_c = multiplier), whose zero point is weight_zero
+  // (depthwise: 0 only).
+  static std::unique_ptr<DnnlConv2D> create(const ops::ConvGeometry& s, const std::int8_t* weights,
+                                            std::int32_t weight_zero, bool depthwise, int threads);
+  // output: (batch * out_h * out_w) x channels accumulators (channels:
+  // out_c, or in_c * multiplier when depthwise); `epilogue` runs on blocks
+  // of finished rows, as after gemm().
+  void run(const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output, const ThreadPool* pool,
+           const GemmEpilogue& epilogue) const;
+  // oneDNN's name of its kernel ("brgconv:avx512_core_amx_int8", ...).
+  const std::string& implementation() const;
+  int parts() const;
+
+  struct Impl;
+
+ private:
+  explicit DnnlConv2D(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// True when the oneDNN convolution is built in (the CPU is checked by create).
+bool dnnlConvCompiled();
+// The best instruction set oneDNN uses here ("avx512_core_amx",
+// "avx512_core_vnni", ...; ONEDNN_MAX_CPU_ISA lowers it), "" without oneDNN.
+std::string dnnlIsa();
+
+}  // namespace gds::engine::lowp

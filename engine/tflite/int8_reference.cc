@@ -1,0 +1,466 @@
+// TensorFlow Lite's int8 arithmetic, the specification loops (see int8.h).
+// Every formula follows tensorflow/lite/kernels/internal/common.h,
+// quantization_util.cc and reference/integer_ops/*.h; the comments name the
+// TFLite function each piece reproduces.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "engine/tflite/int8.h"
+
+#include "engine/tflite/float32.h"
+
+namespace gds::engine::tflite {
+
+namespace {
+
+inline std::int8_t clampToInt8(std::int32_t v, std::int32_t lo, std::int32_t hi) {
+  return static_cast<std::int8_t>(std::min(std::max(v, lo), hi));
+}
+
+// TfLiteRound: round half away from zero.
+inline float roundAway(float v) { return std::round(v); }
+
+// Round-to-nearest division of an accumulator by a positive count, halves
+// away from zero (the average pool's "acc > 0 ? (acc + n/2)/n : (acc - n/2)/n").
+inline std::int32_t divideRounding(std::int32_t acc, std::int32_t n) {
+  return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
+}
+
+}  // namespace
+
+void quantizeMultiplier(double real, std::int32_t* quantized, int* shift) {
+  if (real == 0.0) {
+    *quantized = 0;
+    *shift = 0;
+    return;
+  }
+  const double q = std::frexp(real, shift);
+  auto q_fixed = static_cast<std::int64_t>(std::round(q * static_cast<double>(1LL << 31)));
+  if (q_fixed == (1LL << 31)) {
+    q_fixed /= 2;
+    ++*shift;
+  }
+  // All bits would be shifted out: TFLite makes the multiplier 0.
+  if (*shift < -31) {
+    *shift = 0;
+    q_fixed = 0;
+  }
+  // The largest shift TFLite's MultiplyByQuantizedMultiplier supports.
+  if (*shift > 30) {
+    *shift = 30;
+    q_fixed = (1LL << 31) - 1;
+  }
+  *quantized = static_cast<std::int32_t>(q_fixed);
+}
+
+std::int32_t saturatingRoundingDoublingHighMul(std::int32_t a, std::int32_t b) {
+  const bool overflow = a == b && a == std::numeric_limits<std::int32_t>::min();
+  const std::int64_t ab = static_cast<std::int64_t>(a) * static_cast<std::int64_t>(b);
+  const std::int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  const auto high = static_cast<std::int32_t>((ab + nudge) / (1LL << 31));
+  return overflow ? std::numeric_limits<std::int32_t>::max() : high;
+}
+
+std::int32_t roundingDivideByPOT(std::int32_t x, int exponent) {
+  const std::int32_t mask = static_cast<std::int32_t>((1LL << exponent) - 1);
+  const std::int32_t remainder = x & mask;
+  const std::int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantized, int shift) {
+  const int left_shift = shift > 0 ? shift : 0;
+  const int right_shift = shift > 0 ? 0 : -shift;
+  // x * 2^left_shift wraps in two's complement as TFLite's int32 product does.
+  const auto shifted = static_cast<std::int32_t>(static_cast<std::uint32_t>(x) << left_shift);
+  return roundingDivideByPOT(saturatingRoundingDoublingHighMul(shifted, quantized), right_shift);
+}
+
+bool activationRange(const char* activation, float scale, std::int32_t zero_point, std::int32_t* act_min,
+                     std::int32_t* act_max) {
+  // The float bounds of the fused activation, quantized where finite and
+  // clamped to int8 (TFLite's CalculateActivationRangeQuantized).
+  float lo = 0, hi = 0;
+  if (!activationRange(activation, &lo, &hi)) return false;
+  auto quantize = [&](float f) { return zero_point + static_cast<std::int32_t>(roundAway(f / scale)); };
+  const std::int32_t qmin = -128, qmax = 127;
+  *act_min = std::isinf(lo) ? qmin : std::max(qmin, quantize(lo));
+  *act_max = std::isinf(hi) ? qmax : std::min(qmax, quantize(hi));
+  return true;
+}
+
+void convMultipliers(float input_scale, const std::vector<float>& filter_scales, float output_scale, Requant* r) {
+  r->multiplier.resize(filter_scales.size());
+  r->shift.resize(filter_scales.size());
+  for (std::size_t c = 0; c < filter_scales.size(); ++c) {
+    const double effective = static_cast<double>(input_scale) * static_cast<double>(filter_scales[c]) /
+                             static_cast<double>(output_scale);
+    quantizeMultiplier(effective, &r->multiplier[c], &r->shift[c]);
+  }
+}
+
+namespace {
+inline std::int8_t requantizeOne(const Requant& r, std::int32_t acc, std::int64_t c) {
+  const std::size_t k = r.multiplier.size() == 1 ? 0 : static_cast<std::size_t>(c);
+  acc = multiplyByQuantizedMultiplier(acc, r.multiplier[k], r.shift[k]);
+  acc += r.output_offset;
+  return clampToInt8(acc, r.act_min, r.act_max);
+}
+}  // namespace
+
+void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
+                   const std::int32_t* bias, std::int8_t* output) {
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
+          std::int32_t acc = 0;
+          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+            if (iy < 0 || iy >= s.in_h) continue;
+            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+              if (ix < 0 || ix >= s.in_w) continue;
+              const std::int8_t* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
+              const std::int8_t* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
+              for (std::int64_t ic = 0; ic < s.in_c; ++ic)
+                acc += static_cast<std::int32_t>(f[ic]) * (static_cast<std::int32_t>(in[ic]) + r.input_offset);
+            }
+          }
+          if (bias) acc += bias[oc];
+          output[((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = requantizeOne(r, acc, oc);
+        }
+}
+
+void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input,
+                        const std::int8_t* filter, const std::int32_t* bias, std::int8_t* output) {
+  const std::int64_t channels = s.outputChannels(true);  // out_c is the multiplier
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t ic = 0; ic < s.in_c; ++ic)
+          for (std::int64_t m = 0; m < s.out_c; ++m) {
+            const std::int64_t oc = ic * s.out_c + m;
+            std::int32_t acc = 0;
+            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+              if (iy < 0 || iy >= s.in_h) continue;
+              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+                if (ix < 0 || ix >= s.in_w) continue;
+                const std::int32_t in = input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
+                const std::int32_t f = filter[(fy * s.filter_w + fx) * channels + oc];
+                acc += f * (in + r.input_offset);
+              }
+            }
+            if (bias) acc += bias[oc];
+            output[((b * s.out_h + oy) * s.out_w + ox) * channels + oc] = requantizeOne(r, acc, oc);
+          }
+}
+
+void requantizeRows(const Requant& r, const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
+                    std::int64_t channels, std::int8_t* output) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t c = 0; c < channels; ++c) {
+      std::int32_t a = acc[i * channels + c];
+      if (bias) a += bias[c];
+      output[i * channels + c] = requantizeOne(r, a, c);
+    }
+}
+
+void fullyConnectedReference(const Requant& r, const std::int8_t* input, const std::int8_t* filter,
+                             const std::int32_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
+                             std::int8_t* output) {
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t u = 0; u < units; ++u) {
+      std::int32_t acc = 0;
+      for (std::int64_t d = 0; d < depth; ++d)
+        acc += (static_cast<std::int32_t>(filter[u * depth + d]) + r.filter_offset) *
+               (static_cast<std::int32_t>(input[b * depth + d]) + r.input_offset);
+      if (bias) acc += bias[u];
+      output[b * units + u] = requantizeOne(r, acc, u);
+    }
+}
+
+BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float scale2, std::int32_t zp2,
+                          float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max) {
+  BinaryParams p;
+  p.input1_offset = -zp1;
+  p.input2_offset = -zp2;
+  p.output_offset = out_zp;
+  p.act_min = act_min;
+  p.act_max = act_max;
+  if (op == BinaryOp::kMaximum || op == BinaryOp::kMinimum || op == BinaryOp::kDiv) return p;
+  if (op == BinaryOp::kMul) {
+    // mul.cc: input1_scale * input2_scale / output_scale.
+    const double real = static_cast<double>(scale1) * static_cast<double>(scale2) / static_cast<double>(out_scale);
+    quantizeMultiplier(real, &p.output_multiplier, &p.output_shift);
+    return p;
+  }
+  // add.cc / sub.cc (int8): both inputs scaled to 2 * max scale, 20 bits of
+  // headroom, then to the output scale.
+  p.left_shift = 20;
+  const double twice_max = 2.0 * static_cast<double>(std::max(scale1, scale2));
+  quantizeMultiplier(static_cast<double>(scale1) / twice_max, &p.input1_multiplier, &p.input1_shift);
+  quantizeMultiplier(static_cast<double>(scale2) / twice_max, &p.input2_multiplier, &p.input2_shift);
+  quantizeMultiplier(twice_max / (static_cast<double>(1 << p.left_shift) * static_cast<double>(out_scale)),
+                     &p.output_multiplier, &p.output_shift);
+  return p;
+}
+
+std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b) {
+  if (op == BinaryOp::kMaximum) return std::max(a, b);
+  if (op == BinaryOp::kMinimum) return std::min(a, b);
+  const std::int32_t x = p.input1_offset + a;
+  const std::int32_t y = p.input2_offset + b;
+  std::int32_t out;
+  if (op == BinaryOp::kMul) {
+    out = p.output_offset + multiplyByQuantizedMultiplier(x * y, p.output_multiplier, p.output_shift);
+  } else {
+    const std::int32_t sx = multiplyByQuantizedMultiplier(x * (1 << p.left_shift), p.input1_multiplier, p.input1_shift);
+    const std::int32_t sy = multiplyByQuantizedMultiplier(y * (1 << p.left_shift), p.input2_multiplier, p.input2_shift);
+    const std::int32_t raw = op == BinaryOp::kAdd ? sx + sy : sx - sy;
+    out = multiplyByQuantizedMultiplier(raw, p.output_multiplier, p.output_shift) + p.output_offset;
+  }
+  return clampToInt8(out, p.act_min, p.act_max);
+}
+
+namespace {
+template <typename Reduce>
+void poolLoop(const ops::ConvGeometry& s, const std::int8_t* input, std::int8_t* output, Reduce reduce) {
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+        const std::int64_t y0 = oy * s.stride_h - s.pad_top, x0 = ox * s.stride_w - s.pad_left;
+        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.filter_h, s.in_h - y0);
+        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.filter_w, s.in_w - x0);
+        for (std::int64_t c = 0; c < s.in_c; ++c)
+          output[((b * s.out_h + oy) * s.out_w + ox) * s.in_c + c] = reduce(
+              [&](auto fn) {
+                for (std::int64_t fy = fy0; fy < fy1; ++fy)
+                  for (std::int64_t fx = fx0; fx < fx1; ++fx)
+                    fn(input[((b * s.in_h + y0 + fy) * s.in_w + x0 + fx) * s.in_c + c]);
+              });
+      }
+}
+}  // namespace
+
+void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
+                          const std::int8_t* input, std::int8_t* output) {
+  poolLoop(s, input, output, [&](auto each) {
+    std::int32_t acc = 0, count = 0;
+    each([&](std::int8_t v) {
+      acc += v;
+      ++count;
+    });
+    if (count == 0) return clampToInt8(0, act_min, act_max);
+    return clampToInt8(divideRounding(acc, count), act_min, act_max);
+  });
+}
+
+void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+                      std::int8_t* output) {
+  poolLoop(s, input, output, [&](auto each) {
+    std::int32_t m = std::numeric_limits<std::int8_t>::lowest();
+    each([&](std::int8_t v) { m = std::max<std::int32_t>(m, v); });
+    return clampToInt8(m, act_min, act_max);
+  });
+}
+
+MeanParams meanParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp,
+                      std::int64_t count, bool spatial) {
+  MeanParams p;
+  p.spatial = spatial;
+  p.count = count;
+  if (count <= 0) return p;  // an empty input: reduce.cc writes zeros
+  if (spatial) {
+    // optimized_integer_ops::Mean computes both in float.
+    p.bias = output_zp - static_cast<std::int32_t>(static_cast<float>(input_zp) * input_scale / output_scale);
+    const float real_scale = input_scale / (static_cast<float>(count) * output_scale);
+    quantizeMultiplier(real_scale, &p.multiplier, &p.shift);
+    return p;
+  }
+  // PrepareMeanOrSum, then QuantizedMeanOrSum's "readapt output rescaling".
+  p.input_zp = input_zp;
+  p.bias = output_zp;
+  quantizeMultiplier(static_cast<double>(input_scale) / static_cast<double>(output_scale), &p.multiplier, &p.shift);
+  int log2 = 63;
+  while (log2 > 0 && !(static_cast<std::uint64_t>(count) >> log2)) --log2;  // 63 - CountLeadingZeros
+  const int s = std::min({log2, 32, 31 + p.shift});
+  p.multiplier = static_cast<std::int32_t>((static_cast<std::int64_t>(p.multiplier) << s) / count);
+  p.shift -= s;
+  return p;
+}
+
+void meanReference(const MeanParams& p, const std::int8_t* input, std::int64_t outer, std::int64_t inner,
+                   std::int64_t trailing, std::int8_t* output) {
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t t = 0; t < trailing; ++t) {
+      if (p.count <= 0) {
+        output[o * trailing + t] = 0;
+        continue;
+      }
+      std::int32_t acc = 0;
+      for (std::int64_t i = 0; i < inner; ++i) acc += input[(o * inner + i) * trailing + t];
+      if (!p.spatial) acc = static_cast<std::int32_t>(acc - static_cast<std::int64_t>(p.input_zp) * p.count);
+      acc = multiplyByQuantizedMultiplier(acc, p.multiplier, p.shift) + p.bias;
+      output[o * trailing + t] = clampToInt8(acc, -128, 127);
+    }
+}
+
+Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp) {
+  Rescale r;
+  r.input_zp = input_zp;
+  r.output_zp = output_zp;
+  quantizeMultiplier(static_cast<double>(input_scale) / static_cast<double>(output_scale), &r.multiplier, &r.shift);
+  return r;
+}
+
+bool reluParams(const char* activation, float input_scale, std::int32_t input_zp, float output_scale,
+                std::int32_t output_zp, Rescale* r) {
+  r->input_zp = input_zp;
+  r->output_zp = output_zp;
+  const float ratio = input_scale / output_scale;  // float / float, then widened, as ReluPrepare
+  quantizeMultiplier(static_cast<double>(ratio), &r->multiplier, &r->shift);
+  return activationRange(activation, output_scale, output_zp, &r->act_min, &r->act_max);
+}
+
+void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t v =
+        r.output_zp + multiplyByQuantizedMultiplier(static_cast<std::int32_t>(input[i]) - r.input_zp, r.multiplier, r.shift);
+    output[i] = clampToInt8(v, r.act_min, r.act_max);
+  }
+}
+
+LeakyRelu leakyReluParams(float alpha, float input_scale, std::int32_t input_zp, float output_scale,
+                          std::int32_t output_zp) {
+  LeakyRelu p;
+  p.input_zp = input_zp;
+  p.output_zp = output_zp;
+  // LeakyReluPrepare: both ratios are float expressions widened to double.
+  const float alpha_ratio = input_scale * alpha / output_scale;
+  const float identity_ratio = input_scale / output_scale;
+  quantizeMultiplier(static_cast<double>(alpha_ratio), &p.alpha_multiplier, &p.alpha_shift);
+  quantizeMultiplier(static_cast<double>(identity_ratio), &p.identity_multiplier, &p.identity_shift);
+  return p;
+}
+
+void leakyReluReference(const LeakyRelu& p, const std::int8_t* input, std::int64_t n, std::int8_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t v = static_cast<std::int32_t>(input[i]) - p.input_zp;
+    const std::int32_t scaled = v >= 0 ? multiplyByQuantizedMultiplier(v, p.identity_multiplier, p.identity_shift)
+                                       : multiplyByQuantizedMultiplier(v, p.alpha_multiplier, p.alpha_shift);
+    output[i] = clampToInt8(p.output_zp + scaled, -128, 127);
+  }
+}
+
+void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float q = roundAway(input[i] / scale);
+    // Values beyond int32 saturate before the clamp (they clamp anyway).
+    const std::int32_t v = q >= 2147483520.0f ? std::numeric_limits<std::int32_t>::max()
+                           : q <= -2147483520.0f ? std::numeric_limits<std::int32_t>::min()
+                           : std::isnan(q) ? 0 : static_cast<std::int32_t>(q);
+    output[i] = clampToInt8(static_cast<std::int32_t>(std::max<std::int64_t>(
+                                std::min<std::int64_t>(std::int64_t{v} + zero_point, 127), -128)),
+                            -128, 127);
+  }
+}
+
+void dequantizeReference(const std::int8_t* input, std::int64_t n, float scale, std::int32_t zero_point, float* output) {
+  const double s = scale;
+  for (std::int64_t i = 0; i < n; ++i) output[i] = static_cast<float>(s * (input[i] - zero_point));
+}
+
+void populateLut(LutFunction f, float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp,
+                 std::int8_t table[256]) {
+  const float inverse_scale = 1.0f / output_scale;
+  for (std::int32_t v = -128; v <= 127; ++v) {
+    const float x = input_scale * static_cast<float>(v - input_zp);
+    const float y = f == LutFunction::kLogistic ? 1.0f / (1.0f + std::exp(-x)) : std::tanh(x);
+    const float rescaled = std::round(y * inverse_scale);
+    const auto q = static_cast<std::int32_t>(rescaled + static_cast<float>(output_zp));
+    table[static_cast<std::uint8_t>(static_cast<std::int8_t>(v))] = clampToInt8(q, -128, 127);
+  }
+}
+
+void applyLut(const std::int8_t table[256], const std::int8_t* input, std::int64_t n, std::int8_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) output[i] = table[static_cast<std::uint8_t>(input[i])];
+}
+
+void populateSoftmaxTable(float input_scale, float beta, SoftmaxTable* t) {
+  const float scale = -input_scale * beta;
+  for (std::int32_t v = 0; v <= 255; ++v) t->table[255 - v] = std::exp(scale * static_cast<float>(v));
+}
+
+void softmaxReference(const SoftmaxTable& t, const std::int8_t* input, std::int64_t rows, std::int64_t depth,
+                      float output_scale, std::int32_t output_zp, std::int8_t* output) {
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int8_t* in = input + r * depth;
+    std::int8_t* out = output + r * depth;
+    std::int32_t max_val = -128;
+    for (std::int64_t j = 0; j < depth; ++j) max_val = std::max<std::int32_t>(max_val, in[j]);
+    // table_offset[q] = exp(-input_scale * beta * (max - q)).
+    const float* table_offset = &t.table[255 - max_val];
+    float sum_exp = 0.0f;
+    for (std::int64_t j = 0; j < depth; ++j) sum_exp += table_offset[in[j]];
+    const float inv_sum_exp = 1.0f / (sum_exp * output_scale);
+    for (std::int64_t j = 0; j < depth; ++j) {
+      const float prob_rescaled = table_offset[in[j]] * inv_sum_exp;
+      const std::int32_t q = static_cast<std::int32_t>(std::round(prob_rescaled)) + output_zp;
+      out[j] = clampToInt8(q, -128, 127);
+    }
+  }
+}
+
+namespace {
+void interpolationInteger(std::int64_t value, std::int32_t scale_10, bool half_pixel_centers, std::int64_t size,
+                          std::int32_t* scaled, std::int64_t* lower, std::int64_t* upper) {
+  if (half_pixel_centers)
+    *scaled = static_cast<std::int32_t>(value) * scale_10 + scale_10 / 2 - (1 << 9);
+  else
+    *scaled = static_cast<std::int32_t>(value) * scale_10;
+  *lower = std::max<std::int64_t>(*scaled / (1 << 10), 0);
+  *upper = std::min<std::int64_t>((*scaled + (1 << 10) - 1) / (1 << 10), size - 1);
+}
+}  // namespace
+
+void resizeBilinearReference(const std::int8_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
+                             std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
+                             bool half_pixel_centers, std::int8_t* output) {
+  // reference_ops::ResizeBilinearInteger.
+  auto scale10 = [&](std::int64_t in, std::int64_t out) {
+    if (align_corners && out > 1)
+      return static_cast<std::int32_t>(((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1));
+    return static_cast<std::int32_t>(((1 << 10) * in + out / 2) / out);
+  };
+  const std::int32_t hs = scale10(in_h, out_h), ws = scale10(in_w, out_w);
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t y = 0; y < out_h; ++y) {
+      std::int32_t iy;
+      std::int64_t y0, y1;
+      interpolationInteger(y, hs, half_pixel_centers, in_h, &iy, &y0, &y1);
+      for (std::int64_t x = 0; x < out_w; ++x) {
+        std::int32_t ix;
+        std::int64_t x0, x1;
+        interpolationInteger(x, ws, half_pixel_centers, in_w, &ix, &x0, &x1);
+        for (std::int64_t c = 0; c < channels; ++c) {
+          auto at = [&](std::int64_t yy, std::int64_t xx) {
+            return static_cast<std::int64_t>(input[((b * in_h + yy) * in_w + xx) * channels + c]);
+          };
+          const std::int64_t dy = iy - (1 << 10) * y0, dx = ix - (1 << 10) * x0;
+          const std::int64_t o = at(y0, x0) * ((1 << 10) - dy) * ((1 << 10) - dx) +
+                                 at(y1, x0) * dy * ((1 << 10) - dx) + at(y0, x1) * ((1 << 10) - dy) * dx +
+                                 at(y1, x1) * dy * dx;
+          const std::int64_t round = o > 0 ? (1 << 19) : -(1 << 19);
+          output[((b * out_h + y) * out_w + x) * channels + c] = static_cast<std::int8_t>((o + round) / (1 << 20));
+        }
+      }
+    }
+}
+
+}  // namespace gds::engine::tflite

@@ -1,0 +1,248 @@
+// The TFLite dialect's convolutions and matrix products: tfl.conv_2d,
+// tfl.depthwise_conv_2d and tfl.fully_connected, float32 (reference loops)
+// and int8 (the fast path of engine/tflite/fast.h for constant
+// filters, the reference loop otherwise).
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/tflite/fast.h"
+#include "engine/tflite/kernels/kernel_util.h"
+
+namespace gds::engine::tflkern {
+
+namespace {
+
+// A layer with int8 weights in input 1 (the convolutions and
+// tfl.fully_connected): the requantization both read the same way.
+class WeightedLayer : public TflKernel {
+ protected:
+  // Per-tensor input 0 and output; input 1's positive scales, per tensor or
+  // per channel along channel_dim; the offsets, multipliers and activation
+  // range into requant_. Errors call input 1 "the " + noun (plural: the
+  // verb agrees) and describe channel_dim as `expected`. A per-tensor zero
+  // point of the weights becomes the filter offset where weight_offset is
+  // allowed; otherwise every zero point must be 0, as TFLite's are.
+  Status readInt8Requant(const KernelInit& init, const std::string& noun, bool plural, int channel_dim,
+                         const std::string& expected, bool weight_offset) {
+    QParams in, out;
+    GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
+    GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
+    const mt::Quantization f = inputQuantization(init, 1);
+    const std::string has = plural ? " have" : " has", is = plural ? " are" : " is";
+    if (f.scale.empty()) return init.error("the int8 " + noun + " (input 1)" + has + " no quantization scale");
+    for (float scale : f.scale)
+      if (!(scale > 0) || !std::isfinite(scale))
+        return init.error("the " + noun + has + " a non-positive quantization scale");
+    if (!weight_offset)
+      for (auto zp : f.zero_point)
+        if (zp != 0)
+          return init.error("the int8 " + noun + has + " zero point " + std::to_string(zp) + "; TFLite needs 0");
+    if (f.perChannel() && f.quantized_dimension != channel_dim)
+      return init.error("the " + noun + is + " quantized per channel along dimension " +
+                        std::to_string(f.quantized_dimension) + "; expected " + expected);
+    if (weight_offset)
+      requant_.filter_offset = f.zero_point.size() == 1 ? -static_cast<std::int32_t>(f.zero_point[0]) : 0;
+    requant_.input_offset = -in.zero_point;
+    requant_.output_offset = out.zero_point;
+    tflite::convMultipliers(in.scale, f.scale, out.scale, &requant_);
+    GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
+    requant_.act_min = qmin_;
+    requant_.act_max = qmax_;
+    return Status::Ok();
+  }
+
+  tflite::Requant requant_;
+};
+
+// tfl.conv_2d and tfl.depthwise_conv_2d.
+enum class ConvForm { kConv, kDepthwise };
+
+class ConvKernel : public WeightedLayer {
+ public:
+  explicit ConvKernel(ConvForm form) : depthwise_(form == ConvForm::kDepthwise) {}
+  Status init(const KernelInit& init) override {
+    if (init.numInputs() < 2) return init.error("expects input, filter and bias");
+    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(init.getAttr("padding", &padding_));
+    if (padding_ != "SAME" && padding_ != "VALID") return init.error("padding must be SAME or VALID, got " + padding_);
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("stride_h", &stride_h_, 1));
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("stride_w", &stride_w_, 1));
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("dilation_h_factor", &dil_h_, 1));
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("dilation_w_factor", &dil_w_, 1));
+    if (stride_h_ < 1 || stride_w_ < 1 || dil_h_ < 1 || dil_w_ < 1)
+      return init.error("strides and dilation factors must be >= 1");
+    GDS_RETURN_IF_ERROR(readActivation(init));
+    has_bias_ = !absent(init, 2);
+    if (type_ == DT_INT8) {
+      GDS_RETURN_IF_ERROR(readInt8Requant(init, "filter", false, depthwise_ ? 3 : 0,
+                                          std::string("the output channels (dimension ") + (depthwise_ ? "3" : "0") + ")",
+                                          false));
+      // The fast path keeps prepared weights: constant filters only.
+      if (init.constantInput(1) && !init.referenceKernels())
+        fast_ = std::make_unique<tflite::FastLayer>(depthwise_ ? tflite::FastLayer::Kind::kDepthwise
+                                                               : tflite::FastLayer::Kind::kConv);
+    }
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& f = ctx.input(1);
+    GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
+    GDS_RETURN_IF_ERROR(requireType(ctx, 1, type_));
+    if (x.dims() != 4) return ctx.error("input must be 4-D NHWC, got " + shapeStr(x.shape()));
+    if (f.dims() != 4) return ctx.error("filter must be 4-D, got " + shapeStr(f.shape()));
+    ops::ConvGeometry s;
+    s.batch = x.dim(0);
+    s.in_h = x.dim(1);
+    s.in_w = x.dim(2);
+    s.in_c = x.dim(3);
+    s.filter_h = f.dim(1);
+    s.filter_w = f.dim(2);
+    s.stride_h = stride_h_;
+    s.stride_w = stride_w_;
+    s.dilation_h = dil_h_;
+    s.dilation_w = dil_w_;
+    if (depthwise_) {
+      if (f.dim(0) != 1 || s.in_c == 0 || f.dim(3) % s.in_c != 0)
+        return ctx.error("depthwise filter " + shapeStr(f.shape()) + " does not fit input " + shapeStr(x.shape()) +
+                         " (expected [1, h, w, in_channels x depth_multiplier])");
+      s.out_c = f.dim(3) / s.in_c;  // the depth multiplier
+    } else {
+      s.out_c = f.dim(0);
+      if (f.dim(3) != s.in_c)
+        return ctx.error("filter " + shapeStr(f.shape()) + " has " + std::to_string(f.dim(3)) +
+                         " input channels, the input " + shapeStr(x.shape()) + " has " + std::to_string(s.in_c));
+    }
+    const std::int64_t channels = s.outputChannels(depthwise_);
+    if (!windowDim(padding_, s.in_h, s.filter_h, s.stride_h, s.dilation_h, &s.out_h, &s.pad_top) ||
+        !windowDim(padding_, s.in_w, s.filter_w, s.stride_w, s.dilation_w, &s.out_w, &s.pad_left))
+      return ctx.error("the filter " + shapeStr(f.shape()) + " does not fit the input " + shapeStr(x.shape()));
+    const Tensor* bias = nullptr;
+    if (has_bias_) {
+      bias = &ctx.input(2);
+      GDS_RETURN_IF_ERROR(requireType(ctx, 2, type_ == DT_INT8 ? DT_INT32 : DT_FLOAT));
+      if (bias->numElements() != channels)
+        return ctx.error("bias " + shapeStr(bias->shape()) + " must have " + std::to_string(channels) + " elements");
+    }
+    if (type_ == DT_INT8 && requant_.multiplier.size() != 1 &&
+        static_cast<std::int64_t>(requant_.multiplier.size()) != channels)
+      return ctx.error("the filter has " + std::to_string(requant_.multiplier.size()) + " per-channel scales for " +
+                       std::to_string(channels) + " output channels");
+    Tensor* y = ctx.allocateOutput(0, type_, {s.batch, s.out_h, s.out_w, channels});
+    if (type_ == DT_FLOAT) {
+      const float* b = bias ? bias->data<float>() : nullptr;
+      if (depthwise_)
+        tflite::depthwiseReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+      else
+        tflite::convReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+      return Status::Ok();
+    }
+    const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
+    if (fast_ && !ctx.referenceKernels())
+      fast_->conv(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>(), &ctx.pool());
+    else if (depthwise_)
+      tflite::depthwiseReference(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>());
+    else
+      tflite::convReference(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>());
+    return Status::Ok();
+  }
+  double flops(const std::vector<Shape>& in, const std::vector<Shape>& out) const override {
+    if (in.size() < 2 || out.empty() || in[1].size() != 4 || model::numElements(out[0]) < 0) return 0;
+    const double per_output = depthwise_ ? static_cast<double>(in[1][1] * in[1][2])
+                                         : static_cast<double>(in[1][1] * in[1][2] * in[1][3]);
+    return 2.0 * per_output * static_cast<double>(model::numElements(out[0]));
+  }
+
+ private:
+  bool depthwise_;
+  std::string padding_;
+  std::int64_t stride_h_ = 1, stride_w_ = 1, dil_h_ = 1, dil_w_ = 1;
+  bool has_bias_ = false;
+  std::unique_ptr<tflite::FastLayer> fast_;
+};
+
+// tfl.fully_connected: input flattened to [batch, depth], weights [units, depth].
+class FullyConnectedKernel : public WeightedLayer {
+ public:
+  Status init(const KernelInit& init) override {
+    if (init.numInputs() < 2) return init.error("expects input, weights and bias");
+    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readActivation(init));
+    std::string format;
+    GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("weights_format", &format, "DEFAULT"));
+    if (format != "DEFAULT") return init.error("weights_format " + format + " is not supported (DEFAULT is)");
+    GDS_RETURN_IF_ERROR(init.getAttrOr("keep_num_dims", &keep_num_dims_, false));
+    has_bias_ = !absent(init, 2);
+    if (type_ == DT_INT8) {
+      // Per-tensor int8 weights may carry a zero point (filter_offset).
+      GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true));
+      if (init.constantInput(1) && !init.referenceKernels())
+        fast_ = std::make_unique<tflite::FastLayer>(tflite::FastLayer::Kind::kFullyConnected);
+    }
+    return Status::Ok();
+  }
+  Status compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& w = ctx.input(1);
+    GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
+    GDS_RETURN_IF_ERROR(requireType(ctx, 1, type_));
+    if (w.dims() != 2) return ctx.error("weights must be 2-D [units, depth], got " + shapeStr(w.shape()));
+    const std::int64_t units = w.dim(0), depth = w.dim(1);
+    if (depth == 0 || x.numElements() % depth != 0 || x.dims() < 1)
+      return ctx.error("input " + shapeStr(x.shape()) + " does not split into rows of " + std::to_string(depth));
+    const std::int64_t batch = x.numElements() / depth;
+    const Tensor* bias = nullptr;
+    if (has_bias_) {
+      bias = &ctx.input(2);
+      GDS_RETURN_IF_ERROR(requireType(ctx, 2, type_ == DT_INT8 ? DT_INT32 : DT_FLOAT));
+      if (bias->numElements() != units)
+        return ctx.error("bias " + shapeStr(bias->shape()) + " must have " + std::to_string(units) + " elements");
+    }
+    if (type_ == DT_INT8 && requant_.multiplier.size() != 1 &&
+        static_cast<std::int64_t>(requant_.multiplier.size()) != units)
+      return ctx.error("the weights have " + std::to_string(requant_.multiplier.size()) + " per-channel scales for " +
+                       std::to_string(units) + " units");
+    Shape out_shape{batch, units};
+    if (keep_num_dims_) {
+      out_shape = x.shape();
+      out_shape.back() = units;
+      if (x.dim(x.dims() - 1) != depth)
+        return ctx.error("keep_num_dims needs the input's last dimension to be " + std::to_string(depth));
+    }
+    Tensor* y = ctx.allocateOutput(0, type_, out_shape);
+    if (type_ == DT_FLOAT) {
+      tflite::fullyConnectedReference(x.data<float>(), w.data<float>(), bias ? bias->data<float>() : nullptr, batch,
+                                      depth, units, fmin_, fmax_, y->data<float>());
+      return Status::Ok();
+    }
+    const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
+    if (fast_ && !ctx.referenceKernels())
+      fast_->fullyConnected(requant_, x.data<std::int8_t>(), w.data<std::int8_t>(), b, batch, depth, units,
+                            y->data<std::int8_t>(), &ctx.pool());
+    else
+      tflite::fullyConnectedReference(requant_, x.data<std::int8_t>(), w.data<std::int8_t>(), b, batch, depth, units,
+                                  y->data<std::int8_t>());
+    return Status::Ok();
+  }
+  double flops(const std::vector<Shape>& in, const std::vector<Shape>& out) const override {
+    if (in.size() < 2 || in[1].size() != 2 || out.empty() || model::numElements(out[0]) < 0) return 0;
+    return 2.0 * static_cast<double>(in[1][1]) * static_cast<double>(model::numElements(out[0]));
+  }
+
+ private:
+  bool keep_num_dims_ = false;
+  bool has_bias_ = false;
+  std::unique_ptr<tflite::FastLayer> fast_;
+};
+
+}  // namespace
+
+void registerConvKernels(KernelRegistry& registry) {
+  registry.add("tfl.conv_2d", make<ConvKernel>(ConvForm::kConv));
+  registry.add("tfl.depthwise_conv_2d", make<ConvKernel>(ConvForm::kDepthwise));
+  registry.add("tfl.fully_connected", make<FullyConnectedKernel>());
+}
+
+}  // namespace gds::engine::tflkern
