@@ -299,10 +299,14 @@ Endpoint endpointOf(const RunnableModel& model, const std::string& tensor) {
   for (const auto* list : {&model.endpoints.inputs, &model.endpoints.outputs})
     for (const auto& e : *list)
       if (e.tensor == t) return e;
+  return endpointOf(model.model.graph, t);
+}
+
+Endpoint endpointOf(const tensorflow::GraphDef& graph, const std::string& tensor) {
   Endpoint e;
-  e.tensor = t;
-  const TensorRef ref = parseTensorName(t);
-  for (const auto& n : model.model.graph.node())
+  e.tensor = canonicalTensor(tensor);
+  const TensorRef ref = parseTensorName(e.tensor);
+  for (const auto& n : graph.node())
     if (n.name() == ref.node) describeTensor(n, ref.port, &e);
   return e;
 }

@@ -97,6 +97,7 @@ Result<Shape> concreteShape(const Endpoint& endpoint, const std::string& flag, s
 // that tensor, else what the graph records about it (a Placeholder's dtype
 // and shape, a TFLite tensor's type and shape).
 Endpoint endpointOf(const RunnableModel& model, const std::string& tensor);
+Endpoint endpointOf(const tensorflow::GraphDef& graph, const std::string& tensor);
 
 // "a (float[?,28,28]), b" of the endpoints' display names, dtypes and shapes.
 std::string endpointList(const std::vector<Endpoint>& endpoints);

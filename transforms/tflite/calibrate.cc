@@ -12,7 +12,7 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads) {
+                                                           int num_threads, const CalibrationProgress& progress) {
   if (samples.empty()) return Status::Error("calibration needs at least one representative input");
   engine::PlanOptions options;
   options.num_threads = num_threads;
@@ -21,6 +21,7 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
   std::map<std::string, TensorRange> ranges;
   std::vector<bool> seen(tensors.size(), false);
   for (std::size_t s = 0; s < samples.size(); ++s) {
+    if (progress) progress(static_cast<int>(s), static_cast<int>(samples.size()));
     auto out = (*plan)->run(samples[s]);
     if (!out.ok()) return out.status().withContext("calibration input " + std::to_string(s));
     for (std::size_t k = 0; k < tensors.size(); ++k) {

@@ -19,12 +19,13 @@ namespace gds::transforms::tflite {
 
 // Runs each sample (values for `feeds`, in order) through `graph` and
 // returns the range of every tensor in `tensors` ("node:k"). Errors name the
-// sample and the node.
+// sample and the node. `progress` (may be empty) is called before each sample.
 Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads = 1);
+                                                           int num_threads = 1,
+                                                           const CalibrationProgress& progress = {});
 
 // Values of the model inputs `inputs` (node names of `graph`) for each file,
 // as `gdstudio compare --dataset` reads files: when every input is a
