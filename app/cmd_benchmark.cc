@@ -1,7 +1,6 @@
 // gdstudio benchmark: TensorFlow benchmark_model's flags, run flow, log lines
 // and tables (Run Order, Top by Computation Time, Top by Memory Use, Summary
 // by node type), FLOPs estimate; plus CSV and JSON output.
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -331,20 +330,14 @@ Result<BenchmarkRun> runBenchmark(BenchmarkArgs& a) {
     run.feeds.push_back(std::move(*t));
   }
 
-  auto init_start = std::chrono::steady_clock::now();
-  // compileForInference in two steps, to keep the rewritten graph: its fused
-  // nodes name the graph ops they run in the tables.
-  std::shared_ptr<const tensorflow::GraphDef> compiled =
-      engine::optimizeForInference(*graph, feed_names, fetches, a.plan, a.rewrites);
-  if (!compiled) compiled = graph;
-  auto plan = engine::Plan::compile(compiled, feed_names, fetches, a.plan);
-  if (!plan.ok()) return Status::Error(a.graph_path + ": " + plan.error());
-  run.plan = std::move(*plan);
-  run.init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
+  auto compiled = engine::compileForBenchmark(graph, feed_names, fetches, a.plan, a.rewrites);
+  if (!compiled.ok()) return Status::Error(a.graph_path + ": " + compiled.error());
+  run.plan = std::move(compiled->plan);
+  run.init_s = compiled->init_seconds;
 
   engine::BenchmarkOptions& options = a.benchmark;
-  options.graph_nodes = graph->node_size();
-  options.fused_ops = engine::fusedOpsByNode(*compiled);
+  options.graph_nodes = compiled->graph_nodes;
+  options.fused_ops = compiled->fused_ops;
   ProgressLine progress;
   if (progress.enabled())
     options.progress = [&progress, &options](const std::string& phase, int done) {

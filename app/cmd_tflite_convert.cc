@@ -199,38 +199,24 @@ Result<ConvertArgs> parseConvertFlags(const Flags& flags) {
   return a;
 }
 
-// The frozen graph to convert, and the keys of the SavedModel signature it
-// was frozen from ((key, tensor) pairs; empty for a frozen graph).
+// The frozen graph to convert, and the SavedModel's signature (if any).
 struct ConvertInput {
   tensorflow::GraphDef graph;
-  std::string signature_key = "serving_default";
-  std::vector<std::pair<std::string, std::string>> signature_inputs, signature_outputs;
+  std::vector<model::Signature> signatures;
 };
 
-// A SavedModel (TF1, or TF2's object graph) frozen on the way; its signature
-// supplies the input and output arrays the flags leave out.
+// A SavedModel frozen on the way; its signature supplies the input and
+// output arrays the flags leave out.
 Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
   model::LoadOptions load;
   load.tags = splitString(a.tag_set, ',');
   auto loaded = model::load(a.saved_model, load);
   if (!loaded.ok()) return loaded.status();
-  if (loaded->kind != model::ModelKind::SavedModel) return Status::Error(a.saved_model + ": not a SavedModel directory");
-  model::FreezeOptions freeze;
-  freeze.signature = a.signature_key;
-  freeze.output_nodes = a.options.outputs;
-  auto frozen = model::freeze(*loaded, freeze);
-  if (!frozen.ok()) return Status::Error(a.saved_model + ": " + frozen.error());
+  auto frozen = transforms::tflite::freezeSavedModel(*loaded, a.signature_key, &a.options);
+  if (!frozen.ok()) return frozen.status();
   ConvertInput in;
   in.graph = std::move(frozen->graph);
-  in.signature_key = a.signature_key;
-  in.signature_inputs = frozen->signature_inputs;
-  in.signature_outputs = frozen->signature_outputs;
-  if (a.options.inputs.empty())
-    for (const std::string& t : frozen->inputs) a.options.inputs.push_back(std::string(model::nodeNameOf(t)));
-  if (a.options.outputs.empty()) {
-    for (const auto& [key, tensor] : frozen->signature_outputs) a.options.outputs.push_back(tensor);
-    if (a.options.outputs.empty()) a.options.outputs = frozen->outputs;
-  }
+  in.signatures = std::move(frozen->signatures);
   return in;
 }
 
@@ -245,20 +231,11 @@ Result<ConvertInput> loadConvertInput(ConvertArgs& a) {
   return in;
 }
 
-// The model's input arrays: --input_arrays, else the graph's Placeholders.
-std::vector<std::string> inputArrays(const ConvertArgs& a, const tensorflow::GraphDef& graph) {
-  std::vector<std::string> inputs = a.options.inputs;
-  if (inputs.empty())
-    for (const auto& n : graph.node())
-      if (n.op() == "Placeholder") inputs.push_back(n.name());
-  return inputs;
-}
-
 // --calibration_data=random:N: N samples of seeded uniform values in the
 // inputs' shapes (--input_shapes, else the Placeholder's, free dimensions 1).
 Result<std::vector<std::vector<engine::Tensor>>> randomSamples(const ConvertArgs& a,
                                                                const tensorflow::GraphDef& graph) {
-  const std::vector<std::string> inputs = inputArrays(a, graph);
+  const std::vector<std::string> inputs = transforms::tflite::converterInputs(graph, a.options);
   std::vector<std::vector<engine::Tensor>> samples(static_cast<std::size_t>(a.random_samples));
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     model::Endpoint e = model::endpointOf(graph, inputs[i]);
@@ -278,23 +255,8 @@ Result<std::vector<std::vector<engine::Tensor>>> randomSamples(const ConvertArgs
   return samples;
 }
 
-// The graph the representative files are checked against: the input
-// arrays' Placeholders with the --input_shapes given.
-tensorflow::GraphDef withInputShapes(const ConvertArgs& a, const tensorflow::GraphDef& graph) {
-  tensorflow::GraphDef g = graph;
-  const std::vector<std::string> inputs = inputArrays(a, graph);
-  for (std::size_t i = 0; i < inputs.size() && i < a.options.input_shapes.size(); ++i)
-    for (auto& n : *g.mutable_node())
-      if (n.name() == inputs[i] && n.op() == "Placeholder") {
-        auto* shape = (*n.mutable_attr())["shape"].mutable_shape();
-        shape->Clear();
-        for (std::int64_t d : a.options.input_shapes[i]) shape->add_dim()->set_size(d);
-      }
-  return g;
-}
-
 // --quantize=int8: the activation ranges' inputs, from --calibration_data's
-// files (checked against the input: no silent resizing or decolouring) or
+// files (checked against the input: no silent decolouring) or
 // random values. Returns the line that reports it.
 Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph) {
   if (a.random_samples > 0) {
@@ -306,23 +268,15 @@ Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph)
          "model's accuracy says nothing until you calibrate it on real inputs (--calibration_data=DIR)");
     return "Calibrated on " + std::to_string(a.random_samples) + " random inputs (not real data)";
   }
-  auto dataset = engine::openDataset(a.calibration_data);
-  if (!dataset.ok()) return Status::Error("--calibration_data: " + dataset.error());
-  std::vector<std::string> files;
-  for (const std::string& f : dataset->files) files.push_back(dataset->dir + "/" + f);
-  engine::ImagePreprocess preprocess;
-  preprocess.mean = static_cast<float>(a.input_mean);
-  preprocess.std_dev = static_cast<float>(a.input_std);
-  preprocess.strict = true;
-  preprocess.grayscale = a.grayscale;
   ProgressLine progress;
-  progress.update("calibration: reading " + std::to_string(files.size()) + " inputs from " + a.calibration_data);
-  auto samples = transforms::tflite::calibrationSamples(withInputShapes(a, graph), inputArrays(a, graph), files,
-                                                        preprocess, a.options.num_threads);
+  progress.update("calibration: reading " + a.calibration_data);
+  auto samples = transforms::tflite::calibrationFolder(graph, a.options, a.calibration_data,
+                                                       static_cast<float>(a.input_mean),
+                                                       static_cast<float>(a.input_std), a.grayscale);
   progress.finish();
   if (!samples.ok()) return Status::Error("--calibration_data: " + samples.error());
   a.options.calibration = std::move(*samples);
-  return "Calibrated on " + std::to_string(files.size()) + " inputs from " + a.calibration_data;
+  return "Calibrated on " + std::to_string(a.options.calibration.size()) + " inputs from " + a.calibration_data;
 }
 
 // "node:port" -> "node:port", "node" -> "node:0".
@@ -331,26 +285,26 @@ std::string canonical(const std::string& tensor) {
   return ref.node + ":" + std::to_string(ref.port);
 }
 
-// The SignatureDef written into every converted model, as TensorFlow's
-// converter writes a SavedModel's: keyed by the signature's input and output
-// names (a frozen graph's: its input and output node names), mapping to the
-// converted model's tensors, so that TensorFlow Lite's signature runners and
-// `gdstudio run --output=KEY` find them.
-model::Signature convertedSignature(const ConvertInput& in, const transforms::tflite::ConvertResult& converted) {
-  auto keyOf = [](const std::vector<std::pair<std::string, std::string>>& keys, const std::string& tensor) {
-    for (const auto& [key, t] : keys)
-      if (canonical(t) == canonical(tensor)) return key;
+// The SignatureDefs written into the converted model: a SavedModel's, named
+// as the converted model names its tensors (convertedSignatures), else, for a
+// frozen graph, serving_default keyed by its input and output node names, so
+// that TensorFlow Lite's signature runners and `gdstudio run --output=NAME`
+// find them.
+std::vector<model::Signature> outputSignatures(const ConvertInput& in,
+                                               const transforms::tflite::ConvertResult& converted) {
+  if (!in.signatures.empty()) return transforms::tflite::convertedSignatures(in.signatures, converted);
+  auto keyOf = [](const std::string& tensor) {
     const model::TensorRef ref = model::parseTensorName(tensor);
     return ref.port == 0 ? ref.node : ref.node + ":" + std::to_string(ref.port);
   };
   model::Signature s;
-  s.key = in.signature_key;
-  for (const std::string& t : converted.inputs) s.inputs.emplace_back(keyOf(in.signature_inputs, t), canonical(t));
+  s.key = "serving_default";
+  for (const std::string& t : converted.inputs) s.inputs.emplace_back(keyOf(t), canonical(t));
   for (std::size_t k = 0; k < converted.outputs.size() && k < converted.graph_outputs.size(); ++k)
-    s.outputs.emplace_back(keyOf(in.signature_outputs, converted.outputs[k]), converted.graph_outputs[k]);
+    s.outputs.emplace_back(keyOf(converted.outputs[k]), converted.graph_outputs[k]);
   std::sort(s.inputs.begin(), s.inputs.end());
   std::sort(s.outputs.begin(), s.outputs.end());
-  return s;
+  return {s};
 }
 
 // The converter's notes, the operators by builtin, the file's sizes.
@@ -408,7 +362,7 @@ Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const tra
   } else {
     model::tflite::WriteOptions write;
     write.description = description(a);
-    write.signatures = {convertedSignature(input, converted)};
+    write.signatures = outputSignatures(input, converted);
     Status saved = model::tflite::saveTflite(converted.graph, a.output, write, stats);
     if (!saved.ok()) return saved;
   }
@@ -428,7 +382,7 @@ int runTfliteConvert(int argc, char** argv) {
   for (const auto& n : args->tf.notes) note(n);
   auto input = loadConvertInput(*args);
   if (!input.ok()) return fail(input.error());
-  Status typed = applyInferenceType(args->tf, inputArrays(*args, input->graph).size(), args->options);
+  Status typed = applyInferenceType(args->tf, transforms::tflite::converterInputs(input->graph, args->options).size(), args->options);
   if (!typed.ok()) return fail(typed.message());
   std::string calibration_note;
   if (args->options.quantize == transforms::tflite::Quantize::Int8 &&

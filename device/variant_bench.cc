@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/eval/benchmark.h"
 #include "engine/eval/benchmark_report.h"
-#include "engine/rewrite/optimize_for_inference.h"
 
 namespace gds::device {
 namespace {
@@ -13,15 +13,12 @@ Result<engine::BenchmarkResult> benchmarkOnDesktop(const BuiltVariant& v, const 
   engine::InferenceRewrites rewrites;
   rewrites.fold_and_fuse = r.optimize_graph;
   rewrites.fuse_quantized = r.optimize_graph;
-  std::shared_ptr<const tensorflow::GraphDef> compiled =
-      engine::optimizeForInference(*graph, v.inputs, v.outputs, r.plan, rewrites);
-  if (!compiled) compiled = graph;
-  auto plan = engine::Plan::compile(compiled, v.inputs, v.outputs, r.plan);
-  if (!plan.ok()) return plan.status();
+  auto compiled = engine::compileForBenchmark(graph, v.inputs, v.outputs, r.plan, rewrites);
+  if (!compiled.ok()) return compiled.status();
   engine::BenchmarkOptions o = r.desktop_options;
-  o.graph_nodes = v.graph.node_size();
-  o.fused_ops = engine::fusedOpsByNode(*compiled);
-  return engine::runBenchmark(**plan, r.source.feeds, o);
+  o.graph_nodes = compiled->graph_nodes;
+  o.fused_ops = compiled->fused_ops;
+  return engine::runBenchmark(*compiled->plan, r.source.feeds, o);
 }
 
 }  // namespace

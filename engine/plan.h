@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,12 @@ struct PlanOptions {
   // per layer; results differ from the direct convolution by rounding only
   // (a few 1e-6 relative).
   bool winograd = true;
+  // Polled by the executor before each node runs (on the thread calling
+  // Plan::run); once it returns true the run ends with the error
+  // "cancelled", as a Cancel button or Ctrl+C asks. Every plan the eval
+  // tools compile from these options (compare, calibrate, datasets) stops
+  // the same way.
+  std::function<bool()> cancelled;
 };
 
 // What the plan knows about one of its nodes (for profiles, FLOPs, the UI).

@@ -33,7 +33,7 @@ void JobControl::progress(int done, int total, const std::string& text) const {
 namespace job_detail {
 
 QString runCatching(const QString& what, const std::function<void()>& work) {
-  // DESIGN.md: no exception crosses a library boundary; a worker is one.
+  // docs/architecture.md: no exception crosses a library boundary; a worker is one.
   try {
     work();
     return QString();

@@ -1,5 +1,5 @@
 // Error values used across the libraries: no exception crosses a library
-// boundary (see DESIGN.md, "Errors").
+// boundary (see docs/architecture.md, "Errors").
 #pragma once
 
 #include <cassert>

@@ -5,6 +5,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake pkg-config
+  # Rebuilds of unchanged sources come from its cache (CMakeLists.txt uses it when present).
+  ccache
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libgl-dev
   libprotobuf-dev protobuf-compiler
   libgraphviz-dev
@@ -14,6 +16,8 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev
   python3-numpy python3-protobuf
+  # The Python module (pybind11) and its tests (pytest).
+  pybind11-dev python3-dev python3-pytest
   xvfb xauth
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file

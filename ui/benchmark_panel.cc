@@ -108,13 +108,19 @@ QWidget* BenchmarkPanel::createSettings() {
   wl->addWidget(pipeline, 2, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
   left->addWidget(which);
-  auto* feed_label = new QLabel(tr("Inputs:"), box);
+  // Inputs and device as labelled rows: label lines of their own would push
+  // the device out of a 1366x768 screen's dock.
   inputs_ = new InputSourceWidget(box);
-  feed_label->setBuddy(inputs_);
-  left->addWidget(feed_label);
+  inputs_->setLabel(tr("Inputs:"));
   left->addWidget(inputs_);
+  auto* device_row = new QHBoxLayout;
   device_settings_ = new DeviceSettings(box);
-  left->addWidget(device_settings_);
+  auto* device_label = new QLabel(tr("Device:"), box);
+  device_label->setBuddy(device_settings_->deviceCombo());
+  device_label->setToolTip(device_settings_->deviceCombo()->toolTip());
+  device_row->addWidget(device_label, 0, Qt::AlignTop);
+  device_row->addWidget(device_settings_, 1);
+  left->addLayout(device_row);
   left->addStretch();
 
   auto* grid = new QGridLayout;

@@ -33,6 +33,7 @@ QTableView* table(QWidget* parent, QStandardItemModel* model, const char* name) 
   view->setSelectionBehavior(QAbstractItemView::SelectRows);
   view->setAlternatingRowColors(true);
   view->horizontalHeader()->setStretchLastSection(true);
+  view->setMinimumHeight(view->horizontalHeader()->sizeHint().height() + 2 * view->verticalHeader()->defaultSectionSize());
   return view;
 }
 
@@ -52,17 +53,24 @@ DeviceResults::DeviceResults(QWidget* parent) : QWidget(parent) {
   setObjectName("BenchmarkDeviceResults");
   auto* col = new QVBoxLayout(this);
   col->setContentsMargins(0, 0, 0, 0);
-  headline_ = new QLabel(this);
-  headline_->setObjectName("BenchmarkDeviceHeadline");
-  headline_->setWordWrap(true);
-  headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  col->addWidget(headline_);
   summary_ = new QStandardItemModel(0, 5, this);
   summary_->setHorizontalHeaderLabels({tr("Variant"), tr("Desktop ms"), tr("Device ms"), tr("Device/desktop"), tr("Note")});
   ops_ = new QStandardItemModel(0, 6, this);
   ops_->setHorizontalHeaderLabels({tr("Op type"), tr("Device's name"), tr("Graph node"), tr("Avg ms"), tr("%"), tr("First ms")});
+  // The headline over the summary, the variant choice over the operators:
+  // side by side, the page is no taller than the desktop's tables, so the
+  // bottom dock still fits a 1366x768 screen.
   auto* split = new QSplitter(Qt::Horizontal, this);
-  summary_view_ = table(split, summary_, "BenchmarkDeviceSummary");
+  auto* left = new QWidget(split);
+  auto* lcol = new QVBoxLayout(left);
+  lcol->setContentsMargins(0, 0, 0, 0);
+  headline_ = new QLabel(left);
+  headline_->setObjectName("BenchmarkDeviceHeadline");
+  headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  headline_->setMinimumWidth(1);  // long device errors elide into the tooltip rather than widen the dock
+  lcol->addWidget(headline_);
+  summary_view_ = table(left, summary_, "BenchmarkDeviceSummary");
+  lcol->addWidget(summary_view_);
   auto* right = new QWidget(split);
   auto* rcol = new QVBoxLayout(right);
   rcol->setContentsMargins(0, 0, 0, 0);
@@ -75,7 +83,7 @@ DeviceResults::DeviceResults(QWidget* parent) : QWidget(parent) {
   rcol->addLayout(bar);
   ops_view_ = table(right, ops_, "BenchmarkDeviceOps");
   rcol->addWidget(ops_view_);
-  split->addWidget(summary_view_);
+  split->addWidget(left);
   split->addWidget(right);
   split->setStretchFactor(0, 2);
   split->setStretchFactor(1, 3);
@@ -122,7 +130,8 @@ void DeviceResults::setComparison(ComparisonPtr comparison, const QString& devic
     headline_->setText(tr("Mean latency, desktop and %1. Fastest on the device: %2 (%3 ms)")
                            .arg(device, fastest)
                            .arg(fastest_ms, 0, 'f', 3));
-  else headline_->setText(tr("Set a device in the Device group to run the variants there too."));
+  else headline_->setText(tr("Enter a device in the settings (Device:) to run the variants there too."));
+  headline_->setToolTip(headline_->text());
   summary_view_->resizeColumnsToContents();
   showOps();
 }

@@ -17,10 +17,10 @@ constexpr int kRecentCount = 8;
 
 }  // namespace
 
-DeviceSettings::DeviceSettings(QWidget* parent) : QGroupBox(tr("Device"), parent) {
+DeviceSettings::DeviceSettings(QWidget* parent) : QWidget(parent) {
   setObjectName("BenchmarkDevice");
   auto* grid = new QGridLayout(this);
-  grid->setContentsMargins(6, 4, 6, 4);
+  grid->setContentsMargins(0, 0, 0, 0);
   device_ = new QComboBox(this);
   device_->setObjectName("BenchmarkDeviceUri");
   device_->setEditable(true);
@@ -35,8 +35,8 @@ DeviceSettings::DeviceSettings(QWidget* parent) : QGroupBox(tr("Device"), parent
   test_->setToolTip(tr("Connect, make and remove the temporary folder, and look for the runtime"));
   runtime_ = new QComboBox(this);
   runtime_->setObjectName("BenchmarkDeviceRuntime");
-  runtime_->addItem(tr("TensorFlow Lite (benchmark_model)"), "tflite");
-  runtime_->addItem(tr("Arm NN (pyarmnn)"), "armnn");
+  runtime_->addItem(tr("TFLite benchmark_model"), "tflite");
+  runtime_->addItem(tr("Arm NN"), "armnn");
   runtime_->addItem(tr("gdstudio"), "gdstudio");
   runtime_->setToolTip(tr("The device's runtime: TensorFlow Lite and Arm NN run the graph's .tflite export"));
   backend_ = new QComboBox(this);
@@ -56,15 +56,33 @@ DeviceSettings::DeviceSettings(QWidget* parent) : QGroupBox(tr("Device"), parent
   status_->setObjectName("BenchmarkDeviceStatus");
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  grid->addWidget(device_, 0, 0, 1, 2);
-  grid->addWidget(test_, 0, 2);
-  grid->addWidget(runtime_, 1, 0, 1, 2);
-  grid->addWidget(backend_, 1, 2);
-  grid->addWidget(runtime_path_, 2, 0, 1, 2);
-  grid->addWidget(ssh_options_, 2, 2);
-  grid->addWidget(status_, 3, 0, 1, 3);
+  // Only the device field shows until a device is entered: the dock's
+  // settings column must fit a 1366x768 screen, and the runtime rows mean
+  // nothing for a desktop-only run.
+  details_ = new QWidget(this);
+  details_->setObjectName("BenchmarkDeviceDetails");
+  auto* details = new QGridLayout(details_);
+  details->setContentsMargins(0, 0, 0, 0);
+  details->addWidget(runtime_, 0, 0);
+  details->addWidget(backend_, 0, 1);
+  details->addWidget(runtime_path_, 1, 0);
+  details->addWidget(ssh_options_, 1, 1);
+  details->setColumnStretch(0, 1);
+  for (QComboBox* combo : {runtime_, backend_}) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+  }
+  grid->addWidget(device_, 0, 0);
+  grid->addWidget(test_, 0, 1);
+  grid->addWidget(details_, 1, 0, 1, 2);
+  grid->addWidget(status_, 2, 0, 1, 2);
   grid->setColumnStretch(0, 1);
+  device_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  device_->setMinimumContentsLength(12);
   status_->hide();
+  details_->hide();
+  connect(device_, &QComboBox::currentTextChanged, this,
+          [this](const QString& text) { details_->setVisible(!text.trimmed().isEmpty()); });
   connect(runtime_, &QComboBox::currentIndexChanged, this,
           [this] { backend_->setEnabled(runtime_->currentData().toString() == "armnn"); });
   connect(test_, &QPushButton::clicked, this, &DeviceSettings::testConnection);

@@ -6,7 +6,7 @@
 // worker. The device runners themselves are device/ (no Qt).
 #pragma once
 
-#include <QGroupBox>
+#include <QWidget>
 #include <QString>
 #include <QStringList>
 
@@ -22,7 +22,7 @@ class QPushButton;
 
 namespace gds::ui {
 
-class DeviceSettings : public QGroupBox {
+class DeviceSettings : public QWidget {
   Q_OBJECT
  public:
   explicit DeviceSettings(QWidget* parent = nullptr);
@@ -53,6 +53,7 @@ class DeviceSettings : public QGroupBox {
   QLineEdit *runtime_path_, *ssh_options_;
   QPushButton* test_;
   QLabel* status_;
+  QWidget* details_;  // runtime, backend, path and ssh options: shown once a device is entered
   bool testing_ = false;
 };
 

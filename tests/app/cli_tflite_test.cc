@@ -155,6 +155,25 @@ TEST(CliTflite, SavedModelKeepsItsSignature) {
   EXPECT_EQ(m->signatures[0].outputs, (std::vector<std::pair<std::string, std::string>>{{"y", "y:0"}}));
 }
 
+// A TF2 SavedModel's signature function is frozen into a graph whose input
+// and output are named after the signature's keys: the .tflite records the
+// signature with those names.
+TEST(CliTflite, Tf2SavedModelKeepsItsSignature) {
+  GDS_REQUIRE_SHARED();
+  const std::string out = tempDir() + "/conv1d.tflite";
+  CommandResult r =
+      runGdstudio({"tflite_convert", "--saved_model_dir=" + modelPath("tf2/nordpool_conv1d"), "--output_file=" + out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto m = model::load(out);
+  ASSERT_TRUE(m.ok()) << m.error();
+  ASSERT_EQ(m->signatures.size(), 1u);
+  EXPECT_EQ(m->signatures[0].key, "serving_default");
+  EXPECT_EQ(m->signatures[0].inputs, (std::vector<std::pair<std::string, std::string>>{{"input_1", "input_1:0"}}));
+  // The output tensor is named after the output array, as TensorFlow's
+  // converter names it.
+  EXPECT_EQ(m->signatures[0].outputs, (std::vector<std::pair<std::string, std::string>>{{"dense", "dense:0"}}));
+}
+
 TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
   GDS_REQUIRE_SHARED();
   const std::string dir = tempDir();
@@ -171,7 +190,8 @@ TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
        "error: flag --num_threads expects an integer, got 'x'\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int4"}, "error: --quantize must be int8, got 'int4'\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int8"},
-       "error: --quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges)\n"},
+       "error: --quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges), or "
+       "--calibration_data=random:100 to try it without data\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--inference_output_type=uint8"},
        "error: --inference_output_type must be float or int8, got 'uint8'\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--inference_input_type=int8"},

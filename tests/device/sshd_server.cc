@@ -101,6 +101,17 @@ std::vector<pid_t> processesMentioning(const std::string& text) {
   return found;
 }
 
+std::string describeProcesses(const std::vector<pid_t>& pids) {
+  std::string out;
+  for (pid_t pid : pids) {
+    std::string cmd = readFile("/proc/" + std::to_string(pid) + "/cmdline");
+    for (auto& c : cmd)
+      if (c == '\0') c = ' ';
+    out += std::to_string(pid) + ": " + cmd + "\n";
+  }
+  return out;
+}
+
 std::vector<pid_t> SshdServer::sessionProcesses() const {
   std::vector<pid_t> out;
   if (pid_ <= 0) return out;

@@ -71,6 +71,8 @@ std::string deviceTestData(const std::string& name);
 
 // PIDs of every process whose command line contains `text`.
 std::vector<pid_t> processesMentioning(const std::string& text);
+// "pid: command line" for each process, for failure messages.
+std::string describeProcesses(const std::vector<pid_t>& pids);
 // Waits up to `seconds` for `done`; its last value.
 bool waitFor(double seconds, const std::function<bool()>& done);
 

@@ -1,4 +1,4 @@
-// engine/'s layers (DESIGN.md), read from the sources: every
+// engine/'s layers (docs/architecture.md), read from the sources: every
 // #include "engine/..." of a file in engine/ names a header of the file's own
 // layer or of a lower one, and the include graph has no cycle, between files
 // or between components (a header with its .cc). A new file at
@@ -186,12 +186,13 @@ TEST(EngineLayers, TheIncludeGraphHasNoCycle) {
 }
 
 
-// The folders' layers (DESIGN.md): model < engine < transforms < graphview <
-// ui < app. No file includes a header of a folder above its own, and the
-// libraries below graphview never include Qt, so the CLI (`gdstudio dot`
-// among others) builds without it.
+// The folders' layers (docs/architecture.md): model < engine < transforms <
+// device < graphview < ui < app. No file includes a header of a folder above
+// its own, and the libraries below graphview never include Qt, so the CLI
+// (`gdstudio dot` among others) builds without it. The Python module stands
+// beside app/ on model/, engine/ and transforms/ only.
 TEST(ProjectLayers, NoFolderIncludesAHigherOneAndNoQtBelowGraphview) {
-  const std::vector<std::string> folders = {"model", "engine", "transforms", "graphview", "ui", "app"};
+  const std::vector<std::string> folders = {"model", "engine", "transforms", "device", "graphview", "ui", "app"};
   const auto rank = [&folders](const std::string& folder) {
     for (std::size_t i = 0; i < folders.size(); ++i)
       if (folders[i] == folder) return static_cast<int>(i);
@@ -219,6 +220,18 @@ TEST(ProjectLayers, NoFolderIncludesAHigherOneAndNoQtBelowGraphview) {
     }
   }
   EXPECT_GT(files, 300) << "read " << GDS_SOURCE_DIR;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(GDS_SOURCE_DIR) / "python")) {
+    const std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".h" && ext != ".cc")) continue;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);)
+      if (line.compare(0, 10, "#include \"") == 0) {
+        const std::string target = line.substr(10, line.find('/', 10) - 10);
+        EXPECT_TRUE(target == "model" || target == "engine" || target == "transforms" || target == "python" ||
+                    line.find('/', 10) == std::string::npos)
+            << entry.path().filename().string() << " includes " << line.substr(9) << ": python/ uses model/, engine/ and transforms/ only";
+      }
+  }
   // The DOT writer is plain text below graphview: the CLI's `dot` and the
   // window's export share it.
   EXPECT_TRUE(fs::exists(fs::path(GDS_SOURCE_DIR) / "model" / "dot_export.h"));

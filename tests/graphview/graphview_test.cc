@@ -11,7 +11,6 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -193,14 +192,11 @@ TEST(Layout, EveryCorpusGraphLaysOut) {
     auto def = std::make_shared<const tensorflow::GraphDef>(std::move(loaded->graph));
     GraphScene scene;
     scene.setSynchronous(true);
-    auto start = std::chrono::steady_clock::now();
     Status st = scene.setGraph(def);
     ASSERT_TRUE(st.ok()) << path << ": " << st.message();
     EXPECT_GT(scene.nodeItemCount() + scene.groupItemCount(), 0) << path;
     scene.expandAll();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     EXPECT_EQ(scene.nodeItemCount(), scene.hierarchy()->shownNodeCount()) << path;
-    EXPECT_LT(ms, 20000) << path;
     EXPECT_FALSE(scene.currentLayout().bounds.isEmpty()) << path;
     ++graphs;
   }

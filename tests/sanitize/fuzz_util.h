@@ -5,8 +5,9 @@
 //
 // Iteration i derives its input from (seed, i) alone, so any finding replays
 // on its own: GDS_FUZZ_ONLY=i runs that iteration in the test process (under
-// a debugger, say). GDS_FUZZ_ITERATIONS and GDS_FUZZ_SECONDS change the
-// bounds (a longer run finds more).
+// a debugger, say). GDS_FUZZ_ITERATIONS changes the count (a longer run finds
+// more). A test runs a fixed number of iterations, never "as many as fit in
+// N seconds": what it covers does not depend on the machine's speed.
 #pragma once
 
 #include <sys/wait.h>
@@ -111,6 +112,7 @@ struct Finding {
 };
 
 struct FuzzOutcome {
+  long requested = 0;   // the iterations asked for
   long iterations = 0;  // run, including those that crashed
   std::vector<Finding> findings;
   double seconds = 0;
@@ -147,14 +149,13 @@ inline std::string classify(const std::string& err, int status) {
   return "exit code " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-// Runs body(i) for i = 0, 1, ... until `iterations` are done or `seconds`
-// have passed, in child processes (see the top of this file). The test
-// process must not have started threads.
+// Runs body(i) for i = 0 .. iterations-1 in child processes (see the top of
+// this file). The test process must not have started threads.
 template <typename Body>
-FuzzOutcome forkedLoop(const char* what, long iterations, double seconds, Body body) {
+FuzzOutcome forkedLoop(const char* what, long iterations, Body body) {
   iterations = static_cast<long>(envDouble("GDS_FUZZ_ITERATIONS", static_cast<double>(iterations)));
-  seconds = envDouble("GDS_FUZZ_SECONDS", seconds);
   FuzzOutcome outcome;
+  outcome.requested = iterations;
   if (const char* only = std::getenv("GDS_FUZZ_ONLY"); only && *only) {
     body(std::atol(only));
     outcome.iterations = 1;
@@ -166,7 +167,7 @@ FuzzOutcome forkedLoop(const char* what, long iterations, double seconds, Body b
   const int err_fd = mkstemp(err_template);
   if (err_fd < 0) return outcome;
   long next = 0;
-  while (next < iterations && elapsed() < seconds) {
+  while (next < iterations) {
     int progress[2];
     if (pipe(progress) != 0) break;
     std::fflush(nullptr);
@@ -176,7 +177,7 @@ FuzzOutcome forkedLoop(const char* what, long iterations, double seconds, Body b
     if (pid == 0) {
       close(progress[0]);
       dup2(err_fd, 2);
-      for (long i = next; i < iterations && elapsed() < seconds; ++i) {
+      for (long i = next; i < iterations; ++i) {
         if (write(progress[1], &i, sizeof i) != sizeof i) _exit(120);
         body(i);
       }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "model/freeze.h"
 #include "model/graph.h"
 #include "model/tflite/dialect.h"
 
@@ -55,7 +56,7 @@ Result<std::map<std::string, TensorRange>> calibratedRanges(const ConvertOptions
                            std::to_string(options.calibration[s].size()) + " tensors for " +
                            std::to_string(prepared.inputs.size()) + " model inputs");
   return calibrateRanges(prepared.graph, result.inputs, tensors, options.calibration, options.num_threads,
-                         options.calibration_progress);
+                         options.cancelled, options.calibration_progress);
 }
 
 // TensorFlow 1.x's ranges: the inputs' from input_ranges, the activations'
@@ -97,8 +98,14 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     return Status::Error("int8 model inputs or outputs need --quantize=int8");
   auto prepared = prepareForTflite(graph, options);
   if (!prepared.ok()) return prepared.status();
-  auto fake_quant = takeFakeQuantRanges(&prepared->graph);
-  if (!fake_quant.ok()) return fake_quant.status();
+  // A float model keeps its FakeQuant nodes' arithmetic (and stops at them);
+  // an int8 one takes their ranges, as TensorFlow's converter does.
+  FakeQuantRanges fake_quant;
+  if (options.quantize == Quantize::Int8) {
+    auto taken = takeFakeQuantRanges(&prepared->graph);
+    if (!taken.ok()) return taken.status();
+    fake_quant = std::move(*taken);
+  }
   auto lowered = lowerToTflite(*prepared);
   if (!lowered.ok()) return lowered.status();
 
@@ -107,7 +114,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   for (const std::string& in : prepared->inputs) result.inputs.push_back(in + ":0");
   result.outputs = prepared->outputs;
   result.graph_outputs = lowered->outputs;
-  result.fake_quant_nodes = fake_quant->removed;
+  result.fake_quant_nodes = fake_quant.removed;
   if (options.quantize == Quantize::None) {
     result.graph = std::move(lowered->graph);
     result.prepared = std::move(prepared->graph);
@@ -121,7 +128,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     dialect_tensors.push_back(dialect);
     tensors.push_back(source);
   }
-  auto ranges = options.calibration.empty() ? graphRanges(options, result, tensors, *fake_quant)
+  auto ranges = options.calibration.empty() ? graphRanges(options, result, tensors, fake_quant)
                                             : calibratedRanges(options, result, tensors, *prepared);
   if (!ranges.ok()) return ranges.status();
   std::map<std::string, TensorRange> by_dialect;
@@ -140,6 +147,62 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.prepared = std::move(prepared->graph);
   nameOutputTensors(result);
   return result;
+}
+
+Result<FrozenSavedModel> freezeSavedModel(const model::LoadedModel& saved_model, const std::string& signature_key,
+                                          ConvertOptions* options) {
+  if (saved_model.kind != model::ModelKind::SavedModel)
+    return Status::Error(saved_model.path + ": not a SavedModel directory");
+  model::FreezeOptions freeze;
+  freeze.signature = signature_key;
+  freeze.output_nodes = options->outputs;
+  auto frozen = model::freeze(saved_model, freeze);
+  if (!frozen.ok()) return frozen.status().withContext(saved_model.path);
+  FrozenSavedModel out;
+  out.graph = std::move(frozen->graph);
+  if (options->inputs.empty())
+    for (const std::string& t : frozen->inputs) options->inputs.push_back(std::string(model::nodeNameOf(t)));
+  if (options->outputs.empty()) options->outputs = frozen->outputs;
+  for (model::Signature s : saved_model.signatures) {
+    if (s.key != signature_key) continue;
+    // A TF2 signature is frozen into a graph of its own whose inputs and
+    // outputs are named after the signature's keys (model/saved_model_v2.h):
+    // its tensors are those, where the names came out as the keys.
+    if (saved_model.object_based) {
+      auto rename = [](std::vector<std::pair<std::string, std::string>>& pairs, const std::vector<std::string>& names) {
+        for (auto& [alias, tensor] : pairs)
+          if (std::find(names.begin(), names.end(), alias) != names.end()) tensor = alias + ":0";
+      };
+      std::vector<std::string> inputs;
+      for (const std::string& t : frozen->inputs) inputs.emplace_back(model::nodeNameOf(t));
+      rename(s.inputs, inputs);
+      rename(s.outputs, frozen->outputs);
+    }
+    out.signatures.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
+                                                  const ConvertResult& converted) {
+  std::vector<model::Signature> out;
+  for (model::Signature& s : signatures) {
+    bool ok = true;
+    for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
+    for (auto& [alias, tensor] : s.outputs) {
+      const model::TensorRef ref = model::parseTensorName(tensor);
+      const std::string wanted = ref.node + ":" + std::to_string(ref.port);
+      bool found = false;
+      for (std::size_t k = 0; k < converted.outputs.size() && !found; ++k)
+        if (converted.outputs[k] == wanted) {
+          tensor = converted.graph_outputs[k];
+          found = true;
+        }
+      ok = ok && found;
+    }
+    if (ok) out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace gds::transforms::tflite
