@@ -15,6 +15,7 @@
 #include "engine/eval/benchmark_report.h"
 #include "engine/eval/feeds.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/endpoints.h"
 #include "model/io.h"
 #include "model/memory_budget.h"
 #include "model/shape_inference.h"
@@ -29,18 +30,25 @@ const char* kUsage =
     "Runs a graph in the built-in interpreter the way TensorFlow's benchmark_model does: warm-up runs,\n"
     "timed runs without per-node statistics, then runs with per-node statistics, and prints the same log\n"
     "lines and tables. Shapes of several inputs are separated by ':', values by ':' per input and ',' per\n"
-    "element. Inputs default to zeros; --input_layer_files gives .npy files (or raw bytes for string inputs).";
+    "element. Inputs default to zeros; --input_layer_files gives .npy files (or raw bytes for string inputs).\n"
+    "Without --input_layer or --output_layer the model's own are used (a .tflite file's declared inputs and\n"
+    "outputs, a SavedModel's signature, a graph's Placeholders and the nodes nothing consumes), with their\n"
+    "shapes and types; an unknown dimension (-1 or ?) runs as 1, with a note. Names may be nodes, tensors or\n"
+    "signature keys; a SavedModel runs its signature frozen with its checkpoint.";
 
 std::vector<FlagSpec> benchmarkFlags() {
   using T = FlagSpec::Type;
   return {
-      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta) or SavedModel directory", kRequired | kPath},
-      {"input_layer", T::String, "input:0", "input tensor names, comma separated"},
-      {"input_layer_shape", T::String, "1,224,224,3", "input shapes, ':' between inputs"},
-      {"input_layer_type", T::String, "float", "input types, comma separated (float, int32, uint8, bool, string, ...)"},
+      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta, .tflite) or SavedModel directory", kRequired | kPath},
+      {"input_layer", T::String, "", "input tensor names, comma separated (default: the model's inputs)"},
+      {"input_layer_shape", T::String, "",
+       "input shapes, ':' between inputs; -1 runs as 1 (default: the inputs' shapes, unknown dimensions 1)"},
+      {"input_layer_type", T::String, "",
+       "input types, comma separated (float, int32, uint8, bool, string, ...; default: the inputs' types)"},
       {"input_layer_values", T::String, "", "input values, ':' between inputs, ',' between elements (default zeros)"},
       {"input_layer_files", T::String, "", ".npy files (or raw files for string inputs), ',' between inputs", kPath},
-      {"output_layer", T::String, "output:0", "output tensor names, comma separated"},
+      {"output_layer", T::String, "", "output tensor names, comma separated (default: the model's outputs)"},
+      {"signature_name", T::String, "", "SavedModel: the signature to run (default serving_default)"},
       {"target_layer", T::String, "", "nodes to run without fetching their outputs, comma separated"},
       {"max_num_runs", T::Int, "1000", "most timed runs per phase"},
       {"num_runs", T::Int, "", "alias of --max_num_runs (older benchmark_model)"},
@@ -123,6 +131,7 @@ Status writeTestReports(const engine::BenchmarkResult& r, const std::vector<engi
 // them. A new flag lands here and in parseBenchmarkFlags.
 struct BenchmarkArgs {
   std::string graph_path;
+  std::string signature;
   std::string format;  // text, csv or json
   std::vector<std::string> names, shapes, types, values, files, outputs, targets;
   std::int64_t max_runs = 0, warmup = 0;
@@ -171,10 +180,16 @@ Result<BenchmarkArgs> parseBenchmarkFlags(const Flags& flags) {
   a.files = flags.list("input_layer_files");
   a.outputs = flags.list("output_layer");
   a.targets = flags.list("target_layer");
-  if (a.outputs.empty() && a.targets.empty()) return Status::Error("--output_layer is required");
-  if (flags.str("input_layer_shape").empty() && a.names.size() == 1) a.shapes = {""};  // scalar input
-  Status counts = checkInputCounts(a);
-  if (!counts.ok()) return counts;
+  a.signature = flags.str("signature_name");
+  // Shapes and types the user gives for inputs the model names are checked
+  // once it is loaded (inferInputs).
+  if (!a.names.empty() && flags.has("input_layer_shape") && flags.str("input_layer_shape").empty() &&
+      a.names.size() == 1)
+    a.shapes = {""};  // scalar input
+  if (!a.names.empty() && (!a.shapes.empty() || !a.files.empty()) && !a.types.empty()) {
+    Status counts = checkInputCounts(a);
+    if (!counts.ok()) return counts;
+  }
 
   // Numeric flags were checked by the flag parser.
   a.max_runs = *flags.integer(flags.has("num_runs") ? "num_runs" : "max_num_runs");
@@ -226,10 +241,17 @@ Result<engine::Tensor> makeFeed(const BenchmarkArgs& a, size_t i) {
   if (!a.files.empty()) return engine::tensorFromFile(a.files[i], *dtype, what);
   auto shape = model::parseShape(a.shapes[i]);
   if (!shape.ok()) return Status::Error("--input_layer_shape for " + what + ": " + shape.error());
-  for (auto d : *shape)
-    if (d < 0)
-      return Status::Error("--input_layer_shape for " + what +
-                           " has an unknown dimension; give every dimension a size");
+  // summarize suggests the Placeholder's shape, -1 for a free batch: run it
+  // as 1, as the model's own shape would be.
+  bool unknown = false;
+  for (auto& d : *shape)
+    if (d < 0) {
+      d = 1;
+      unknown = true;
+    }
+  if (unknown)
+    note("--input_layer_shape for " + what + " (" + a.shapes[i] + ") has unknown dimensions; running it as " +
+         joinShape(*shape));
   // Checked before the tensor is allocated: 100000,100000 floats is 37 GiB.
   auto elements = model::checkedElements(shape->data(), shape->size(),
                                          std::max<std::int64_t>(1, static_cast<std::int64_t>(model::dtypeSize(*dtype))),
@@ -247,23 +269,68 @@ struct BenchmarkRun {
   engine::BenchmarkResult result;
 };
 
+// The inputs, shapes, types and outputs the flags leave out, from the
+// model (benchmark_model's defaults, input:0 of 1,224,224,3 and output:0,
+// fit no model but its example); every name resolved to a tensor of the
+// graph that runs.
+Status completeFromModel(BenchmarkArgs& a, const model::RunnableModel& m, std::vector<std::string>* feeds,
+                         std::vector<std::string>* fetches) {
+  if (a.names.empty())
+    for (const auto& in : m.endpoints.inputs) a.names.push_back(in.display());
+  auto feed_tensors = model::resolveTensors(m, a.names, "--input_layer");
+  if (!feed_tensors.ok()) return feed_tensors.status();
+  const bool shapes_given = !a.shapes.empty() || !a.files.empty(), types_given = !a.types.empty();
+  for (const auto& t : *feed_tensors) {
+    const model::Endpoint e = model::endpointOf(m, t);
+    if (!shapes_given) {
+      std::string shape_note;
+      auto shape = model::concreteShape(e, "--input_layer_shape", &shape_note);
+      if (!shape.ok()) return Status::Error(a.graph_path + ": " + shape.error());
+      if (!shape_note.empty()) note(shape_note);
+      a.shapes.push_back(joinShape(*shape));
+    }
+    if (!types_given) a.types.push_back(e.dtype == tensorflow::DT_INVALID ? "float" : model::dtypeName(e.dtype));
+  }
+  Status counts = checkInputCounts(a);
+  if (!counts.ok()) return counts;
+  if (a.outputs.empty() && a.targets.empty()) {
+    if (m.endpoints.outputs.empty())
+      return Status::Error(a.graph_path + " has no output (every node is consumed); name one with --output_layer");
+    for (const auto& o : m.endpoints.outputs) a.outputs.push_back(o.display());
+  }
+  auto fetch_tensors = model::resolveTensors(m, a.outputs, "--output_layer");
+  if (!fetch_tensors.ok()) return fetch_tensors.status();
+  *feeds = std::move(*feed_tensors);
+  *fetches = std::move(*fetch_tensors);
+  for (const auto& t : a.targets) {
+    auto node = model::resolveTensor(m, t, "--target_layer");
+    if (!node.ok()) return node.status();
+    fetches->push_back("^" + std::string(model::nodeNameOf(*node)));
+  }
+  return Status::Ok();
+}
+
 // Loads the graph and its feeds, compiles the plan (timed as the session's
 // initialization) and runs the benchmark.
 Result<BenchmarkRun> runBenchmark(BenchmarkArgs& a) {
-  auto loaded = model::load(a.graph_path);
+  model::RunnableOptions open_options;
+  open_options.signature = a.signature;
+  auto loaded = model::openRunnable(a.graph_path, open_options);
   if (!loaded.ok()) return loaded.status();
+  for (const auto& n : loaded->notes) note(n);
+  std::vector<std::string> feed_names, fetches;
+  Status completed = completeFromModel(a, *loaded, &feed_names, &fetches);
+  if (!completed.ok()) return completed;
   BenchmarkRun run;
-  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
+  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->model.graph));
   run.graph = graph;
   for (size_t i = 0; i < a.names.size(); ++i) {
     auto t = makeFeed(a, i);
     if (!t.ok()) return t.status();
     run.feeds.push_back(std::move(*t));
   }
-  std::vector<std::string> fetches = a.outputs;
-  for (const auto& t : a.targets) fetches.push_back("^" + t);
 
-  auto compiled = engine::compileForBenchmark(graph, a.names, fetches, a.plan, a.rewrites);
+  auto compiled = engine::compileForBenchmark(graph, feed_names, fetches, a.plan, a.rewrites);
   if (!compiled.ok()) return Status::Error(a.graph_path + ": " + compiled.error());
   run.plan = std::move(compiled->plan);
   run.init_s = compiled->init_seconds;

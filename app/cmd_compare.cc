@@ -7,12 +7,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
 #include "engine/eval/compare.h"
 #include "engine/eval/dataset.h"
+#include "model/endpoints.h"
 #include "model/graph.h"
 #include "model/io.h"
 
@@ -20,22 +22,32 @@ namespace gds::app {
 namespace {
 
 const char* kUsage =
-    "Usage: gdstudio compare --graph=FLOAT.pb --graph2=QUANT.pb --output=NAME (--input=[NAME=]FILE | --dataset=DIR)\n"
+    "Usage: gdstudio compare --graph=FLOAT.pb --graph2=QUANT.pb [--output=NAME [--output2=NAME]]\n"
+    "                        (--input=[NAME=]FILE | --dataset=DIR)\n"
     "                        [--labels=labels.csv --label_map=labels.txt] [--format=text|csv|json]\n\n"
     "Runs both graphs on the same inputs in the interpreter. Inputs are .npy files, images (PNG/JPEG: RGB,\n"
     "resized to --input_size, then (x - input_mean) / input_std) or, for string inputs, raw files such as WAV.\n"
     "With --input: per-output max/mean absolute error, RMSE, SQNR, cosine, top-1/top-5, and the layers\n"
     "matched by node name with SQNR and RMSE / quantization step, worst first. With --dataset: accuracy of\n"
-    "each variant (labels.csv: file,label; '|' separates accepted labels), agreement, and the confusion.";
+    "each variant (labels.csv: file,label; '|' separates accepted labels), agreement, and the confusion.\n"
+    "Either model may be a frozen graph, a SavedModel (its signature frozen) or a .tflite file; names may be\n"
+    "nodes, tensors or signature keys, resolved in each model. Where the two name an input or output\n"
+    "differently, --input_layer2 and --output2 give the second model's names.";
 
 std::vector<FlagSpec> compareFlags() {
   using T = FlagSpec::Type;
   return {
       {"graph", T::String, "", "the float model", kRequired | kPath},
       {"graph2", T::String, "", "the 8-bit model", kRequired | kPath},
-      {"input_layer", T::String, "", "input node (default: the graph's only Placeholder)"},
-      {"output", T::String, "", "output node(s) to compare, comma separated"},
+      {"input_layer", T::String, "",
+       "input (node, tensor or signature key; default: the model's only input)"},
+      {"output", T::String, "",
+       "output(s) to compare, comma separated: nodes, tensors or signature keys (default: the model's outputs)"},
       {"output_layer", T::String, "", "alias of --output"},
+      {"input_layer2", T::String, "", "the input's name in --graph2 when it differs (default: the same name)"},
+      {"output2", T::String, "",
+       "the outputs' names in --graph2 when they differ, in --output's order (default: the same names)"},
+      {"signature_name", T::String, "", "SavedModels: the signature to run (default serving_default)"},
       {"input", T::String, "", "one input file (.npy, .png, .jpg, .wav, ...), or NAME=FILE as for 'gdstudio run'"},
       {"dataset", T::String, "", "folder of input files", kPath},
       {"labels", T::String, "", "labels.csv: file,label (default: <dataset>/labels.csv when present)", kPath},
@@ -77,7 +89,10 @@ struct CompareArgs {
   std::string format;  // text, csv or json
   bool dataset_mode = false;
   std::string input;        // --input as typed (may be NAME=FILE)
-  std::string input_layer;  // --input_layer ("": the graph's only Placeholder)
+  std::string input_layer;  // --input_layer ("": the graph's only input)
+  std::string input_layer2;
+  std::vector<std::string> outputs2;
+  std::string signature;
   std::string dataset, labels, label_map;
   std::vector<std::string> outputs;
   std::int64_t layer_rows = 0;  // 0: all
@@ -87,8 +102,6 @@ struct CompareArgs {
 
 Result<CompareArgs> parseCompareFlags(const Flags& flags) {
   CompareArgs a;
-  const std::string output_flag = flags.str("output").empty() ? flags.str("output_layer") : flags.str("output");
-  if (output_flag.empty()) return Status::Error("--output is required (the output node to compare)");
   a.dataset = flags.str("dataset");
   a.input = flags.str("input");
   a.dataset_mode = !a.dataset.empty();
@@ -99,6 +112,9 @@ Result<CompareArgs> parseCompareFlags(const Flags& flags) {
   a.graph = flags.str("graph");
   a.graph2 = flags.str("graph2");
   a.input_layer = flags.str("input_layer");
+  a.input_layer2 = flags.str("input_layer2");
+  a.outputs2 = flags.list("output2");
+  a.signature = flags.str("signature_name");
   a.labels = flags.str("labels");
   a.label_map = flags.str("label_map");
   if (!flags.str("input_size").empty()) {
@@ -123,44 +139,143 @@ Result<CompareArgs> parseCompareFlags(const Flags& flags) {
   return a;
 }
 
-// The two graphs, the input they are fed and the class names.
+// The two models, the input they are fed, the outputs compared (as tensors
+// of each) and the class names.
 struct CompareInputs {
-  model::LoadedModel float_model, quant_model;
+  model::RunnableModel float_model, quant_model;
   engine::InputSpec spec;
   std::string input_file;  // --input mode
+  std::vector<std::string> output_names;      // as reported (the first model's names)
+  std::vector<std::string> float_outputs;     // tensors of the first model
+  std::vector<std::string> quant_outputs;     // tensors of the second
+  std::string quant_input;                    // the input's tensor in the second ("": the same name)
   std::vector<std::string> label_map;
 };
 
-Result<CompareInputs> loadCompareInputs(const CompareArgs& a) {
-  auto g1 = model::load(a.graph);
-  if (!g1.ok()) return g1.status();
-  auto g2 = model::load(a.graph2);
-  if (!g2.ok()) return g2.status();
-  CompareInputs in;
-  in.float_model = std::move(*g1);
-  in.quant_model = std::move(*g2);
-  // --input=NAME=FILE (the spelling of `gdstudio run`) names the input too.
-  in.input_file = expandPath(a.input);
+Result<model::RunnableModel> openModel(const std::string& path, const std::string& signature) {
+  model::RunnableOptions options;
+  options.signature = signature;
+  auto m = model::openRunnable(path, options);
+  if (!m.ok()) return m.status();
+  for (const auto& n : m->notes) note(n);
+  return m;
+}
+
+// Whether `second` starts inside `first`: one of its Placeholders is a node
+// `first` computes (a keyword model exported to TFLite from Mfcc on).
+bool startsInside(const tensorflow::GraphDef& first, const tensorflow::GraphDef& second) {
+  std::set<std::string> computed;
+  for (const auto& n : first.node())
+    if (n.op() != "Placeholder") computed.insert(n.name());
+  for (const auto& n : second.node())
+    if (n.op() == "Placeholder" && computed.count(n.name())) return true;
+  return false;
+}
+
+// The input both models are fed: --input_layer (or the NAME of
+// --input=NAME=FILE), else the first model's only input; its name in the
+// second model when it resolves there or --input_layer2 gives it.
+Status chooseInput(const CompareArgs& a, CompareInputs& in) {
   std::string input_layer = a.input_layer;
   if (!a.dataset_mode) {
-    auto named = splitNamedInput(in.float_model.graph, a.input);
+    auto named = splitNamedInput(in.float_model.model.graph, a.input);
     if (!named.first.empty()) {
-      if (!input_layer.empty() && model::nodeNameOf(input_layer) != model::nodeNameOf(named.first))
+      if (!input_layer.empty() && input_layer != named.first &&
+          model::nodeNameOf(input_layer) != model::nodeNameOf(named.first))
         return Status::Error("--input names the input '" + named.first + "' but --input_layer says '" +
                              input_layer + "'");
       input_layer = named.first;
       in.input_file = named.second;
     }
   }
-  auto spec = engine::findGraphInput(in.float_model.graph, input_layer);
-  if (!spec.ok()) return Status::Error("--input_layer: " + spec.error());
-  in.spec = std::move(*spec);
+  const auto& inputs = in.float_model.endpoints.inputs;
+  if (input_layer.empty()) {
+    if (inputs.size() != 1)
+      return Status::Error("--input_layer: " + a.graph + " has " + std::to_string(inputs.size()) + " inputs (" +
+                           model::endpointList(inputs) + "); name the one to feed");
+    input_layer = inputs[0].display();
+  }
+  auto tensor = model::resolveTensor(in.float_model, input_layer, "--input_layer");
+  if (!tensor.ok()) return tensor.status();
+  const model::Endpoint e = model::endpointOf(in.float_model, *tensor);
+  const model::TensorRef ref = model::parseTensorName(*tensor);
+  in.spec.name = ref.port == 0 ? ref.node : *tensor;
+  in.spec.dtype = e.dtype == tensorflow::DT_INVALID ? tensorflow::DT_FLOAT : e.dtype;
+  in.spec.shape = e.known_rank ? e.shape : model::Shape{};
+  // In the second model: --input_layer2, else the same name when it names
+  // something there under another tensor (a signature key); a name it does
+  // not have stays, for a model that starts inside the first (compare.h).
+  const std::string name2 = a.input_layer2.empty() ? input_layer : a.input_layer2;
+  auto tensor2 = model::resolveTensor(in.quant_model, name2, a.input_layer2.empty() ? "--input_layer" : "--input_layer2");
+  if (!tensor2.ok() && (!a.input_layer2.empty() || !startsInside(in.float_model.model.graph, in.quant_model.model.graph)))
+    return Status::Error(tensor2.error() + "; give the input's name in " + a.graph2 + " with --input_layer2");
+  if (tensor2.ok() && model::parseTensorName(*tensor2).node != ref.node) in.quant_input = *tensor2;
+  return Status::Ok();
+}
+
+// The outputs compared: --output (default: the first model's), resolved in
+// each model; --output2 names them in the second, else the same names, else
+// (without --output) the second model's own outputs in order.
+Status chooseOutputs(const CompareArgs& a, CompareInputs& in) {
+  std::vector<std::string> names = a.outputs;
+  const bool given = !names.empty();
+  if (!given)
+    for (const auto& o : in.float_model.endpoints.outputs) names.push_back(o.display());
+  if (names.empty()) return Status::Error(a.graph + " has no output; name one with --output");
+  auto first = model::resolveTensors(in.float_model, names, "--output");
+  if (!first.ok()) return first.status();
+  in.output_names = names;
+  in.float_outputs = *first;
+  if (!a.outputs2.empty()) {
+    if (a.outputs2.size() != names.size())
+      return Status::Error("--output2 gives " + std::to_string(a.outputs2.size()) + " names for " +
+                           std::to_string(names.size()) + " outputs");
+    auto second = model::resolveTensors(in.quant_model, a.outputs2, "--output2");
+    if (!second.ok()) return second.status();
+    in.quant_outputs = *second;
+    return Status::Ok();
+  }
+  auto second = model::resolveTensors(in.quant_model, names, "--output");
+  if (second.ok()) {
+    in.quant_outputs = *second;
+    return Status::Ok();
+  }
+  const auto& own = in.quant_model.endpoints.outputs;
+  if (given || own.size() != names.size())
+    return Status::Error(second.error() + "; give its name in " + a.graph2 + " with --output2");
+  for (const auto& o : own) in.quant_outputs.push_back(o.tensor);
+  return Status::Ok();
+}
+
+Result<CompareInputs> loadCompareInputs(const CompareArgs& a) {
+  auto g1 = openModel(a.graph, a.signature);
+  if (!g1.ok()) return g1.status();
+  auto g2 = openModel(a.graph2, a.signature);
+  if (!g2.ok()) return g2.status();
+  CompareInputs in;
+  in.float_model = std::move(*g1);
+  in.quant_model = std::move(*g2);
+  // --input=NAME=FILE (the spelling of `gdstudio run`) names the input too.
+  in.input_file = expandPath(a.input);
+  Status input = chooseInput(a, in);
+  if (!input.ok()) return input;
+  Status outputs = chooseOutputs(a, in);
+  if (!outputs.ok()) return outputs;
   if (!a.label_map.empty()) {
     auto read = engine::readLabelMap(a.label_map);
     if (!read.ok()) return Status::Error("--label_map: " + read.error());
     in.label_map = std::move(*read);
   }
   return in;
+}
+
+// The comparison's names: the second model's input and outputs where they
+// differ from the first's.
+engine::CompareOptions compareOptions(const CompareArgs& a, const CompareInputs& in) {
+  engine::CompareOptions options = a.compare;
+  if (!in.quant_input.empty()) options.other_feed_names = {in.quant_input};
+  if (in.quant_outputs != in.float_outputs) options.other_outputs = in.quant_outputs;
+  return options;
 }
 
 // A class id as its name in --label_map, else the number.
@@ -224,9 +339,11 @@ void printCompareTable(const engine::CompareResult& result, const CompareInputs&
 int compareOneInput(const CompareArgs& a, const CompareInputs& in) {
   auto input = engine::loadSample(in.input_file, in.spec, a.preprocess);
   if (!input.ok()) return fail(input.error());
-  auto result =
-      engine::compare(in.float_model.graph, in.quant_model.graph, {in.spec.name}, {*input}, a.outputs, a.compare);
+  auto result = engine::compare(in.float_model.model.graph, in.quant_model.model.graph, {in.spec.name}, {*input},
+                                in.float_outputs, compareOptions(a, in));
   if (!result.ok()) return fail(result.error());
+  for (std::size_t i = 0; i < result->outputs.size() && i < in.output_names.size(); ++i)
+    result->outputs[i].stats.name = in.output_names[i];
   std::size_t rows = result->layers.size();
   if (a.layer_rows > 0) rows = std::min<std::size_t>(rows, static_cast<std::size_t>(a.layer_rows));
   if (a.format == "json") printCompareJson(*result, in, rows);
@@ -271,7 +388,7 @@ int compareDataset(const CompareArgs& a, const CompareInputs& in) {
   auto dataset = engine::openDataset(a.dataset, a.labels);
   if (!dataset.ok()) return fail("--dataset: " + dataset.error());
   engine::DatasetOptions options;
-  options.compare = a.compare;
+  options.compare = compareOptions(a, in);
   options.compare.per_layer = false;
   options.preprocess = a.preprocess;
   options.label_map = in.label_map;
@@ -280,8 +397,8 @@ int compareDataset(const CompareArgs& a, const CompareInputs& in) {
     options.progress = [&progress](int done, int total, const std::string& file) {
       progress.update("compare: " + std::to_string(done + 1) + "/" + std::to_string(total) + " " + file);
     };
-  auto evaluated =
-      engine::evaluateDataset(in.float_model.graph, in.quant_model.graph, in.spec, *dataset, a.outputs, options);
+  auto evaluated = engine::evaluateDataset(in.float_model.model.graph, in.quant_model.model.graph, in.spec, *dataset,
+                                          in.float_outputs, options);
   progress.finish();
   if (!evaluated.ok()) return fail(evaluated.error());
   if (a.format == "json") printDatasetJson(*evaluated);

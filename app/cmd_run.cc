@@ -13,6 +13,7 @@
 #include "app/flags.h"
 #include "engine/eval/feeds.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/endpoints.h"
 #include "model/io.h"
 #include "model/npy.h"
 #include "model/staged_file.h"
@@ -58,17 +59,24 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
 }
 
 const char* kUsage =
-    "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
-    "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false]";
+    "Usage: gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] [--output=NAME[,NAME...]] --out_dir=DIR\n"
+    "                    [--signature_name=KEY] [--num_threads=N] [--reference] [--winograd=false]\n\n"
+    "Runs the model once on the given inputs and writes every output as .npy. Inputs and outputs may be named by\n"
+    "node, by tensor (node:port) or by signature key (a SavedModel's, or a .tflite file's SignatureDef); a\n"
+    "SavedModel runs its signature frozen with its checkpoint. Without --output the model's outputs are written:\n"
+    "a .tflite file's and a signature's declared ones, a graph's nodes nothing consumes. A model with one input\n"
+    "takes --input=FILE.";
 
 std::vector<FlagSpec> runFlags() {
   using T = FlagSpec::Type;
   return {
-      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)", kRequired | kPath},
+      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta, .tflite or SavedModel)", kRequired | kPath},
       {"input", T::Repeated, "",
-       "NAME=FILE: a tensor to feed (node or node:port) and its value as .npy; for string inputs "
-       "any file, passed as one string (for example a WAV file for wav_data)"},
-      {"output", T::Repeated, "", "tensors to fetch, comma separated (node or node:port)"},
+       "NAME=FILE: a tensor to feed (node, node:port or signature key) and its value as .npy; for string "
+       "inputs any file, passed as one string (for example a WAV file for wav_data)"},
+      {"output", T::Repeated, "",
+       "tensors to fetch, comma separated (node, node:port or signature key; default: the model's outputs)"},
+      {"signature_name", T::String, "", "SavedModel: the signature to run (default serving_default)"},
       {"out_dir", T::String, "", "folder for the outputs (<name with / and : as _>.npy)", kRequired | kPath},
       {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads (1: no workers)"},
       {"reference", T::Bool, "false", "use the plain reference kernels"},
@@ -83,6 +91,7 @@ std::vector<FlagSpec> runFlags() {
 // them. A new flag lands here and in parseRunFlags.
 struct RunArgs {
   std::string graph;
+  std::string signature;
   std::vector<std::string> feed_names, feed_files;  // --input NAME=FILE
   std::vector<std::string> outputs;
   std::string out_dir;
@@ -94,17 +103,17 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
   for (const auto& v : flags.all("output"))
     for (const auto& o : splitString(v, ','))
       if (!o.empty()) a.outputs.push_back(o);
-  if (a.outputs.empty()) return Status::Error("--output is required (one or more tensor names)");
   auto threads = flags.numThreads();
   if (!threads.ok()) return threads.status();
   for (const auto& in : flags.all("input")) {
     size_t eq = in.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
-      return Status::Error("--input=" + in + ": expected NAME=FILE");
-    a.feed_names.push_back(in.substr(0, eq));
-    a.feed_files.push_back(expandPath(in.substr(eq + 1)));
+    if (eq == 0 || eq + 1 == in.size()) return Status::Error("--input=" + in + ": expected NAME=FILE");
+    // NAME= may be left out for a model with one input (checked once it is loaded).
+    a.feed_names.push_back(eq == std::string::npos ? "" : in.substr(0, eq));
+    a.feed_files.push_back(expandPath(eq == std::string::npos ? in : in.substr(eq + 1)));
   }
   a.graph = flags.str("graph");
+  a.signature = flags.str("signature_name");
   a.out_dir = flags.str("out_dir");
   a.plan.num_threads = static_cast<int>(*threads);
   a.plan.reference_kernels = flags.boolean("reference");
@@ -112,14 +121,49 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
   return a;
 }
 
+// The feeds and fetches as tensors of the graph that runs: names resolved
+// (signature keys, TFLite tensor names), an unnamed --input given the
+// model's only input, the model's outputs when --output is not given (their
+// display names become the outputs' names).
+Status resolveNames(RunArgs& a, const model::RunnableModel& m, std::vector<std::string>* feeds,
+                    std::vector<std::string>* fetches) {
+  for (auto& name : a.feed_names) {
+    if (name.empty()) {
+      if (m.endpoints.inputs.size() != 1)
+        return Status::Error("--input=FILE without a name needs a model with one input; " + a.graph + " has " +
+                             std::to_string(m.endpoints.inputs.size()) + " (" + model::endpointList(m.endpoints.inputs) +
+                             "): write --input=NAME=FILE");
+      name = m.endpoints.inputs[0].display();
+    }
+    auto t = model::resolveTensor(m, name, "--input");
+    if (!t.ok()) return t.status();
+    feeds->push_back(*t);
+  }
+  if (a.outputs.empty()) {
+    if (m.endpoints.outputs.empty())
+      return Status::Error(a.graph + " has no output (no node is left unconsumed); name one with --output");
+    for (const auto& o : m.endpoints.outputs) a.outputs.push_back(o.display());
+  }
+  auto resolved = model::resolveTensors(m, a.outputs, "--output");
+  if (!resolved.ok()) return resolved.status();
+  *fetches = std::move(*resolved);
+  return Status::Ok();
+}
+
 // Loads and compiles the graph, reads the feeds in the types the plan
 // expects, and runs it once.
-Result<std::vector<engine::Tensor>> runOnce(const RunArgs& a) {
-  auto loaded = model::load(a.graph);
+Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
+  model::RunnableOptions options;
+  options.signature = a.signature;
+  auto loaded = model::openRunnable(a.graph, options);
   if (!loaded.ok()) return loaded.status();
-  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
-  auto plan =
-      engine::compileForInference(std::shared_ptr<const tensorflow::GraphDef>(graph), a.feed_names, a.outputs, a.plan);
+  for (const auto& n : loaded->notes) note(n);
+  std::vector<std::string> feed_tensors, fetch_tensors;
+  Status names = resolveNames(a, *loaded, &feed_tensors, &fetch_tensors);
+  if (!names.ok()) return names;
+  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->model.graph));
+  auto plan = engine::compileForInference(std::shared_ptr<const tensorflow::GraphDef>(graph), feed_tensors,
+                                          fetch_tensors, a.plan);
   if (!plan.ok()) return Status::Error(a.graph + ": " + plan.error());
   std::vector<engine::Tensor> feeds;
   for (size_t i = 0; i < a.feed_names.size(); ++i) {

@@ -1,11 +1,13 @@
 // gdstudio tflite_convert: TensorFlow's tflite_convert for frozen graphs,
-// TF1 SavedModels and Keras models, with its flags (--graph_def_file
+// SavedModels (TF1 and TF2) and Keras models, with its flags (--graph_def_file
 // --output_file --input_arrays --output_arrays --input_shapes
 // --saved_model_dir --keras_model_file), plus
 // full-integer int8 export calibrated on a folder of representative inputs
 // (--quantize=int8 --calibration_data=DIR), which TensorFlow's command line
 // never had. The converter is transforms/tflite/convert.h; the file is written
 // by model/tflite/writer.h.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -14,7 +16,12 @@
 #include <vector>
 
 #include "app/flags.h"
+#include "app/tflite_convert_tf.h"
+#include "engine/eval/feeds.h"
 #include "engine/eval/dataset.h"
+#include "model/endpoints.h"
+#include "model/dot_export.h"
+#include "model/freeze.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
 #include "model/tflite/builtin_ops.h"
@@ -32,7 +39,7 @@ const char* kUsage =
     "                               [--input_arrays=a,b --output_arrays=c --input_shapes=1,224,224,3:1,10]\n"
     "                               [--quantize=int8 --calibration_data=DIR [--input_mean=127.5 --input_std=127.5]\n"
     "                                --inference_input_type=float|int8 --inference_output_type=float|int8]\n\n"
-    "Converts a frozen TensorFlow graph (or a TF1 SavedModel, frozen on the way, or a Keras .keras or .h5 model,\n"
+    "Converts a frozen TensorFlow graph (or a SavedModel, frozen on the way, or a Keras .keras or .h5 model,\n"
     "its layers as the ops TensorFlow traces) to a TensorFlow Lite model, as\n"
     "TensorFlow's tflite_convert does: it strips the graph to the input and output arrays, removes Identity nodes,\n"
     "folds constants and batch norms, and maps each op (or fused chain such as Conv2D + BiasAdd + Relu6) to a\n"
@@ -42,13 +49,22 @@ const char* kUsage =
     "`gdstudio compare --dataset` reads it: images resized to the input's shape and normalized as\n"
     "(x - input_mean) / input_std, .npy tensors, or, when the input arrays are inner nodes such as Mfcc, files fed\n"
     "to the graph's own input, e.g. WAV clips), int32 biases, float inputs and outputs with QUANTIZE/DEQUANTIZE at\n"
-    "the edges unless --inference_input_type/--inference_output_type=int8.";
+    "the edges unless --inference_input_type/--inference_output_type=int8. The representative inputs must fit the\n"
+    "model's input: a .npy of another shape or type, or a colour image for a one-channel input (unless --grayscale),\n"
+    "is an error naming the file; images are resized to the input's height and width.\n"
+    "--calibration_data=random[:N] calibrates on N seeded random inputs (default 100) when you have no data at\n"
+    "hand: the ranges are then not your data's, which the output and the model's description say.\n\n"
+    "TensorFlow's own flags work as in TensorFlow 1.x and 2.x (--enable_v1_converter is accepted, not needed):\n"
+    "--inference_type=INT8 with --mean_values/--std_dev_values quantizes with the ranges of the graph's FakeQuant\n"
+    "nodes and --default_ranges_min/max for the rest; --output_format=GRAPHVIZ_DOT writes a Graphviz file;\n"
+    "--dump_graphviz_dir and --conversion_summary_dir write what the conversion did. Unambiguous prefixes of flag\n"
+    "names are accepted, as TensorFlow's argparse accepts them (--input_shape).";
 
 std::vector<FlagSpec> convertFlags() {
   using T = FlagSpec::Type;
-  return {
+  std::vector<FlagSpec> flags = {
       {"graph_def_file", T::String, "", "frozen GraphDef (.pb or .pbtxt) to convert", kPath},
-      {"saved_model_dir", T::String, "", "TF1 SavedModel directory to freeze and convert", kPath},
+      {"saved_model_dir", T::String, "", "SavedModel directory (TF1 or TF2) to freeze and convert", kPath},
       {"keras_model_file", T::String, "",
        "Keras model to convert: a .keras archive (Keras 3, Keras 2.13+) or an .h5 model (model.save); its input "
        "and output layers are the default arrays",
@@ -62,23 +78,41 @@ std::vector<FlagSpec> convertFlags() {
       {"input_shapes", T::String, "",
        "shape per input, colon separated, e.g. 1,224,224,3:1,10 (default: the Placeholder's, batch 1)"},
       {"quantize", T::String, "", "int8: TensorFlow Lite's full-integer quantization (needs --calibration_data)"},
-      {"calibration_data", T::String, "", "folder of representative inputs for --quantize=int8", kPath},
+      {"calibration_data", T::String, "",
+       "folder of representative inputs for --quantize=int8, or random[:N] for N seeded random inputs", kPath},
       {"input_mean", T::Float, "127.5", "calibration images: subtracted from the pixels"},
       {"input_std", T::Float, "127.5", "calibration images: the pixels are divided by this"},
-      {"inference_input_type", T::String, "float", "int8 models: float (QUANTIZE at the input) or int8"},
+      {"grayscale", T::Bool, "false", "calibration images: convert colour images to grey for a one-channel input"},
+      {"inference_input_type", T::String, "float",
+       "int8 models: float (QUANTIZE at the input) or int8 (with --inference_type: its value)"},
       {"inference_output_type", T::String, "float", "int8 models: float (DEQUANTIZE at the output) or int8"},
       {"disable_per_channel_quantization_for_dense_layers", T::Bool, "true",
        "int8: one weight scale per FULLY_CONNECTED layer (TensorFlow Lite's scheme until 2024, which Arm NN 20.08, "
        "NNAPI and older TFLite Micro need); =false gives one per output channel"},
       {"num_threads", T::Int, "1", "threads for the calibration runs: -1 or 0 all cores, N threads"},
   };
+  for (FlagSpec& f : tensorflowConverterFlags()) flags.push_back(std::move(f));
+  return flags;
 }
 
 Result<tensorflow::DataType> ioType(const Flags& flags, const std::string& name) {
-  const std::string v = flags.str(name);
-  if (v == "float" || v == "float32" || v == "FLOAT32") return tensorflow::DT_FLOAT;
-  if (v == "int8" || v == "INT8") return tensorflow::DT_INT8;
-  return Status::Error("--" + name + " must be float or int8, got '" + v + "'");
+  std::string v = flags.str(name);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "float" || v == "float32") return tensorflow::DT_FLOAT;
+  if (v == "int8") return tensorflow::DT_INT8;
+  return Status::Error("--" + name + " must be float or int8, got '" + flags.str(name) + "'");
+}
+
+// --calibration_data=random or random:N.
+constexpr int kDefaultRandomSamples = 100;
+Result<int> randomSampleCount(const std::string& data) {
+  if (data != "random" && data.rfind("random:", 0) != 0) return 0;
+  if (data == "random") return kDefaultRandomSamples;
+  char* end = nullptr;
+  const long n = std::strtol(data.c_str() + 7, &end, 10);
+  if (!end || *end != '\0' || n < 1 || n > 100000)
+    return Status::Error("--calibration_data=" + data + ": random:N takes a sample count from 1 to 100000");
+  return static_cast<int>(n);
 }
 
 // What the command line asks for, checked: the flags as the command uses
@@ -87,8 +121,11 @@ struct ConvertArgs {
   std::string graph_file, saved_model, keras_model;  // exactly one
   std::string tag_set, signature_key;   // SavedModel
   std::string output;
-  std::string calibration_data;
+  std::string calibration_data;  // a folder, or "" for random samples / no calibration
+  int random_samples = 0;        // --calibration_data=random[:N]
   double input_mean = 127.5, input_std = 127.5;
+  bool grayscale = false;
+  TensorFlowConverterFlags tf;
   transforms::tflite::ConvertOptions options;
 };
 
@@ -116,18 +153,26 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   if (!quantize.empty() && quantize != "int8") return Status::Error("--quantize must be int8, got '" + quantize + "'");
   options.quantize = quantize == "int8" ? Quantize::Int8 : Quantize::None;
   a.calibration_data = flags.str("calibration_data");
-  if (options.quantize == Quantize::Int8 && a.calibration_data.empty())
-    return Status::Error(
-        "--quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges)");
-  if (options.quantize == Quantize::None && !a.calibration_data.empty())
+  auto random = randomSampleCount(a.calibration_data);
+  if (!random.ok()) return random.status();
+  a.random_samples = *random;
+  if (a.random_samples > 0) a.calibration_data.clear();
+  const bool calibrated = !a.calibration_data.empty() || a.random_samples > 0;
+  const bool tf_int8 = a.tf.inference_type == tensorflow::DT_INT8;
+  if (options.quantize == Quantize::Int8 && !calibrated)
+    return Status::Error("--quantize=int8 needs --calibration_data=DIR (representative inputs for the activation "
+                         "ranges), or --calibration_data=random:100 to try it without data");
+  if (options.quantize == Quantize::None && calibrated && !tf_int8)
     return Status::Error("--calibration_data is for --quantize=int8");
+  if (calibrated) options.quantize = Quantize::Int8;
   auto in_type = ioType(flags, "inference_input_type");
   auto out_type = ioType(flags, "inference_output_type");
-  if (!in_type.ok()) return in_type.status();
+  if (!in_type.ok() && !tf_int8) return in_type.status();
   if (!out_type.ok()) return out_type.status();
-  options.inference_input_type = *in_type;
+  options.inference_input_type = in_type.ok() ? *in_type : tensorflow::DT_FLOAT;
   options.inference_output_type = *out_type;
   options.per_channel_fully_connected = !flags.boolean("disable_per_channel_quantization_for_dense_layers");
+  a.grayscale = flags.boolean("grayscale");
   return Status::Ok();
 }
 
@@ -144,6 +189,9 @@ Result<ConvertArgs> parseConvertFlags(const Flags& flags) {
   a.signature_key = flags.str("saved_model_signature_key");
   a.options.inputs = flags.list("input_arrays");
   a.options.outputs = flags.list("output_arrays");
+  auto tf = parseTensorFlowConverterFlags(flags);
+  if (!tf.ok()) return tf.status();
+  a.tf = std::move(*tf);
   Status shapes = parseInputShapes(flags, a.options);
   if (!shapes.ok()) return shapes;
   Status quantize = parseQuantizeFlags(flags, a);
@@ -205,15 +253,80 @@ Result<ConvertInput> loadConvertInput(ConvertArgs& a) {
   return in;
 }
 
-// --quantize=int8: the activation ranges observed on --calibration_data.
-// Returns the line that reports it.
+// --calibration_data=random:N: N samples of seeded uniform values in the
+// inputs' shapes (--input_shapes, else the Placeholder's, free dimensions 1).
+Result<std::vector<std::vector<engine::Tensor>>> randomSamples(const ConvertArgs& a,
+                                                               const tensorflow::GraphDef& graph) {
+  const std::vector<std::string> inputs = transforms::tflite::converterInputs(graph, a.options);
+  std::vector<std::vector<engine::Tensor>> samples(static_cast<std::size_t>(a.random_samples));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    model::Endpoint e = model::endpointOf(graph, inputs[i]);
+    if (i < a.options.input_shapes.size() && !a.options.input_shapes[i].empty()) {
+      e.known_rank = true;
+      e.shape = a.options.input_shapes[i];
+    }
+    auto shape = model::concreteShape(e, "--input_shapes", nullptr);
+    if (!shape.ok()) return shape.status();
+    const tensorflow::DataType dtype = e.dtype == tensorflow::DT_INVALID ? tensorflow::DT_FLOAT : e.dtype;
+    for (std::size_t s = 0; s < samples.size(); ++s) {
+      auto t = engine::randomTensor(dtype, *shape, 1000 * (s + 1) + i, "random input for '" + inputs[i] + "'");
+      if (!t.ok()) return t.status();
+      samples[s].push_back(std::move(*t));
+    }
+  }
+  return samples;
+}
+
+// --quantize=int8: the activation ranges' inputs, from --calibration_data's
+// files (checked against the input: no silent decolouring) or
+// random values. Returns the line that reports it.
 Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph) {
+  if (a.random_samples > 0) {
+    auto samples = randomSamples(a, graph);
+    if (!samples.ok()) return Status::Error("--calibration_data=random: " + samples.error());
+    a.options.calibration = std::move(*samples);
+    warn("--calibration_data=random:" + std::to_string(a.random_samples) + ": the int8 ranges come from " +
+         std::to_string(a.random_samples) + " seeded random inputs (uniform in [0, 1)), not from your data; the "
+         "model's accuracy says nothing until you calibrate it on real inputs (--calibration_data=DIR)");
+    return "Calibrated on " + std::to_string(a.random_samples) + " random inputs (not real data)";
+  }
+  ProgressLine progress;
+  progress.update("calibration: reading " + a.calibration_data);
   auto samples = transforms::tflite::calibrationFolder(graph, a.options, a.calibration_data,
                                                        static_cast<float>(a.input_mean),
-                                                       static_cast<float>(a.input_std));
+                                                       static_cast<float>(a.input_std), a.grayscale);
+  progress.finish();
   if (!samples.ok()) return Status::Error("--calibration_data: " + samples.error());
   a.options.calibration = std::move(*samples);
   return "Calibrated on " + std::to_string(a.options.calibration.size()) + " inputs from " + a.calibration_data;
+}
+
+// "node:port" -> "node:port", "node" -> "node:0".
+std::string canonical(const std::string& tensor) {
+  const model::TensorRef ref = model::parseTensorName(tensor);
+  return ref.node + ":" + std::to_string(ref.port);
+}
+
+// The SignatureDefs written into the converted model: a SavedModel's, named
+// as the converted model names its tensors (convertedSignatures), else, for a
+// frozen graph, serving_default keyed by its input and output node names, so
+// that TensorFlow Lite's signature runners and `gdstudio run --output=NAME`
+// find them.
+std::vector<model::Signature> outputSignatures(const ConvertInput& in,
+                                               const transforms::tflite::ConvertResult& converted) {
+  if (!in.signatures.empty()) return transforms::tflite::convertedSignatures(in.signatures, converted);
+  auto keyOf = [](const std::string& tensor) {
+    const model::TensorRef ref = model::parseTensorName(tensor);
+    return ref.port == 0 ? ref.node : ref.node + ":" + std::to_string(ref.port);
+  };
+  model::Signature s;
+  s.key = "serving_default";
+  for (const std::string& t : converted.inputs) s.inputs.emplace_back(keyOf(t), canonical(t));
+  for (std::size_t k = 0; k < converted.outputs.size() && k < converted.graph_outputs.size(); ++k)
+    s.outputs.emplace_back(keyOf(converted.outputs[k]), converted.graph_outputs[k]);
+  std::sort(s.inputs.begin(), s.inputs.end());
+  std::sort(s.outputs.begin(), s.outputs.end());
+  return {s};
 }
 
 // The converter's notes, the operators by builtin, the file's sizes.
@@ -227,36 +340,90 @@ void printConverted(const ConvertArgs& a, const transforms::tflite::ConvertResul
       ++ops[b ? b->name : n.op()];
     }
   std::string op_text;
-  for (const auto& [name, count] : ops) op_text += (op_text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-  std::printf("Operators: %d (%s)\n", stats.operators, op_text.c_str());
-  std::printf("Tensors: %d, buffers: %d (%d shared), constant bytes: %llu\n", stats.tensors, stats.buffers,
-              stats.shared_buffers, static_cast<unsigned long long>(stats.constant_bytes));
+  int operators = 0;
+  for (const auto& [name, count] : ops) {
+    op_text += (op_text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+    operators += count;
+  }
+  std::printf("Operators: %d (%s)\n", operators, op_text.c_str());
+  if (!a.tf.graphviz_dot)
+    std::printf("Tensors: %d, buffers: %d (%d shared), constant bytes: %llu\n", stats.tensors, stats.buffers,
+                stats.shared_buffers, static_cast<unsigned long long>(stats.constant_bytes));
   if (!calibration_note.empty()) std::printf("%s\n", calibration_note.c_str());
+  if (a.options.quantize == transforms::tflite::Quantize::Int8 && a.options.calibration.empty()) {
+    std::string how = std::to_string(converted.fake_quant_nodes) + " FakeQuant ranges";
+    if (!a.options.input_ranges.empty()) how += ", the inputs' from --mean_values/--std_dev_values";
+    if (a.options.default_range) {
+      char range[96];
+      std::snprintf(range, sizeof range, ", [%g, %g] (--default_ranges_min/max) for the rest",
+                    a.options.default_range->min, a.options.default_range->max);
+      how += range;
+    }
+    std::printf("Quantized to int8 with %s\n", how.c_str());
+  }
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(a.output, ec);
   std::printf("Wrote %s (%llu bytes)\n", a.output.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
 }
 
+// What the model's description says: gdstudio, and that random ranges are
+// not the data's.
+std::string description(const ConvertArgs& a) {
+  if (a.random_samples == 0) return "gdstudio";
+  return "gdstudio; WARNING: int8 ranges calibrated on " + std::to_string(a.random_samples) +
+         " random inputs (uniform in [0, 1)), not on real data: not for deployment";
+}
+
+// The converted model written: a .tflite, or with --output_format=GRAPHVIZ_DOT
+// a Graphviz file; then the dump files TensorFlow's flags ask for.
+Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const transforms::tflite::ConvertResult& converted,
+                      model::tflite::WriteStats* stats) {
+  if (a.tf.graphviz_dot) {
+    Status saved = model::writeFileAtomic(a.output, model::graphToDot(converted.graph));
+    if (!saved.ok()) return saved;
+  } else {
+    model::tflite::WriteOptions write;
+    write.description = description(a);
+    write.signatures = outputSignatures(input, converted);
+    Status saved = model::tflite::saveTflite(converted.graph, a.output, write, stats);
+    if (!saved.ok()) return saved;
+  }
+  auto dumps = writeConversionDumps(a.tf, input.graph, converted, a.output);
+  if (!dumps.ok()) return dumps.status();
+  for (const auto& f : *dumps) std::printf("Wrote %s\n", f.c_str());
+  return Status::Ok();
+}
+
 int runTfliteConvert(int argc, char** argv) {
   Flags flags("tflite_convert", kUsage, convertFlags());
+  flags.allowAbbreviations();
+  flags.setRenamedFlags(tensorflowRenamedFlags());
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   auto args = parseConvertFlags(flags);
   if (!args.ok()) return fail(args.error());
+  for (const auto& n : args->tf.notes) note(n);
   auto input = loadConvertInput(*args);
   if (!input.ok()) return fail(input.error());
+  Status typed = applyInferenceType(args->tf, transforms::tflite::converterInputs(input->graph, args->options).size(), args->options);
+  if (!typed.ok()) return fail(typed.message());
   std::string calibration_note;
-  if (args->options.quantize == transforms::tflite::Quantize::Int8) {
+  if (args->options.quantize == transforms::tflite::Quantize::Int8 &&
+      (!args->calibration_data.empty() || args->random_samples > 0)) {
     auto calibrated = calibrate(*args, input->graph);
     if (!calibrated.ok()) return fail(calibrated.error());
     calibration_note = *calibrated;
   }
+  ProgressLine progress;
+  if (progress.enabled())
+    args->options.calibration_progress = [&progress](int done, int total) {
+      progress.update("calibration: input " + std::to_string(done + 1) + " of " + std::to_string(total));
+    };
   auto converted = transforms::tflite::convertToTflite(input->graph, args->options);
+  progress.finish();
   if (!converted.ok()) return fail(converted.error());
-  model::tflite::WriteOptions write;
-  write.signatures = transforms::tflite::convertedSignatures(std::move(input->signatures), *converted);
   model::tflite::WriteStats stats;
-  Status saved = model::tflite::saveTflite(converted->graph, args->output, write, &stats);
-  if (!saved.ok()) return fail(saved.message());
+  Status written = writeConverted(*args, *input, *converted, &stats);
+  if (!written.ok()) return fail(written.message());
   printConverted(*args, *converted, stats, calibration_note);
   return 0;
 }

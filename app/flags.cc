@@ -139,6 +139,30 @@ const FlagSpec* Flags::spec(const std::string& name) const {
   return nullptr;
 }
 
+// A flag name that no spec has: an abbreviation (allowAbbreviations), a
+// renamed flag, or an error listing the valid ones.
+Result<const FlagSpec*> Flags::unknownFlag(const std::string& name) const {
+  if (abbreviations_) {
+    std::vector<const FlagSpec*> matches;
+    for (const auto& f : specs_)
+      if (f.name.rfind(name, 0) == 0) matches.push_back(&f);
+    if (matches.size() == 1) return matches[0];
+    if (matches.size() > 1) {
+      std::string list;
+      for (const FlagSpec* f : matches) list += (list.empty() ? "--" : ", --") + f->name;
+      return Status::Error("ambiguous option: --" + name + " could match " + list);
+    }
+  }
+  for (const auto& [from, to] : renamed_)
+    if (name.rfind(from, 0) == 0)
+      return Status::Error("unknown flag --" + name + " for '" + command_ + "': use --" + to + " instead of --" + from);
+  std::string valid;
+  for (const auto& f : specs_)
+    if (!(f.attrs & (kLogging | kCommon))) valid += (valid.empty() ? "--" : ", --") + f.name;
+  return Status::Error("unknown flag --" + name + " for '" + command_ + "'; valid flags: " + valid +
+                       " (and TensorFlow's logging flags: --logtostderr, --v, ...)");
+}
+
 Status Flags::parse(int argc, char** argv, int start) {
   for (int i = start; i < argc; ++i) {
     std::string arg = argv[i];
@@ -165,11 +189,10 @@ Status Flags::parse(int argc, char** argv, int start) {
       }
     }
     if (!s) {
-      std::string valid;
-      for (const auto& f : specs_)
-        if (!(f.attrs & (kLogging | kCommon))) valid += (valid.empty() ? "--" : ", --") + f.name;
-      return Status::Error("unknown flag --" + name + " for '" + command_ + "'; valid flags: " + valid +
-                           " (and TensorFlow's logging flags: --logtostderr, --v, ...)");
+      auto found = unknownFlag(name);
+      if (!found.ok()) return found.status();
+      s = *found;
+      name = s->name;
     }
     if (s->type == FlagSpec::Type::Values) {
       // nargs='*': the words up to the next flag (none is an empty list).

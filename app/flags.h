@@ -41,6 +41,13 @@ class Flags {
   // Positional arguments the command takes (default none); `what` names them
   // in errors, e.g. "BEFORE AFTER".
   void setPositional(int min, int max, std::string what);
+  // argparse's allow_abbrev, for commands that stand in for TensorFlow's
+  // Python tools: an unambiguous prefix names the flag (--input_shape is
+  // --input_shapes, as TensorFlow's own documentation writes it).
+  void allowAbbreviations() { abbreviations_ = true; }
+  // Old names a tool reports with their new ones: an unknown flag that starts
+  // with `from` is an error saying "use --to instead of --from".
+  void setRenamedFlags(std::vector<std::pair<std::string, std::string>> renamed) { renamed_ = std::move(renamed); }
 
   // The preamble every command shares. Parses argv[1..argc) (argv[0] is the
   // command). Returns 0 after printing the help for --help; 1 after printing
@@ -76,6 +83,7 @@ class Flags {
 
  private:
   const FlagSpec* spec(const std::string& name) const;
+  Result<const FlagSpec*> unknownFlag(const std::string& name) const;
   std::string command_, usage_;
   std::vector<FlagSpec> specs_;
   std::map<std::string, std::vector<std::string>> values_;
@@ -83,6 +91,8 @@ class Flags {
   int min_positional_ = 0, max_positional_ = 0;
   std::string positional_what_;
   bool help_ = false;
+  bool abbreviations_ = false;
+  std::vector<std::pair<std::string, std::string>> renamed_;
 };
 
 std::vector<std::string> splitString(const std::string& s, char sep);

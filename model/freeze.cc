@@ -350,6 +350,8 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
     std::map<std::string, std::string> sorted_ins;
     for (const auto& [alias, info] : it->second.inputs()) sorted_ins[alias] = info.name();
     for (const auto& [alias, name] : sorted_ins) result.inputs.push_back(name);
+    result.signature_inputs.assign(sorted_ins.begin(), sorted_ins.end());
+    result.signature_outputs.assign(sorted_outs.begin(), sorted_outs.end());
   }
   result.outputs = outputs;
 

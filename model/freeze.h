@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/checkpoint.h"
@@ -48,6 +49,9 @@ struct FreezeResult {
   std::vector<FrozenVariable> converted;  // in graph order
   std::vector<std::string> inputs;        // signature inputs (tensor names), if a signature chose outputs
   std::vector<std::string> outputs;       // the output node names used
+  // When a signature chose the outputs: its (key, tensor) pairs in the
+  // signature's order, the tensors named as in the frozen graph ("x:0").
+  std::vector<std::pair<std::string, std::string>> signature_inputs, signature_outputs;
   std::string checkpoint_prefix;          // the prefix actually read
   std::vector<std::string> warnings;
   // TF2 SavedModel: what was frozen ("signature 'serving_default'"), the

@@ -414,6 +414,7 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
     *(*p->mutable_attr())["shape"].mutable_shape() = in.shape;
     arg_tensors[static_cast<size_t>(in.arg)] = p->name();
     result.inputs.push_back(p->name());
+    result.signature_inputs.emplace_back(in.name, p->name() + ":0");
   }
   auto object = ObjectCheckpoint::open(og, ckpt);
   std::map<std::string, std::string> keys;
@@ -483,6 +484,7 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
     id->add_input(o.ret == 0 ? call->name() : call->name() + ":" + std::to_string(o.ret));
     (*id->mutable_attr())["T"].set_type((*out_types)[static_cast<size_t>(o.ret)]);
     outputs.push_back(id->name());
+    result.signature_outputs.emplace_back(o.name, id->name() + ":0");
   }
   *g.mutable_library() = model.graph.library();
 
@@ -533,6 +535,8 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
 
   frozen->inputs = result.inputs;
   frozen->outputs = fo.output_nodes;
+  frozen->signature_inputs = result.signature_inputs;
+  if (fo.output_nodes == outputs) frozen->signature_outputs = result.signature_outputs;
   frozen->frozen = t.what;
   frozen->function = t.function;
   for (const auto& x : inlined->inlined) {

@@ -276,9 +276,22 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
   // their own.
   auto ra = runGraph(reference, feed_names, feeds, outputs, options.plan, "float graph");
   if (!ra.ok()) return ra.status();
-  auto other_feeds = feedsForOther(reference, other, feed_names, feeds, options.plan);
+  if (!options.other_feed_names.empty() && options.other_feed_names.size() != feed_names.size())
+    return Status::Error("compare: " + std::to_string(options.other_feed_names.size()) + " input names for the 8-bit "
+                         "graph, " + std::to_string(feed_names.size()) + " for the float graph");
+  if (!options.other_outputs.empty() && options.other_outputs.size() != outputs.size())
+    return Status::Error("compare: " + std::to_string(options.other_outputs.size()) + " outputs of the 8-bit graph "
+                         "for " + std::to_string(outputs.size()) + " of the float graph (--output2)");
+  const std::vector<std::string>& other_outputs = options.other_outputs.empty() ? outputs : options.other_outputs;
+  Result<Feeds> other_feeds = Feeds{};
+  if (options.other_feed_names.empty()) {
+    other_feeds = feedsForOther(reference, other, feed_names, feeds, options.plan);
+  } else {
+    other_feeds->names = options.other_feed_names;
+    other_feeds->values = feeds;
+  }
   if (!other_feeds.ok()) return other_feeds.status();
-  auto rb = runGraph(other, other_feeds->names, other_feeds->values, outputs, options.plan, "8-bit graph");
+  auto rb = runGraph(other, other_feeds->names, other_feeds->values, other_outputs, options.plan, "8-bit graph");
   if (!rb.ok()) return rb.status();
   CompareResult result;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
@@ -309,6 +322,7 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
   }
   if (!options.per_layer) return result;
   std::set<std::string> skip(outputs.begin(), outputs.end());
+  skip.insert(other_outputs.begin(), other_outputs.end());
   skip.insert(feed_names.begin(), feed_names.end());
   skip.insert(other_feeds->boundary.begin(), other_feeds->boundary.end());
   const std::vector<LayerMatch> layers = matchLayers(reference, other, skip);

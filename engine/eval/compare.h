@@ -54,6 +54,11 @@ struct OutputComparison {
 struct CompareOptions {
   bool per_layer = true;
   PlanOptions plan;
+  // The names of the feeds and outputs in `other` when they differ from the
+  // reference's (a frozen graph's "dense_1" is a TensorFlow-made .tflite's
+  // "StatefulPartitionedCall:0"): one per feed / output, or empty for the
+  // same names.
+  std::vector<std::string> other_feed_names, other_outputs;
 };
 
 struct CompareResult {

@@ -99,10 +99,64 @@ Result<InputSpec> findGraphInput(const tensorflow::GraphDef& graph, const std::s
   return spec;
 }
 
+namespace {
+
+// "input 'x' (float[1,224,224,3])", for errors.
+std::string describeInput(const InputSpec& input) {
+  return "input '" + input.name + "' (" + model::dtypeName(input.dtype) +
+         (input.shape.empty() ? std::string() : model::shapeString(input.shape)) + ")";
+}
+
+// A .npy sample against the input's shape: equal (unknown dimensions match
+// any size), or the same without the batch dimension of 1, which it gets.
+Result<Tensor> checkNpyShape(const std::string& path, const InputSpec& input, Tensor t) {
+  if (input.shape.empty()) return t;
+  auto matches = [](const Shape& want, const Shape& have) {
+    if (want.size() != have.size()) return false;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      if (want[i] >= 0 && want[i] != have[i]) return false;
+    return true;
+  };
+  if (matches(input.shape, t.shape())) return t;
+  const Shape without_batch(input.shape.begin() + 1, input.shape.end());
+  if (input.shape[0] <= 1 && matches(without_batch, t.shape())) {
+    Shape shape = t.shape();
+    shape.insert(shape.begin(), 1);
+    return t.reshaped(shape);
+  }
+  return Status::Error(path + " holds " + model::dtypeName(t.dtype()) + model::shapeString(t.shape()) + "; " +
+                       describeInput(input) + " takes " + model::shapeString(input.shape));
+}
+
+// The pixels of an image file in the channels the input takes; with
+// `strict`, a colour image for a one-channel input needs `grayscale`.
+Result<ops::DecodedImage> decodeFor(const std::string& path, const std::string& bytes, int channels,
+                                    const InputSpec& input, const ImagePreprocess& preprocess) {
+  ops::DecodedImage image;
+  if (preprocess.strict && channels == 1 && !preprocess.grayscale) {
+    std::string err = ops::decodeImage(bytes, 0, &image, preprocess.jpeg_dct);
+    if (!err.empty()) return Status::Error(path + ": " + err);
+    if (image.channels != 1)
+      return Status::Error(path + " is a colour image (" + std::to_string(image.channels) + " channels); " +
+                           describeInput(input) + " takes one channel: convert the images to grey with --grayscale, "
+                           "or give images of one channel");
+    return image;
+  }
+  std::string err = ops::decodeImage(bytes, channels, &image, preprocess.jpeg_dct);
+  if (!err.empty()) return Status::Error(path + ": " + err);
+  return image;
+}
+
+}  // namespace
+
 Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const ImagePreprocess& preprocess) {
   const std::string ext = lower(std::filesystem::path(path).extension().string());
   if (input.dtype == tensorflow::DT_STRING) return tensorFromFile(path, tensorflow::DT_STRING, path);
-  if (ext == ".npy") return tensorFromFile(path, input.dtype, path);
+  if (ext == ".npy") {
+    auto t = tensorFromFile(path, input.dtype, path);
+    if (!t.ok()) return t.status();
+    return checkNpyShape(path, input, std::move(*t));
+  }
   if (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
     std::int64_t h = 224, w = 224;
     if (input.shape.size() == 4 && input.shape[1] > 0 && input.shape[2] > 0) {
@@ -116,17 +170,20 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
     // uint8 image inputs take the resized pixels themselves (no mean/std).
     const bool as_uint8 = input.dtype == tensorflow::DT_UINT8;
     if (!as_uint8 && input.dtype != tensorflow::DT_FLOAT && input.dtype != tensorflow::DT_INVALID)
-      return Status::Error(path + ": images feed float or uint8 inputs; this input is " +
+      return Status::Error(path + ": images feed float or uint8 inputs; " + describeInput(input) + " is " +
                            model::dtypeName(input.dtype));
+    if (input.shape.size() == 4 && input.shape[3] > 0 && input.shape[3] != 1 && input.shape[3] != 3)
+      return Status::Error(path + ": images have 1 or 3 channels; " + describeInput(input) + " takes " +
+                           std::to_string(input.shape[3]));
     if (!as_uint8 && preprocess.std_dev == 0) return Status::Error(path + ": the image scale (std) must not be 0");
     auto bytes = model::readFile(path);
     if (!bytes.ok()) return bytes.status();
     // A one-channel input takes the image in grey, as DecodePng/DecodeJpeg
     // with channels=1 give it.
     const int channels = input.shape.size() == 4 && input.shape[3] == 1 ? 1 : 3;
-    ops::DecodedImage image;
-    const std::string err = ops::decodeImage(*bytes, channels, &image, preprocess.jpeg_dct);
-    if (!err.empty()) return Status::Error(path + ": " + err);
+    auto decoded = decodeFor(path, *bytes, channels, input, preprocess);
+    if (!decoded.ok()) return decoded.status();
+    const ops::DecodedImage& image = *decoded;
     // TensorFlow's order: decode the whole image, then resize (legacy
     // bilinear) to the model's size, straight from the 8-bit pixels. A
     // 20000x20000 PNG costs its 1.1 GiB of pixels, not four times that in

@@ -47,11 +47,18 @@ struct ImagePreprocess {
   // error; label_image asks for INTEGER_FAST, as its example graph's
   // DecodeJpeg does.
   ops::JpegDct jpeg_dct = ops::JpegDct::kIntegerAccurate;
+  // Calibration takes no decolouring the user did not ask for, since ranges
+  // taken on grey versions of colour photos would be silently wrong: with
+  // `strict`, a colour image fed to a one-channel input is an error unless
+  // `grayscale`.
+  bool strict = false;
+  bool grayscale = false;
 };
 
 // One input file as the tensor fed to `input`: for string inputs the raw
-// bytes; .npy as stored; .png/.jpg/.jpeg as a [1, H, W, 3] float image.
-// Errors name the file.
+// bytes; .npy as stored (checked against the input's shape; one sample
+// without its batch dimension gets it); .png/.jpg/.jpeg as a [1, H, W, C]
+// float image. Errors name the file and say what the input takes.
 Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const ImagePreprocess& preprocess);
 
 // A labelled folder of inputs.

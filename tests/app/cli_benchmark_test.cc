@@ -73,7 +73,7 @@ TEST(CliBenchmark, CsvTables) {
 TEST(CliBenchmark, Errors) {
   auto missing = test::runGdstudio({"benchmark", "--input_layer=input"});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_EQ(missing.err, "error: --graph is required (model file (.pb, .pbtxt, .meta) or SavedModel directory)\n");
+  EXPECT_EQ(missing.err, "error: --graph is required (model file (.pb, .pbtxt, .meta, .tflite) or SavedModel directory)\n");
 
   auto shapes = test::runGdstudio({"benchmark", "--graph=" + sample(), "--input_layer=input,other",
                                    "--input_layer_shape=1,64,64,3", "--input_layer_type=float,float",

@@ -73,7 +73,7 @@ TEST(CliRun, ErrorsExitWithCodeOne) {
   const std::string dir = test::tempDir();
   auto missing = test::runGdstudio({"run", "--output=x", "--out_dir=" + dir});
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_EQ(missing.err, "error: --graph is required (model file (.pb, .pbtxt, .meta or SavedModel))\n");
+  EXPECT_EQ(missing.err, "error: --graph is required (model file (.pb, .pbtxt, .meta, .tflite or SavedModel))\n");
   // A float input given as a raw (non-.npy) file.
   auto raw = test::runGdstudio({"run", "--graph=" + test::modelPath("mnist_softmax_android.pb"),
                                 "--input=input/x_input=" + test::dataPath("speech/labels.csv"), "--output=output",

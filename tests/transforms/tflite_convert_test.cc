@@ -395,7 +395,13 @@ TEST(TfliteConvert, OpsWithoutABuiltinAreRefusedByNodeAndOp) {
   uncalibrated.quantize = Quantize::Int8;
   r = convertToTflite(loadGraph(exportedCorpus()[0].name), uncalibrated);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "--quantize=int8 needs representative inputs (--calibration_data=DIR)");
+  // No samples: TensorFlow 1.x's ranges (FakeQuant, --default_ranges_*),
+  // which this graph lacks.
+  EXPECT_EQ(r.error(), "tensor 'MobilenetV1/Logits/AvgPool_1a/AvgPool:0' (computed by node "
+                       "'MobilenetV1/Logits/AvgPool_1a/AvgPool') is lacking min/max data, which quantization needs: "
+                       "give the graph FakeQuant nodes (quantization-aware training), the inputs --mean_values and "
+                       "--std_dev_values, or pass --default_ranges_min= and --default_ranges_max= for easy "
+                       "experimentation; --quantize=int8 --calibration_data=DIR calibrates them on real inputs instead");
 }
 
 // ConvertOptions::cancelled reaches the calibration runs (a Cancel button,

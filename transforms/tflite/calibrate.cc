@@ -12,7 +12,8 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads, const std::function<bool()>& cancelled) {
+                                                           int num_threads, const std::function<bool()>& cancelled,
+                                                           const CalibrationProgress& progress) {
   if (samples.empty()) return Status::Error("calibration needs at least one representative input");
   engine::PlanOptions options;
   options.num_threads = num_threads;
@@ -22,6 +23,7 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
   std::map<std::string, TensorRange> ranges;
   std::vector<bool> seen(tensors.size(), false);
   for (std::size_t s = 0; s < samples.size(); ++s) {
+    if (progress) progress(static_cast<int>(s), static_cast<int>(samples.size()));
     auto out = (*plan)->run(samples[s]);
     if (!out.ok()) return out.status().withContext("calibration input " + std::to_string(s));
     for (std::size_t k = 0; k < tensors.size(); ++k) {
@@ -112,12 +114,15 @@ std::vector<std::string> converterInputs(const tensorflow::GraphDef& graph, cons
 
 Result<std::vector<std::vector<engine::Tensor>>> calibrationFolder(const tensorflow::GraphDef& graph,
                                                                    const ConvertOptions& options,
-                                                                   const std::string& dir, float mean, float std_dev) {
+                                                                   const std::string& dir, float mean, float std_dev,
+                                                                   bool grayscale) {
   auto dataset = engine::openDataset(dir);
   if (!dataset.ok()) return dataset.status();
   engine::ImagePreprocess preprocess;
   preprocess.mean = mean;
   preprocess.std_dev = std_dev;
+  preprocess.strict = true;
+  preprocess.grayscale = grayscale;
   const auto& shapes = options.input_shapes;
   if (shapes.size() == 1 && shapes[0].size() == 4) {
     preprocess.height = shapes[0][1];

@@ -21,13 +21,15 @@ namespace gds::transforms::tflite {
 // Runs each sample (values for `feeds`, in order) through `graph` and
 // returns the range of every tensor in `tensors` ("node:k"). Errors name the
 // sample and the node; `cancelled` (optional) is polled between nodes and
-// ends the calibration with the error "cancelled".
+// ends the calibration with the error "cancelled". `progress` (may be empty)
+// is called before each sample.
 Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
                                                            int num_threads = 1,
-                                                           const std::function<bool()>& cancelled = {});
+                                                           const std::function<bool()>& cancelled = {},
+                                                           const CalibrationProgress& progress = {});
 
 // Values of the model inputs `inputs` (node names of `graph`) for each file,
 // as `gdstudio compare --dataset` reads files: when every input is a
@@ -49,9 +51,12 @@ std::vector<std::string> converterInputs(const tensorflow::GraphDef& graph, cons
 // (engine::openDataset) as a sample for converterInputs, read by
 // calibrationSamples: images resized to the input's shape (the one shape of
 // options.input_shapes when it gives one, [N, H, W, C]) and normalized as
-// (x - mean) / std_dev.
+// (x - mean) / std_dev. A colour image for a one-channel input is an error
+// naming the file unless `grayscale` (ranges taken on photos decoloured
+// without asking would mislead), as is a .npy of another shape.
 Result<std::vector<std::vector<engine::Tensor>>> calibrationFolder(const tensorflow::GraphDef& graph,
                                                                    const ConvertOptions& options,
-                                                                   const std::string& dir, float mean, float std_dev);
+                                                                   const std::string& dir, float mean, float std_dev,
+                                                                   bool grayscale = false);
 
 }  // namespace gds::transforms::tflite

@@ -1,16 +1,92 @@
 #include "transforms/tflite/convert.h"
 
 #include <algorithm>
+#include <set>
 
 #include "model/freeze.h"
 #include "model/graph.h"
+#include "model/tflite/dialect.h"
 
 #include "transforms/tflite/calibrate.h"
+#include "transforms/tflite/fake_quant.h"
 #include "transforms/tflite/lower.h"
 #include "transforms/tflite/prepare.h"
 #include "transforms/tflite/quantize.h"
 
 namespace gds::transforms::tflite {
+namespace {
+
+namespace mt = model::tflite;
+
+// An output the graph computes through an Identity (a frozen Keras model's
+// "dense_1" reading ".../dense_1/Softmax") keeps the output's name in the
+// file, as TensorFlow's converter names an output array's tensor: the
+// producing node's tensor gets it through _output_names.
+void nameOutputTensors(ConvertResult& result) {
+  std::set<std::string> names;
+  for (const auto& n : result.graph.node()) names.insert(n.name());
+  for (std::size_t k = 0; k < result.outputs.size() && k < result.graph_outputs.size(); ++k) {
+    const model::TensorRef want = model::parseTensorName(result.outputs[k]);
+    const model::TensorRef have = model::parseTensorName(result.graph_outputs[k]);
+    const std::string name = want.port == 0 ? want.node : want.node + ":" + std::to_string(want.port);
+    if (have.node == want.node && have.port == want.port) continue;
+    if (names.count(want.node)) {
+      result.notes.push_back("output '" + result.outputs[k] + "' is the tensor '" + result.graph_outputs[k] +
+                             "' (Identity removed; another tensor has its name)");
+      continue;
+    }
+    for (auto& n : *result.graph.mutable_node()) {
+      if (n.name() != have.node) continue;
+      auto* list = (*n.mutable_attr())[mt::kOutputNamesAttr].mutable_list();
+      const int count = mt::outputCount(n);
+      while (list->s_size() < count) list->add_s(mt::tensorName(n, list->s_size()));
+      list->set_s(have.port, name);
+    }
+    names.insert(want.node);
+  }
+}
+
+// Ranges observed on the representative inputs.
+Result<std::map<std::string, TensorRange>> calibratedRanges(const ConvertOptions& options, const ConvertResult& result,
+                                                           const std::vector<std::string>& tensors,
+                                                           const PreparedGraph& prepared) {
+  for (std::size_t s = 0; s < options.calibration.size(); ++s)
+    if (options.calibration[s].size() != prepared.inputs.size())
+      return Status::Error("calibration input " + std::to_string(s) + " holds " +
+                           std::to_string(options.calibration[s].size()) + " tensors for " +
+                           std::to_string(prepared.inputs.size()) + " model inputs");
+  return calibrateRanges(prepared.graph, result.inputs, tensors, options.calibration, options.num_threads,
+                         options.cancelled, options.calibration_progress);
+}
+
+// TensorFlow 1.x's ranges: the inputs' from input_ranges, the activations'
+// from their FakeQuant nodes, the rest default_range. A tensor left without
+// one is TensorFlow's "lacking min/max data" error.
+Result<std::map<std::string, TensorRange>> graphRanges(const ConvertOptions& options, const ConvertResult& result,
+                                                      const std::vector<std::string>& tensors,
+                                                      const FakeQuantRanges& fake_quant) {
+  std::map<std::string, TensorRange> ranges;
+  for (std::size_t i = 0; i < result.inputs.size() && i < options.input_ranges.size(); ++i)
+    if (options.input_ranges[i]) ranges[result.inputs[i]] = *options.input_ranges[i];
+  for (const std::string& t : tensors) {
+    if (ranges.count(t)) continue;
+    auto it = fake_quant.ranges.find(t);
+    if (it != fake_quant.ranges.end()) ranges[t] = it->second;
+    else if (options.default_range) ranges[t] = *options.default_range;
+    else
+      return Status::Error(
+          "tensor '" + t + "' (" + (std::find(result.inputs.begin(), result.inputs.end(), t) != result.inputs.end()
+                                        ? std::string("a model input")
+                                        : "computed by node '" + std::string(model::nodeNameOf(t)) + "'") +
+          ") is lacking min/max data, which quantization needs: give the graph FakeQuant nodes (quantization-aware "
+          "training), the inputs --mean_values and --std_dev_values, or pass --default_ranges_min= and "
+          "--default_ranges_max= for easy experimentation; --quantize=int8 --calibration_data=DIR calibrates them on "
+          "real inputs instead");
+  }
+  return ranges;
+}
+
+}  // namespace
 
 Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
   if (options.inference_input_type != tensorflow::DT_FLOAT && options.inference_input_type != tensorflow::DT_INT8)
@@ -22,6 +98,14 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     return Status::Error("int8 model inputs or outputs need --quantize=int8");
   auto prepared = prepareForTflite(graph, options);
   if (!prepared.ok()) return prepared.status();
+  // A float model keeps its FakeQuant nodes' arithmetic (and stops at them);
+  // an int8 one takes their ranges, as TensorFlow's converter does.
+  FakeQuantRanges fake_quant;
+  if (options.quantize == Quantize::Int8) {
+    auto taken = takeFakeQuantRanges(&prepared->graph);
+    if (!taken.ok()) return taken.status();
+    fake_quant = std::move(*taken);
+  }
   auto lowered = lowerToTflite(*prepared);
   if (!lowered.ok()) return lowered.status();
 
@@ -30,18 +114,13 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   for (const std::string& in : prepared->inputs) result.inputs.push_back(in + ":0");
   result.outputs = prepared->outputs;
   result.graph_outputs = lowered->outputs;
+  result.fake_quant_nodes = fake_quant.removed;
   if (options.quantize == Quantize::None) {
     result.graph = std::move(lowered->graph);
     result.prepared = std::move(prepared->graph);
+    nameOutputTensors(result);
     return result;
   }
-  if (options.calibration.empty())
-    return Status::Error("--quantize=int8 needs representative inputs (--calibration_data=DIR)");
-  for (std::size_t s = 0; s < options.calibration.size(); ++s)
-    if (options.calibration[s].size() != prepared->inputs.size())
-      return Status::Error("calibration input " + std::to_string(s) + " holds " +
-                           std::to_string(options.calibration[s].size()) + " tensors for " +
-                           std::to_string(prepared->inputs.size()) + " model inputs");
   // Every float tensor the dialect graph computes, by the prepared graph's
   // tensor holding the same values.
   std::vector<std::string> dialect_tensors, tensors;
@@ -49,8 +128,8 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     dialect_tensors.push_back(dialect);
     tensors.push_back(source);
   }
-  auto ranges = calibrateRanges(prepared->graph, result.inputs, tensors, options.calibration, options.num_threads,
-                                options.cancelled);
+  auto ranges = options.calibration.empty() ? graphRanges(options, result, tensors, fake_quant)
+                                            : calibratedRanges(options, result, tensors, *prepared);
   if (!ranges.ok()) return ranges.status();
   std::map<std::string, TensorRange> by_dialect;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
@@ -66,6 +145,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.graph = std::move(*quantized);
   result.ranges = std::move(by_dialect);
   result.prepared = std::move(prepared->graph);
+  nameOutputTensors(result);
   return result;
 }
 

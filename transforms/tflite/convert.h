@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@
 namespace gds::transforms::tflite {
 
 enum class Quantize { None, Int8 };
+
+// The observed range of one tensor over the calibration samples.
+struct TensorRange {
+  float min = 0, max = 0;
+};
+
+// Called before each calibration sample runs (done = samples finished).
+using CalibrationProgress = std::function<void(int done, int total)>;
 
 struct ConvertOptions {
   // --input_arrays: node names (any node; a non-Placeholder becomes the
@@ -51,6 +60,15 @@ struct ConvertOptions {
   // Representative inputs for Quantize::Int8: one vector per sample, a tensor
   // per input in `inputs` order (values of the graph's input tensors).
   std::vector<std::vector<engine::Tensor>> calibration;
+  // Without calibration samples, TensorFlow 1.x's quantization
+  // (tflite_convert --inference_type=INT8): each activation's range from the
+  // FakeQuant node after it (quantization-aware training,
+  // transforms/tflite/fake_quant.h), each input's from input_ranges
+  // (--mean_values/--std_dev_values: [(qmin - mean) / std, (qmax - mean) /
+  // std]), and every other tensor `default_range` (--default_ranges_min/max,
+  // "dummy quantization"); a tensor with none is an error naming it.
+  std::vector<std::optional<TensorRange>> input_ranges;  // one per input, or empty
+  std::optional<TensorRange> default_range;
   // Model input and output types for int8: DT_FLOAT (QUANTIZE/DEQUANTIZE at
   // the edges) or DT_INT8.
   tensorflow::DataType inference_input_type = tensorflow::DT_FLOAT;
@@ -60,14 +78,10 @@ struct ConvertOptions {
   // before 2024 run) or per output channel (TensorFlow's converter since).
   bool per_channel_fully_connected = false;
   int num_threads = 1;  // for the calibration runs
+  CalibrationProgress calibration_progress;  // may be empty
   // Polled between the calibration runs' nodes (engine::PlanOptions::cancelled):
   // true ends the conversion with the error "cancelled".
   std::function<bool()> cancelled;
-};
-
-// The observed range of one tensor over the calibration samples.
-struct TensorRange {
-  float min = 0, max = 0;
 };
 
 struct ConvertResult {
@@ -78,6 +92,7 @@ struct ConvertResult {
   // (an output read through an Identity is the tensor before it).
   std::vector<std::string> graph_outputs;
   std::map<std::string, TensorRange> ranges;  // int8: calibrated range by tensor name
+  int fake_quant_nodes = 0;                    // FakeQuant nodes whose ranges were taken
   std::vector<std::string> notes;             // what the converter did that the user should know
 };
 

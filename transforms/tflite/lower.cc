@@ -247,8 +247,6 @@ Status Lowering::markOutputs() {
     out_.outputs.push_back(ref.node + ":" + std::to_string(ref.port));
     if (!seen.insert({ref.node, ref.port}).second)
       return Status::Error("outputs '" + output + "' and another one are the same tensor '" + it->second + "'");
-    if (ref.node != std::string(model::nodeNameOf(output)))
-      out_.notes.push_back("output '" + output + "' is the tensor '" + it->second + "' (Identity removed)");
     for (auto& n : *out_.graph.mutable_node()) {
       if (n.name() != ref.node) continue;
       auto* list = (*n.mutable_attr())[mt::kOutputIndexAttr].mutable_list();

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "model/endpoints.h"
 #include "model/graph.h"
 #include "model/shape_inference.h"
 #include "transforms/pipeline.h"
@@ -49,14 +50,10 @@ Result<PreparedGraph> prepareForTflite(const tensorflow::GraphDef& graph, const 
     outputs.push_back(ref.node + ":" + std::to_string(ref.port));
   }
   if (outputs.empty()) {
-    std::vector<bool> consumed(static_cast<std::size_t>(index->size()), false);
-    for (int i = 0; i < index->size(); ++i)
-      for (const auto& in : index->inputs(i)) consumed[static_cast<std::size_t>(in.node)] = true;
-    static const std::set<std::string> kNotOutputs = {"Const", "Placeholder", "NoOp", "Assign", "Identity"};
-    for (int i = 0; i < index->size(); ++i)
-      if (!consumed[static_cast<std::size_t>(i)] && !kNotOutputs.count(index->op(i)))
-        outputs.push_back(index->name(i) + ":0");
-    if (outputs.empty()) return Status::Error("the graph has no output; name it with --output_arrays");
+    // The nodes nothing consumes, a frozen Keras model's Identity included.
+    outputs = model::graphOutputs(graph);
+    if (outputs.empty())
+      return Status::Error("the graph has no output (every node's output is consumed); name it with --output_arrays");
   }
   // Static input shapes and types.
   const model::InferredShapes shapes = model::inferShapes(*index);
