@@ -19,8 +19,9 @@ PACKAGES=(
   file
   # Arm NN 20.08 with its TensorFlow Lite parser: the independent runtime the .tflite tests check against.
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
-  # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there).
-  nodejs
+  # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there) and
+  # TensorFlow Lite itself (LiteRT.js, ../shared/tools/litert, installed by the oracle_litert test with npm).
+  nodejs npm
 )
 
 missing=()
