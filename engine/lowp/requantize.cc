@@ -151,6 +151,23 @@ std::int32_t multiplySingleRounding(std::int32_t x, FixedMultiplier m) {
   return static_cast<std::int32_t>(result);
 }
 
+TfliteMeanBuiltin tfliteMeanBuiltinParams(float input_scale, std::int32_t input_zero_point, float output_scale,
+                                          std::int32_t output_zero_point, std::int64_t n) {
+  // optimized_integer_ops::Mean: every product and quotient in float.
+  const auto count = static_cast<float>(n);
+  float temp = static_cast<float>(input_zero_point) * input_scale / output_scale;
+  temp = temp > 0 ? temp + 0.5f : temp - 0.5f;
+  TfliteMeanBuiltin p;
+  p.bias = output_zero_point - static_cast<std::int32_t>(temp);
+  const float real_scale = input_scale / (count * output_scale);
+  p.multiplier = quantizeMultiplier(real_scale);
+  return p;
+}
+
+std::int8_t tfliteMeanBuiltin(const TfliteMeanBuiltin& p, std::int32_t raw_sum) {
+  return saturateInt8(static_cast<std::int64_t>(multiplyDoubleRounding(raw_sum, p.multiplier)) + p.bias);
+}
+
 std::int8_t tfliteQuantizeReference(float x, float scale, std::int32_t zero_point) {
   const float q = roundHalfAway(x / scale);
   return saturateInt8(roundedToInt(q) + zero_point);
@@ -239,6 +256,38 @@ std::int32_t xnnAddUnclamped(const XnnAdd& p, std::int8_t a, std::int8_t b) {
 float xnnMulScale(float a_scale, float b_scale, float output_scale) {
   const float product = a_scale * b_scale;
   return product / output_scale;
+}
+
+float xnnMeanScale(float input_scale, float output_scale, std::int64_t n) {
+  const float ratio = input_scale / output_scale;
+  return ratio * (1.0f / static_cast<float>(n));
+}
+
+std::int8_t xnnMean(std::int32_t raw_sum, std::int64_t n, std::int32_t input_zero_point, float scale,
+                    std::int32_t output_zero_point) {
+  const auto centered = static_cast<std::int32_t>(raw_sum - n * input_zero_point);
+  float v = static_cast<float>(centered) * scale;
+  v = std::max(v, static_cast<float>(-128 - output_zero_point));
+  v = std::min(v, static_cast<float>(127 - output_zero_point));
+  return static_cast<std::int8_t>(magicRound(v) + output_zero_point);
+}
+
+std::vector<XnnResizeTap> xnnResizeTaps(std::int64_t input_size, std::int64_t output_size, bool align_corners,
+                                        bool half_pixel_centers) {
+  std::vector<XnnResizeTap> taps(static_cast<std::size_t>(std::max<std::int64_t>(output_size, 0)));
+  const std::int64_t adjust = align_corners && output_size > 1 ? 1 : 0;
+  const float scale = static_cast<float>(input_size - adjust) / static_cast<float>(output_size - adjust);
+  const float offset = 0.5f * scale - 0.5f;
+  const auto max_index = static_cast<std::int32_t>(input_size - 1);
+  for (std::int64_t o = 0; o < output_size; ++o) {
+    float x = static_cast<float>(o) * scale;
+    if (half_pixel_centers) x = std::min(std::max(x + offset, 0.0f), static_cast<float>(max_index));
+    XnnResizeTap& t = taps[static_cast<std::size_t>(o)];
+    t.first = static_cast<std::int32_t>(x);
+    t.second = std::min(t.first + 1, max_index);
+    t.weight = static_cast<std::int32_t>(std::lrint((x - static_cast<float>(t.first)) * 2048.0f));
+  }
+  return taps;
 }
 
 XnnQ8Rescale xnnConvertParams(float input_scale, std::int32_t input_zero_point, float output_scale,

@@ -97,6 +97,22 @@ float tfliteDequantize(std::int8_t q, float scale, std::int32_t zero_point);
 void tfliteActivationRange(float lo, float hi, float scale, std::int32_t zero_point, std::int32_t* qmin,
                            std::int32_t* qmax);
 
+// MEAN over height and width of a 4-D int8 tensor with keep_dims, as the
+// built-in kernel computes it (optimized_integer_ops::Mean): the sum of the
+// raw int8 values times a multiplier for in_scale / (n * out_scale)
+// (worked out in float), twice rounded, plus a bias
+// out_zp - round_half_away(in_zp * in_scale / out_scale) (float). Other
+// means (other axes, no keep_dims) and the reference kernel subtract the
+// zero point first and divide the rescaled sum by n, rounding half away
+// (reference_integer_ops::Mean).
+struct TfliteMeanBuiltin {
+  FixedMultiplier multiplier;
+  std::int32_t bias = 0;
+};
+TfliteMeanBuiltin tfliteMeanBuiltinParams(float input_scale, std::int32_t input_zero_point, float output_scale,
+                                          std::int32_t output_zero_point, std::int64_t n);
+std::int8_t tfliteMeanBuiltin(const TfliteMeanBuiltin& p, std::int32_t raw_sum);
+
 // ---------------------------------------------------------------- XNNPACK
 
 // The subgraph's requantization scale of a convolution or fully connected
@@ -142,6 +158,37 @@ std::int32_t xnnAddUnclamped(const XnnAdd& p, std::int8_t a, std::int8_t b);
 // scale = (a_scale * b_scale) / output_scale in float, rounded as
 // xnnRequantizeFp32.
 float xnnMulScale(float a_scale, float b_scale, float output_scale);
+
+// MEAN (qs8 reduce): the int32 sum of the n raw values less n * in_zp, as
+// float, times scale = (in_scale / out_scale) * (1.0f / n) (float; the
+// delegate's ratio, then reduce-nd.c's update_params_mean_qs8), rounded to
+// nearest even, plus out_zp, clamped to int8.
+float xnnMeanScale(float input_scale, float output_scale, std::int64_t n);
+std::int8_t xnnMean(std::int32_t raw_sum, std::int64_t n, std::int32_t input_zero_point, float scale,
+                    std::int32_t output_zero_point);
+
+// RESIZE_BILINEAR on int8 (s8-ibilinear with Q11 weights): per output row or
+// column, the two input taps and the weight of the second,
+// lrintf(alpha * 2048). The source coordinate is (float)o * scale with
+// scale = (float)(in - k) / (float)(out - k), k = 1 with align_corners else
+// 0; with half_pixel_centers o * scale + (0.5f * scale - 0.5f), clamped to
+// [0, in - 1] (indirection.c, resize-bilinear-nhwc.c).
+struct XnnResizeTap {
+  std::int32_t first = 0, second = 0;
+  std::int32_t weight = 0;  // of `second`, in 1/2048
+};
+std::vector<XnnResizeTap> xnnResizeTaps(std::int64_t input_size, std::int64_t output_size, bool align_corners,
+                                        bool half_pixel_centers);
+// One output value from the four corners (tl, tr on the first row):
+// rows blended first, then columns: (((tl << 11) + (tr - tl) * wx) << 11 +
+// (bottom - top) * wy + 2^21) >> 22.
+inline std::int8_t xnnBilinear(std::int32_t tl, std::int32_t tr, std::int32_t bl, std::int32_t br, std::int32_t wx,
+                               std::int32_t wy) {
+  const std::int32_t top = (tl << 11) + (tr - tl) * wx;
+  const std::int32_t bottom = (bl << 11) + (br - bl) * wx;
+  const std::int64_t acc = (static_cast<std::int64_t>(top) << 11) + static_cast<std::int64_t>(bottom - top) * wy;
+  return static_cast<std::int8_t>((acc + (std::int64_t{1} << 21)) >> 22);
+}
 
 // QUANTIZE int8 -> int8 (qs8-vcvt) and LEAKY_RELU (qs8-vlrelu): a multiplier
 // lrintf(256 * ratio) per sign, out = ((x - in_zp) * mult + (out_zp << 8) +

@@ -4,6 +4,7 @@
 // expected value is worked out from the runtime's own code, cited beside it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -264,6 +265,65 @@ TEST(LowpArithmetic, MobileNetInputPixelsQuantizePerRuntime) {
   EXPECT_EQ(tfliteQuantizeBuiltin(kPixel223, kPixelScale, 0), 95);
   EXPECT_EQ(xnnQuantize(kPixel223, inv, 0), 96);
   EXPECT_EQ(armnnQuantize(kPixel223, kPixelScale, 0), 96);
+}
+
+// MEAN over 8x8 of MobileNet-scaled int8 values into an output of scale
+// 0x1.38793ep-10, zero point -15 (gdstudio's op-coverage model): the sums
+// where the runtimes part, with the values LiteRT.js 2.5.3 computes
+// (built-in kernel, XNNPACK) and TFLite's reference kernel formula.
+TEST(LowpArithmetic, SpatialMeanPerRuntime) {
+  const float out_scale = floatFromBits(983317663u);
+  const TfliteMeanBuiltin b = tfliteMeanBuiltinParams(kPixelScale, -1, out_scale, -15, 64);
+  EXPECT_EQ(b.multiplier.multiplier, 1766266752);
+  EXPECT_EQ(b.multiplier.shift, -3);
+  EXPECT_EQ(b.bias, -8);  // -15 - round(-7.0799)
+  const float xs = xnnMeanScale(kPixelScale, out_scale, 64);
+  // Reference kernel: (sum - 64 * zp) rescaled twice rounded, / 64 half away.
+  auto reference = [&](std::int32_t raw_sum) {
+    const std::int32_t acc = multiplyDoubleRounding(raw_sum + 64, quantizeMultiplier(double{kPixelScale} / out_scale));
+    const std::int32_t mean = acc > 0 ? (acc + 32) / 64 : (acc - 32) / 64;
+    return std::max(-128, std::min(127, mean - 15));
+  };
+  struct Case {
+    std::int32_t sum;
+    int reference, builtin, xnnpack;
+  } cases[] = {{-1129, -125, -124, -124}, {-1152, -127, -126, -127}, {-1161, -128, -127, -128},
+               {100, 2, 2, 2},           {-5000, -128, -128, -128}, {3000, 127, 127, 127}};
+  for (const Case& c : cases) {
+    EXPECT_EQ(reference(c.sum), c.reference) << c.sum;
+    EXPECT_EQ(tfliteMeanBuiltin(b, c.sum), c.builtin) << c.sum;
+    EXPECT_EQ(xnnMean(c.sum, 64, -1, xs, -15), c.xnnpack) << c.sum;
+  }
+}
+
+// XNNPACK's bilinear taps for 8 -> 13 columns (legacy and half-pixel) and
+// 8 -> 11 (align_corners), as LiteRT.js 2.5.3 resizes.
+TEST(LowpXnnpack, ResizeBilinearTapsInElevenBitWeights) {
+  const auto legacy = xnnResizeTaps(8, 13, false, false);
+  ASSERT_EQ(legacy.size(), 13u);
+  EXPECT_EQ(legacy[1].first, 0);
+  EXPECT_EQ(legacy[1].weight, 1260);  // 8/13 * 2048 = 1260.3
+  EXPECT_EQ(legacy[3].first, 1);
+  EXPECT_EQ(legacy[3].weight, 1733);
+  EXPECT_EQ(legacy[12].first, 7);  // 7.38: both taps the last column
+  EXPECT_EQ(legacy[12].second, 7);
+  const auto half = xnnResizeTaps(8, 13, false, true);
+  EXPECT_EQ(half[0].first, 0);  // -0.19 clamped to 0
+  EXPECT_EQ(half[0].weight, 0);
+  EXPECT_EQ(half[1].weight, 866);
+  EXPECT_EQ(half[6].first, 3);
+  EXPECT_EQ(half[6].weight, 1024);  // 3.5 exactly
+  EXPECT_EQ(half[12].first, 7);
+  EXPECT_EQ(half[12].weight, 0);
+  const auto align = xnnResizeTaps(8, 11, true, false);
+  EXPECT_EQ(align[5].first, 3);
+  EXPECT_EQ(align[5].weight, 1024);
+  EXPECT_EQ(align[10].first, 7);
+  // Rows then columns, rounded half up at 2^-22.
+  EXPECT_EQ(xnnBilinear(0, 1, 0, 1, 1024, 0), 1);    // 0.5 -> 1
+  EXPECT_EQ(xnnBilinear(0, -1, 0, -1, 1024, 0), 0);  // -0.5 -> 0
+  EXPECT_EQ(xnnBilinear(-128, 127, 127, -128, 1024, 1024), 0);
+  EXPECT_EQ(xnnBilinear(127, 127, 127, 127, 2047, 2047), 127);
 }
 
 TEST(LowpTables, ApplyTableLooksUpEveryValue) {

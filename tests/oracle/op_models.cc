@@ -184,7 +184,7 @@ const std::vector<OracleModel>& opCoverageModels() {
       auto converted = tt::convertToTflite(graph, o);
       EXPECT_TRUE(converted.ok()) << converted.error();
       if (!converted.ok()) continue;
-      const std::string path = test::tempDir() + (int8_io ? "/ops_int8_io.tflite" : "/ops_int8.tflite");
+      const std::string path = oracleModelPath(int8_io ? "ops_int8_io.tflite" : "ops_int8.tflite");
       Status s = model::tflite::saveTflite(converted->graph, path);
       EXPECT_TRUE(s.ok()) << s.message();
       OracleModel m;

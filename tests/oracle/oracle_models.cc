@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <set>
@@ -89,6 +90,14 @@ HostTensor seededInput(const tensorflow::NodeDef& input, const mt::Quantization&
 
 }  // namespace
 
+std::string oracleModelPath(const std::string& file_name) {
+  if (const char* keep = std::getenv("GDS_ORACLE_KEEP"); keep && *keep) {
+    std::filesystem::create_directories(keep);
+    return (std::filesystem::path(keep) / file_name).string();
+  }
+  return test::tempDir() + "/" + file_name;
+}
+
 bool loadOracleModel(const std::string& path, OracleModel* m) {
   auto loaded = model::load(path);
   EXPECT_TRUE(loaded.ok()) << loaded.error();
@@ -158,8 +167,8 @@ const std::vector<OracleModel>& exportedInt8Models(std::size_t max_data_samples)
         if (!converted.ok()) continue;
         OracleModel m;
         m.label = c.name + (int8_io ? " int8, int8 in/out" : " int8, float in/out");
-        const std::string path = test::tempDir() + "/" + std::filesystem::path(c.name).stem().string() +
-                                 (int8_io ? "_int8_io.tflite" : "_int8.tflite");
+        const std::string path = oracleModelPath(std::filesystem::path(c.name).stem().string() +
+                                                         (int8_io ? "_int8_io.tflite" : "_int8.tflite"));
         Status s = mt::saveTflite(converted->graph, path);
         EXPECT_TRUE(s.ok()) << s.message();
         if (!s.ok() || !loadOracleModel(path, &m)) continue;

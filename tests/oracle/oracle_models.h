@@ -40,6 +40,10 @@ const std::vector<OracleModel>& sharedTfliteModels();
 // with int8 inputs and outputs (tests/oracle/op_models.cc); no ../shared needed.
 const std::vector<OracleModel>& opCoverageModels();
 
+// Where an oracle model file is written: GDS_ORACLE_KEEP's folder when that
+// variable is set (to look at the files after the tests), else the test's
+// temporary folder.
+std::string oracleModelPath(const std::string& file_name);
 // Reads a .tflite into m (path, graph, inputs); a test failure when it cannot.
 bool loadOracleModel(const std::string& path, OracleModel* m);
 // A float value for model input k as the int8 tensor an int8-input model
