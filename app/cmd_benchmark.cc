@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "app/flags.h"
 #include "app/test_reporter.h"
@@ -116,118 +119,162 @@ Status writeTestReports(const engine::BenchmarkResult& r, const std::vector<engi
   return Status::Ok();
 }
 
-int runBenchmarkCommand(int argc, char** argv) {
-  Flags flags("benchmark", kUsage, benchmarkFlags());
-  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
-  const std::string graph_path = flags.str("graph");
-  const std::string format = flags.str("format");
-  if (format != "text" && format != "csv" && format != "json")
-    return fail("--format must be text, csv or json, got '" + format + "'");
-
-  std::vector<std::string> names = flags.list("input_layer");
-  std::vector<std::string> shapes = flags.list("input_layer_shape", ':');
-  std::vector<std::string> types = flags.list("input_layer_type");
-  std::vector<std::string> values = flags.list("input_layer_values", ':');
-  std::vector<std::string> files = flags.list("input_layer_files");
-  std::vector<std::string> outputs = flags.list("output_layer");
-  std::vector<std::string> targets = flags.list("target_layer");
-  if (outputs.empty() && targets.empty()) return fail("--output_layer is required");
-  if (flags.str("input_layer_shape").empty() && names.size() == 1) shapes = {""};  // scalar input
-  if (!names.empty()) {
-    if (shapes.size() != names.size() && files.size() != names.size())
-      return fail("--input_layer names " + std::to_string(names.size()) + " inputs but --input_layer_shape gives " +
-                  std::to_string(shapes.size()) + " shapes (separate shapes with ':')");
-    if (types.size() != names.size())
-      return fail("--input_layer names " + std::to_string(names.size()) + " inputs but --input_layer_type gives " +
-                  std::to_string(types.size()) + " types");
-    if (!values.empty() && values.size() != names.size())
-      return fail("--input_layer_values gives values for " + std::to_string(values.size()) + " inputs, expected " +
-                  std::to_string(names.size()) + " (separate inputs with ':')");
-    if (!files.empty() && files.size() != names.size())
-      return fail("--input_layer_files gives " + std::to_string(files.size()) + " files, expected " +
-                  std::to_string(names.size()));
-  }
-
-  auto max_runs = flags.integer(flags.has("num_runs") ? "num_runs" : "max_num_runs");
-  auto max_time = flags.number("max_time");
-  auto warmup = flags.integer("warmup_runs");
-  auto threads = flags.numThreads();
-  if (!threads.ok()) return fail(threads.error());
-  auto delay = flags.number("inference_delay");
-  auto between = flags.number("inter_benchmark_delay");
-  auto run_limit = flags.integer("run_order_limit");
-  auto time_limit = flags.integer("time_limit");
-  auto memory_limit = flags.integer("memory_limit");
-  if (*warmup < 0) return fail("--warmup_runs must be >= 0");
-  const std::string output_prefix = flags.str("output_prefix");
-  const std::string benchmark_name = flags.str("benchmark_name");
-  if (!output_prefix.empty() && benchmark_name.empty())
-    return fail("--output_prefix needs --benchmark_name: the TestReporter files are named PREFIX<benchmark_name>...");
-
-  auto loaded = model::load(graph_path);
-  if (!loaded.ok()) return fail(loaded.error());
-  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
-
-  std::vector<engine::Tensor> feeds;
-  std::vector<std::string> feed_names;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string what = "input '" + names[i] + "'";
-    auto dtype = model::parseDtype(types[i]);
-    if (!dtype.ok()) return fail("--input_layer_type: " + dtype.error());
-    Result<engine::Tensor> t = Status::Error("no value");
-    if (!files.empty()) {
-      t = engine::tensorFromFile(files[i], *dtype, what);
-    } else {
-      auto shape = model::parseShape(shapes[i]);
-      if (!shape.ok()) return fail("--input_layer_shape for " + what + ": " + shape.error());
-      for (auto d : *shape)
-        if (d < 0) return fail("--input_layer_shape for " + what + " has an unknown dimension; give every dimension a size");
-      // Checked before the tensor is allocated: 100000,100000 floats is 37 GiB.
-      auto elements = model::checkedElements(shape->data(), shape->size(),
-                                             std::max<std::int64_t>(1, static_cast<std::int64_t>(model::dtypeSize(*dtype))),
-                                             "--input_layer_shape for " + what + " (" + shapes[i] + ")");
-      if (!elements.ok()) return fail(elements.error());
-      t = engine::tensorFromValues(*dtype, *shape, values.empty() ? "" : values[i], what);
-    }
-    if (!t.ok()) return fail(t.error());
-    feeds.push_back(std::move(*t));
-    feed_names.push_back(names[i]);
-  }
-  std::vector<std::string> fetches = outputs;
-  for (const auto& t : targets) fetches.push_back("^" + t);
-
-  engine::PlanOptions plan_options;
-  plan_options.num_threads = static_cast<int>(*threads);
-  plan_options.reference_kernels = flags.boolean("reference");
-  plan_options.winograd = flags.boolean("winograd");
+// What the command line asks for, checked: the flags as the command uses
+// them. A new flag lands here and in parseBenchmarkFlags.
+struct BenchmarkArgs {
+  std::string graph_path;
+  std::string format;  // text, csv or json
+  std::vector<std::string> names, shapes, types, values, files, outputs, targets;
+  std::int64_t max_runs = 0, warmup = 0;
+  int threads = 0;
+  // Printed in the text header as typed.
+  std::string inference_delay_text, inter_benchmark_delay_text;
+  std::string output_prefix, benchmark_name;
+  bool show_sizes = false, show_flops = false;
+  engine::PlanOptions plan;
   engine::InferenceRewrites rewrites;
-  rewrites.fold_and_fuse = flags.boolean("optimize_graph");
-  rewrites.fuse_quantized = flags.boolean("optimize_graph");
+  // The run flow and tables (graph_nodes, fused_ops and progress are set once
+  // the graph is compiled).
+  engine::BenchmarkOptions benchmark;
+};
+
+// The input flags agree with each other: one shape (or file), type and
+// value list per --input_layer name.
+Status checkInputCounts(const BenchmarkArgs& a) {
+  if (a.names.empty()) return Status::Ok();
+  const std::string inputs = std::to_string(a.names.size());
+  if (a.shapes.size() != a.names.size() && a.files.size() != a.names.size())
+    return Status::Error("--input_layer names " + inputs + " inputs but --input_layer_shape gives " +
+                         std::to_string(a.shapes.size()) + " shapes (separate shapes with ':')");
+  if (a.types.size() != a.names.size())
+    return Status::Error("--input_layer names " + inputs + " inputs but --input_layer_type gives " +
+                         std::to_string(a.types.size()) + " types");
+  if (!a.values.empty() && a.values.size() != a.names.size())
+    return Status::Error("--input_layer_values gives values for " + std::to_string(a.values.size()) +
+                         " inputs, expected " + inputs + " (separate inputs with ':')");
+  if (!a.files.empty() && a.files.size() != a.names.size())
+    return Status::Error("--input_layer_files gives " + std::to_string(a.files.size()) + " files, expected " +
+                         inputs);
+  return Status::Ok();
+}
+
+Result<BenchmarkArgs> parseBenchmarkFlags(const Flags& flags) {
+  BenchmarkArgs a;
+  a.graph_path = flags.str("graph");
+  a.format = flags.str("format");
+  if (a.format != "text" && a.format != "csv" && a.format != "json")
+    return Status::Error("--format must be text, csv or json, got '" + a.format + "'");
+  a.names = flags.list("input_layer");
+  a.shapes = flags.list("input_layer_shape", ':');
+  a.types = flags.list("input_layer_type");
+  a.values = flags.list("input_layer_values", ':');
+  a.files = flags.list("input_layer_files");
+  a.outputs = flags.list("output_layer");
+  a.targets = flags.list("target_layer");
+  if (a.outputs.empty() && a.targets.empty()) return Status::Error("--output_layer is required");
+  if (flags.str("input_layer_shape").empty() && a.names.size() == 1) a.shapes = {""};  // scalar input
+  Status counts = checkInputCounts(a);
+  if (!counts.ok()) return counts;
+
+  // Numeric flags were checked by the flag parser.
+  a.max_runs = *flags.integer(flags.has("num_runs") ? "num_runs" : "max_num_runs");
+  a.warmup = *flags.integer("warmup_runs");
+  auto threads = flags.numThreads();
+  if (!threads.ok()) return threads.status();
+  a.threads = *threads;
+  if (a.warmup < 0) return Status::Error("--warmup_runs must be >= 0");
+  a.output_prefix = flags.str("output_prefix");
+  a.benchmark_name = flags.str("benchmark_name");
+  if (!a.output_prefix.empty() && a.benchmark_name.empty())
+    return Status::Error(
+        "--output_prefix needs --benchmark_name: the TestReporter files are named PREFIX<benchmark_name>...");
+  a.inference_delay_text = flags.str("inference_delay");
+  a.inter_benchmark_delay_text = flags.str("inter_benchmark_delay");
+  a.show_sizes = flags.boolean("show_sizes");
+  a.show_flops = flags.boolean("show_flops");
+
+  a.plan.num_threads = a.threads;
+  a.plan.reference_kernels = flags.boolean("reference");
+  a.plan.winograd = flags.boolean("winograd");
+  a.rewrites.fold_and_fuse = flags.boolean("optimize_graph");
+  a.rewrites.fuse_quantized = flags.boolean("optimize_graph");
+
+  engine::BenchmarkOptions& o = a.benchmark;
+  o.warmup_runs = static_cast<int>(a.warmup);
+  o.max_num_runs = static_cast<int>(a.max_runs);
+  o.max_time_s = *flags.number("max_time");
+  o.inference_delay_s = *flags.number("inference_delay");
+  o.inter_benchmark_delay_s = *flags.number("inter_benchmark_delay");
+  o.stats.show_run_order = flags.boolean("show_run_order");
+  o.stats.run_order_limit = static_cast<int>(*flags.integer("run_order_limit"));
+  o.stats.show_time = flags.boolean("show_time");
+  o.stats.time_limit = static_cast<int>(*flags.integer("time_limit"));
+  o.stats.show_memory = flags.boolean("show_memory");
+  o.stats.memory_limit = static_cast<int>(*flags.integer("memory_limit"));
+  o.stats.show_type = flags.boolean("show_type");
+  o.stats.show_summary = flags.boolean("show_summary");
+  o.stats.csv = a.format == "csv";
+  return a;
+}
+
+// One input tensor from --input_layer_files, or from its shape, type and
+// --input_layer_values (zeros by default).
+Result<engine::Tensor> makeFeed(const BenchmarkArgs& a, size_t i) {
+  const std::string what = "input '" + a.names[i] + "'";
+  auto dtype = model::parseDtype(a.types[i]);
+  if (!dtype.ok()) return Status::Error("--input_layer_type: " + dtype.error());
+  if (!a.files.empty()) return engine::tensorFromFile(a.files[i], *dtype, what);
+  auto shape = model::parseShape(a.shapes[i]);
+  if (!shape.ok()) return Status::Error("--input_layer_shape for " + what + ": " + shape.error());
+  for (auto d : *shape)
+    if (d < 0)
+      return Status::Error("--input_layer_shape for " + what +
+                           " has an unknown dimension; give every dimension a size");
+  // Checked before the tensor is allocated: 100000,100000 floats is 37 GiB.
+  auto elements = model::checkedElements(shape->data(), shape->size(),
+                                         std::max<std::int64_t>(1, static_cast<std::int64_t>(model::dtypeSize(*dtype))),
+                                         "--input_layer_shape for " + what + " (" + a.shapes[i] + ")");
+  if (!elements.ok()) return elements.status();
+  return engine::tensorFromValues(*dtype, *shape, a.values.empty() ? "" : a.values[i], what);
+}
+
+// The compiled graph, its feeds and the benchmark's measurements.
+struct BenchmarkRun {
+  std::shared_ptr<const tensorflow::GraphDef> graph;
+  std::vector<engine::Tensor> feeds;
+  std::unique_ptr<engine::Plan> plan;
+  double init_s = 0;
+  engine::BenchmarkResult result;
+};
+
+// Loads the graph and its feeds, compiles the plan (timed as the session's
+// initialization) and runs the benchmark.
+Result<BenchmarkRun> runBenchmark(BenchmarkArgs& a) {
+  auto loaded = model::load(a.graph_path);
+  if (!loaded.ok()) return loaded.status();
+  BenchmarkRun run;
+  auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
+  run.graph = graph;
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    auto t = makeFeed(a, i);
+    if (!t.ok()) return t.status();
+    run.feeds.push_back(std::move(*t));
+  }
+  std::vector<std::string> fetches = a.outputs;
+  for (const auto& t : a.targets) fetches.push_back("^" + t);
+
   auto init_start = std::chrono::steady_clock::now();
   // compileForInference in two steps, to keep the rewritten graph: its fused
   // nodes name the graph ops they run in the tables.
   std::shared_ptr<const tensorflow::GraphDef> compiled =
-      engine::optimizeForInference(*graph, feed_names, fetches, plan_options, rewrites);
+      engine::optimizeForInference(*graph, a.names, fetches, a.plan, a.rewrites);
   if (!compiled) compiled = graph;
-  auto plan = engine::Plan::compile(compiled, feed_names, fetches, plan_options);
-  if (!plan.ok()) return fail(graph_path + ": " + plan.error());
-  double init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
+  auto plan = engine::Plan::compile(compiled, a.names, fetches, a.plan);
+  if (!plan.ok()) return Status::Error(a.graph_path + ": " + plan.error());
+  run.plan = std::move(*plan);
+  run.init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
 
-  engine::BenchmarkOptions options;
-  options.warmup_runs = static_cast<int>(*warmup);
-  options.max_num_runs = static_cast<int>(*max_runs);
-  options.max_time_s = *max_time;
-  options.inference_delay_s = *delay;
-  options.stats.show_run_order = flags.boolean("show_run_order");
-  options.stats.run_order_limit = static_cast<int>(*run_limit);
-  options.stats.show_time = flags.boolean("show_time");
-  options.stats.time_limit = static_cast<int>(*time_limit);
-  options.stats.show_memory = flags.boolean("show_memory");
-  options.stats.memory_limit = static_cast<int>(*memory_limit);
-  options.stats.show_type = flags.boolean("show_type");
-  options.stats.show_summary = flags.boolean("show_summary");
-  options.stats.csv = format == "csv";
-  options.inter_benchmark_delay_s = *between;
+  engine::BenchmarkOptions& options = a.benchmark;
   options.graph_nodes = graph->node_size();
   options.fused_ops = engine::fusedOpsByNode(*compiled);
   ProgressLine progress;
@@ -236,72 +283,98 @@ int runBenchmarkCommand(int argc, char** argv) {
       progress.update("benchmark: " + phase + " run " + std::to_string(done) +
                       (phase == "warmup" ? " of " + std::to_string(options.warmup_runs) : ""));
     };
-  auto result = engine::runBenchmark(**plan, feeds, options);
+  auto result = engine::runBenchmark(*run.plan, run.feeds, options);
   progress.finish();
-  if (!result.ok()) return fail(graph_path + ": " + result.error());
-  if (!output_prefix.empty()) {
-    Status reported = writeTestReports(*result, feeds, output_prefix, benchmark_name, init_s, *warmup);
-    if (!reported.ok()) return fail("--output_prefix: " + reported.message());
+  options.progress = nullptr;
+  if (!result.ok()) return Status::Error(a.graph_path + ": " + result.error());
+  run.result = std::move(*result);
+  if (!a.output_prefix.empty()) {
+    Status reported =
+        writeTestReports(run.result, run.feeds, a.output_prefix, a.benchmark_name, run.init_s, a.warmup);
+    if (!reported.ok()) return Status::Error("--output_prefix: " + reported.message());
   }
-  const auto& r = *result;
+  return run;
+}
 
-  if (format == "json") {
-    engine::ReportContext context;
-    context.graph = graph_path;
-    context.benchmark_name = flags.str("benchmark_name");
-    context.num_threads = (*plan)->pool().numThreads();
-    context.init_seconds = init_s;
-    std::cout << engine::formatJson(r, context);
-    return 0;
-  }
+// benchmark_model's header: the flags as it read them.
+void printTextHeader(const BenchmarkArgs& a, const BenchmarkRun& run) {
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
+    return "[" + s + "]";
+  };
+  std::printf("Graph: [%s]\n", a.graph_path.c_str());
+  std::printf("Input layers: %s\n", list(a.names).c_str());
+  std::printf("Input shapes: %s\n", list(a.files.empty() ? a.shapes : std::vector<std::string>{}).c_str());
+  std::printf("Input types: %s\n", list(a.types).c_str());
+  std::printf("Output layers: %s\n", list(a.outputs).c_str());
+  std::printf("Target layers: %s\n", list(a.targets).c_str());
+  std::printf("Num runs: [%lld]\n", static_cast<long long>(a.max_runs));
+  std::printf("Inter-inference delay (seconds): [%s]\n", a.inference_delay_text.c_str());
+  std::printf("Inter-benchmark delay (seconds): [%s]\n", a.inter_benchmark_delay_text.c_str());
+  std::printf("Num threads: [%lld]\n", static_cast<long long>(a.threads));
+  std::printf("Benchmark name: [%s]\n", a.benchmark_name.c_str());
+  std::printf("Output prefix: [%s]\n", a.output_prefix.c_str());
+  std::printf("Show sizes: [%d]\n", a.show_sizes ? 1 : 0);
+  std::printf("Warmup runs: [%lld]\n", static_cast<long long>(a.warmup));
+  std::printf("Initialized session in %.3fs\n", run.init_s);
+  std::printf("%s\n", run.result.log.c_str());
+}
 
-  if (format == "text") {
-    auto list = [](const std::vector<std::string>& v) {
-      std::string s;
-      for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i];
-      return "[" + s + "]";
-    };
-    std::printf("Graph: [%s]\n", graph_path.c_str());
-    std::printf("Input layers: %s\n", list(names).c_str());
-    std::printf("Input shapes: %s\n", list(files.empty() ? shapes : std::vector<std::string>{}).c_str());
-    std::printf("Input types: %s\n", list(types).c_str());
-    std::printf("Output layers: %s\n", list(outputs).c_str());
-    std::printf("Target layers: %s\n", list(targets).c_str());
-    std::printf("Num runs: [%lld]\n", static_cast<long long>(*max_runs));
-    std::printf("Inter-inference delay (seconds): [%s]\n", flags.str("inference_delay").c_str());
-    std::printf("Inter-benchmark delay (seconds): [%s]\n", flags.str("inter_benchmark_delay").c_str());
-    std::printf("Num threads: [%lld]\n", static_cast<long long>(*threads));
-    std::printf("Benchmark name: [%s]\n", flags.str("benchmark_name").c_str());
-    std::printf("Output prefix: [%s]\n", flags.str("output_prefix").c_str());
-    std::printf("Show sizes: [%d]\n", flags.boolean("show_sizes") ? 1 : 0);
-    std::printf("Warmup runs: [%lld]\n", static_cast<long long>(*warmup));
-    std::printf("Initialized session in %.3fs\n", init_s);
-    std::printf("%s\n", r.log.c_str());
-  }
-  if (flags.boolean("show_sizes")) {
-    engine::RunProfile profile;
-    auto out = (*plan)->run(feeds, &profile);
-    if (!out.ok()) return fail(graph_path + ": " + out.error());
-    std::printf("============ Node output tensor sizes in run order ========\n");
-    const auto& nodes = (*plan)->nodes();
-    for (size_t k = 0; k < nodes.size() && k < profile.nodes.size(); ++k) {
-      if (nodes[k].graph_index < 0 || profile.nodes[k].calls == 0) continue;
-      const auto& shapes_out = profile.nodes[k].output_shapes;
-      std::printf("%s\t%zu", nodes[k].name.c_str(), shapes_out.size());
-      for (size_t o = 0; o < shapes_out.size(); ++o) {
-        std::string dtype = o < nodes[k].output_types.size() ? model::dtypeName(nodes[k].output_types[o]) : "?";
-        std::printf("\t%s\t%zu\t[%s]", dtype.c_str(), shapes_out[o].size(), joinShape(shapes_out[o]).c_str());
-      }
-      std::printf("\n");
+// --show_sizes: one more profiled run, and the shapes of every node's outputs.
+Status printOutputSizes(const BenchmarkArgs& a, const BenchmarkRun& run) {
+  engine::RunProfile profile;
+  auto out = run.plan->run(run.feeds, &profile);
+  if (!out.ok()) return Status::Error(a.graph_path + ": " + out.error());
+  std::printf("============ Node output tensor sizes in run order ========\n");
+  const auto& nodes = run.plan->nodes();
+  for (size_t k = 0; k < nodes.size() && k < profile.nodes.size(); ++k) {
+    if (nodes[k].graph_index < 0 || profile.nodes[k].calls == 0) continue;
+    const auto& shapes_out = profile.nodes[k].output_shapes;
+    std::printf("%s\t%zu", nodes[k].name.c_str(), shapes_out.size());
+    for (size_t o = 0; o < shapes_out.size(); ++o) {
+      std::string dtype = o < nodes[k].output_types.size() ? model::dtypeName(nodes[k].output_types[o]) : "?";
+      std::printf("\t%s\t%zu\t[%s]", dtype.c_str(), shapes_out[o].size(), joinShape(shapes_out[o]).c_str());
     }
     std::printf("\n");
   }
-  std::printf("%s", engine::formatTables(r, options.stats, flags.boolean("show_flops")).c_str());
-  if (format == "text") {
+  std::printf("\n");
+  return Status::Ok();
+}
+
+Status printBenchmark(const BenchmarkArgs& a, const BenchmarkRun& run) {
+  const auto& r = run.result;
+  if (a.format == "json") {
+    engine::ReportContext context;
+    context.graph = a.graph_path;
+    context.benchmark_name = a.benchmark_name;
+    context.num_threads = run.plan->pool().numThreads();
+    context.init_seconds = run.init_s;
+    std::cout << engine::formatJson(r, context);
+    return Status::Ok();
+  }
+  if (a.format == "text") printTextHeader(a, run);
+  if (a.show_sizes) {
+    Status sizes = printOutputSizes(a, run);
+    if (!sizes.ok()) return sizes;
+  }
+  std::printf("%s", engine::formatTables(r, a.benchmark.stats, a.show_flops).c_str());
+  if (a.format == "text") {
     std::printf("%s", engine::formatProfileOverhead(engine::profileOverhead(r)).c_str());
     std::printf("%s", engine::formatLatencyLine(r).c_str());
   }
-  return 0;
+  return Status::Ok();
+}
+
+int runBenchmarkCommand(int argc, char** argv) {
+  Flags flags("benchmark", kUsage, benchmarkFlags());
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+  auto args = parseBenchmarkFlags(flags);
+  if (!args.ok()) return fail(args.error());
+  auto run = runBenchmark(*args);
+  if (!run.ok()) return fail(run.error());
+  Status printed = printBenchmark(*args, *run);
+  return printed.ok() ? 0 : fail(printed.message());
 }
 
 CommandRegistration registration({"benchmark", "time a graph with per-op profiling (benchmark_model's flags)",

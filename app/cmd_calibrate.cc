@@ -5,7 +5,6 @@
 // the ranges frozen by the same percentile rule (engine::calibrate).
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -47,109 +46,138 @@ std::vector<FlagSpec> calibrateFlags() {
   };
 }
 
-int runCalibrateCommand(int argc, char** argv) {
-  Flags flags("calibrate", kUsage, calibrateFlags());
-  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
-  const std::string format = flags.str("format");
-  if (format != "text" && format != "json") return fail("--format must be text or json, got '" + format + "'");
-  const bool dataset_mode = !flags.str("dataset").empty();
-  if (dataset_mode == !flags.str("input").empty()) return fail("give exactly one of --dataset=DIR and --input=FILE");
+// What the command line asks for, checked: the flags as the command uses
+// them. A new flag lands here and in parseCalibrateFlags.
+struct CalibrateArgs {
+  std::string graph, output_graph;
+  std::string format;  // text or json
+  std::string dataset;
+  std::vector<std::string> inputs;  // --input files
+  std::string input_layer;
+  double min_percentile = 5, max_percentile = 5;
+  engine::ImagePreprocess preprocess;
+  engine::PlanOptions plan;
+};
+
+Result<CalibrateArgs> parseCalibrateFlags(const Flags& flags) {
+  CalibrateArgs a;
+  a.format = flags.str("format");
+  if (a.format != "text" && a.format != "json")
+    return Status::Error("--format must be text or json, got '" + a.format + "'");
+  a.dataset = flags.str("dataset");
+  if (a.dataset.empty() == flags.str("input").empty())
+    return Status::Error("give exactly one of --dataset=DIR and --input=FILE");
   auto min_percentile = flags.number("min_percentile");
   auto max_percentile = flags.number("max_percentile");
-  if (!min_percentile.ok() || !max_percentile.ok()) return fail("--min_percentile and --max_percentile must be numbers");
+  if (!min_percentile.ok() || !max_percentile.ok())
+    return Status::Error("--min_percentile and --max_percentile must be numbers");
   for (double p : {*min_percentile, *max_percentile})
-    if (p < 0 || p > 100) return fail("--min_percentile and --max_percentile must be between 0 and 100");
+    if (p < 0 || p > 100) return Status::Error("--min_percentile and --max_percentile must be between 0 and 100");
+  a.min_percentile = *min_percentile;
+  a.max_percentile = *max_percentile;
   auto mean = flags.number("input_mean");
   auto std_dev = flags.number("input_std");
   auto threads = flags.numThreads();
-  if (!threads.ok()) return fail(threads.error());
-  if (!mean.ok() || !std_dev.ok()) return fail("--input_mean and --input_std must be numbers");
-
-  auto loaded = model::load(flags.str("graph"));
-  if (!loaded.ok()) return fail(loaded.error());
-  const tensorflow::GraphDef& graph = loaded->graph;
-  auto input = engine::findGraphInput(graph, flags.str("input_layer"));
-  if (!input.ok()) return fail(input.error());
-  engine::ImagePreprocess preprocess;
-  preprocess.mean = static_cast<float>(*mean);
-  preprocess.std_dev = static_cast<float>(*std_dev);
+  if (!threads.ok()) return threads.status();
+  if (!mean.ok() || !std_dev.ok()) return Status::Error("--input_mean and --input_std must be numbers");
+  a.preprocess.mean = static_cast<float>(*mean);
+  a.preprocess.std_dev = static_cast<float>(*std_dev);
   if (!flags.str("input_size").empty()) {
-    const auto parts = flags.list("input_size");
-    char* end = nullptr;
-    bool ok = parts.size() == 2;
-    if (ok) {
-      preprocess.height = std::strtoll(parts[0].c_str(), &end, 10);
-      ok = *end == '\0' && !parts[0].empty();
-      if (ok) preprocess.width = std::strtoll(parts[1].c_str(), &end, 10);
-      ok = ok && *end == '\0' && !parts[1].empty();
-    }
-    // The image is resized to H x W floats: bound it before allocating.
-    if (!ok || preprocess.height <= 0 || preprocess.width <= 0 || preprocess.height > 8192 ||
-        preprocess.width > 8192)
-      return fail("--input_size must be H,W (two sizes from 1 to 8192), got '" + flags.str("input_size") + "'");
+    auto size = parseImageSize(flags.str("input_size"));
+    if (!size.ok()) return size.status();
+    a.preprocess.height = size->first;
+    a.preprocess.width = size->second;
   }
+  a.plan.num_threads = static_cast<int>(*threads);
+  a.graph = flags.str("graph");
+  a.output_graph = flags.str("output_graph");
+  a.inputs = flags.list("input");
+  a.input_layer = flags.str("input_layer");
+  return a;
+}
 
-  std::vector<std::string> paths;
-  if (dataset_mode) {
-    auto dataset = engine::openDataset(flags.str("dataset"));
-    if (!dataset.ok()) return fail("--dataset: " + dataset.error());
-    for (const std::string& file : dataset->files) paths.push_back(dataset->dir + "/" + file);
-  } else {
-    paths = flags.list("input");
-  }
+// The representative inputs, decoded for the graph's input.
+Result<std::vector<std::vector<engine::Tensor>>> loadSamples(const CalibrateArgs& a, const engine::InputSpec& input,
+                                                             const std::vector<std::string>& paths,
+                                                             ProgressLine& progress) {
   std::vector<std::vector<engine::Tensor>> samples;
-  ProgressLine progress;
   for (const std::string& path : paths) {
     progress.update("calibrate: reading input " + std::to_string(samples.size() + 1) + "/" +
                     std::to_string(paths.size()) + " " + path);
-    auto t = engine::loadSample(path, *input, preprocess);
-    if (!t.ok()) return fail(t.error());
+    auto t = engine::loadSample(path, input, a.preprocess);
+    if (!t.ok()) return t.status();
     samples.push_back({std::move(*t)});
   }
-  progress.update("calibrate: compiling the graph for " + std::to_string(samples.size()) + " inputs");
+  return samples;
+}
 
-  engine::PlanOptions options;
-  options.num_threads = static_cast<int>(*threads);
+// The range table (text) or records (json) and the closing line.
+void printCalibration(const CalibrateArgs& a, const engine::CalibrationResult& result, std::size_t inputs) {
+  nlohmann::json ranges = nlohmann::json::array();
+  if (a.format == "text") std::printf("node\tobserved_min\tobserved_max\tfrozen_min\tfrozen_max\n");
+  for (const auto& [name, list] : result.samples) {
+    float lo = list.front().min, hi = list.front().max;
+    for (const auto& s : list) {
+      lo = std::min(lo, s.min);
+      hi = std::max(hi, s.max);
+    }
+    const engine::RangeSample& frozen = result.frozen.at(name);
+    if (a.format == "text")
+      std::printf("%s\t%.6g\t%.6g\t%.6g\t%.6g\n", name.c_str(), lo, hi, frozen.min, frozen.max);
+    ranges.push_back({{"node", name}, {"samples", list.size()}, {"observed_min", lo}, {"observed_max", hi},
+                      {"frozen_min", frozen.min}, {"frozen_max", frozen.max}});
+  }
+  if (a.format == "json") {
+    nlohmann::json j = {{"graph", a.graph},
+                        {"output_graph", a.output_graph},
+                        {"inputs", inputs},
+                        {"min_percentile", a.min_percentile},
+                        {"max_percentile", a.max_percentile},
+                        {"ranges", ranges}};
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("\nFroze %zu ranges (RequantizationRange nodes, fused layers) from %zu inputs; wrote %s\n",
+              result.frozen.size(), inputs, a.output_graph.c_str());
+}
+
+int runCalibrateCommand(int argc, char** argv) {
+  Flags flags("calibrate", kUsage, calibrateFlags());
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+  auto args = parseCalibrateFlags(flags);
+  if (!args.ok()) return fail(args.error());
+  const CalibrateArgs& a = *args;
+
+  auto loaded = model::load(a.graph);
+  if (!loaded.ok()) return fail(loaded.error());
+  const tensorflow::GraphDef& graph = loaded->graph;
+  auto input = engine::findGraphInput(graph, a.input_layer);
+  if (!input.ok()) return fail(input.error());
+  std::vector<std::string> paths = a.inputs;
+  if (!a.dataset.empty()) {
+    auto dataset = engine::openDataset(a.dataset);
+    if (!dataset.ok()) return fail("--dataset: " + dataset.error());
+    paths.clear();
+    for (const std::string& file : dataset->files) paths.push_back(dataset->dir + "/" + file);
+  }
+  ProgressLine progress;
+  auto samples = loadSamples(a, *input, paths, progress);
+  if (!samples.ok()) return fail(samples.error());
+  progress.update("calibrate: compiling the graph for " + std::to_string(samples->size()) + " inputs");
+
   engine::CalibrationProgress on_run;
   if (progress.enabled())
     on_run = [&progress, &paths](std::size_t done, std::size_t total) {
       progress.update("calibrate: ran input " + std::to_string(done) + "/" + std::to_string(total) + " " +
                       paths[done - 1]);
     };
-  auto result = engine::calibrate(graph, {input->name}, samples, static_cast<float>(*min_percentile),
-                                  static_cast<float>(*max_percentile), options, on_run);
+  auto result = engine::calibrate(graph, {input->name}, *samples, static_cast<float>(a.min_percentile),
+                                  static_cast<float>(a.max_percentile), a.plan, on_run);
   progress.finish();
-  if (!result.ok()) return fail(flags.str("graph") + ": " + result.error());
-  Status saved = model::saveGraph(result->graph, flags.str("output_graph"));
+  if (!result.ok()) return fail(a.graph + ": " + result.error());
+  Status saved = model::saveGraph(result->graph, a.output_graph);
   if (!saved.ok()) return fail(saved.message());
-
-  nlohmann::json ranges = nlohmann::json::array();
-  if (format == "text") std::printf("node\tobserved_min\tobserved_max\tfrozen_min\tfrozen_max\n");
-  for (const auto& [name, list] : result->samples) {
-    float lo = list.front().min, hi = list.front().max;
-    for (const auto& s : list) {
-      lo = std::min(lo, s.min);
-      hi = std::max(hi, s.max);
-    }
-    const engine::RangeSample& frozen = result->frozen.at(name);
-    if (format == "text")
-      std::printf("%s\t%.6g\t%.6g\t%.6g\t%.6g\n", name.c_str(), lo, hi, frozen.min, frozen.max);
-    ranges.push_back({{"node", name}, {"samples", list.size()}, {"observed_min", lo}, {"observed_max", hi},
-                      {"frozen_min", frozen.min}, {"frozen_max", frozen.max}});
-  }
-  if (format == "json") {
-    nlohmann::json j = {{"graph", flags.str("graph")},
-                        {"output_graph", flags.str("output_graph")},
-                        {"inputs", samples.size()},
-                        {"min_percentile", *min_percentile},
-                        {"max_percentile", *max_percentile},
-                        {"ranges", ranges}};
-    std::printf("%s\n", j.dump(2).c_str());
-    return 0;
-  }
-  std::printf("\nFroze %zu ranges (RequantizationRange nodes, fused layers) from %zu inputs; wrote %s\n",
-              result->frozen.size(),
-              samples.size(), flags.str("output_graph").c_str());
+  printCalibration(a, *result, samples->size());
   return 0;
 }
 

@@ -57,97 +57,134 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
   return line;
 }
 
-int runRun(int argc, char** argv) {
-  Flags flags("run", "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
-                     "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false]",
-              {{"graph", FlagSpec::Type::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)", kRequired | kPath},
-               {"input", FlagSpec::Type::Repeated, "",
-                "NAME=FILE: a tensor to feed (node or node:port) and its value as .npy; for string inputs "
-                "any file, passed as one string (for example a WAV file for wav_data)"},
-               {"output", FlagSpec::Type::Repeated, "", "tensors to fetch, comma separated (node or node:port)"},
-               {"out_dir", FlagSpec::Type::String, "", "folder for the outputs (<name with / and : as _>.npy)",
-                kRequired | kPath},
-               {"num_threads", FlagSpec::Type::Int, "1", "intra-op threads: -1 or 0 all cores, N threads (1: no workers)"},
-               {"reference", FlagSpec::Type::Bool, "false", "use the plain reference kernels"},
-               {"winograd", FlagSpec::Type::Bool, "true",
-                "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (F(2x2,3x3) on "
-                "AVX-512, F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 "
-                "relative)"}});
-  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+const char* kUsage =
+    "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
+    "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false]";
+
+std::vector<FlagSpec> runFlags() {
+  using T = FlagSpec::Type;
+  return {
+      {"graph", T::String, "", "model file (.pb, .pbtxt, .meta or SavedModel)", kRequired | kPath},
+      {"input", T::Repeated, "",
+       "NAME=FILE: a tensor to feed (node or node:port) and its value as .npy; for string inputs "
+       "any file, passed as one string (for example a WAV file for wav_data)"},
+      {"output", T::Repeated, "", "tensors to fetch, comma separated (node or node:port)"},
+      {"out_dir", T::String, "", "folder for the outputs (<name with / and : as _>.npy)", kRequired | kPath},
+      {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads (1: no workers)"},
+      {"reference", T::Bool, "false", "use the plain reference kernels"},
+      {"winograd", T::Bool, "true",
+       "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (F(2x2,3x3) on "
+       "AVX-512, F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 "
+       "relative)"},
+  };
+}
+
+// What the command line asks for, checked: the flags as the command uses
+// them. A new flag lands here and in parseRunFlags.
+struct RunArgs {
+  std::string graph;
+  std::vector<std::string> feed_names, feed_files;  // --input NAME=FILE
   std::vector<std::string> outputs;
+  std::string out_dir;
+  engine::PlanOptions plan;
+};
+
+Result<RunArgs> parseRunFlags(const Flags& flags) {
+  RunArgs a;
   for (const auto& v : flags.all("output"))
     for (const auto& o : splitString(v, ','))
-      if (!o.empty()) outputs.push_back(o);
-  if (outputs.empty()) return fail("--output is required (one or more tensor names)");
+      if (!o.empty()) a.outputs.push_back(o);
+  if (a.outputs.empty()) return Status::Error("--output is required (one or more tensor names)");
   auto threads = flags.numThreads();
-  if (!threads.ok()) return fail(threads.error());
-
-  std::vector<std::string> feed_names, feed_files;
+  if (!threads.ok()) return threads.status();
   for (const auto& in : flags.all("input")) {
     size_t eq = in.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == in.size())
-      return fail("--input=" + in + ": expected NAME=FILE");
-    feed_names.push_back(in.substr(0, eq));
-    feed_files.push_back(expandPath(in.substr(eq + 1)));
+      return Status::Error("--input=" + in + ": expected NAME=FILE");
+    a.feed_names.push_back(in.substr(0, eq));
+    a.feed_files.push_back(expandPath(in.substr(eq + 1)));
   }
+  a.graph = flags.str("graph");
+  a.out_dir = flags.str("out_dir");
+  a.plan.num_threads = static_cast<int>(*threads);
+  a.plan.reference_kernels = flags.boolean("reference");
+  a.plan.winograd = flags.boolean("winograd");
+  return a;
+}
 
-  auto loaded = model::load(flags.str("graph"));
-  if (!loaded.ok()) return fail(loaded.error());
+// Loads and compiles the graph, reads the feeds in the types the plan
+// expects, and runs it once.
+Result<std::vector<engine::Tensor>> runOnce(const RunArgs& a) {
+  auto loaded = model::load(a.graph);
+  if (!loaded.ok()) return loaded.status();
   auto graph = std::make_shared<tensorflow::GraphDef>(std::move(loaded->graph));
-  engine::PlanOptions options;
-  options.num_threads = static_cast<int>(*threads);
-  options.reference_kernels = flags.boolean("reference");
-  options.winograd = flags.boolean("winograd");
   auto plan =
-      engine::compileForInference(std::shared_ptr<const tensorflow::GraphDef>(graph), feed_names, outputs, options);
-  if (!plan.ok()) return fail(flags.str("graph") + ": " + plan.error());
-
+      engine::compileForInference(std::shared_ptr<const tensorflow::GraphDef>(graph), a.feed_names, a.outputs, a.plan);
+  if (!plan.ok()) return Status::Error(a.graph + ": " + plan.error());
   std::vector<engine::Tensor> feeds;
-  for (size_t i = 0; i < feed_names.size(); ++i) {
-    auto t = engine::tensorFromFile(feed_files[i], (*plan)->feedType(static_cast<int>(i)), "--input " + feed_names[i]);
-    if (!t.ok()) return fail(t.error());
+  for (size_t i = 0; i < a.feed_names.size(); ++i) {
+    auto t = engine::tensorFromFile(a.feed_files[i], (*plan)->feedType(static_cast<int>(i)), "--input " + a.feed_names[i]);
+    if (!t.ok()) return t.status();
     feeds.push_back(std::move(t).value());
   }
+  return (*plan)->run(feeds);
+}
 
-  auto result = (*plan)->run(feeds);
-  if (!result.ok()) return fail(result.error());
-
-  const std::string dir = flags.str("out_dir");
-  // Two fetched tensors whose file names coincide (a/b and a_b both become
-  // a_b.npy) would overwrite one another: refused before anything is written.
+// Two fetched tensors whose file names coincide (a/b and a_b both become
+// a_b.npy) would overwrite one another: refused before anything is written.
+Status checkDistinctFiles(const RunArgs& a) {
   std::map<std::string, std::string> file_owner;
-  for (const auto& o : outputs) {
+  for (const auto& o : a.outputs) {
     auto [it, inserted] = file_owner.emplace(fileNameFor(o), o);
     if (!inserted && it->second != o)
-      return fail("--output: " + it->second + " and " + o + " would both be written to " + dir + "/" + it->first +
-                  "; fetch one of them in another run");
+      return Status::Error("--output: " + it->second + " and " + o + " would both be written to " + a.out_dir + "/" +
+                           it->first + "; fetch one of them in another run");
   }
+  return Status::Ok();
+}
+
+// One summary line per output, and the outputs as .npy in --out_dir.
+Status printAndWrite(const RunArgs& a, const std::vector<engine::Tensor>& result) {
+  Status distinct = checkDistinctFiles(a);
+  if (!distinct.ok()) return distinct;
+  const std::string& dir = a.out_dir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return fail("--out_dir " + dir + ": cannot create the folder (" + ec.message() + ")");
+  if (ec) return Status::Error("--out_dir " + dir + ": cannot create the folder (" + ec.message() + ")");
   // Every output is staged to a temporary first and renamed only when all
   // were written: a failed write leaves none of the new files behind.
   std::vector<model::StagedFile> staged;
   std::set<std::string> written;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const engine::Tensor& t = (*result)[i];
-    std::printf("%s\n", summaryLine(outputs[i], t).c_str());
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    const engine::Tensor& t = result[i];
+    std::printf("%s\n", summaryLine(a.outputs[i], t).c_str());
     if (!t.valid()) continue;
     if (t.dtype() == tensorflow::DT_STRING || model::dtypeSize(t.dtype()) == 0) {
-      std::fprintf(stderr, "note: %s is %s; not written as .npy\n", outputs[i].c_str(),
+      std::fprintf(stderr, "note: %s is %s; not written as .npy\n", a.outputs[i].c_str(),
                    model::dtypeName(t.dtype()).c_str());
       continue;
     }
-    if (!written.insert(outputs[i]).second) continue;  // fetched twice: one file
-    auto file = model::StagedFile::create(dir + "/" + fileNameFor(outputs[i]), model::toNpy(t.toHost()));
-    if (!file.ok()) return fail(file.error());
+    if (!written.insert(a.outputs[i]).second) continue;  // fetched twice: one file
+    auto file = model::StagedFile::create(dir + "/" + fileNameFor(a.outputs[i]), model::toNpy(t.toHost()));
+    if (!file.ok()) return file.status();
     staged.push_back(std::move(file).value());
   }
   for (auto& file : staged) {
     Status s = file.commit();
-    if (!s.ok()) return fail(s.message());
+    if (!s.ok()) return s;
   }
-  return 0;
+  return Status::Ok();
+}
+
+int runRun(int argc, char** argv) {
+  Flags flags("run", kUsage, runFlags());
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+  auto args = parseRunFlags(flags);
+  if (!args.ok()) return fail(args.error());
+  auto result = runOnce(*args);
+  if (!result.ok()) return fail(result.error());
+  Status written = printAndWrite(*args, *result);
+  return written.ok() ? 0 : fail(written.message());
 }
 
 CommandRegistration reg({"run", "run a graph on .npy inputs and write its outputs as .npy", &runRun});

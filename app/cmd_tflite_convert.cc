@@ -75,127 +75,179 @@ Result<tensorflow::DataType> ioType(const Flags& flags, const std::string& name)
   return Status::Error("--" + name + " must be float or int8, got '" + v + "'");
 }
 
-int runTfliteConvert(int argc, char** argv) {
-  Flags flags("tflite_convert", kUsage, convertFlags());
-  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
-  const std::string graph_file = flags.str("graph_def_file"), saved_model = flags.str("saved_model_dir");
-  if (graph_file.empty() == saved_model.empty())
-    return fail("give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR");
-  const std::string output = flags.str("output_file");
-
+// What the command line asks for, checked: the flags as the command uses
+// them. A new flag lands here and in parseConvertFlags.
+struct ConvertArgs {
+  std::string graph_file, saved_model;  // exactly one
+  std::string tag_set, signature_key;   // SavedModel
+  std::string output;
+  std::string calibration_data;
+  double input_mean = 127.5, input_std = 127.5;
   transforms::tflite::ConvertOptions options;
-  options.inputs = flags.list("input_arrays");
-  options.outputs = flags.list("output_arrays");
-  if (!flags.str("input_shapes").empty()) {
-    for (const std::string& text : splitString(flags.str("input_shapes"), ':')) {
-      auto shape = model::parseShape(text);
-      if (!shape.ok()) return fail("--input_shapes: '" + text + "': " + shape.error());
-      options.input_shapes.push_back(*shape);
-    }
-    if (!options.inputs.empty() && options.input_shapes.size() != options.inputs.size())
-      return fail("--input_shapes gives " + std::to_string(options.input_shapes.size()) + " shapes for " +
-                  std::to_string(options.inputs.size()) + " --input_arrays (separate the shapes with ':')");
+};
+
+// --input_shapes: one shape per input, ':' between them.
+Status parseInputShapes(const Flags& flags, transforms::tflite::ConvertOptions& options) {
+  if (flags.str("input_shapes").empty()) return Status::Ok();
+  for (const std::string& text : splitString(flags.str("input_shapes"), ':')) {
+    auto shape = model::parseShape(text);
+    if (!shape.ok()) return Status::Error("--input_shapes: '" + text + "': " + shape.error());
+    options.input_shapes.push_back(*shape);
   }
+  if (!options.inputs.empty() && options.input_shapes.size() != options.inputs.size())
+    return Status::Error("--input_shapes gives " + std::to_string(options.input_shapes.size()) + " shapes for " +
+                         std::to_string(options.inputs.size()) +
+                         " --input_arrays (separate the shapes with ':')");
+  return Status::Ok();
+}
+
+// --quantize and what goes with it: the calibration folder, the types at the
+// model's edges, the dense layers' weight scales.
+Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
+  using transforms::tflite::Quantize;
+  transforms::tflite::ConvertOptions& options = a.options;
   const std::string quantize = flags.str("quantize");
-  if (!quantize.empty() && quantize != "int8") return fail("--quantize must be int8, got '" + quantize + "'");
-  options.quantize = quantize == "int8" ? transforms::tflite::Quantize::Int8 : transforms::tflite::Quantize::None;
-  if (options.quantize == transforms::tflite::Quantize::Int8 && flags.str("calibration_data").empty())
-    return fail("--quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges)");
-  if (options.quantize == transforms::tflite::Quantize::None && !flags.str("calibration_data").empty())
-    return fail("--calibration_data is for --quantize=int8");
+  if (!quantize.empty() && quantize != "int8") return Status::Error("--quantize must be int8, got '" + quantize + "'");
+  options.quantize = quantize == "int8" ? Quantize::Int8 : Quantize::None;
+  a.calibration_data = flags.str("calibration_data");
+  if (options.quantize == Quantize::Int8 && a.calibration_data.empty())
+    return Status::Error(
+        "--quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges)");
+  if (options.quantize == Quantize::None && !a.calibration_data.empty())
+    return Status::Error("--calibration_data is for --quantize=int8");
   auto in_type = ioType(flags, "inference_input_type");
   auto out_type = ioType(flags, "inference_output_type");
-  if (!in_type.ok()) return fail(in_type.error());
-  if (!out_type.ok()) return fail(out_type.error());
+  if (!in_type.ok()) return in_type.status();
+  if (!out_type.ok()) return out_type.status();
   options.inference_input_type = *in_type;
   options.inference_output_type = *out_type;
   options.per_channel_fully_connected = !flags.boolean("disable_per_channel_quantization_for_dense_layers");
+  return Status::Ok();
+}
+
+Result<ConvertArgs> parseConvertFlags(const Flags& flags) {
+  ConvertArgs a;
+  a.graph_file = flags.str("graph_def_file");
+  a.saved_model = flags.str("saved_model_dir");
+  if (a.graph_file.empty() == a.saved_model.empty())
+    return Status::Error("give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR");
+  a.output = flags.str("output_file");
+  a.tag_set = flags.str("saved_model_tag_set");
+  a.signature_key = flags.str("saved_model_signature_key");
+  a.options.inputs = flags.list("input_arrays");
+  a.options.outputs = flags.list("output_arrays");
+  Status shapes = parseInputShapes(flags, a.options);
+  if (!shapes.ok()) return shapes;
+  Status quantize = parseQuantizeFlags(flags, a);
+  if (!quantize.ok()) return quantize;
   auto threads = flags.numThreads();
-  if (!threads.ok()) return fail(threads.error());
+  if (!threads.ok()) return threads.status();
   auto mean = flags.number("input_mean");
   auto std_dev = flags.number("input_std");
-  if (!mean.ok() || !std_dev.ok()) return fail("--input_mean and --input_std must be numbers");
-  if (*std_dev == 0) return fail("--input_std must not be 0");
-  options.num_threads = static_cast<int>(*threads);
+  if (!mean.ok() || !std_dev.ok()) return Status::Error("--input_mean and --input_std must be numbers");
+  if (*std_dev == 0) return Status::Error("--input_std must not be 0");
+  a.input_mean = *mean;
+  a.input_std = *std_dev;
+  a.options.num_threads = static_cast<int>(*threads);
+  return a;
+}
 
-  // The frozen graph.
+// The frozen graph to convert, and the SavedModel's signature (if any).
+struct ConvertInput {
   tensorflow::GraphDef graph;
   std::vector<model::Signature> signatures;
-  if (!saved_model.empty()) {
-    model::LoadOptions load;
-    load.tags = splitString(flags.str("saved_model_tag_set"), ',');
-    auto loaded = model::load(saved_model, load);
-    if (!loaded.ok()) return fail(loaded.error());
-    if (loaded->kind != model::ModelKind::SavedModel) return fail(saved_model + ": not a SavedModel directory");
-    model::FreezeOptions freeze;
-    freeze.signature = flags.str("saved_model_signature_key");
-    freeze.output_nodes = options.outputs;
-    auto frozen = model::freeze(*loaded, freeze);
-    if (!frozen.ok()) return fail(saved_model + ": " + frozen.error());
-    graph = std::move(frozen->graph);
-    if (options.inputs.empty())
-      for (const std::string& t : frozen->inputs) options.inputs.push_back(std::string(model::nodeNameOf(t)));
-    if (options.outputs.empty()) options.outputs = frozen->outputs;
-    for (const auto& s : loaded->signatures)
-      if (s.key == freeze.signature) signatures.push_back(s);
-  } else {
-    auto loaded = model::load(graph_file);
-    if (!loaded.ok()) return fail(loaded.error());
-    if (loaded->kind == model::ModelKind::TFLite) return fail(graph_file + " is already a TensorFlow Lite model");
-    graph = std::move(loaded->graph);
-  }
+};
 
-  std::string calibration_note;
-  if (options.quantize == transforms::tflite::Quantize::Int8) {
-    auto dataset = engine::openDataset(flags.str("calibration_data"));
-    if (!dataset.ok()) return fail("--calibration_data: " + dataset.error());
-    std::vector<std::string> files;
-    for (const std::string& f : dataset->files) files.push_back(dataset->dir + "/" + f);
-    std::vector<std::string> inputs = options.inputs;
-    if (inputs.empty())
-      for (const auto& n : graph.node())
-        if (n.op() == "Placeholder") inputs.push_back(n.name());
-    engine::ImagePreprocess preprocess;
-    preprocess.mean = static_cast<float>(*mean);
-    preprocess.std_dev = static_cast<float>(*std_dev);
-    if (options.input_shapes.size() == 1 && options.input_shapes[0].size() == 4) {
-      preprocess.height = options.input_shapes[0][1];
-      preprocess.width = options.input_shapes[0][2];
-    }
-    auto samples = transforms::tflite::calibrationSamples(graph, inputs, files, preprocess, options.num_threads);
-    if (!samples.ok()) return fail("--calibration_data: " + samples.error());
-    options.calibration = std::move(*samples);
-    calibration_note = "Calibrated on " + std::to_string(files.size()) + " inputs from " + flags.str("calibration_data");
-  }
+// A TF1 SavedModel frozen on the way; its signature supplies the input and
+// output arrays the flags leave out.
+Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
+  model::LoadOptions load;
+  load.tags = splitString(a.tag_set, ',');
+  auto loaded = model::load(a.saved_model, load);
+  if (!loaded.ok()) return loaded.status();
+  if (loaded->kind != model::ModelKind::SavedModel) return Status::Error(a.saved_model + ": not a SavedModel directory");
+  model::FreezeOptions freeze;
+  freeze.signature = a.signature_key;
+  freeze.output_nodes = a.options.outputs;
+  auto frozen = model::freeze(*loaded, freeze);
+  if (!frozen.ok()) return Status::Error(a.saved_model + ": " + frozen.error());
+  ConvertInput in;
+  in.graph = std::move(frozen->graph);
+  if (a.options.inputs.empty())
+    for (const std::string& t : frozen->inputs) a.options.inputs.push_back(std::string(model::nodeNameOf(t)));
+  if (a.options.outputs.empty()) a.options.outputs = frozen->outputs;
+  for (const auto& s : loaded->signatures)
+    if (s.key == freeze.signature) in.signatures.push_back(s);
+  return in;
+}
 
-  auto converted = transforms::tflite::convertToTflite(graph, options);
-  if (!converted.ok()) return fail(converted.error());
-  model::tflite::WriteOptions write;
-  // A SavedModel's signature, with the converted model's tensor names: inputs
-  // keep their node names, outputs are the converter's output tensors.
-  for (model::Signature s : signatures) {
+Result<ConvertInput> loadConvertInput(ConvertArgs& a) {
+  if (!a.saved_model.empty()) return freezeSavedModel(a);
+  auto loaded = model::load(a.graph_file);
+  if (!loaded.ok()) return loaded.status();
+  if (loaded->kind == model::ModelKind::TFLite)
+    return Status::Error(a.graph_file + " is already a TensorFlow Lite model");
+  ConvertInput in;
+  in.graph = std::move(loaded->graph);
+  return in;
+}
+
+// --quantize=int8: the activation ranges observed on --calibration_data.
+// Returns the line that reports it.
+Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph) {
+  auto dataset = engine::openDataset(a.calibration_data);
+  if (!dataset.ok()) return Status::Error("--calibration_data: " + dataset.error());
+  std::vector<std::string> files;
+  for (const std::string& f : dataset->files) files.push_back(dataset->dir + "/" + f);
+  std::vector<std::string> inputs = a.options.inputs;
+  if (inputs.empty())
+    for (const auto& n : graph.node())
+      if (n.op() == "Placeholder") inputs.push_back(n.name());
+  engine::ImagePreprocess preprocess;
+  preprocess.mean = static_cast<float>(a.input_mean);
+  preprocess.std_dev = static_cast<float>(a.input_std);
+  const auto& shapes = a.options.input_shapes;
+  if (shapes.size() == 1 && shapes[0].size() == 4) {
+    preprocess.height = shapes[0][1];
+    preprocess.width = shapes[0][2];
+  }
+  auto samples = transforms::tflite::calibrationSamples(graph, inputs, files, preprocess, a.options.num_threads);
+  if (!samples.ok()) return Status::Error("--calibration_data: " + samples.error());
+  a.options.calibration = std::move(*samples);
+  return "Calibrated on " + std::to_string(files.size()) + " inputs from " + a.calibration_data;
+}
+
+// A SavedModel's signature, with the converted model's tensor names: inputs
+// keep their node names, outputs are the converter's output tensors. A
+// signature whose outputs the converter did not keep is left out.
+std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
+                                                  const transforms::tflite::ConvertResult& converted) {
+  std::vector<model::Signature> kept;
+  for (model::Signature& s : signatures) {
     bool ok = true;
     for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
     for (auto& [alias, tensor] : s.outputs) {
       const model::TensorRef ref = model::parseTensorName(tensor);
       const std::string wanted = ref.node + ":" + std::to_string(ref.port);
       bool found = false;
-      for (std::size_t k = 0; k < converted->outputs.size() && !found; ++k)
-        if (converted->outputs[k] == wanted) {
-          tensor = converted->graph_outputs[k];
+      for (std::size_t k = 0; k < converted.outputs.size() && !found; ++k)
+        if (converted.outputs[k] == wanted) {
+          tensor = converted.graph_outputs[k];
           found = true;
         }
       ok = ok && found;
     }
-    if (ok) write.signatures.push_back(std::move(s));
+    if (ok) kept.push_back(std::move(s));
   }
-  model::tflite::WriteStats stats;
-  Status saved = model::tflite::saveTflite(converted->graph, output, write, &stats);
-  if (!saved.ok()) return fail(saved.message());
+  return kept;
+}
 
-  for (const std::string& note : converted->notes) std::printf("Note: %s\n", note.c_str());
+// The converter's notes, the operators by builtin, the file's sizes.
+void printConverted(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted,
+                    const model::tflite::WriteStats& stats, const std::string& calibration_note) {
+  for (const std::string& note : converted.notes) std::printf("Note: %s\n", note.c_str());
   std::map<std::string, int> ops;
-  for (const auto& n : converted->graph.node())
+  for (const auto& n : converted.graph.node())
     if (model::tflite::isDialectOp(n.op()) && n.op() != model::tflite::kNoValueOp) {
       const auto* b = model::tflite::builtinByOpType(n.op());
       ++ops[b ? b->name : n.op()];
@@ -207,8 +259,31 @@ int runTfliteConvert(int argc, char** argv) {
               stats.shared_buffers, static_cast<unsigned long long>(stats.constant_bytes));
   if (!calibration_note.empty()) std::printf("%s\n", calibration_note.c_str());
   std::error_code ec;
-  const auto bytes = std::filesystem::file_size(output, ec);
-  std::printf("Wrote %s (%llu bytes)\n", output.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
+  const auto bytes = std::filesystem::file_size(a.output, ec);
+  std::printf("Wrote %s (%llu bytes)\n", a.output.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
+}
+
+int runTfliteConvert(int argc, char** argv) {
+  Flags flags("tflite_convert", kUsage, convertFlags());
+  if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
+  auto args = parseConvertFlags(flags);
+  if (!args.ok()) return fail(args.error());
+  auto input = loadConvertInput(*args);
+  if (!input.ok()) return fail(input.error());
+  std::string calibration_note;
+  if (args->options.quantize == transforms::tflite::Quantize::Int8) {
+    auto calibrated = calibrate(*args, input->graph);
+    if (!calibrated.ok()) return fail(calibrated.error());
+    calibration_note = *calibrated;
+  }
+  auto converted = transforms::tflite::convertToTflite(input->graph, args->options);
+  if (!converted.ok()) return fail(converted.error());
+  model::tflite::WriteOptions write;
+  write.signatures = convertedSignatures(std::move(input->signatures), *converted);
+  model::tflite::WriteStats stats;
+  Status saved = model::tflite::saveTflite(converted->graph, args->output, write, &stats);
+  if (!saved.ok()) return fail(saved.message());
+  printConverted(*args, *converted, stats, calibration_note);
   return 0;
 }
 

@@ -75,6 +75,21 @@ std::string expandPath(const std::string& path) {
   return home + path.substr(slash + 1);
 }
 
+Result<std::pair<std::int64_t, std::int64_t>> parseImageSize(const std::string& text) {
+  const auto parts = splitString(text, ',');
+  std::int64_t v[2] = {0, 0};
+  bool ok = parts.size() == 2;
+  for (size_t i = 0; ok && i < 2; ++i) {
+    char* end = nullptr;
+    errno = 0;
+    const long long x = std::strtoll(parts[i].c_str(), &end, 10);
+    ok = !parts[i].empty() && *end == '\0' && errno == 0 && x > 0 && x <= 8192;
+    v[i] = x;
+  }
+  if (!ok) return Status::Error("--input_size must be H,W (two sizes from 1 to 8192), got '" + text + "'");
+  return std::make_pair(v[0], v[1]);
+}
+
 std::string csvField(const std::string& field) {
   if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
   std::string out = "\"";

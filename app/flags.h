@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/status.h"
@@ -90,6 +91,10 @@ std::vector<std::string> splitString(const std::string& s, char sep);
 // leading "~" or "~/..." becomes $HOME (or the password entry's home),
 // "~user/..." that user's home; anything else is returned unchanged.
 std::string expandPath(const std::string& path);
+
+// --input_size "H,W": two image sizes from 1 to 8192 (the image is resized
+// to H x W floats: bounded before anything is allocated).
+Result<std::pair<std::int64_t, std::int64_t>> parseImageSize(const std::string& text);
 
 // One CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
 // comma, a quote or a line break ("282:tabby, tabby cat").

@@ -11,6 +11,8 @@
 // dataset folder (with --class_names=FILE for its labels) and shows its
 // per-layer heat map; `--accuracy_variants=8-bit,tflite-int8` compares the
 // current graph with each in turn and shows the runs' history.
+#include "app/gui_main.h"
+
 #include <QAction>
 #include <QBuffer>
 #include <QFileInfo>
@@ -285,7 +287,9 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
 
 }  // namespace
 
-int gdsRunGui(int argc, char** argv) {
+namespace gds::app {
+
+int runGui(int argc, char** argv) {
   const bool screenshot = wantsScreenshot(argc, argv);
   // Qt needs its platform before the arguments can be read. Without a display
   // and without a platform chosen (QT_QPA_PLATFORM, -platform), start
@@ -334,3 +338,5 @@ int gdsRunGui(int argc, char** argv) {
   if (!args.model.isEmpty()) window.openFile(args.model);
   return app.exec();
 }
+
+}  // namespace gds::app

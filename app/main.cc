@@ -12,9 +12,8 @@
 
 #include "app/flags.h"
 #include "app/version.h"
-
 #ifdef GDS_HAVE_GUI
-int gdsRunGui(int argc, char** argv);  // app/gui_main.cc
+#include "app/gui_main.h"
 #endif
 
 namespace {
@@ -85,7 +84,7 @@ int main(int argc, char** argv) {
     }
   }
 #ifdef GDS_HAVE_GUI
-  return gdsRunGui(argc, argv);
+  return gds::app::runGui(argc, argv);
 #else
   printUsage();
   return argc >= 2 ? 1 : 0;

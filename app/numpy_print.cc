@@ -268,6 +268,114 @@ Status setPrintOption(NumpyPrintOptions* o, const std::string& kv) {
   return Status::Error("'" + k + "' is not a valid printoption.");
 }
 
+namespace {
+
+// Row-major strides of `shape`, in elements.
+std::vector<std::int64_t> stridesOf(const std::vector<std::int64_t>& shape) {
+  const size_t ndim = shape.size();
+  std::vector<std::int64_t> strides(ndim, 1);
+  for (size_t a = ndim; a-- > 1;) strides[a - 1] = strides[a] * shape[a];
+  return strides;
+}
+
+// The elements the formatter sees: all of them, or the edges of every axis
+// when the array is summarized (NumPy's _leading_trailing).
+std::vector<std::int64_t> shownElements(const std::vector<std::int64_t>& shape,
+                                        const std::vector<std::int64_t>& strides, bool summary, int edgeitems) {
+  const int ndim = static_cast<int>(shape.size());
+  std::vector<std::int64_t> shown;
+  std::function<void(int, std::int64_t)> collect = [&](int axis, std::int64_t offset) {
+    if (axis == ndim) {
+      shown.push_back(offset);
+      return;
+    }
+    const std::int64_t len = shape[static_cast<size_t>(axis)];
+    const std::int64_t stride = strides[static_cast<size_t>(axis)];
+    if (summary && 2 * edgeitems < len) {
+      for (std::int64_t i = 0; i < edgeitems; ++i) collect(axis + 1, offset + i * stride);
+      for (std::int64_t i = len - edgeitems; i < len; ++i) collect(axis + 1, offset + i * stride);
+    } else {
+      for (std::int64_t i = 0; i < len; ++i) collect(axis + 1, offset + i * stride);
+    }
+  };
+  collect(0, 0);
+  return shown;
+}
+
+// NumPy's _extendLine: `word` goes on `line` unless it would pass `width`,
+// in which case the line is finished and a new one starts at `prefix`.
+void extendLine(std::string& s, std::string& line, const std::string& word, int width, const std::string& prefix) {
+  bool wrap = static_cast<int>(line.size() + word.size()) > width;
+  if (line.size() <= prefix.size()) wrap = false;  // wrapping would not help
+  if (wrap) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    s += line + "\n";
+    line = prefix;
+  }
+  line += word;
+}
+
+// NumPy's _formatArray with separator ' ' and a one-space hanging indent:
+// the nested brackets, rows wrapped at the line width, "..." where the
+// array is summarized. `element` formats one element by its offset.
+class ArrayFormatter {
+ public:
+  ArrayFormatter(const std::vector<std::int64_t>& shape, bool summary, const NumpyPrintOptions& o,
+                 std::function<std::string(std::int64_t)> element)
+      : shape_(shape), strides_(stridesOf(shape)), ndim_(static_cast<int>(shape.size())), summary_(summary),
+        edgeitems_(o.edgeitems), element_(std::move(element)) {}
+
+  std::string format(int axis, std::int64_t offset, const std::string& hanging, int width) const {
+    if (axis == ndim_) return element_(offset);
+    const std::string next_hanging = hanging + " ";
+    const int next_width = width - 1;
+    const std::int64_t len = shape_[static_cast<size_t>(axis)];
+    const std::int64_t stride = strides_[static_cast<size_t>(axis)];
+    const bool show_summary = summary_ && 2 * edgeitems_ < len;
+    const std::int64_t leading = show_summary ? edgeitems_ : 0;
+    const std::int64_t trailing = show_summary ? edgeitems_ : len;
+    auto item = [&](std::int64_t i) { return format(axis + 1, offset + i * stride, next_hanging, next_width); };
+    std::string s;
+    const int axes_left = ndim_ - axis;
+    if (axes_left == 1) {
+      const int elem_width = width - 1;
+      std::string line = hanging;
+      for (std::int64_t i = 0; i < leading; ++i) {
+        extendLine(s, line, item(i), elem_width, hanging);
+        line += kSeparator;
+      }
+      if (show_summary) {
+        extendLine(s, line, "...", elem_width, hanging);
+        line += kSeparator;
+      }
+      for (std::int64_t i = trailing; i > 1; --i) {
+        extendLine(s, line, item(len - i), elem_width, hanging);
+        line += kSeparator;
+      }
+      extendLine(s, line, item(len - 1), elem_width, hanging);
+      s += line;
+    } else {
+      const std::string line_sep = std::string(static_cast<size_t>(axes_left - 1), '\n');
+      for (std::int64_t i = 0; i < leading; ++i) s += hanging + item(i) + line_sep;
+      if (show_summary) s += hanging + "..." + line_sep;
+      for (std::int64_t i = trailing; i > 1; --i) s += hanging + item(len - i) + line_sep;
+      s += hanging + item(len - 1);
+    }
+    return "[" + s.substr(hanging.size()) + "]";
+  }
+
+ private:
+  static constexpr const char* kSeparator = " ";
+  const std::vector<std::int64_t>& shape_;
+  std::vector<std::int64_t> strides_;
+  int ndim_;
+  bool summary_;
+  std::int64_t edgeitems_;
+  std::function<std::string(std::int64_t)> element_;
+};
+
+}  // namespace
+
 std::string numpyString(const model::HostTensor& t, const NumpyPrintOptions& o) {
   const Kind kind = kindOf(t.dtype);
   const std::int64_t n = t.size();
@@ -284,34 +392,12 @@ std::string numpyString(const model::HostTensor& t, const NumpyPrintOptions& o) 
       default: return intString(t, 0);
     }
   }
-  const int ndim = static_cast<int>(t.shape.size());
-  const bool summary = n > o.threshold;
   for (auto d : t.shape)
-    if (d == 0) {
-      // NumPy: "[]" for any empty array.
-      return "[]";
-    }
-  std::vector<std::int64_t> strides(static_cast<size_t>(ndim), 1);
-  for (int a = ndim - 2; a >= 0; --a) strides[static_cast<size_t>(a)] = strides[static_cast<size_t>(a) + 1] * t.shape[static_cast<size_t>(a) + 1];
+    if (d == 0) return "[]";  // NumPy: "[]" for any empty array.
+  const bool summary = n > o.threshold;
+  const std::vector<std::int64_t> shown = shownElements(t.shape, stridesOf(t.shape), summary, o.edgeitems);
 
-  // The elements the formatter sees: all of them, or the edges when summarized.
-  std::vector<std::int64_t> shown;
-  std::function<void(int, std::int64_t)> collect = [&](int axis, std::int64_t offset) {
-    if (axis == ndim) {
-      shown.push_back(offset);
-      return;
-    }
-    const std::int64_t len = t.shape[static_cast<size_t>(axis)];
-    const std::int64_t stride = strides[static_cast<size_t>(axis)];
-    if (summary && 2 * o.edgeitems < len) {
-      for (std::int64_t i = 0; i < o.edgeitems; ++i) collect(axis + 1, offset + i * stride);
-      for (std::int64_t i = len - o.edgeitems; i < len; ++i) collect(axis + 1, offset + i * stride);
-    } else {
-      for (std::int64_t i = 0; i < len; ++i) collect(axis + 1, offset + i * stride);
-    }
-  };
-  collect(0, 0);
-
+  // The column format is chosen from the elements shown.
   FloatFormat ff;
   size_t int_width = 0;
   if (kind == Kind::Float) {
@@ -333,63 +419,7 @@ std::string numpyString(const model::HostTensor& t, const NumpyPrintOptions& o) 
       }
     }
   };
-
-  // NumPy's _formatArray with separator ' ' and a one-space hanging indent.
-  const std::string separator = " ";
-  auto extendLine = [](std::string& s, std::string& line, const std::string& word, int width,
-                       const std::string& prefix) {
-    bool wrap = static_cast<int>(line.size() + word.size()) > width;
-    if (line.size() <= prefix.size()) wrap = false;  // wrapping would not help
-    if (wrap) {
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      s += line + "\n";
-      line = prefix;
-    }
-    line += word;
-  };
-  std::function<std::string(int, std::int64_t, const std::string&, int)> recurse =
-      [&](int axis, std::int64_t offset, const std::string& hanging, int width) -> std::string {
-    if (axis == ndim) return element(offset);
-    const std::string next_hanging = hanging + " ";
-    const int next_width = width - 1;
-    const std::int64_t len = t.shape[static_cast<size_t>(axis)];
-    const std::int64_t stride = strides[static_cast<size_t>(axis)];
-    const bool show_summary = summary && 2 * o.edgeitems < len;
-    const std::int64_t leading = show_summary ? o.edgeitems : 0;
-    const std::int64_t trailing = show_summary ? o.edgeitems : len;
-    std::string s;
-    const int axes_left = ndim - axis;
-    if (axes_left == 1) {
-      const int elem_width = width - 1;
-      std::string line = hanging;
-      for (std::int64_t i = 0; i < leading; ++i) {
-        extendLine(s, line, recurse(axis + 1, offset + i * stride, next_hanging, next_width), elem_width, hanging);
-        line += separator;
-      }
-      if (show_summary) {
-        extendLine(s, line, "...", elem_width, hanging);
-        line += separator;
-      }
-      for (std::int64_t i = trailing; i > 1; --i) {
-        extendLine(s, line, recurse(axis + 1, offset + (len - i) * stride, next_hanging, next_width), elem_width,
-                   hanging);
-        line += separator;
-      }
-      extendLine(s, line, recurse(axis + 1, offset + (len - 1) * stride, next_hanging, next_width), elem_width,
-                 hanging);
-      s += line;
-    } else {
-      const std::string line_sep = std::string(static_cast<size_t>(axes_left - 1), '\n');
-      for (std::int64_t i = 0; i < leading; ++i)
-        s += hanging + recurse(axis + 1, offset + i * stride, next_hanging, next_width) + line_sep;
-      if (show_summary) s += hanging + "..." + line_sep;
-      for (std::int64_t i = trailing; i > 1; --i)
-        s += hanging + recurse(axis + 1, offset + (len - i) * stride, next_hanging, next_width) + line_sep;
-      s += hanging + recurse(axis + 1, offset + (len - 1) * stride, next_hanging, next_width);
-    }
-    return "[" + s.substr(hanging.size()) + "]";
-  };
-  return recurse(0, 0, " ", o.linewidth);
+  return ArrayFormatter(t.shape, summary, o, element).format(0, 0, " ", o.linewidth);
 }
 
 }  // namespace gds::app

@@ -86,8 +86,40 @@ void AccuracyPanel::buildUi() {
   QWidget* settings = columns.widget;
   QVBoxLayout* col = columns.wide;
   QVBoxLayout* pipeline_col = columns.narrow;
+  buildCompareRows(col);
+  buildInputPages(col);
+  auto* run_row = new QHBoxLayout;
+  col->addLayout(run_row);
 
-  // What to compare.
+  // The 8-bit pipeline, shared with the Benchmark panel through Variants:
+  // its text takes the column's height.
+  QWidget* pipeline = variants_->createPipelineEditor(this);
+  if (auto* text = pipeline->findChild<QPlainTextEdit*>("PipelineText")) text->setMaximumHeight(QWIDGETSIZE_MAX);
+  pipeline_col->addWidget(pipeline, 1);
+
+  // Run, cancel, progress.
+  run_->runButton()->setObjectName("AccuracyRun");
+  run_->runButton()->setToolTip(tr("Build both variants and compare them on the inputs"));
+  connect(run_->runButton(), &QPushButton::clicked, this, &AccuracyPanel::run);
+  run_->progressBar()->setMaximumWidth(200);
+  run_row->addWidget(run_->runButton());
+  run_row->addWidget(run_->cancelButton());
+  run_row->addWidget(run_->progressBar());
+  run_row->addWidget(run_->statusLabel(), 1);
+  col->addStretch(1);
+  auto* results = new QWidget;
+  auto* results_col = new QVBoxLayout(results);
+  results_col->setContentsMargins(4, 0, 0, 0);
+  // A bottom dock is wide and short: settings on the left, results on the right.
+  auto* outer = new QHBoxLayout(this);
+  outer->setContentsMargins(4, 4, 4, 4);
+  outer->addWidget(settingsBesideResults(this, "AccuracySettingsScroll", settings, results));
+  buildMessages(results_col);
+  buildResultTabs(results_col);
+}
+
+// What to compare: the two variants, the input mode and the threads.
+void AccuracyPanel::buildCompareRows(QVBoxLayout* col) {
   auto* compare_row = new QHBoxLayout;
   reference_ = variantCombo(this, VariantKind::Current);
   other_ = variantCombo(this, VariantKind::EightBit);
@@ -118,12 +150,29 @@ void AccuracyPanel::buildUi() {
   inputs_row->addWidget(threads_);
   inputs_row->addStretch(1);
   col->addLayout(inputs_row);
+}
 
-  // The inputs: an input source, or a dataset form.
+// The inputs: an input source, or a dataset form.
+void AccuracyPanel::buildInputPages(QVBoxLayout* col) {
   mode_pages_ = new QStackedWidget(this);
   source_ = new InputSourceWidget(mode_pages_);
   mode_pages_->addWidget(source_);
-  auto* dataset_page = new QWidget(mode_pages_);
+  mode_pages_->addWidget(buildDatasetPage(mode_pages_));
+  connect(mode_, &QComboBox::currentIndexChanged, mode_pages_, &QStackedWidget::setCurrentIndex);
+  // Switching to a dataset starts from the folder and image settings of a
+  // dataset sample already chosen as the input source.
+  connect(mode_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    const InputSource src = source_->value();
+    if (index != 1 || !dataset_->text().isEmpty() || src.kind != InputSource::Kind::DatasetSample) return;
+    dataset_->setText(QString::fromStdString(src.dataset_dir));
+    setImagePreprocess(src.image.height, src.image.width, src.image.mean, src.image.std);
+  });
+  col->addWidget(mode_pages_);
+}
+
+// The dataset form: folder, labels, class names, image size and scaling.
+QWidget* AccuracyPanel::buildDatasetPage(QWidget* parent) {
+  auto* dataset_page = new QWidget(parent);
   auto* form = new QFormLayout(dataset_page);
   form->setContentsMargins(0, 0, 0, 0);
   auto* folder_row = new QHBoxLayout;
@@ -170,44 +219,11 @@ void AccuracyPanel::buildUi() {
   norm_row->addWidget(std_);
   norm_row->addStretch(1);
   form->addRow(tr("Pixels"), norm_row);
-  mode_pages_->addWidget(dataset_page);
-  connect(mode_, &QComboBox::currentIndexChanged, mode_pages_, &QStackedWidget::setCurrentIndex);
-  // Switching to a dataset starts from the folder and image settings of a
-  // dataset sample already chosen as the input source.
-  connect(mode_, &QComboBox::currentIndexChanged, this, [this](int index) {
-    const InputSource src = source_->value();
-    if (index != 1 || !dataset_->text().isEmpty() || src.kind != InputSource::Kind::DatasetSample) return;
-    dataset_->setText(QString::fromStdString(src.dataset_dir));
-    setImagePreprocess(src.image.height, src.image.width, src.image.mean, src.image.std);
-  });
-  col->addWidget(mode_pages_);
-  auto* run_row = new QHBoxLayout;
-  col->addLayout(run_row);
+  return dataset_page;
+}
 
-  // The 8-bit pipeline, shared with the Benchmark panel through Variants:
-  // its text takes the column's height.
-  QWidget* pipeline = variants_->createPipelineEditor(this);
-  if (auto* text = pipeline->findChild<QPlainTextEdit*>("PipelineText")) text->setMaximumHeight(QWIDGETSIZE_MAX);
-  pipeline_col->addWidget(pipeline, 1);
-
-  // Run, cancel, progress.
-  run_->runButton()->setObjectName("AccuracyRun");
-  run_->runButton()->setToolTip(tr("Build both variants and compare them on the inputs"));
-  connect(run_->runButton(), &QPushButton::clicked, this, &AccuracyPanel::run);
-  run_->progressBar()->setMaximumWidth(200);
-  run_row->addWidget(run_->runButton());
-  run_row->addWidget(run_->cancelButton());
-  run_row->addWidget(run_->progressBar());
-  run_row->addWidget(run_->statusLabel(), 1);
-  col->addStretch(1);
-  auto* results = new QWidget;
-  auto* results_col = new QVBoxLayout(results);
-  results_col->setContentsMargins(4, 0, 0, 0);
-  // A bottom dock is wide and short: settings on the left, results on the right.
-  auto* outer = new QHBoxLayout(this);
-  outer->setContentsMargins(4, 4, 4, 4);
-  outer->addWidget(settingsBesideResults(this, "AccuracySettingsScroll", settings, results));
-
+// Above the results: the error line, the headline and the advice.
+void AccuracyPanel::buildMessages(QVBoxLayout* results_col) {
   error_ = new QLabel(this);
   error_->setObjectName("AccuracyError");
   error_->setWordWrap(true);
@@ -231,14 +247,35 @@ void AccuracyPanel::buildUi() {
     if (link == "#export-tflite") emit exportTfliteRequested();
   });
   results_col->addWidget(advice_);
+}
 
-  // Results.
+// The result tabs: outputs, layers, samples, history.
+void AccuracyPanel::buildResultTabs(QVBoxLayout* results_col) {
   tabs_ = new QTabWidget(this);
   outputs_model_ = new AccuracyOutputsModel(this);
   outputs_view_ = tableView(tabs_, outputs_model_);
   tabs_->addTab(outputs_view_, tr("Outputs"));
+  tabs_->addTab(buildLayersPage(tabs_), tr("Layers"));
 
-  auto* layers_page = new QWidget(tabs_);
+  samples_model_ = new AccuracySamplesModel(this);
+  auto* samples_proxy = new QSortFilterProxyModel(this);
+  samples_proxy->setSourceModel(samples_model_);
+  samples_proxy->setSortRole(kSortRole);
+  samples_view_ = tableView(tabs_, samples_proxy);
+  samples_view_->setSortingEnabled(true);
+  samples_view_->sortByColumn(-1, Qt::AscendingOrder);
+  tabs_->addTab(samples_view_, tr("Samples"));
+
+  history_model_ = new AccuracyHistoryModel(this);
+  history_view_ = tableView(tabs_, history_model_);
+  tabs_->addTab(history_view_, tr("History"));
+  results_col->addWidget(tabs_, 1);
+}
+
+// The per-layer table with its filter, the exclusion button and the heat
+// map switch.
+QWidget* AccuracyPanel::buildLayersPage(QWidget* parent) {
+  auto* layers_page = new QWidget(parent);
   auto* layers_col = new QVBoxLayout(layers_page);
   layers_col->setContentsMargins(0, 4, 0, 0);
   auto* layers_row = new QHBoxLayout;
@@ -265,7 +302,6 @@ void AccuracyPanel::buildUi() {
   layers_view_->setSortingEnabled(true);
   layers_view_->sortByColumn(AccuracyLayersModel::Sqnr, Qt::AscendingOrder);
   layers_col->addWidget(layers_view_, 1);
-  tabs_->addTab(layers_page, tr("Layers"));
   connect(filter_, &QLineEdit::textChanged, layers_proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(exclude_, &QPushButton::clicked, this, &AccuracyPanel::excludeAndRerun);
   connect(heat_map_, &QCheckBox::toggled, this, &AccuracyPanel::updateHeatMap);
@@ -275,20 +311,7 @@ void AccuracyPanel::buildUi() {
     if (!name.isEmpty() && document_->index() && document_->index()->find(name.toStdString()) >= 0)
       document_->select(name);
   });
-
-  samples_model_ = new AccuracySamplesModel(this);
-  auto* samples_proxy = new QSortFilterProxyModel(this);
-  samples_proxy->setSourceModel(samples_model_);
-  samples_proxy->setSortRole(kSortRole);
-  samples_view_ = tableView(tabs_, samples_proxy);
-  samples_view_->setSortingEnabled(true);
-  samples_view_->sortByColumn(-1, Qt::AscendingOrder);
-  tabs_->addTab(samples_view_, tr("Samples"));
-
-  history_model_ = new AccuracyHistoryModel(this);
-  history_view_ = tableView(tabs_, history_model_);
-  tabs_->addTab(history_view_, tr("History"));
-  results_col->addWidget(tabs_, 1);
+  return layers_page;
 }
 
 void AccuracyPanel::setVariants(VariantKind reference, VariantKind other) {

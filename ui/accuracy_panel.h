@@ -34,6 +34,7 @@ class QSortFilterProxyModel;
 class QSpinBox;
 class QStackedWidget;
 class QTabWidget;
+class QVBoxLayout;
 class QTableView;
 
 namespace gds::graphview {
@@ -116,6 +117,12 @@ class AccuracyPanel : public QWidget {
 
  private:
   void buildUi();
+  void buildCompareRows(QVBoxLayout* col);
+  void buildInputPages(QVBoxLayout* col);
+  QWidget* buildDatasetPage(QWidget* parent);
+  void buildMessages(QVBoxLayout* results_col);
+  void buildResultTabs(QVBoxLayout* results_col);
+  QWidget* buildLayersPage(QWidget* parent);
   void onDone(JobOutcome<AccuracyResult> outcome);
   void showResult(AccuracyResultPtr result);
   void setError(const QString& message);

@@ -43,6 +43,183 @@ engine::OutputAggregate fromSingle(const engine::OutputComparison& o) {
   return a;
 }
 
+// Both variants, reusing the previous run's where their snapshot is the
+// same; the 8-bit pipeline and the TFLite calibration they were built with.
+Status buildBoth(const AccuracyRequest& request, const AccuracyObserver& observer, const AccuracyResult* previous,
+                 AccuracyResult& result) {
+  auto ref = build(request.reference, previous ? &previous->reference_snapshot : nullptr,
+                   previous ? previous->built_reference : nullptr, observer);
+  if (!ref.ok()) return ref.status();
+  result.built_reference = *ref;
+  auto other = build(request.other, previous ? &previous->other_snapshot : nullptr,
+                     previous ? previous->built_other : nullptr, observer);
+  if (!other.ok()) return other.status();
+  result.built_other = *other;
+  for (const auto* built : {result.built_reference.get(), result.built_other.get()}) {
+    if (built->kind == VariantKind::EightBit) {
+      result.pipeline = built->pipeline;
+      result.excluded = ignoredOps(built->pipeline);
+    }
+    if (built->kind == VariantKind::TfliteInt8) result.calibration = built->calibration;
+  }
+  return Status::Ok();
+}
+
+// The request's dataset folder with its labels ("none" in the Labels field:
+// the samples are compared unlabelled, even when the folder has a
+// labels.csv). Errors name the field they are about.
+Result<engine::Dataset> openRequestDataset(const AccuracyRequest& request) {
+  if (request.dataset_dir.empty()) return Status::Error("Choose a dataset folder");
+  const bool no_labels = QString::fromStdString(request.labels_path).compare("none", Qt::CaseInsensitive) == 0;
+  const std::string labels_path = no_labels ? std::string() : request.labels_path;
+  std::error_code ec;
+  if (!labels_path.empty() && !std::filesystem::is_regular_file(labels_path, ec))
+    return Status::Error("Labels: '" + labels_path +
+                         "' is not a file (a labels.csv of 'file,label' lines; 'none' for no labels)");
+  auto dataset = engine::openDataset(request.dataset_dir, labels_path);
+  if (!dataset.ok()) {
+    // Errors about the labels file (given or the folder's labels.csv) name the Labels field.
+    const std::string default_labels = (std::filesystem::path(request.dataset_dir) / "labels.csv").string();
+    const std::string& m = dataset.status().message();
+    const bool about_labels = (!labels_path.empty() && m.rfind(labels_path, 0) == 0) || m.rfind(default_labels, 0) == 0;
+    return dataset.status().withContext(about_labels ? "Labels" : "Dataset folder");
+  }
+  if (no_labels) {
+    dataset->labels.clear();
+    dataset->labels_path.clear();
+  }
+  return dataset;
+}
+
+// A label naming no class of the label map could never match: such samples
+// are compared unlabelled and counted, instead of stopping the whole
+// comparison (gdstudio compare refuses them: a script wants to know).
+void dropUnknownLabels(engine::Dataset& dataset, const std::vector<std::string>& label_map, AccuracyResult& result) {
+  if (label_map.empty()) return;
+  for (auto it = dataset.labels.begin(); it != dataset.labels.end();) {
+    std::vector<std::string> known;
+    for (const auto& label : it->second) {
+      bool found = false;
+      for (const auto& c : label_map) found = found || engine::labelMatches(c, {label});
+      if (found) known.push_back(label);
+      else if (result.unknown_label_example.empty())
+        result.unknown_label_example = "'" + it->first + "' is labelled '" + label + "'";
+    }
+    if (known.empty() && !it->second.empty()) {
+      ++result.unknown_labels;
+      it = dataset.labels.erase(it);
+    } else {
+      it->second = std::move(known);
+      ++it;
+    }
+  }
+}
+
+// The graphs both variants run, the marked inputs and outputs, and the
+// comparison's options.
+struct ComparePair {
+  const tensorflow::GraphDef& a;
+  const tensorflow::GraphDef& b;
+  std::vector<const IoMark*> inputs;
+  std::vector<std::string> outputs;
+  engine::CompareOptions options;
+};
+
+// Every sample of the dataset folder through both variants.
+Result<std::vector<engine::ErrorAggregate>> compareOnDataset(const AccuracyRequest& request,
+                                                             const AccuracyObserver& observer, const ComparePair& pair,
+                                                             AccuracyResult& result) {
+  result.dataset = true;
+  if (pair.inputs.size() != 1)
+    return Status::Error("A dataset feeds one input; " + std::to_string(pair.inputs.size()) +
+                         " inputs are marked (mark exactly one input)");
+  auto dataset = openRequestDataset(request);
+  if (!dataset.ok()) return dataset.status();
+  engine::DatasetOptions options;
+  options.compare = pair.options;
+  options.preprocess = request.preprocess;
+  if (!request.label_map_path.empty()) {
+    auto map = engine::readLabelMap(request.label_map_path);
+    if (!map.ok()) return map.status().withContext("Class names");
+    options.label_map = std::move(*map);
+  }
+  dropUnknownLabels(*dataset, options.label_map, result);
+  options.cancelled = observer.cancelled;
+  options.progress = [&](int done, int total, const std::string& file) {
+    if (observer.progress)
+      observer.progress(QObject::tr("Sample %1 of %2: %3").arg(done + 1).arg(total).arg(QString::fromStdString(file)),
+                        done, total);
+  };
+  const IoMark& mark = *pair.inputs[0];
+  engine::InputSpec input;
+  input.name = mark.name;
+  input.dtype = mark.dtype;
+  if (mark.shape_known) input.shape = mark.shape;
+  result.input_description = "dataset " + dataset->dir + " (" + std::to_string(dataset->files.size()) + " files" +
+                             (dataset->labels_path.empty() ? "" : ", labelled") + ")";
+  auto evaluated = engine::evaluateDataset(pair.a, pair.b, input, *dataset, pair.outputs, options);
+  if (!evaluated.ok()) return evaluated.status();
+  if (evaluated->cancelled) return Status::Error("cancelled");
+  result.samples = std::move(*evaluated);
+  result.outputs = result.samples.outputs;
+  return result.samples.layers;
+}
+
+// Both variants on the one input of the request's input source.
+Result<std::vector<engine::ErrorAggregate>> compareOnSource(const AccuracyRequest& request,
+                                                            const AccuracyObserver& observer, const ComparePair& pair,
+                                                            AccuracyResult& result) {
+  if (observer.progress)
+    observer.progress(QObject::tr("Comparing on %1").arg(QString::fromStdString(request.source.describe())), 0, 0);
+  auto feeds = makeFeeds(request.source, request.marks);
+  if (!feeds.ok()) return feeds.status();
+  std::vector<std::string> names;
+  for (const IoMark* m : pair.inputs) names.push_back(m->name);
+  result.input_description = request.source.describe();
+  auto compared = engine::compare(pair.a, pair.b, names, *feeds, pair.outputs, pair.options);
+  if (!compared.ok()) return compared.status();
+  for (const auto& o : compared->outputs) result.outputs.push_back(fromSingle(o));
+  std::vector<engine::ErrorAggregate> layers;
+  for (const auto& l : compared->layers) {
+    engine::ErrorAggregate e;
+    e.stats = l;
+    e.samples = 1;
+    layers.push_back(e);
+  }
+  return layers;
+}
+
+// Node name -> op type in a float variant: what quantize_nodes' ignore_op
+// names. Where the 8-bit graph quantized X, the op type ignore_op must name
+// is the one quantize_nodes replaced by X/eightbit (fold_batch_norms can give
+// the quantized conv the name of a float Mul): QuantizedConv2D and
+// QuantizedFusedConv2D both come from Conv2D.
+std::unordered_map<std::string, std::string> layerOpTypes(const AccuracyRequest& request,
+                                                          const tensorflow::GraphDef& a,
+                                                          const tensorflow::GraphDef& b) {
+  auto isFloat = [](VariantKind k) { return k == VariantKind::Current || k == VariantKind::Original; };
+  const tensorflow::GraphDef* float_graph = request.reference.source.get();
+  if (isFloat(request.reference.kind)) float_graph = &a;
+  else if (isFloat(request.other.kind)) float_graph = &b;
+  std::unordered_map<std::string, std::string> ops;
+  for (const auto& n : float_graph->node()) ops.emplace(n.name(), n.op());
+  const tensorflow::GraphDef* eight_bit = request.other.kind == VariantKind::EightBit       ? &b
+                                          : request.reference.kind == VariantKind::EightBit ? &a
+                                                                                            : nullptr;
+  if (!eight_bit) return ops;
+  for (const auto& n : eight_bit->node()) {
+    const std::string& name = n.name();
+    const std::string suffix = "/eightbit";
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    std::string op = n.op();
+    for (const char* prefix : {"Quantized", "Fused"})
+      if (op.rfind(prefix, 0) == 0) op = op.substr(std::string(prefix).size());
+    auto it = ops.find(name.substr(0, name.size() - suffix.size()));
+    if (it != ops.end() && !op.empty()) it->second = op;
+  }
+  return ops;
+}
+
 }  // namespace
 
 const LayerError* AccuracyResult::worstLayer() const {
@@ -68,156 +245,24 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
   result.other_name = variantShortName(request.other.kind);
   result.reference_snapshot = request.reference;
   result.other_snapshot = request.other;
-  auto ref = build(request.reference, previous ? &previous->reference_snapshot : nullptr,
-                   previous ? previous->built_reference : nullptr, observer);
-  if (!ref.ok()) return ref.status();
-  result.built_reference = *ref;
-  auto other = build(request.other, previous ? &previous->other_snapshot : nullptr,
-                     previous ? previous->built_other : nullptr, observer);
-  if (!other.ok()) return other.status();
-  result.built_other = *other;
-  for (const auto* built : {result.built_reference.get(), result.built_other.get()}) {
-    if (built->kind == VariantKind::EightBit) {
-      result.pipeline = built->pipeline;
-      result.excluded = ignoredOps(built->pipeline);
-    }
-    if (built->kind == VariantKind::TfliteInt8) result.calibration = built->calibration;
-  }
+  Status built = buildBoth(request, observer, previous, result);
+  if (!built.ok()) return built;
   if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
 
-  const tensorflow::GraphDef& a = *result.built_reference->graph;
-  const tensorflow::GraphDef& b = *result.built_other->graph;
-  std::vector<std::string> outputs;
-  std::vector<const IoMark*> inputs;
+  ComparePair pair{*result.built_reference->graph, *result.built_other->graph, {}, {}, {}};
   for (const IoMark& m : request.marks) {
-    if (m.kind == IoMark::Kind::Output) outputs.push_back(m.name);
-    else inputs.push_back(&m);
+    if (m.kind == IoMark::Kind::Output) pair.outputs.push_back(m.name);
+    else pair.inputs.push_back(&m);
   }
-  if (outputs.empty()) return Status::Error("No output marked: mark the outputs to compare");
-  engine::CompareOptions compare_options;
-  compare_options.per_layer = true;
-  compare_options.plan.num_threads = std::max(1, request.num_threads);
-  std::vector<engine::ErrorAggregate> layers;
+  if (pair.outputs.empty()) return Status::Error("No output marked: mark the outputs to compare");
+  pair.options.per_layer = true;
+  pair.options.plan.num_threads = std::max(1, request.num_threads);
+  auto layers = request.use_dataset ? compareOnDataset(request, observer, pair, result)
+                                    : compareOnSource(request, observer, pair, result);
+  if (!layers.ok()) return layers.status();
 
-  if (request.use_dataset) {
-    result.dataset = true;
-    if (inputs.size() != 1)
-      return Status::Error("A dataset feeds one input; " + std::to_string(inputs.size()) +
-                           " inputs are marked (mark exactly one input)");
-    if (request.dataset_dir.empty()) return Status::Error("Choose a dataset folder");
-    // "none" in the Labels field: the samples are compared unlabelled, even
-    // when the folder has a labels.csv.
-    const bool no_labels = QString::fromStdString(request.labels_path).compare("none", Qt::CaseInsensitive) == 0;
-    const std::string labels_path = no_labels ? std::string() : request.labels_path;
-    std::error_code ec;
-    if (!labels_path.empty() && !std::filesystem::is_regular_file(labels_path, ec))
-      return Status::Error("Labels: '" + labels_path +
-                           "' is not a file (a labels.csv of 'file,label' lines; 'none' for no labels)");
-    auto dataset = engine::openDataset(request.dataset_dir, labels_path);
-    if (!dataset.ok()) {
-      // Errors about the labels file (given or the folder's labels.csv) name the Labels field.
-      const std::string default_labels = (std::filesystem::path(request.dataset_dir) / "labels.csv").string();
-      const std::string& m = dataset.status().message();
-      const bool about_labels = (!labels_path.empty() && m.rfind(labels_path, 0) == 0) || m.rfind(default_labels, 0) == 0;
-      return dataset.status().withContext(about_labels ? "Labels" : "Dataset folder");
-    }
-    if (no_labels) {
-      dataset->labels.clear();
-      dataset->labels_path.clear();
-    }
-    engine::DatasetOptions options;
-    options.compare = compare_options;
-    options.preprocess = request.preprocess;
-    if (!request.label_map_path.empty()) {
-      auto map = engine::readLabelMap(request.label_map_path);
-      if (!map.ok()) return map.status().withContext("Class names");
-      options.label_map = std::move(*map);
-    }
-    // A label naming no class of the label map could never match: such
-    // samples are compared unlabelled and counted, instead of stopping the
-    // whole comparison (gdstudio compare refuses them: a script wants to know).
-    if (!options.label_map.empty()) {
-      for (auto it = dataset->labels.begin(); it != dataset->labels.end();) {
-        std::vector<std::string> known;
-        for (const auto& label : it->second) {
-          bool found = false;
-          for (const auto& c : options.label_map) found = found || engine::labelMatches(c, {label});
-          if (found) known.push_back(label);
-          else if (result.unknown_label_example.empty())
-            result.unknown_label_example = "'" + it->first + "' is labelled '" + label + "'";
-        }
-        if (known.empty() && !it->second.empty()) {
-          ++result.unknown_labels;
-          it = dataset->labels.erase(it);
-        } else {
-          it->second = std::move(known);
-          ++it;
-        }
-      }
-    }
-    options.cancelled = observer.cancelled;
-    options.progress = [&](int done, int total, const std::string& file) {
-      if (observer.progress)
-        observer.progress(QObject::tr("Sample %1 of %2: %3").arg(done + 1).arg(total).arg(QString::fromStdString(file)),
-                          done, total);
-    };
-    engine::InputSpec input;
-    input.name = inputs[0]->name;
-    input.dtype = inputs[0]->dtype;
-    if (inputs[0]->shape_known) input.shape = inputs[0]->shape;
-    result.input_description = "dataset " + dataset->dir + " (" + std::to_string(dataset->files.size()) + " files" +
-                               (dataset->labels_path.empty() ? "" : ", labelled") + ")";
-    auto evaluated = engine::evaluateDataset(a, b, input, *dataset, outputs, options);
-    if (!evaluated.ok()) return evaluated.status();
-    if (evaluated->cancelled) return Status::Error("cancelled");
-    result.samples = std::move(*evaluated);
-    result.outputs = result.samples.outputs;
-    layers = result.samples.layers;
-  } else {
-    if (observer.progress) observer.progress(QObject::tr("Comparing on %1").arg(QString::fromStdString(request.source.describe())), 0, 0);
-    auto feeds = makeFeeds(request.source, request.marks);
-    if (!feeds.ok()) return feeds.status();
-    std::vector<std::string> names;
-    for (const IoMark* m : inputs) names.push_back(m->name);
-    result.input_description = request.source.describe();
-    auto compared = engine::compare(a, b, names, *feeds, outputs, compare_options);
-    if (!compared.ok()) return compared.status();
-    for (const auto& o : compared->outputs) result.outputs.push_back(fromSingle(o));
-    for (const auto& l : compared->layers) {
-      engine::ErrorAggregate e;
-      e.stats = l;
-      e.samples = 1;
-      layers.push_back(e);
-    }
-  }
-
-  // Op types from a float variant: what quantize_nodes' ignore_op names.
-  auto isFloat = [](VariantKind k) { return k == VariantKind::Current || k == VariantKind::Original; };
-  const tensorflow::GraphDef* float_graph = request.reference.source.get();
-  if (isFloat(request.reference.kind)) float_graph = &a;
-  else if (isFloat(request.other.kind)) float_graph = &b;
-  std::unordered_map<std::string, std::string> ops;
-  for (const auto& n : float_graph->node()) ops.emplace(n.name(), n.op());
-  // Where the 8-bit graph quantized X, the op type ignore_op must name is the
-  // one quantize_nodes replaced by X/eightbit (fold_batch_norms can give the
-  // quantized conv the name of a float Mul): QuantizedConv2D and
-  // QuantizedFusedConv2D both come from Conv2D.
-  const tensorflow::GraphDef* eight_bit = request.other.kind == VariantKind::EightBit       ? &b
-                                          : request.reference.kind == VariantKind::EightBit ? &a
-                                                                                            : nullptr;
-  if (eight_bit) {
-    for (const auto& n : eight_bit->node()) {
-      const std::string& name = n.name();
-      const std::string suffix = "/eightbit";
-      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
-      std::string op = n.op();
-      for (const char* prefix : {"Quantized", "Fused"})
-        if (op.rfind(prefix, 0) == 0) op = op.substr(std::string(prefix).size());
-      auto it = ops.find(name.substr(0, name.size() - suffix.size()));
-      if (it != ops.end() && !op.empty()) it->second = op;
-    }
-  }
-  for (auto& l : layers) {
+  const auto ops = layerOpTypes(request, pair.a, pair.b);
+  for (auto& l : *layers) {
     auto it = ops.find(l.stats.name);
     result.layers.push_back({std::move(l), it == ops.end() ? std::string() : it->second});
   }
