@@ -51,7 +51,8 @@ int runLabelImage(int argc, char** argv) {
   Flags flags("label_image",
               "Usage: gdstudio label_image --image=IMAGE --graph=GRAPH.pb --labels=LABELS.txt [--input_width=299]\n"
               "                            [--input_height=299] [--input_mean=0] [--input_std=255]\n"
-              "                            [--input_layer=input] [--output_layer=InceptionV3/Predictions/Reshape_1]\n\n"
+              "                            [--input_layer=input] [--output_layer=InceptionV3/Predictions/Reshape_1]\n"
+              "                            [--arithmetic=tflite-xnnpack|tflite-builtin|tflite-reference|armnn]\n\n"
               "TensorFlow's label_image example: classifies one image (PNG or JPEG) with a graph and prints the\n"
               "top five labels with their scores, as '<label> (<index>): <score>'. The defaults are the\n"
               "example's (Inception v3 on grace_hopper.jpg).",
@@ -67,7 +68,8 @@ int runLabelImage(int argc, char** argv) {
                {"input_layer", T::String, "input", "the graph's input"},
                {"output_layer", T::String, "InceptionV3/Predictions/Reshape_1", "the graph's output (scores)"},
                {"self_test", T::Bool, "false", "check that class 653 comes first (the default image and graph)"},
-               {"root_dir", T::String, "", "folder the image and graph paths are relative to", kPath}});
+               {"root_dir", T::String, "", "folder the image and graph paths are relative to", kPath},
+               arithmeticFlagSpec()});
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   const std::int64_t width = flags.integer("input_width").value(), height = flags.integer("input_height").value();
   if (width < 1 || height < 1 || width > 8192 || height > 8192)
@@ -75,6 +77,10 @@ int runLabelImage(int argc, char** argv) {
                 std::to_string(height));
   const double input_std = flags.number("input_std").value();
   if (input_std == 0) return fail("--input_std must not be 0");
+  auto arithmetic = flags.arithmetic();
+  if (!arithmetic.ok()) return fail(arithmetic.error());
+  engine::PlanOptions plan_options;
+  plan_options.arithmetic = *arithmetic;
   const std::string graph_path = joinPath(flags.str("root_dir"), flags.str("graph"));
   const std::string image_path = joinPath(flags.str("root_dir"), flags.str("image"));
 
@@ -94,7 +100,7 @@ int runLabelImage(int argc, char** argv) {
   auto image = engine::loadSample(image_path, input, preprocess);
   if (!image.ok()) return fail(image.error());
 
-  auto plan = engine::compileForInference(graph, {input.name}, {flags.str("output_layer")});
+  auto plan = engine::compileForInference(graph, {input.name}, {flags.str("output_layer")}, plan_options);
   if (!plan.ok()) return fail("Running model failed: " + graph_path + ": " + plan.error());
   auto outputs = (*plan)->run({*image});
   if (!outputs.ok()) return fail("Running model failed: " + outputs.error());

@@ -59,7 +59,8 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
 
 const char* kUsage =
     "gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] --output=NAME[,NAME...] "
-    "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false]";
+    "--out_dir=DIR [--num_threads=N] [--reference] [--winograd=false] [--arithmetic=tflite-xnnpack|tflite-builtin|"
+    "tflite-reference|armnn]";
 
 std::vector<FlagSpec> runFlags() {
   using T = FlagSpec::Type;
@@ -76,6 +77,7 @@ std::vector<FlagSpec> runFlags() {
        "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (F(2x2,3x3) on "
        "AVX-512, F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 "
        "relative)"},
+      arithmeticFlagSpec(),
   };
 }
 
@@ -109,6 +111,9 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
   a.plan.num_threads = static_cast<int>(*threads);
   a.plan.reference_kernels = flags.boolean("reference");
   a.plan.winograd = flags.boolean("winograd");
+  auto arithmetic = flags.arithmetic();
+  if (!arithmetic.ok()) return arithmetic.status();
+  a.plan.arithmetic = *arithmetic;
   return a;
 }
 

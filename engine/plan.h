@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "engine/kernel.h"
+#include "engine/lowp/requantize.h"
 #include "engine/tensor.h"
 #include "engine/thread_pool.h"
 #include "model/proto.h"
@@ -76,6 +77,11 @@ struct PlanOptions {
   // per layer; results differ from the direct convolution by rounding only
   // (a few 1e-6 relative).
   bool winograd = true;
+  // Whose arithmetic the int8 kernels of a .tflite model follow: TensorFlow
+  // Lite with its XNNPACK delegate (the default, as TensorFlow Lite runs an
+  // int8 model on a phone), its built-in or its reference kernels, or Arm
+  // NN's CpuRef (engine/lowp/requantize.h). Float graphs ignore it.
+  lowp::Arithmetic arithmetic = lowp::kDefaultArithmetic;
 };
 
 // What the plan knows about one of its nodes (for profiles, FLOPs, the UI).

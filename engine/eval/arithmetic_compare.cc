@@ -141,11 +141,17 @@ Result<ArithmeticComparison> compareArithmetics(const tensorflow::GraphDef& grap
       od.max_abs = std::max(od.max_abs, d.integer ? d.max_steps * od.step : d.max_abs);
       const std::int64_t classes = x.shape.empty() ? 0 : x.shape.back();
       od.classifier = classes >= 2 && x.size() == y.size();
-      if (od.classifier)
+      if (od.classifier) {
+        bool flipped = false;
         for (std::int64_t r = 0; r < x.size() / classes; ++r) {
           ++od.rows;
-          if (argmax(x, r, classes) != argmax(y, r, classes)) ++od.top1_flips;
+          if (argmax(x, r, classes) != argmax(y, r, classes)) {
+            ++od.top1_flips;
+            flipped = true;
+          }
         }
+        if (flipped) od.flipped_samples.push_back(static_cast<std::int64_t>(s));
+      }
     }
     ++c.samples;
   }

@@ -43,6 +43,7 @@ struct ArithmeticOutputDiff {
   double step = 0;  // the output's quantization step (an int8 output, or the input of its DEQUANTIZE); 0 unknown
   bool classifier = false;  // last dimension >= 2
   std::int64_t rows = 0, top1_flips = 0;  // over all samples
+  std::vector<std::int64_t> flipped_samples;  // samples where some row's top-1 differs
 };
 
 struct ArithmeticComparison {
