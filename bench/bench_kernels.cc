@@ -134,14 +134,14 @@ int main(int argc, char** argv) {
   double total_engine[8] = {0}, total_peer[8] = {0}, total_flop = 0;
   for (const auto& c : kCases) {
     if (!filter.empty() && std::string(c.name).find(filter) == std::string::npos) continue;
-    ops::Conv2DShape s;
+    ops::ConvGeometry s;
     s.in_h = c.h;
     s.in_w = c.w;
     s.in_c = c.c;
     s.filter_h = s.filter_w = c.k;
     s.out_c = c.oc;
     s.stride_h = s.stride_w = c.stride;
-    ops::computeConv2DShape(ops::Padding::kSame, &s);
+    ops::computeConvGeometry(ops::Padding::kSame, &s);
     const auto in = randomVector(static_cast<size_t>(c.h * c.w * c.c), 1);
     const auto filt = randomVector(static_cast<size_t>(c.k * c.k * c.c * c.oc), 2);
     const std::int64_t out_ch = c.depthwise ? c.c * c.oc : c.oc;

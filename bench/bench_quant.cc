@@ -32,16 +32,16 @@
 #include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
+#include "engine/lowp/conv_dnnl.h"
+#include "engine/lowp/gemm.h"
 #include "engine/ops/gemm.h"
-#include "engine/quantized/conv_dnnl.h"
-#include "engine/quantized/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "engine/thread_pool.h"
 #include "model/io.h"
 #include "transforms/pipeline.h"
 
 using namespace gds;
-namespace quantized = gds::engine::quantized;
+namespace lowp = gds::engine::lowp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -67,11 +67,11 @@ double bestSeconds(int reps, Fn fn) {
   return best;
 }
 
-std::vector<quantized::GemmBackend> eightBitBackends() {
-  std::vector<quantized::GemmBackend> b;
-  if (quantized::dnnlAvailable()) b.push_back(quantized::GemmBackend::kDnnl);
-  if (quantized::avx2GemmAvailable()) b.push_back(quantized::GemmBackend::kAvx2);
-  b.push_back(quantized::GemmBackend::kGemmlowp);
+std::vector<lowp::GemmBackend> eightBitBackends() {
+  std::vector<lowp::GemmBackend> b;
+  if (lowp::dnnlAvailable()) b.push_back(lowp::GemmBackend::kDnnl);
+  if (lowp::avx2GemmAvailable()) b.push_back(lowp::GemmBackend::kAvx2);
+  b.push_back(lowp::GemmBackend::kGemmlowp);
   return b;
 }
 
@@ -89,7 +89,7 @@ void gemmTable(int reps, const std::vector<int>& thread_counts) {
   const auto backends = eightBitBackends();
   std::printf("8-bit GEMM vs float GEMM, GOP/s (2*M*N*K / best of %d runs); ratio = 8-bit / float\n", reps);
   std::printf("%-22s\tthr\t%6s\t%6s\t%6s\t%8s", "shape", "M", "N", "K", "float");
-  for (auto b : backends) std::printf("\t%8s\tratio", quantized::gemmBackendName(b));
+  for (auto b : backends) std::printf("\t%8s\tratio", lowp::gemmBackendName(b));
   std::printf("\n");
   std::mt19937 rng(1);
   for (int threads : thread_counts) {
@@ -109,10 +109,10 @@ void gemmTable(int reps, const std::vector<int>& thread_counts) {
           reps, [&] { engine::ops::gemm(af.data(), bf.data(), cf.data(), s.m, s.n, s.k, false, false, &pool); });
       std::printf("%-22s\t%d\t%6lld\t%6lld\t%6lld\t%8.1f", s.name, threads, static_cast<long long>(s.m),
                   static_cast<long long>(s.n), static_cast<long long>(s.k), ops / tf * 1e-9);
-      quantized::GemmRhs rhs(b8.data(), s.k, s.n, s.n, false, 117);
+      lowp::GemmRhs rhs(b8.data(), s.k, s.n, s.n, false, 117);
       for (auto b : backends) {
         const double tq = bestSeconds(reps, [&] {
-          quantized::gemm(b, quantized::GemmLhs{a8.data(), s.m, s.k, s.k, 131}, rhs, c32.data(), s.n, &pool);
+          lowp::gemm(b, lowp::GemmLhs{a8.data(), s.m, s.k, s.k, 131}, rhs, c32.data(), s.n, &pool);
         });
         std::printf("\t%8.1f\t%5.2fx", ops / tq * 1e-9, tf / tq);
       }
@@ -140,7 +140,7 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
               "is faster)%s\n",
               bench::clockName(clock), runs, fuse ? "" : "; 8-bit layer fusion OFF");
   std::printf("%-16s\t%-11s\tthreads\tfloat", "model", "8-bit");
-  for (auto b : backends) std::printf("\t8-bit %s\tspeedup", quantized::gemmBackendName(b));
+  for (auto b : backends) std::printf("\t8-bit %s\tspeedup", lowp::gemmBackendName(b));
   std::printf("\n");
   for (const Model& m : models) {
     auto loaded = model::load(m.path);
@@ -205,11 +205,11 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
       std::vector<engine::Plan*> live = {fplan->get()};
       for (const Variant& v : variants)
         for (auto b : backends) {
-          quantized::setDefaultGemmBackend(b);
+          lowp::setDefaultGemmBackend(b);
           auto qplan = engine::compileForInference(v.graph, {m.input}, {m.output}, options, rewrites);
-          quantized::resetDefaultGemmBackend();
+          lowp::resetDefaultGemmBackend();
           if (!qplan.ok()) {
-            std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name, quantized::gemmBackendName(b),
+            std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name, lowp::gemmBackendName(b),
                          qplan.error().c_str());
             qplans.push_back(nullptr);
             continue;
@@ -234,7 +234,7 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
           const double tq = qplan ? timed[next] : -1;
           if (qplan && tq < 0)
             std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name,
-                         quantized::gemmBackendName(backends[bi]), errors[next].c_str());
+                         lowp::gemmBackendName(backends[bi]), errors[next].c_str());
           if (qplan) ++next;
           if (tq < 0) {
             std::printf("\terror\t-");
@@ -280,14 +280,14 @@ int main(int argc, char** argv) {
   }
   std::printf("CPU dispatch: %s\n", engine::cpuFeaturesSummary().c_str());
   std::string names;
-  for (quantized::GemmBackend b : eightBitBackends()) {
+  for (lowp::GemmBackend b : eightBitBackends()) {
     names += names.empty() ? "" : ", ";
-    names += quantized::gemmBackendName(b);
-    if (b == quantized::GemmBackend::kDnnl) names += " (oneDNN, kernels up to " + quantized::dnnlIsa() + ")";
-    if (b == quantized::GemmBackend::kAvx2) names += " (exact int16-pair GEMM)";
+    names += lowp::gemmBackendName(b);
+    if (b == lowp::GemmBackend::kDnnl) names += " (oneDNN, kernels up to " + lowp::dnnlIsa() + ")";
+    if (b == lowp::GemmBackend::kAvx2) names += " (exact int16-pair GEMM)";
   }
   std::printf("8-bit GEMM backends: %s%s\n\n", names.c_str(),
-              quantized::dnnlAvailable() ? "" : "; no oneDNN VNNI here");
+              lowp::dnnlAvailable() ? "" : "; no oneDNN VNNI here");
   if (flag(argc, argv, "gemm", "") == "true") gemmTable(5, threads);
   std::vector<Model> models;
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});

@@ -27,10 +27,10 @@
 #include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
-#include "engine/quantized/conv_dnnl.h"
-#include "engine/quantized/gemm.h"
-#include "engine/quantized/tflite_fast.h"
+#include "engine/lowp/conv_dnnl.h"
+#include "engine/lowp/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "engine/tflite/fast.h"
 #include "model/io.h"
 #include "model/tflite/writer.h"
 #include "transforms/pipeline.h"
@@ -122,12 +122,12 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
-  const engine::quantized::GemmBackend backend = engine::quantized::defaultGemmBackend();
+  const engine::lowp::GemmBackend backend = engine::lowp::defaultGemmBackend();
   const std::string backend_text =
-      backend == engine::quantized::GemmBackend::kDnnl
-          ? "oneDNN (kernels up to " + engine::quantized::dnnlIsa() + ")"
-          : backend == engine::quantized::GemmBackend::kAvx2 ? std::string("exact AVX2 int16-pair GEMM (no VNNI here)")
-                                                             : std::string(engine::quantized::gemmBackendName(backend));
+      backend == engine::lowp::GemmBackend::kDnnl
+          ? "oneDNN (kernels up to " + engine::lowp::dnnlIsa() + ")"
+          : backend == engine::lowp::GemmBackend::kAvx2 ? std::string("exact AVX2 int16-pair GEMM (no VNNI here)")
+                                                             : std::string(engine::lowp::gemmBackendName(backend));
   std::printf("CPU dispatch: %s\n8-bit accumulators (per-channel and TFLite int8): %s\n",
               engine::cpuFeaturesSummary().c_str(), backend_text.c_str());
   std::vector<Model> models;

@@ -2,6 +2,7 @@
 
 #include "engine/kernels/register.h"
 #include "engine/quantized/kernels/register.h"
+#include "engine/tflite/kernels/register.h"
 
 namespace gds::engine {
 
@@ -10,6 +11,7 @@ const KernelRegistry& builtinKernels() {
     auto* r = new KernelRegistry();
     registerKernels(*r);
     registerQuantizedKernels(*r);
+    registerTfliteKernels(*r);
     return r;
   }();
   return *registry;

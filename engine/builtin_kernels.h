@@ -1,6 +1,6 @@
-// The registry of every kernel the engine has (engine/kernels/ and
-// engine/quantized/kernels/), made on first use; the default of
-// PlanOptions::registry.
+// The registry of every kernel the engine has (engine/kernels/,
+// engine/quantized/kernels/ and engine/tflite/kernels/), made on first use;
+// the default of PlanOptions::registry.
 #pragma once
 
 #include "engine/kernel.h"

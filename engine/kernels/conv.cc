@@ -92,7 +92,7 @@ class ConvBase : public OpKernel {
       return ctx.error("input has " + std::to_string(in_shape[3]) + " channels but the filter " +
                        model::shapeString(filter.shape()) + " expects " + std::to_string(filter.dim(2)) +
                        (depthwise_ ? "" : " (grouped convolution is not supported)"));
-    ops::Conv2DShape s;
+    ops::ConvGeometry s;
     if (!nn::conv2DShape(in_shape, filter.shape(), attrs_, &s))
       return ctx.error("the filter " + model::shapeString(filter.shape()) + " does not fit the input " +
                        model::shapeString(in_shape) + " with these strides/dilations/padding");
@@ -137,7 +137,7 @@ class ConvBase : public OpKernel {
     return Status::Ok();
   }
 
-  void run(KernelContext& ctx, const ops::Conv2DShape& s, const float* in, const float* filter, const float* bias,
+  void run(KernelContext& ctx, const ops::ConvGeometry& s, const float* in, const float* filter, const float* bias,
            float* out, const float* addend = nullptr) {
     const std::int64_t rows = s.batch * s.out_h * s.out_w;
     const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
@@ -176,7 +176,7 @@ class ConvBase : public OpKernel {
     std::unique_ptr<ops::WinogradF43> winograd;
     std::unique_ptr<dnnl_float::ParallelConvolution> dnnl;
   };
-  FastConv makeFast(const ops::Conv2DShape& s, const float* filter, const float* bias, int threads) const {
+  FastConv makeFast(const ops::ConvGeometry& s, const float* filter, const float* bias, int threads) const {
     FastConv fast;
     // Its transformed filter takes four times the filter's memory (36 values
     // per 9): within the memory budget only, else the direct convolution.

@@ -42,8 +42,8 @@ struct WindowAttrs {
 // The geometry of an NHWC convolution of `input` [N, H, W, C] by `filter`
 // [FH, FW, C, M] with these window attrs (the callers check ranks and
 // depths first, with their own messages); false when the filter does not fit.
-inline bool conv2DShape(const Shape& input, const Shape& filter, const WindowAttrs& a, ops::Conv2DShape* s) {
-  *s = ops::Conv2DShape{};
+inline bool conv2DShape(const Shape& input, const Shape& filter, const WindowAttrs& a, ops::ConvGeometry* s) {
+  *s = ops::ConvGeometry{};
   s->batch = input[0];
   s->in_h = input[1];
   s->in_w = input[2];
@@ -55,7 +55,7 @@ inline bool conv2DShape(const Shape& input, const Shape& filter, const WindowAtt
   s->stride_w = a.stride_w;
   s->dilation_h = a.dilation_h;
   s->dilation_w = a.dilation_w;
-  return ops::computeConv2DShape(a.padding, s, a.explicit_pads);
+  return ops::computeConvGeometry(a.padding, s, a.explicit_pads);
 }
 
 inline Status readSpatialPair(const KernelInit& init, const std::string& name, bool nchw, bool required,

@@ -1,5 +1,6 @@
 // The kernels of engine/kernels/: every op family but the 8-bit ones
-// (engine/quantized/kernels/register.h). engine/builtin_kernels.h puts both
+// (engine/quantized/kernels/register.h) and TensorFlow Lite's
+// (engine/tflite/kernels/register.h). engine/builtin_kernels.h puts them
 // in one registry.
 #pragma once
 

@@ -9,81 +9,7 @@
 
 namespace gds::engine::ops {
 
-bool parsePadding(const std::string& text, Padding* padding) {
-  if (text == "VALID") *padding = Padding::kValid;
-  else if (text == "SAME") *padding = Padding::kSame;
-  else if (text == "EXPLICIT") *padding = Padding::kExplicit;
-  else return false;
-  return true;
-}
-
-bool computeWindow(Padding padding, WindowDim* d) {
-  if (d->stride <= 0 || d->dilation <= 0 || d->filter <= 0 || d->in < 0) return false;
-  const std::int64_t effective = (d->filter - 1) * d->dilation + 1;
-  switch (padding) {
-    case Padding::kValid:
-      d->out = (d->in - effective + d->stride) / d->stride;
-      d->pad_before = d->pad_after = 0;
-      break;
-    case Padding::kSame: {
-      d->out = (d->in + d->stride - 1) / d->stride;
-      const std::int64_t needed = std::max<std::int64_t>(0, (d->out - 1) * d->stride + effective - d->in);
-      d->pad_before = needed / 2;
-      d->pad_after = needed - d->pad_before;
-      break;
-    }
-    case Padding::kExplicit:
-      if (d->pad_before < 0 || d->pad_after < 0) return false;
-      d->out = (d->in + d->pad_before + d->pad_after - effective + d->stride) / d->stride;
-      break;
-  }
-  return d->out >= 0;
-}
-
-Conv2DShape convRowBand(const Conv2DShape& s, std::int64_t row_begin, std::int64_t row_end,
-                        std::int64_t* first_input_row) {
-  const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1;
-  const std::int64_t top = row_begin * s.stride_h - s.pad_top, bottom = (row_end - 1) * s.stride_h - s.pad_top + eff_h;
-  const std::int64_t in0 = std::max<std::int64_t>(0, top), in1 = std::min(s.in_h, bottom);
-  Conv2DShape band = s;
-  band.in_h = in1 - in0;
-  band.pad_top = in0 - top;
-  band.out_h = row_end - row_begin;
-  *first_input_row = in0;
-  return band;
-}
-
-std::vector<std::pair<std::int64_t, std::int64_t>> convChannelSlices(const Conv2DShape& s, bool depthwise,
-                                                                     std::int64_t parts) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> slices;
-  if (parts < 2 || s.batch != 1 || depthwise || s.out_c < 32 * parts ||
-      s.filter_h * s.filter_w * s.in_c * s.out_c <= s.in_h * s.in_w * s.in_c)
-    return slices;
-  const std::int64_t groups = s.out_c / 16;
-  for (std::int64_t i = 0; i < parts; ++i)
-    slices.emplace_back(16 * (groups * i / parts), i + 1 == parts ? s.out_c : 16 * (groups * (i + 1) / parts));
-  return slices;
-}
-
-bool computeConv2DShape(Padding padding, Conv2DShape* s, const std::vector<std::int64_t>& explicit_pads) {
-  WindowDim h{s->in_h, s->filter_h, s->stride_h, s->dilation_h, 0, 0, 0};
-  WindowDim w{s->in_w, s->filter_w, s->stride_w, s->dilation_w, 0, 0, 0};
-  if (padding == Padding::kExplicit) {
-    if (explicit_pads.size() != 4) return false;
-    h.pad_before = explicit_pads[0];
-    h.pad_after = explicit_pads[1];
-    w.pad_before = explicit_pads[2];
-    w.pad_after = explicit_pads[3];
-  }
-  if (!computeWindow(padding, &h) || !computeWindow(padding, &w)) return false;
-  s->out_h = h.out;
-  s->out_w = w.out;
-  s->pad_top = h.pad_before;
-  s->pad_left = w.pad_before;
-  return true;
-}
-
-void conv2dReference(const Conv2DShape& s, const float* input, const float* filter, float* output) {
+void conv2dReference(const ConvGeometry& s, const float* input, const float* filter, float* output) {
   for (std::int64_t n = 0; n < s.batch; ++n)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
@@ -109,7 +35,7 @@ namespace {
 
 // Writes the patch rows [row_begin, row_end) (row = output pixel) of width
 // filter_h * filter_w * in_c into `patches`.
-void im2col(const Conv2DShape& s, const float* input, float* patches, std::int64_t row_begin,
+void im2col(const ConvGeometry& s, const float* input, float* patches, std::int64_t row_begin,
             std::int64_t row_end) {
   const std::int64_t c = s.in_c;
   const std::int64_t k = s.filter_h * s.filter_w * c;
@@ -158,7 +84,7 @@ void parallelRows(const ThreadPool* pool, std::int64_t n, double cost,
 
 }  // namespace
 
-void conv2dOptimized(const Conv2DShape& s, const float* input, const float* filter, float* output,
+void conv2dOptimized(const ConvGeometry& s, const float* input, const float* filter, float* output,
                      const ThreadPool* pool, std::vector<float>* scratch) {
   const std::int64_t rows = s.batch * s.out_h * s.out_w;
   const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
@@ -185,7 +111,7 @@ void conv2dOptimized(const Conv2DShape& s, const float* input, const float* filt
   }
 }
 
-void depthwiseConv2dReference(const Conv2DShape& s, const float* input, const float* filter, float* output) {
+void depthwiseConv2dReference(const ConvGeometry& s, const float* input, const float* filter, float* output) {
   const std::int64_t mult = s.out_c;
   const std::int64_t oc_total = s.in_c * mult;
   for (std::int64_t n = 0; n < s.batch; ++n)
@@ -236,7 +162,7 @@ inline void depthwiseBlock(const DepthwiseTaps& t, std::int64_t c0, std::int64_t
   for (std::int64_t j = 0; j < count; ++j) out[c0 + j] = acc[j];
 }
 
-void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const float* __restrict__ filter,
+void depthwiseRows(const ConvGeometry& s, const float* __restrict__ input, const float* __restrict__ filter,
                    float* __restrict__ output, std::int64_t row_begin, std::int64_t row_end) {
   const std::int64_t c_in = s.in_c;
   const std::int64_t mult = s.out_c;
@@ -287,7 +213,7 @@ void depthwiseRows(const Conv2DShape& s, const float* __restrict__ input, const 
 
 }  // namespace
 
-void depthwiseConv2dOptimized(const Conv2DShape& s, const float* input, const float* filter, float* output,
+void depthwiseConv2dOptimized(const ConvGeometry& s, const float* input, const float* filter, float* output,
                               const ThreadPool* pool) {
   const std::int64_t rows = s.batch * s.out_h;
   const double cost = static_cast<double>(s.out_w * s.in_c * s.out_c * s.filter_h * s.filter_w) * 2.0;

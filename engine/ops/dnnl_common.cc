@@ -27,13 +27,13 @@ dnnl::primitive_attr baseAttr() {
   return attr;
 }
 
-void padsAfter(const ops::Conv2DShape& s, std::int64_t* bottom, std::int64_t* right) {
+void padsAfter(const ops::ConvGeometry& s, std::int64_t* bottom, std::int64_t* right) {
   const std::int64_t eff_h = (s.filter_h - 1) * s.dilation_h + 1, eff_w = (s.filter_w - 1) * s.dilation_w + 1;
   *bottom = std::max<std::int64_t>(0, (s.out_h - 1) * s.stride_h + eff_h - s.in_h - s.pad_top);
   *right = std::max<std::int64_t>(0, (s.out_w - 1) * s.stride_w + eff_w - s.in_w - s.pad_left);
 }
 
-void filterLayout(const ops::Conv2DShape& s, bool depthwise, std::int64_t ld, dnnl::memory::dims* dims,
+void filterLayout(const ops::ConvGeometry& s, bool depthwise, std::int64_t ld, dnnl::memory::dims* dims,
                   dnnl::memory::dims* strides) {
   if (depthwise) {
     const std::int64_t m = s.out_c;

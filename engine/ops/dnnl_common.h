@@ -1,5 +1,5 @@
 // What every oneDNN primitive of the engine shares (engine/ops/dnnl_float.cc,
-// engine/quantized/conv_dnnl.cc): one CPU engine, one stream per thread, and
+// engine/lowp/conv_dnnl.cc): one CPU engine, one stream per thread, and
 // scratch memory per thread. Primitives run single-threaded on the calling
 // thread; the engine's pool runs several at once on slices of the work, so
 // each is made with a user scratchpad (oneDNN's global one is not safe when
@@ -35,11 +35,11 @@ inline bool isReference(const std::string& impl) { return impl.find("ref") != st
 // TensorFlow's padding: the pads before come from the shape; the pads after
 // are what makes the output size come out (never negative: VALID drops the
 // rows that do not fit a window).
-void padsAfter(const ops::Conv2DShape& s, std::int64_t* bottom, std::int64_t* right);
+void padsAfter(const ops::ConvGeometry& s, std::int64_t* bottom, std::int64_t* right);
 // TensorFlow's filter layout described by strides in oneDNN's dimension
 // order: HWIO with rows of ld values as [out, in, h, w], or, when depthwise,
 // [h, w, C, multiplier] as groups C of `multiplier` outputs and 1 input each.
-void filterLayout(const ops::Conv2DShape& s, bool depthwise, std::int64_t ld, dnnl::memory::dims* dims,
+void filterLayout(const ops::ConvGeometry& s, bool depthwise, std::int64_t ld, dnnl::memory::dims* dims,
                   dnnl::memory::dims* strides);
 
 }  // namespace gds::engine::dnnl_common

@@ -106,7 +106,7 @@ struct Prepared {
 
 struct Convolution::Impl : Prepared {};
 
-std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape& s, const float* filter,
+std::unique_ptr<Convolution> Convolution::createWinograd(const ops::ConvGeometry& s, const float* filter,
                                                          const float* bias, ops::Activation activation,
                                                          const Options& options) {
   const Convolution* share = options.share;
@@ -172,19 +172,19 @@ Convolution::~Convolution() = default;
 
 namespace {
 // The convolutions oneDNN's F(2x2, 3x3) takes.
-bool winogradShape(const ops::Conv2DShape& s, bool depthwise) {
+bool winogradShape(const ops::ConvGeometry& s, bool depthwise) {
   return !depthwise && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 && s.stride_w == 1 &&
          s.dilation_h == 1 && s.dilation_w == 1;
 }
 }  // namespace
 
-bool Convolution::winogradPays(const ops::Conv2DShape& s, bool depthwise) {
+bool Convolution::winogradPays(const ops::ConvGeometry& s, bool depthwise) {
   return winogradShape(s, depthwise) && s.in_c >= 64 && s.out_c >= 64 && s.out_h * s.out_w >= 196;
 }
 
 bool Convolution::winogradAvailable() {
   static const bool available = [] {
-    ops::Conv2DShape s;  // ResNet-50's conv2 3x3 layer
+    ops::ConvGeometry s;  // ResNet-50's conv2 3x3 layer
     s.in_h = s.in_w = s.out_h = s.out_w = 56;
     s.in_c = s.out_c = 64;
     s.filter_h = s.filter_w = 3;
@@ -195,7 +195,7 @@ bool Convolution::winogradAvailable() {
   return available;
 }
 
-std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape& s, bool depthwise, const float* filter,
+std::unique_ptr<Convolution> Convolution::create(const ops::ConvGeometry& s, bool depthwise, const float* filter,
                                                  const float* bias, ops::Activation activation,
                                                  const Options& options) {
   const bool add_to_output = options.add_to_output;
@@ -291,15 +291,15 @@ struct Convolution::Impl {
 };
 Convolution::Convolution(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Convolution::~Convolution() = default;
-std::unique_ptr<Convolution> Convolution::create(const ops::Conv2DShape&, bool, const float*, const float*,
+std::unique_ptr<Convolution> Convolution::create(const ops::ConvGeometry&, bool, const float*, const float*,
                                                  ops::Activation, const Options&) {
   return nullptr;
 }
-std::unique_ptr<Convolution> Convolution::createWinograd(const ops::Conv2DShape&, const float*, const float*,
+std::unique_ptr<Convolution> Convolution::createWinograd(const ops::ConvGeometry&, const float*, const float*,
                                                          ops::Activation, const Options&) {
   return nullptr;
 }
-bool Convolution::winogradPays(const ops::Conv2DShape&, bool) { return false; }
+bool Convolution::winogradPays(const ops::ConvGeometry&, bool) { return false; }
 bool Convolution::winogradAvailable() { return false; }
 void Convolution::run(const float*, float*) const {}
 const std::string& Convolution::implementation() const { return impl_->implementation; }

@@ -50,13 +50,13 @@ class Convolution {
   // The filter and bias are copied (reordered) now, unless shared.
   // Returns null when oneDNN is not built in or offers only its reference
   // implementation for this shape.
-  static std::unique_ptr<Convolution> create(const ops::Conv2DShape& s, bool depthwise, const float* filter,
+  static std::unique_ptr<Convolution> create(const ops::ConvGeometry& s, bool depthwise, const float* filter,
                                              const float* bias, ops::Activation activation,
                                              const Options& options);
   // Whether Winograd is worth its reorders for a whole convolution of this
   // shape (measured in ResNet-50: 1.4-1.6x at 56x56x64 and 28x28x128, 1.1x
   // at 14x14x256 on one thread; none at 7x7, or with few channels).
-  static bool winogradPays(const ops::Conv2DShape& s, bool depthwise);
+  static bool winogradPays(const ops::ConvGeometry& s, bool depthwise);
   // Whether oneDNN has a Winograd kernel for this CPU (it needs AVX-512;
   // ONEDNN_MAX_CPU_ISA can take it away). Elsewhere the engine's own
   // F(4x4, 3x3) (engine/ops/winograd.h) takes the same convolutions.
@@ -69,7 +69,7 @@ class Convolution {
   struct Impl;
 
  private:
-  static std::unique_ptr<Convolution> createWinograd(const ops::Conv2DShape& s, const float* filter,
+  static std::unique_ptr<Convolution> createWinograd(const ops::ConvGeometry& s, const float* filter,
                                                      const float* bias, ops::Activation activation,
                                                      const Options& options);
   explicit Convolution(std::unique_ptr<Impl> impl);

@@ -10,7 +10,7 @@ namespace gds::engine::dnnl_float {
 
 ParallelConvolution::~ParallelConvolution() = default;
 
-std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::Conv2DShape& s, bool depthwise,
+std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::ConvGeometry& s, bool depthwise,
                                                                  const float* filter, const float* bias,
                                                                  ops::Activation activation, bool add_to_output,
                                                                  bool winograd_allowed, int threads) {
@@ -38,7 +38,7 @@ std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::Conv
       Part part;
       part.ch_begin = begin;
       part.ch_end = end;
-      ops::Conv2DShape p = s;
+      ops::ConvGeometry p = s;
       p.out_c = part.ch_end - part.ch_begin;
       Convolution::Options o;
       o.add_to_output = add_to_output;
@@ -53,7 +53,7 @@ std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::Conv
   }
   for (std::int64_t i = 0; i < count; ++i) {
     const std::int64_t u0 = units * i / count, u1 = units * (i + 1) / count;
-    ops::Conv2DShape p = s;
+    ops::ConvGeometry p = s;
     Part part;
     if (count == 1) {
       // The whole convolution.

@@ -31,7 +31,7 @@ class ParallelConvolution {
   // output holds the addend when run() starts); winograd: allowed where it
   // pays (Convolution::winogradPays). Null when oneDNN has no primitive for
   // a slice (the caller keeps its Eigen path).
-  static std::unique_ptr<ParallelConvolution> create(const ops::Conv2DShape& s, bool depthwise, const float* filter,
+  static std::unique_ptr<ParallelConvolution> create(const ops::ConvGeometry& s, bool depthwise, const float* filter,
                                                      const float* bias, ops::Activation activation, bool add_to_output,
                                                      bool winograd, int threads);
   // input NHWC [batch, in_h, in_w, in_c], output NHWC [batch, out_h, out_w, channels].

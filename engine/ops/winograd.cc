@@ -115,7 +115,7 @@ GDS_AVX2_FMA inline __m256i laneMask(std::int64_t n) {
 // Channels are padded with zeros to in_cp (a multiple of 8) in V and
 // out_cp (of 16) in M and U.
 struct Chunk {
-  const Conv2DShape& s;
+  const ConvGeometry& s;
   std::int64_t in_cp, out_cp;
   std::int64_t tiles_h, tiles_w;
   std::int64_t t0, count;
@@ -219,13 +219,13 @@ struct Chunk {
 
 }  // namespace
 
-std::int64_t WinogradF43::paddedInputChannels(const Conv2DShape& s) { return (s.in_c + 7) / 8 * 8; }
-std::int64_t WinogradF43::paddedOutputChannels(const Conv2DShape& s) { return (s.out_c + kNr - 1) / kNr * kNr; }
-std::int64_t WinogradF43::transformedFilterSize(const Conv2DShape& s) {
+std::int64_t WinogradF43::paddedInputChannels(const ConvGeometry& s) { return (s.in_c + 7) / 8 * 8; }
+std::int64_t WinogradF43::paddedOutputChannels(const ConvGeometry& s) { return (s.out_c + kNr - 1) / kNr * kNr; }
+std::int64_t WinogradF43::transformedFilterSize(const ConvGeometry& s) {
   return kPositions * paddedInputChannels(s) * paddedOutputChannels(s);
 }
 
-bool WinogradF43::supports(const Conv2DShape& s, bool depthwise) {
+bool WinogradF43::supports(const ConvGeometry& s, bool depthwise) {
 #ifdef GDS_WINOGRAD_AVX2
   return cpuFeatures().avx2 && !depthwise && s.filter_h == 3 && s.filter_w == 3 && s.stride_h == 1 &&
          s.stride_w == 1 && s.dilation_h == 1 && s.dilation_w == 1 && s.in_c > 0 && s.out_c > 0 && s.out_h > 0 &&
@@ -237,7 +237,7 @@ bool WinogradF43::supports(const Conv2DShape& s, bool depthwise) {
 #endif
 }
 
-std::unique_ptr<WinogradF43> WinogradF43::create(const Conv2DShape& s, const float* filter, const float* bias,
+std::unique_ptr<WinogradF43> WinogradF43::create(const ConvGeometry& s, const float* filter, const float* bias,
                                                  Activation activation, bool add_to_output, std::int64_t filter_ld) {
   if (!supports(s, false)) return nullptr;
   std::unique_ptr<WinogradF43> w(new WinogradF43());

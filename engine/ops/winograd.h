@@ -31,14 +31,14 @@ class WinogradF43 {
  public:
   // Whether this CPU runs it (AVX2 and FMA, within GDS_CPU's cap) and it
   // computes s: a 3x3 filter, stride 1, no dilation, not depthwise.
-  static bool supports(const Conv2DShape& s, bool depthwise);
+  static bool supports(const ConvGeometry& s, bool depthwise);
   // Floats of the transformed filter: 36 per pair of channels, input
   // channels padded to a multiple of 8 and output channels of 16 (the
   // vector widths; the padding holds zeros).
-  static std::int64_t transformedFilterSize(const Conv2DShape& s);
+  static std::int64_t transformedFilterSize(const ConvGeometry& s);
   // filter: HWIO [3, 3, in_c, filter_ld] (filter_ld 0: out_c), bias: out_c
   // values or null. The filter is transformed now. Null where !supports(s).
-  static std::unique_ptr<WinogradF43> create(const Conv2DShape& s, const float* filter, const float* bias,
+  static std::unique_ptr<WinogradF43> create(const ConvGeometry& s, const float* filter, const float* bias,
                                              Activation activation, bool add_to_output, std::int64_t filter_ld = 0);
   // input NHWC [batch, in_h, in_w, in_c], output NHWC [batch, out_h, out_w, out_c].
   // The pool's threads split the tiles, or, where the transformed filter
@@ -50,10 +50,10 @@ class WinogradF43 {
   std::int64_t packedFilterSize() const { return static_cast<std::int64_t>(u_.size()); }
 
  private:
-  static std::int64_t paddedInputChannels(const Conv2DShape& s);
-  static std::int64_t paddedOutputChannels(const Conv2DShape& s);
+  static std::int64_t paddedInputChannels(const ConvGeometry& s);
+  static std::int64_t paddedOutputChannels(const ConvGeometry& s);
   WinogradF43() = default;
-  Conv2DShape s_;
+  ConvGeometry s_;
   Activation activation_ = Activation::kNone;
   bool add_to_output_ = false;
   std::int64_t tiles_h_ = 0, tiles_w_ = 0;

@@ -1,18 +1,15 @@
 // The arithmetic of TensorFlow's quantized ops (tensorflow/core/kernels/
 // quantized_*.cc) as pure functions on buffers. Where the optimized version
 // (ops.cc) computes differently, a plain reference loop (*Reference,
-// ops_reference.cc) specifies it. The kernel classes in
-// engine/quantized/kernels/ only check inputs and call these.
+// ops_reference.cc) specifies it; QuantizedConv2D's convolution is
+// engine/lowp/conv.h, shared with TensorFlow Lite's int8 layers. The kernel
+// classes in engine/quantized/kernels/ only check inputs and call these.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <memory>
 #include <vector>
 
-#include "engine/ops/conv.h"
 #include "engine/ops/nn.h"
-#include "engine/quantized/gemm.h"
 #include "engine/quantized/quantization.h"
 
 namespace gds::engine {
@@ -20,38 +17,6 @@ class ThreadPool;
 }
 
 namespace gds::engine::quantized {
-
-// ---- QuantizedConv2D: uint8 input [b, h, w, c] and filter [fh, fw, c, oc],
-// int32 output; positions outside the input contribute zero (the zero point).
-void conv2DReference(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-                     const std::uint8_t* filter, std::int32_t filter_zero, std::int32_t* output);
-class DnnlConv2D;
-// What an 8-bit convolution kernel keeps between its runs.
-struct Conv2DState {
-  Conv2DState();
-  ~Conv2DState();
-  // Set by the kernel: oneDNN's convolution (the dnnl backend) copies the
-  // weights once, so it is used for constant weights only.
-  bool weights_constant = false;
-  std::vector<std::uint8_t> patches;  // im2col
-  // oneDNN's convolution for `key` (the shape, weights and thread count it
-  // depends on): made by `make` when the key changes, null when it could not
-  // be made.
-  const DnnlConv2D* dnnlFor(std::vector<std::int64_t> key, const std::function<std::unique_ptr<DnnlConv2D>()>& make);
-  const DnnlConv2D* dnnl() const { return dnnl_.get(); }  // the last one made
-
- private:
-  std::unique_ptr<DnnlConv2D> dnnl_;
-  std::vector<std::int64_t> key_;
-};
-// The 8-bit convolution. On the dnnl backend with constant weights, oneDNN's
-// int8 direct convolution (conv_dnnl.h); otherwise im2col (skipped for 1x1
-// stride-1 convolutions) + the 8-bit GEMM. `rhs` is the filter as a
-// (fh*fw*c) x oc operand. Input zero points outside [0, 255] cannot pad the
-// patches and take the reference loop, as in TensorFlow.
-void conv2D(GemmBackend backend, const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-            const GemmRhs& rhs, std::int32_t* output, const ThreadPool* pool, Conv2DState* state,
-            const GemmEpilogue& epilogue = nullptr);
 
 // ---- QuantizedBiasAdd (TensorFlow's QuantizedAddUsingEigen): both operands
 // are moved into the int32 range of outputRangeForQuantizedBiasAdd through

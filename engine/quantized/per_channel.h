@@ -1,17 +1,21 @@
 // The arithmetic of the per-channel fused 8-bit layers (QuantizedFusedConv2D,
 // QuantizedFusedDepthwiseConv2dNative, QuantizedFusedMatMul; the kernels are
-// engine/quantized/kernels/per_channel.cc): per-channel accumulator ranges,
-// the layer's output range and its one requantization, and the depthwise
-// accumulation. The *Reference loops (per_channel_reference.cc) are the
+// engine/quantized/kernels/per_channel.cc). These ops are GraphDef Studio's,
+// not TensorFlow's: quantize_nodes(per_channel=true) makes them so that a
+// GraphDef keeps one symmetric int8 weight range per output channel (TensorFlow's
+// quantized ops have one range per tensor, which costs depthwise networks
+// such as MobileNet most of their accuracy) and requantizes once per layer.
+// Their activations stay in TensorFlow's quint8 min/max format, so they sit
+// beside TensorFlow's quantized ops; the convolution and depthwise
+// accumulation they share with the other 8-bit arithmetics is engine/lowp/'s.
+// Here: per-channel accumulator ranges, the layer's output range and its one
+// requantization. The *Reference loops (per_channel_reference.cc) are the
 // specification; the others (per_channel.cc) compute the same bits, with a
 // vector version chosen at run time on x86-64 CPUs with AVX2 and the plain
 // loop elsewhere.
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
-#include "engine/ops/conv.h"
 
 namespace gds::engine::quantized {
 
@@ -46,43 +50,5 @@ void requantizeRows(const PerChannelRequantize& p, const std::int32_t* acc, std:
                     std::int64_t channels, std::uint8_t* out);
 void requantizeRowsReference(const PerChannelRequantize& p, const std::int32_t* acc, std::int64_t rows,
                              std::int64_t channels, std::uint8_t* out);
-
-// Depthwise accumulators of output rows [row_begin, row_end) (row = batch *
-// out_h + y), filter [fh, fw, in_c, multiplier] (multiplier in s.out_c):
-//   out[row][x][c] = sum over the window of (input - input_zero) * filter[c],
-// cells outside the input adding nothing.
-void depthwiseRowsReference(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-                            const std::int8_t* filter, std::int64_t row_begin, std::int64_t row_end,
-                            std::int32_t* out);
-// The same for channel multiplier 1, with products formed in int16, which is
-// exact because input_zero must be in [0, 255] (so |x - zero| <= 255 and
-// |x - zero| * |w| <= 32640); returns false, doing nothing, when it is not or
-// the multiplier is not 1.
-bool depthwiseRowsFast(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
-                       const std::int8_t* filter, std::int64_t row_begin, std::int64_t row_end, std::int32_t* out);
-
-// depthwiseRowsFast's accumulators with the filter packed once for the AVX2
-// core shared with TFLite's layers (depthwise_avx2.h: tap pairs by vpmaddwd,
-// the zero point folded into the starting accumulators). For channel
-// multiplier 1, input_zero in [0, 255], AVX2 (CPUs with AVX-512 keep
-// depthwiseRowsFast's 32-channel loop).
-class DepthwiseRowsAvx2 {
- public:
-  // False (run depthwiseRowsFast instead) where the layer is not this
-  // path's. A filter marked constant is packed once per pointer.
-  bool prepare(const ops::Conv2DShape& s, std::int32_t input_zero, const std::int8_t* filter, bool constant);
-  // Output rows [row_begin, row_end) (row = batch * out_h + y) as
-  // depthwiseRowsReference's.
-  void run(const ops::Conv2DShape& s, const std::uint8_t* input, std::int64_t row_begin, std::int64_t row_end,
-           std::int32_t* out) const;
-
- private:
-  const std::int8_t* source_ = nullptr;
-  std::int64_t channels_ = 0, taps_ = 0, pairs_ = 0;
-  std::int32_t zero_ = -1;
-  std::vector<std::int16_t> weights_;
-  std::vector<std::int32_t> sums_, start_;  // per channel: sum of weights; per slot: -zero * sum
-  std::vector<std::uint8_t> zero_row_;
-};
 
 }  // namespace gds::engine::quantized

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/cpu_features.h"
+#include "engine/lowp/cpu.h"
 #include "engine/quantized/quantization.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -36,8 +36,8 @@ inline std::uint8_t quantizeOne(float x, float scale, float offset) {
 }
 
 #ifdef GDS_HAVE_AVX2_PATH
-bool haveAvx2() { return cpuHasAvx2(); }
-bool haveAvx512() { return cpuHasAvx512(); }
+bool haveAvx2() { return lowp::cpuHasAvx2(); }
+bool haveAvx512() { return lowp::cpuHasAvx512(); }
 
 // The AVX-512 versions below compute the same formulas as the AVX2 ones,
 // operation for operation, on 16 values at a time.
@@ -362,22 +362,6 @@ void biasAddRow(const std::uint8_t* in, const std::int32_t* table, const std::ui
 
 void lookupRow(const std::uint8_t* in, const float* table, std::int64_t n, float* out) {
   for (std::int64_t j = 0; j < n; ++j) out[j] = table[in[j]];
-}
-
-bool cpuHasAvx2() {
-#ifdef GDS_HAVE_AVX2_PATH
-  return cpuFeatures().avx2;
-#else
-  return false;
-#endif
-}
-
-bool cpuHasAvx512() {
-#ifdef GDS_HAVE_AVX2_PATH
-  return cpuFeatures().avx512;
-#else
-  return false;
-#endif
 }
 
 }  // namespace gds::engine::quantized

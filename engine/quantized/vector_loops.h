@@ -46,9 +46,4 @@ bool affineBiasAddMatches(const AffineBiasAdd& f, const std::int32_t table[256])
 void affineBiasAddRow(const AffineBiasAdd& f, const std::uint8_t* in, const std::uint32_t* bias, std::int64_t n,
                       std::int32_t* out);
 
-// Run-time CPU features for the hand-vectorized loops: engine::cpuFeatures()
-// (capped by GDS_CPU; false off x86-64).
-bool cpuHasAvx2();
-bool cpuHasAvx512();  // AVX-512 F and BW
-
 }  // namespace gds::engine::quantized

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/quantized/gemm.h"
-#include "engine/quantized/vector_loops.h"
+#include "engine/lowp/cpu.h"
+#include "engine/lowp/gemm.h"
 
 namespace gds::engine {
 namespace {
@@ -68,16 +68,16 @@ TEST(CpuFeatures, DispatchFollowsTheCappedFeatures) {
   const CpuFeatures cpu = detectedCpuFeatures();
   EXPECT_LE(used.avx2, cpu.avx2);
   EXPECT_LE(used.avx512, cpu.avx512);
-  EXPECT_EQ(used.avx2, quantized::cpuHasAvx2());
-  EXPECT_EQ(used.avx512, quantized::cpuHasAvx512());
-  EXPECT_EQ(used.avx2, quantized::avx2GemmAvailable());
+  EXPECT_EQ(used.avx2, lowp::cpuHasAvx2());
+  EXPECT_EQ(used.avx512, lowp::cpuHasAvx512());
+  EXPECT_EQ(used.avx2, lowp::avx2GemmAvailable());
   if (!used.avx512_vnni) {
-    EXPECT_FALSE(quantized::dnnlAvailable());
+    EXPECT_FALSE(lowp::dnnlAvailable());
   }
   const char* env = std::getenv("GDS_CPU");
   if (env && std::string(env) == "avx2") {
     EXPECT_FALSE(used.avx512);
-    EXPECT_FALSE(quantized::dnnlAvailable());
+    EXPECT_FALSE(lowp::dnnlAvailable());
   }
 }
 

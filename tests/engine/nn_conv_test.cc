@@ -51,19 +51,19 @@ TEST(NnConvTest, WindowSizesFollowTensorFlow) {
 TEST(NnConvTest, HandComputedConv) {
   // 1x3x3x1 input 1..9, 2x2x1x1 filter [1,2;3,4], VALID stride 1:
   // out(0,0) = 1*1 + 2*2 + 4*3 + 5*4 = 37, then 47, 67, 77.
-  Conv2DShape s;
+  ConvGeometry s;
   s.in_h = s.in_w = 3;
   s.in_c = 1;
   s.filter_h = s.filter_w = 2;
   s.out_c = 1;
-  ASSERT_TRUE(computeConv2DShape(Padding::kValid, &s));
+  ASSERT_TRUE(computeConvGeometry(Padding::kValid, &s));
   std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8, 9}, f = {1, 2, 3, 4}, out(4), out2(4);
   conv2dReference(s, in.data(), f.data(), out.data());
   EXPECT_EQ(out, (std::vector<float>{37, 47, 67, 77}));
   conv2dOptimized(s, in.data(), f.data(), out2.data(), nullptr);
   EXPECT_EQ(out2, out);
   // SAME: 3x3 output, bottom/right zero padding: out(2,2) = 9*1 = 9, out(0,2) = 3*1 + 6*3 = 21.
-  ASSERT_TRUE(computeConv2DShape(Padding::kSame, &s));
+  ASSERT_TRUE(computeConvGeometry(Padding::kSame, &s));
   ASSERT_EQ(s.out_h, 3);
   std::vector<float> same(9);
   conv2dOptimized(s, in.data(), f.data(), same.data(), nullptr);
@@ -73,11 +73,11 @@ TEST(NnConvTest, HandComputedConv) {
 
 TEST(NnConvTest, HandComputedDepthwise) {
   // 1x2x2x2 input, 1x1 filter with multiplier 2: out channel c*2+m = x[c] * w[c][m].
-  Conv2DShape s;
+  ConvGeometry s;
   s.in_h = s.in_w = 2;
   s.in_c = 2;
   s.out_c = 2;
-  ASSERT_TRUE(computeConv2DShape(Padding::kValid, &s));
+  ASSERT_TRUE(computeConvGeometry(Padding::kValid, &s));
   std::vector<float> in = {1, 10, 2, 20, 3, 30, 4, 40}, f = {1, 2, 3, 4}, out(16), ref(16);
   depthwiseConv2dReference(s, in.data(), f.data(), ref.data());
   EXPECT_EQ(std::vector<float>(ref.begin(), ref.begin() + 4), (std::vector<float>{1, 2, 30, 40}));
@@ -117,7 +117,7 @@ TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
   unsigned seed = 1;
   for (const auto& k : cases) {
     for (bool threaded : {false, true}) {
-      Conv2DShape s;
+      ConvGeometry s;
       s.batch = k.n;
       s.in_h = k.h;
       s.in_w = k.w;
@@ -129,7 +129,7 @@ TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
       s.stride_w = k.sw;
       s.dilation_h = k.dh;
       s.dilation_w = k.dw;
-      ASSERT_TRUE(computeConv2DShape(k.padding, &s));
+      ASSERT_TRUE(computeConvGeometry(k.padding, &s));
       const auto in = uniformFloats(s.batch * s.in_h * s.in_w * s.in_c, seed++);
       const auto f = uniformFloats(s.filter_h * s.filter_w * s.in_c * s.out_c, seed++);
       const size_t out_n = static_cast<size_t>(s.batch * s.out_h * s.out_w * s.out_c);
@@ -140,7 +140,7 @@ TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
                                              << " dilation=" << k.dh << " threaded=" << threaded;
       // Depthwise on the same geometry with multiplier 1 and 3.
       for (std::int64_t mult : {1, 3}) {
-        Conv2DShape d = s;
+        ConvGeometry d = s;
         d.out_c = mult;
         const auto df = uniformFloats(d.filter_h * d.filter_w * d.in_c * mult, seed++);
         const size_t dn = static_cast<size_t>(d.batch * d.out_h * d.out_w * d.in_c * mult);
@@ -155,13 +155,13 @@ TEST_P(NnConvBackendTest, OptimizedConvMatchesReferenceOnGrid) {
 
 TEST_P(NnConvBackendTest, LargeConvUsesChunkedPatchesCorrectly) {
   // More patch rows than one chunk holds (k = 3*3*64 = 576, rows = 2*40*40).
-  Conv2DShape s;
+  ConvGeometry s;
   s.batch = 2;
   s.in_h = s.in_w = 40;
   s.in_c = 64;
   s.filter_h = s.filter_w = 3;
   s.out_c = 8;
-  ASSERT_TRUE(computeConv2DShape(Padding::kSame, &s));
+  ASSERT_TRUE(computeConvGeometry(Padding::kSame, &s));
   const auto in = uniformFloats(s.batch * s.in_h * s.in_w * s.in_c, 99);
   const auto f = uniformFloats(3 * 3 * 64 * 8, 98);
   std::vector<float> ref(static_cast<size_t>(2 * 40 * 40 * 8)), opt(ref.size());

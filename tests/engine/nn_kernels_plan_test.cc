@@ -50,7 +50,7 @@ std::vector<float> padThenConv(const std::vector<float>& in, const Shape& shape,
   const Shape padded_shape = {shape[0], shape[1] + 2 * pad_h, shape[2] + 2 * pad_w, shape[3]};
   std::vector<float> padded(static_cast<size_t>(model::numElements(padded_shape)));
   ops::mirrorPad4D(in.data(), dims, pads, reflect, padded.data());
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.batch = shape[0];
   s.in_h = padded_shape[1];
   s.in_w = padded_shape[2];
@@ -58,7 +58,7 @@ std::vector<float> padThenConv(const std::vector<float>& in, const Shape& shape,
   s.filter_h = s.filter_w = k;
   s.out_c = oc;
   s.stride_h = s.stride_w = stride;
-  EXPECT_TRUE(ops::computeConv2DShape(ops::Padding::kValid, &s));
+  EXPECT_TRUE(ops::computeConvGeometry(ops::Padding::kValid, &s));
   *out_shape = {s.batch, s.out_h, s.out_w, s.out_c};
   std::vector<float> out(static_cast<size_t>(model::numElements(*out_shape)));
   ops::conv2dReference(s, padded.data(), filter.data(), out.data());

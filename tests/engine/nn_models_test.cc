@@ -265,7 +265,7 @@ TEST(NnModelsTest, NchwConvFromTheCorpusMatchesNhwcReference) {
   auto out = (*plan)->run({x});
   ASSERT_TRUE(out.ok()) << out.status().message();
   // Expected: NHWC reference convolution of the transposed input.
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.batch = in_shape[0];
   s.in_c = in_shape[1];
   s.in_h = in_shape[2];
@@ -278,7 +278,7 @@ TEST(NnModelsTest, NchwConvFromTheCorpusMatchesNhwcReference) {
   s.stride_w = strides[3];
   ops::Padding padding;
   ASSERT_TRUE(ops::parsePadding(conv->attr().at("padding").s(), &padding));
-  ASSERT_TRUE(ops::computeConv2DShape(padding, &s));
+  ASSERT_TRUE(ops::computeConvGeometry(padding, &s));
   std::vector<float> nhwc(static_cast<size_t>(x.numElements())), ref(static_cast<size_t>(s.batch * s.out_h * s.out_w * s.out_c)),
       expected(ref.size());
   ops::nchwToNhwc(x.data<float>(), nhwc.data(), s.batch, s.in_c, s.in_h, s.in_w);

@@ -42,7 +42,7 @@ const Case kCases[] = {
 };
 
 TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
-  Conv2DShape probe;
+  ConvGeometry probe;
   probe.in_h = probe.in_w = probe.out_h = probe.out_w = 8;
   probe.in_c = 8, probe.out_c = 16, probe.filter_h = probe.filter_w = 3;
   if (!WinogradF43::supports(probe, false)) GTEST_SKIP() << "needs a CPU with AVX2 and FMA";
@@ -50,7 +50,7 @@ TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
   unsigned seed = 1;
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
-    Conv2DShape s;
+    ConvGeometry s;
     s.batch = c.batch, s.in_h = c.in_h, s.in_w = c.in_w, s.in_c = c.in_c, s.out_c = c.out_c;
     s.filter_h = s.filter_w = 3, s.pad_top = c.pad_top, s.pad_left = c.pad_left;
     s.out_h = c.out_h, s.out_w = c.out_w;
@@ -88,12 +88,12 @@ TEST(WinogradF43, AgreesWithTheReferenceConvolution) {
 }
 
 TEST(WinogradF43, TakesOnly3x3Stride1) {
-  Conv2DShape s;
+  ConvGeometry s;
   s.in_h = s.in_w = s.out_h = s.out_w = 16;
   s.in_c = 64, s.out_c = 64, s.filter_h = s.filter_w = 3, s.pad_top = s.pad_left = 1;
   if (!WinogradF43::supports(s, false)) GTEST_SKIP() << "needs a CPU with AVX2 and FMA";
   EXPECT_FALSE(WinogradF43::supports(s, true)) << "depthwise";
-  Conv2DShape t = s;
+  ConvGeometry t = s;
   t.in_c = 60;
   t.out_c = 56;
   EXPECT_TRUE(WinogradF43::supports(t, false)) << "channels padded to the vector widths";

@@ -1,9 +1,9 @@
-// oneDNN's int8 direct convolution (engine/quantized/conv_dnnl.h) gives the
+// oneDNN's int8 direct convolution (engine/lowp/conv_dnnl.h) gives the
 // reference loop's int32 accumulators bit for bit: TensorFlow's uint8
 // weights with any zero point (the window-sum correction), symmetric int8
 // weights, depthwise, padding, strides, dilations, bands of rows, groups of
 // images and slices of channels on two threads; its epilogue sees every row
-// once; and quantized::conv2D takes it on the dnnl backend for constant
+// once; and lowp::conv2D takes it on the dnnl backend for constant
 // weights only.
 #include <gtest/gtest.h>
 
@@ -12,11 +12,11 @@
 #include <random>
 #include <vector>
 
-#include "engine/quantized/conv_dnnl.h"
-#include "engine/quantized/ops.h"
+#include "engine/lowp/conv.h"
+#include "engine/lowp/conv_dnnl.h"
 #include "engine/thread_pool.h"
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 namespace {
 
 std::vector<std::uint8_t> randomBytes(std::size_t count, std::mt19937& rng) {
@@ -26,9 +26,9 @@ std::vector<std::uint8_t> randomBytes(std::size_t count, std::mt19937& rng) {
   return v;
 }
 
-ops::Conv2DShape shape(std::int64_t batch, std::int64_t in_h, std::int64_t in_w, std::int64_t in_c, std::int64_t k,
+ops::ConvGeometry shape(std::int64_t batch, std::int64_t in_h, std::int64_t in_w, std::int64_t in_c, std::int64_t k,
                        std::int64_t out_c, std::int64_t stride, std::int64_t dilation, bool same) {
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.batch = batch, s.in_h = in_h, s.in_w = in_w, s.in_c = in_c;
   s.filter_h = s.filter_w = k, s.out_c = out_c;
   s.stride_h = s.stride_w = stride, s.dilation_h = s.dilation_w = dilation;
@@ -44,7 +44,7 @@ ops::Conv2DShape shape(std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
 }
 
 // Depthwise reference: out[p][c * m + j] = sum (x - zero) * w over the window.
-std::vector<std::int32_t> depthwiseReference(const ops::Conv2DShape& s, const std::uint8_t* x, std::int32_t zero,
+std::vector<std::int32_t> depthwiseReference(const ops::ConvGeometry& s, const std::uint8_t* x, std::int32_t zero,
                                              const std::int8_t* w) {
   const std::int64_t channels = s.in_c * s.out_c;
   std::vector<std::int32_t> out(static_cast<std::size_t>(s.batch * s.out_h * s.out_w * channels), 0);
@@ -67,7 +67,7 @@ std::vector<std::int32_t> depthwiseReference(const ops::Conv2DShape& s, const st
 }
 
 struct Case {
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   std::int32_t input_zero, weight_zero;  // weight_zero: of the uint8 weights (128: symmetric int8)
 };
 
@@ -88,7 +88,7 @@ TEST(QuantConvDnnl, AccumulatorsEqualTheReferenceLoop) {
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
     for (const Case& c : cases) {
-      const ops::Conv2DShape& s = c.s;
+      const ops::ConvGeometry& s = c.s;
       SCOPED_TRACE(std::to_string(s.batch) + "x" + std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + "x" +
                    std::to_string(s.in_c) + " k" + std::to_string(s.filter_h) + " -> " + std::to_string(s.out_c) +
                    " stride " + std::to_string(s.stride_h) + " dilation " + std::to_string(s.dilation_h) +
@@ -138,11 +138,11 @@ TEST(QuantConvDnnl, ManyBandsAndChannelSlicesAreUsed) {
 TEST(QuantConvDnnl, DepthwiseEqualsTheReference) {
   if (!dnnlAvailable()) GTEST_SKIP() << "no oneDNN VNNI kernels on this machine";
   std::mt19937 rng(5);
-  const ops::Conv2DShape shapes[] = {shape(1, 30, 29, 64, 3, 1, 1, 1, true), shape(1, 31, 30, 32, 3, 1, 2, 1, true),
+  const ops::ConvGeometry shapes[] = {shape(1, 30, 29, 64, 3, 1, 1, 1, true), shape(1, 31, 30, 32, 3, 1, 2, 1, true),
                                      shape(2, 12, 11, 48, 3, 1, 1, 2, true), shape(1, 9, 9, 16, 5, 2, 1, 1, false)};
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);
-    for (const ops::Conv2DShape& s : shapes) {
+    for (const ops::ConvGeometry& s : shapes) {
       SCOPED_TRACE(std::to_string(s.in_h) + "x" + std::to_string(s.in_w) + "x" + std::to_string(s.in_c) + " m" +
                    std::to_string(s.out_c) + " threads " + std::to_string(threads));
       const std::vector<std::uint8_t> x = randomBytes(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), rng);
@@ -173,7 +173,7 @@ TEST(QuantConvDnnl, Conv2DTakesItForConstantWeights) {
   std::vector<std::uint8_t> w = randomBytes(3 * 3 * 16 * 24, rng);
   GemmRhs rhs(w.data(), 3 * 3 * 16, 24, 24, false, 99);
   for (std::int64_t h : {12, 15}) {
-    const ops::Conv2DShape s = shape(1, h, 13, 16, 3, 24, 1, 1, true);
+    const ops::ConvGeometry s = shape(1, h, 13, 16, 3, 24, 1, 1, true);
     const std::vector<std::uint8_t> x = randomBytes(static_cast<std::size_t>(h * 13 * 16), rng);
     std::vector<std::int32_t> expected(static_cast<std::size_t>(s.out_h * s.out_w * 24));
     conv2DReference(s, x.data(), 140, w.data(), 99, expected.data());
@@ -190,4 +190,4 @@ TEST(QuantConvDnnl, Conv2DTakesItForConstantWeights) {
 }
 
 }  // namespace
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

@@ -7,10 +7,10 @@
 #include <random>
 #include <vector>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 #include "engine/thread_pool.h"
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 namespace {
 
 struct Case {
@@ -167,4 +167,4 @@ TEST(QuantGemm, BackendNames) {
 }
 
 }  // namespace
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

@@ -1,4 +1,4 @@
-// im2colRows (engine/quantized/im2col.h), shared by the 8-bit GraphDef
+// im2colRows (engine/lowp/im2col.h), shared by the 8-bit GraphDef
 // convolutions and TFLite's int8 layers, against the definition written
 // out cell by cell: padding on every side, strides, dilation, window rows
 // wholly inside the input (copied as one run) and partly outside, few and
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/quantized/im2col.h"
+#include "engine/lowp/im2col.h"
 
 namespace gds::engine {
 namespace {
 
 template <typename T>
-std::vector<T> im2colByCell(const ops::Conv2DShape& s, const std::vector<T>& input, T pad, std::int64_t r0,
+std::vector<T> im2colByCell(const ops::ConvGeometry& s, const std::vector<T>& input, T pad, std::int64_t r0,
                             std::int64_t r1) {
   std::vector<T> out;
   for (std::int64_t r = r0; r < r1; ++r) {
@@ -50,7 +50,8 @@ TEST(QuantIm2col, RowsEqualTheWindowsCellByCell) {
     const std::int64_t out_h = (c.h + 2 * c.pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
     const std::int64_t out_w = (c.w + 2 * c.pad - c.dil * (c.k - 1) - 1) / c.stride + 1;
     // batch, input, filter, stride, dilation, padding, output (two images).
-    const ops::Conv2DShape s{2, c.h, c.w, c.c, c.k, c.k, 1, c.stride, c.stride, c.dil, c.dil, c.pad, c.pad, out_h, out_w};
+    const ops::ConvGeometry s{2, c.h, c.w, c.c, c.k, c.k, 1, c.stride, c.stride,
+                              c.dil, c.dil, c.pad, c.pad, out_h, out_w};
     std::vector<std::uint8_t> input(static_cast<std::size_t>(s.batch * c.h * c.w * c.c));
     for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(i * 7 + 1);
     std::vector<std::int8_t> signed_input(input.begin(), input.end());
@@ -58,10 +59,10 @@ TEST(QuantIm2col, RowsEqualTheWindowsCellByCell) {
     // All rows, and a range starting mid-image.
     for (const auto& [r0, r1] : {std::pair<std::int64_t, std::int64_t>{0, rows}, {s.out_w + 1, rows - 2}}) {
       std::vector<std::uint8_t> got(static_cast<std::size_t>((r1 - r0) * k), 0xAB);
-      quantized::im2colRows<std::uint8_t>(s, input.data(), 200, r0, r1, got.data());
+      lowp::im2colRows<std::uint8_t>(s, input.data(), 200, r0, r1, got.data());
       EXPECT_EQ(got, im2colByCell<std::uint8_t>(s, input, 200, r0, r1)) << "rows " << r0 << "-" << r1;
       std::vector<std::int8_t> got8(got.size(), 0x55);
-      quantized::im2colRows<std::int8_t>(s, signed_input.data(), -7, r0, r1, got8.data());
+      lowp::im2colRows<std::int8_t>(s, signed_input.data(), -7, r0, r1, got8.data());
       EXPECT_EQ(got8, im2colByCell<std::int8_t>(s, signed_input, -7, r0, r1)) << "int8, rows " << r0 << "-" << r1;
     }
   }

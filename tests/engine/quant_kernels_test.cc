@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/quantization.h"
 #include "tests/engine/quant_test_util.h"
@@ -125,25 +125,25 @@ TEST(QuantKernels, Conv2DMatchesReferenceForEveryBackend) {
   const ConvCase cases[] = {{1, 5, 5, 3, 3, 3, 4, 1, "SAME"},  {2, 7, 6, 8, 3, 3, 5, 2, "SAME"},
                             {1, 9, 9, 4, 3, 3, 6, 2, "VALID"}, {1, 6, 6, 16, 1, 1, 8, 1, "VALID"},
                             {1, 8, 8, 3, 7, 7, 2, 2, "SAME"},  {1, 11, 11, 2, 1, 1, 3, 4, "VALID"}};
-  std::vector<quantized::GemmBackend> backends = {quantized::GemmBackend::kGemmlowp};
-  if (quantized::avx2GemmAvailable()) backends.push_back(quantized::GemmBackend::kAvx2);
-  if (quantized::dnnlAvailable()) backends.push_back(quantized::GemmBackend::kDnnl);
+  std::vector<lowp::GemmBackend> backends = {lowp::GemmBackend::kGemmlowp};
+  if (lowp::avx2GemmAvailable()) backends.push_back(lowp::GemmBackend::kAvx2);
+  if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
   for (const ConvCase& cc : cases) {
     auto in = randomU8(static_cast<std::size_t>(cc.batch * cc.h * cc.w * cc.c), rng);
     auto f = randomU8(static_cast<std::size_t>(cc.fh * cc.fw * cc.c * cc.oc), rng);
     auto ref = runConv(cc, in, f, -1.0f, 3.0f, -0.5f, 0.25f, true);
     ASSERT_EQ(3u, ref.size());
     for (auto backend : backends) {
-      quantized::setDefaultGemmBackend(backend);
+      lowp::setDefaultGemmBackend(backend);
       for (int threads : {1, 2}) {
         auto got = runConv(cc, in, f, -1.0f, 3.0f, -0.5f, 0.25f, false, threads);
         ASSERT_EQ(3u, got.size());
         EXPECT_EQ(ref[0].shape(), got[0].shape());
         EXPECT_EQ(values<std::int32_t>(ref[0]), values<std::int32_t>(got[0]))
-            << quantized::gemmBackendName(backend) << " threads=" << threads << " padding=" << cc.padding;
+            << lowp::gemmBackendName(backend) << " threads=" << threads << " padding=" << cc.padding;
       }
     }
-    quantized::resetDefaultGemmBackend();
+    lowp::resetDefaultGemmBackend();
     float lo, hi;
     quantized::quantizationRangeForMultiplication<std::uint8_t, std::uint8_t, std::int32_t>(-1.0f, 3.0f, -0.5f, 0.25f,
                                                                                            &lo, &hi);

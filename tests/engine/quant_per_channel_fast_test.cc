@@ -8,9 +8,10 @@
 #include <random>
 #include <string>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/cpu.h"
+#include "engine/lowp/depthwise.h"
+#include "engine/lowp/gemm.h"
 #include "engine/quantized/per_channel.h"
-#include "engine/quantized/vector_loops.h"
 #include "tests/engine/quant_test_util.h"
 
 namespace gds::engine {
@@ -106,15 +107,15 @@ void expectOptimizedEqualsReference(const Case& k) {
   ASSERT_TRUE(ref.ok()) << ref.error();
   ASSERT_GT((*ref)[0].numElements(), 0);
   // Every 8-bit GEMM backend this CPU has (the default is only one of them).
-  std::vector<quantized::GemmBackend> backends = {quantized::GemmBackend::kGemmlowp};
-  if (quantized::avx2GemmAvailable()) backends.push_back(quantized::GemmBackend::kAvx2);
-  if (quantized::dnnlAvailable()) backends.push_back(quantized::GemmBackend::kDnnl);
-  for (quantized::GemmBackend backend : backends) {
-    quantized::setDefaultGemmBackend(backend);
+  std::vector<lowp::GemmBackend> backends = {lowp::GemmBackend::kGemmlowp};
+  if (lowp::avx2GemmAvailable()) backends.push_back(lowp::GemmBackend::kAvx2);
+  if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
+  for (lowp::GemmBackend backend : backends) {
+    lowp::setDefaultGemmBackend(backend);
     for (int threads : {1, 2}) {
       auto opt = run(k, false, threads);
       ASSERT_TRUE(opt.ok()) << opt.error();
-      const std::string where = std::string(quantized::gemmBackendName(backend)) + ", " + std::to_string(threads) +
+      const std::string where = std::string(lowp::gemmBackendName(backend)) + ", " + std::to_string(threads) +
                                 " threads";
       EXPECT_EQ((*ref)[0].shape(), (*opt)[0].shape());
       EXPECT_EQ(values<std::uint8_t>((*ref)[0]), values<std::uint8_t>((*opt)[0])) << where;
@@ -122,7 +123,7 @@ void expectOptimizedEqualsReference(const Case& k) {
       EXPECT_EQ(scalarOf((*ref)[2]), scalarOf((*opt)[2])) << where;
     }
   }
-  quantized::resetDefaultGemmBackend();
+  lowp::resetDefaultGemmBackend();
 }
 
 // Depthwise, multiplier 1: 32-channel (AVX-512), 16- and 8-channel blocks and
@@ -336,7 +337,7 @@ TEST(QuantPerChannelFast, RequantizeRowsMatchesTheFormula) {
 // points 0, 255 and between, the same layer re-run with another zero point.
 // Multiplier 2 and zero points outside [0, 255] are refused.
 TEST(QuantPerChannelFast, PackedAvx2DepthwiseEqualsReferenceLoop) {
-  if (!quantized::cpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!lowp::cpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
   struct Shape2 {
     std::int64_t h, w, c, fh, fw, stride, dil, pad_top, pad_left, out_h, out_w;
   };
@@ -348,7 +349,7 @@ TEST(QuantPerChannelFast, PackedAvx2DepthwiseEqualsReferenceLoop) {
   std::mt19937 rng(31);
   std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
   for (const Shape2& sh : shapes) {
-    ops::Conv2DShape s;
+    ops::ConvGeometry s;
     s.batch = 2;
     s.in_h = sh.h;
     s.in_w = sh.w;
@@ -369,23 +370,23 @@ TEST(QuantPerChannelFast, PackedAvx2DepthwiseEqualsReferenceLoop) {
     f[0] = -128;
     const std::int64_t rows = s.batch * s.out_h;
     const auto n = static_cast<std::size_t>(rows * s.out_w * s.in_c);
-    quantized::DepthwiseRowsAvx2 packed;
+    lowp::DepthwiseRowsAvx2 packed;
     for (std::int32_t zero : {0, 255, 131}) {
       SCOPED_TRACE(std::to_string(sh.h) + "x" + std::to_string(sh.w) + "x" + std::to_string(sh.c) + " f" +
                    std::to_string(sh.fh) + "x" + std::to_string(sh.fw) + " s" + std::to_string(sh.stride) + " d" +
                    std::to_string(sh.dil) + " zero " + std::to_string(zero));
-      const bool expected_path = !(s.in_c >= 32 && quantized::cpuHasAvx512());
+      const bool expected_path = !(s.in_c >= 32 && lowp::cpuHasAvx512());
       ASSERT_EQ(packed.prepare(s, zero, f.data(), true), expected_path);
       if (!expected_path) continue;
       std::vector<std::int32_t> expected(n), got(n, 0x5555);
-      quantized::depthwiseRowsReference(s, x.data(), zero, f.data(), 0, rows, expected.data());
+      lowp::depthwiseRowsReference(s, x.data(), zero, f.data(), 0, rows, expected.data());
       // In two bands, as the pool splits the rows.
       packed.run(s, x.data(), 0, rows / 3, got.data());
       packed.run(s, x.data(), rows / 3, rows, got.data());
       EXPECT_EQ(got, expected);
     }
   }
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.batch = 1;
   s.in_h = s.in_w = s.out_h = s.out_w = 4;
   s.in_c = 8;
@@ -393,7 +394,7 @@ TEST(QuantPerChannelFast, PackedAvx2DepthwiseEqualsReferenceLoop) {
   s.pad_top = s.pad_left = 1;
   s.out_c = 2;
   std::vector<std::int8_t> f(3 * 3 * 8 * 2, 1);
-  quantized::DepthwiseRowsAvx2 packed;
+  lowp::DepthwiseRowsAvx2 packed;
   EXPECT_FALSE(packed.prepare(s, 10, f.data(), true)) << "multiplier 2";
   s.out_c = 1;
   EXPECT_FALSE(packed.prepare(s, 256, f.data(), true)) << "zero point 256";

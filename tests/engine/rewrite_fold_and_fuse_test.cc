@@ -326,7 +326,7 @@ TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
   const std::string conv = b.conv2d("conv", x, w, {1, 1, 1, 1}, "SAME");
   b.relu("relu", b.biasAdd("bias", conv, b.constantFloat("b", {64}, wave(64, 1.3f))));
   const Tensor input = floatTensor(in_shape, wave(model::numElements(in_shape), 0.07f));
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.in_h = 30, s.in_w = 28, s.in_c = 64, s.filter_h = s.filter_w = 3, s.out_c = 64, s.out_h = 30, s.out_w = 28;
   s.pad_top = s.pad_left = 1;
   EXPECT_TRUE(dnnl_float::Convolution::winogradPays(s, false));
@@ -367,7 +367,7 @@ TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
 // too small for it the layer runs the direct convolution, bit for bit what
 // --winograd=false computes; with room for it, its own rounding.
 TEST_F(FusionTest, WinogradStaysWithinTheMemoryBudget) {
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.in_h = 30, s.in_w = 28, s.in_c = 64, s.filter_h = s.filter_w = 3, s.out_c = 64, s.out_h = 30, s.out_w = 28;
   s.pad_top = s.pad_left = 1;
   if (!dnnl_float::available() || dnnl_float::Convolution::winogradAvailable() ||
@@ -427,7 +427,7 @@ TEST_F(FusionTest, ChannelSlicesOfAWeightHeavyConvolutionAgree) {
 // results as one.
 TEST_F(FusionTest, ASinglePixelConvolutionIsSplitByChannels) {
   if (!dnnl_float::available()) GTEST_SKIP() << "oneDNN is not built in";
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   s.in_h = s.in_w = s.out_h = s.out_w = 1;
   s.in_c = 1024, s.out_c = 1001;
   const std::vector<float> filter = wave(s.in_c * s.out_c, 0.37f), bias = wave(s.out_c, 1.3f);

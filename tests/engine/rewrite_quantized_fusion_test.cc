@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "engine/eval/benchmark.h"
+#include "engine/lowp/gemm.h"
 #include "engine/quantized/fused_chain.h"
-#include "engine/quantized/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "engine/rewrite/quantized_fusion.h"
 #include "model/tensor.h"
@@ -190,13 +190,13 @@ int count(const std::vector<std::string>& ops, const std::string& op) {
 
 class BackendScope {
  public:
-  explicit BackendScope(quantized::GemmBackend b) { quantized::setDefaultGemmBackend(b); }
-  ~BackendScope() { quantized::resetDefaultGemmBackend(); }
+  explicit BackendScope(lowp::GemmBackend b) { lowp::setDefaultGemmBackend(b); }
+  ~BackendScope() { lowp::resetDefaultGemmBackend(); }
 };
 
-std::vector<quantized::GemmBackend> backends() {
-  std::vector<quantized::GemmBackend> b = {quantized::GemmBackend::kReference, quantized::GemmBackend::kGemmlowp};
-  if (quantized::dnnlAvailable()) b.push_back(quantized::GemmBackend::kDnnl);
+std::vector<lowp::GemmBackend> backends() {
+  std::vector<lowp::GemmBackend> b = {lowp::GemmBackend::kReference, lowp::GemmBackend::kGemmlowp};
+  if (lowp::dnnlAvailable()) b.push_back(lowp::GemmBackend::kDnnl);
   return b;
 }
 
@@ -262,7 +262,7 @@ TEST(QuantFusion, FusedLayerIsBitIdenticalOnEveryBackendAndThreadCount) {
               ASSERT_EQ(1u, got.outputs.size());
               EXPECT_TRUE(sameBytes(expected.outputs[0], got.outputs[0]))
                   << "matmul=" << matmul << " frozen=" << frozen << " mode=" << mode << " add=" << o.add
-                  << " backend=" << quantized::gemmBackendName(backend) << " threads=" << threads
+                  << " backend=" << lowp::gemmBackendName(backend) << " threads=" << threads
                   << " rows=" << input.dim(0) * (matmul ? 1 : input.dim(1) * input.dim(2));
               EXPECT_EQ(1, count(got.ops, matmul ? "_FusedQuantizedMatMul" : "_FusedQuantizedConv2D"));
               EXPECT_EQ(0, count(got.ops, "Requantize"));

@@ -1,4 +1,4 @@
-// The fast path of TFLite's int8 kernels (engine/quantized/tflite_fast.h)
+// The fast path of TFLite's int8 kernels (engine/tflite/fast.h)
 // against the reference loops of tflite.h, byte for byte: the vectorized
 // requantization on accumulators chosen to hit every rounding case, the
 // element-wise ops over all 256 x 256 input pairs, the pools, and whole
@@ -16,15 +16,14 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/quantized/gemm.h"
-#include "engine/quantized/tflite.h"
-#include "engine/quantized/tflite_fast.h"
+#include "engine/lowp/gemm.h"
+#include "engine/tflite/fast.h"
+#include "engine/tflite/int8.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine {
 namespace {
 
-namespace qt = quantized::tfl;
 
 std::vector<std::int8_t> randomInt8(std::size_t n, std::mt19937* rng) {
   std::uniform_int_distribution<int> d(-128, 127);
@@ -78,7 +77,7 @@ TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
       for (bool with_bias : {false, true}) {
         SCOPED_TRACE("channels " + std::to_string(channels) + (per_channel ? " per channel" : " per tensor") +
                      (with_bias ? " with bias" : ""));
-        qt::Requant r;
+        tflite::Requant r;
         r.output_offset = static_cast<std::int32_t>(rng() % 256) - 128;
         r.act_min = -128 + static_cast<std::int32_t>(rng() % 50);
         r.act_max = 127 - static_cast<std::int32_t>(rng() % 50);
@@ -87,7 +86,7 @@ TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
         r.multiplier.resize(static_cast<std::size_t>(n_scales));
         r.shift.resize(static_cast<std::size_t>(n_scales));
         for (std::int64_t c = 0; c < n_scales; ++c)
-          qt::quantizeMultiplier(std::pow(2.0, exponent(rng)), &r.multiplier[static_cast<std::size_t>(c)],
+          tflite::quantizeMultiplier(std::pow(2.0, exponent(rng)), &r.multiplier[static_cast<std::size_t>(c)],
                                  &r.shift[static_cast<std::size_t>(c)]);
         // Exact powers of two make ties of the rounding division.
         r.multiplier[0] = 1 << 30;
@@ -98,8 +97,8 @@ TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
         for (auto& b : bias) b = static_cast<std::int32_t>(rng() % 200001) - 100000;
         const std::int32_t* b = with_bias ? bias.data() : nullptr;
         std::vector<std::int8_t> expected(acc.size()), got(acc.size(), 0);
-        qt::requantizeRows(r, acc.data(), b, rows, channels, expected.data());
-        qt::Requantizer(r, channels).run(acc.data(), b, rows, got.data());
+        tflite::requantizeRows(r, acc.data(), b, rows, channels, expected.data());
+        tflite::Requantizer(r, channels).run(acc.data(), b, rows, got.data());
         const std::int64_t at = firstDifference(expected, got);
         EXPECT_EQ(at, -1) << "acc " << acc[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
       }
@@ -112,7 +111,7 @@ TEST(TfliteFast, RequantizerTiesAtEveryShift) {
   // x / 2^(k+1) exactly, so half of them are ties of the rounding.
   for (int k = 0; k <= 31; ++k) {
     SCOPED_TRACE("shift -" + std::to_string(k));
-    qt::Requant r;
+    tflite::Requant r;
     r.multiplier = {1 << 30};
     r.shift = {-k};
     r.act_min = -128;
@@ -121,13 +120,13 @@ TEST(TfliteFast, RequantizerTiesAtEveryShift) {
     for (std::int32_t x = -4100; x <= 4100; ++x) acc.push_back(x * (1 << std::min(k, 17)));
     std::vector<std::int8_t> expected(acc.size()), got(acc.size());
     const auto n = static_cast<std::int64_t>(acc.size());
-    qt::requantizeRows(r, acc.data(), nullptr, n, 1, expected.data());
-    qt::Requantizer(r, 1).run(acc.data(), nullptr, n, got.data());
+    tflite::requantizeRows(r, acc.data(), nullptr, n, 1, expected.data());
+    tflite::Requantizer(r, 1).run(acc.data(), nullptr, n, got.data());
     EXPECT_EQ(firstDifference(expected, got), -1);
     // The same values 8 channels wide go through the vector loop.
     std::vector<std::int8_t> expected8(acc.size()), got8(acc.size());
-    qt::requantizeRows(r, acc.data(), nullptr, n / 8, 8, expected8.data());
-    qt::Requantizer(r, 8).run(acc.data(), nullptr, n / 8, got8.data());
+    tflite::requantizeRows(r, acc.data(), nullptr, n / 8, 8, expected8.data());
+    tflite::Requantizer(r, 8).run(acc.data(), nullptr, n / 8, got8.data());
     EXPECT_EQ(firstDifference(expected8, got8), -1);
   }
 }
@@ -147,7 +146,7 @@ TEST(TfliteFast, RequantizerShortFormMatchesTheReferenceWithinItsBound) {
     for (const std::int32_t multiplier : {1 << 30, 1518500250, 2147483647, (1 << 30) + 1}) {
       SCOPED_TRACE("shift " + std::to_string(shift) + " multiplier " + std::to_string(multiplier));
       const std::int64_t channels = 16;
-      qt::Requant r;
+      tflite::Requant r;
       r.act_min = -128;
       r.act_max = 127;
       r.output_offset = -3;
@@ -184,9 +183,9 @@ TEST(TfliteFast, RequantizerShortFormMatchesTheReferenceWithinItsBound) {
         const std::int32_t* b = with_bias ? bias.data() : nullptr;
         const std::vector<std::int32_t>& x = with_bias ? shrunk : acc;
         std::vector<std::int8_t> expected(x.size()), got(x.size(), 0x55);
-        qt::requantizeRows(r, x.data(), b, rows, channels, expected.data());
-        const qt::Requantizer q(r, channels, with_bias ? reach - 1000 : reach);
-        if (quantized::Avx2Gemm::available()) {
+        tflite::requantizeRows(r, x.data(), b, rows, channels, expected.data());
+        const tflite::Requantizer q(r, channels, with_bias ? reach - 1000 : reach);
+        if (lowp::Avx2Gemm::available()) {
           EXPECT_TRUE(q.narrow(b));
         }
         q.run(x.data(), b, rows, got.data());
@@ -194,10 +193,10 @@ TEST(TfliteFast, RequantizerShortFormMatchesTheReferenceWithinItsBound) {
         EXPECT_EQ(at, -1) << "acc " << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
       }
       // One more than the bound allows: the general form, the same bytes.
-      const qt::Requantizer wide(r, channels, reach + 1);
+      const tflite::Requantizer wide(r, channels, reach + 1);
       EXPECT_FALSE(wide.narrow(nullptr));
       std::vector<std::int8_t> expected(acc.size()), got(acc.size(), 0x55);
-      qt::requantizeRows(r, acc.data(), nullptr, rows, channels, expected.data());
+      tflite::requantizeRows(r, acc.data(), nullptr, rows, channels, expected.data());
       wide.run(acc.data(), nullptr, rows, got.data());
       EXPECT_EQ(firstDifference(expected, got), -1) << "past the bound";
     }
@@ -213,7 +212,7 @@ TEST(TfliteFast, BinaryOpsMatchTheReferenceOnAllInputPairs) {
     }
   const auto n = static_cast<std::int64_t>(a.size());
   struct Case {
-    qt::BinaryOp op;
+    tflite::BinaryOp op;
     float s1;
     std::int32_t z1;
     float s2;
@@ -223,35 +222,35 @@ TEST(TfliteFast, BinaryOpsMatchTheReferenceOnAllInputPairs) {
     std::int32_t lo, hi;
   };
   const std::vector<Case> cases = {
-      {qt::BinaryOp::kAdd, 0.05f, -3, 0.05f, -3, 0.1f, -128, -128, 127},   // ResNet's residual add (ReLU)
-      {qt::BinaryOp::kAdd, 0.031f, 10, 0.27f, -128, 0.4f, 5, -128, 127},
-      {qt::BinaryOp::kAdd, 1.5f, 127, 0.0001f, 0, 0.003f, 0, -20, 90},
-      {qt::BinaryOp::kSub, 0.02f, 0, 0.03f, 7, 0.05f, -2, -128, 127},
-      {qt::BinaryOp::kSub, 0.7f, -128, 0.7f, 127, 0.01f, 100, -128, 127},
-      {qt::BinaryOp::kMul, 0.5f, 1, 0.25f, -2, 0.0625f, 0, -128, 127},
-      {qt::BinaryOp::kMul, 0.003f, -128, 0.9f, 30, 2.0f, -7, -100, 100},
+      {tflite::BinaryOp::kAdd, 0.05f, -3, 0.05f, -3, 0.1f, -128, -128, 127},   // ResNet's residual add (ReLU)
+      {tflite::BinaryOp::kAdd, 0.031f, 10, 0.27f, -128, 0.4f, 5, -128, 127},
+      {tflite::BinaryOp::kAdd, 1.5f, 127, 0.0001f, 0, 0.003f, 0, -20, 90},
+      {tflite::BinaryOp::kSub, 0.02f, 0, 0.03f, 7, 0.05f, -2, -128, 127},
+      {tflite::BinaryOp::kSub, 0.7f, -128, 0.7f, 127, 0.01f, 100, -128, 127},
+      {tflite::BinaryOp::kMul, 0.5f, 1, 0.25f, -2, 0.0625f, 0, -128, 127},
+      {tflite::BinaryOp::kMul, 0.003f, -128, 0.9f, 30, 2.0f, -7, -100, 100},
   };
   for (std::size_t k = 0; k < cases.size(); ++k) {
     SCOPED_TRACE("case " + std::to_string(k));
     const Case& c = cases[k];
-    const qt::BinaryParams p = qt::binaryParams(c.op, c.s1, c.z1, c.s2, c.z2, c.so, c.zo, c.lo, c.hi);
+    const tflite::BinaryParams p = tflite::binaryParams(c.op, c.s1, c.z1, c.s2, c.z2, c.so, c.zo, c.lo, c.hi);
     std::vector<std::int8_t> expected(a.size()), got(a.size());
-    for (std::size_t i = 0; i < a.size(); ++i) expected[i] = qt::binaryElement(c.op, p, a[i], b[i]);
-    qt::binaryFast(c.op, p, a.data(), false, b.data(), false, n, got.data());
+    for (std::size_t i = 0; i < a.size(); ++i) expected[i] = tflite::binaryElement(c.op, p, a[i], b[i]);
+    tflite::binaryFast(c.op, p, a.data(), false, b.data(), false, n, got.data());
     EXPECT_EQ(firstDifference(expected, got), -1);
     // A scalar on either side (and an odd length for the scalar tail).
     for (int v : {-128, -1, 0, 77, 127}) {
       const auto s = static_cast<std::int8_t>(v);
       std::vector<std::int8_t> e1(257), g1(257), e2(257), g2(257);
       for (std::size_t i = 0; i < 257; ++i) {
-        e1[i] = qt::binaryElement(c.op, p, s, b[i * 255]);
-        e2[i] = qt::binaryElement(c.op, p, a[i * 255], s);
+        e1[i] = tflite::binaryElement(c.op, p, s, b[i * 255]);
+        e2[i] = tflite::binaryElement(c.op, p, a[i * 255], s);
       }
       std::vector<std::int8_t> col(257);
       for (std::size_t i = 0; i < 257; ++i) col[i] = b[i * 255];
-      qt::binaryFast(c.op, p, &s, true, col.data(), false, 257, g1.data());
+      tflite::binaryFast(c.op, p, &s, true, col.data(), false, 257, g1.data());
       for (std::size_t i = 0; i < 257; ++i) col[i] = a[i * 255];
-      qt::binaryFast(c.op, p, col.data(), false, &s, true, 257, g2.data());
+      tflite::binaryFast(c.op, p, col.data(), false, &s, true, 257, g2.data());
       EXPECT_EQ(firstDifference(e1, g1), -1) << "scalar a = " << v;
       EXPECT_EQ(firstDifference(e2, g2), -1) << "scalar b = " << v;
     }
@@ -264,13 +263,13 @@ TEST(TfliteFast, RescaleAndQuantizeMatchTheReference) {
   for (const auto& [si, zi, so, zo] : std::vector<std::tuple<float, int, float, int>>{
            {0.1f, 0, 0.1f, 0}, {0.1f, -5, 0.3f, 12}, {0.02f, 127, 0.01f, -128}, {3.0f, -128, 0.001f, 0},
            {0.0004f, 3, 0.5f, -1}}) {
-    qt::Rescale r = qt::rescaleParams(si, zi, so, zo);
+    tflite::Rescale r = tflite::rescaleParams(si, zi, so, zo);
     for (const auto& [lo, hi] : std::vector<std::pair<int, int>>{{-128, 127}, {zo, 127}, {-3, 40}}) {
       r.act_min = lo;
       r.act_max = hi;
       std::vector<std::int8_t> expected(all.size()), got(all.size());
-      qt::rescaleReference(r, all.data(), 256, expected.data());
-      qt::rescaleFast(r, all.data(), 256, got.data());
+      tflite::rescaleReference(r, all.data(), 256, expected.data());
+      tflite::rescaleFast(r, all.data(), 256, got.data());
       EXPECT_EQ(firstDifference(expected, got), -1) << si << " " << zi << " -> " << so << " " << zo;
     }
   }
@@ -292,8 +291,8 @@ TEST(TfliteFast, RescaleAndQuantizeMatchTheReference) {
                                                                      {0.037f, -3}, {1.7f, 20}}) {
     std::vector<std::int8_t> expected(x.size()), got(x.size());
     const auto n = static_cast<std::int64_t>(x.size());
-    qt::quantizeReference(x.data(), n, scale, zp, expected.data());
-    qt::quantizeFast(x.data(), n, scale, zp, got.data());
+    tflite::quantizeReference(x.data(), n, scale, zp, expected.data());
+    tflite::quantizeFast(x.data(), n, scale, zp, got.data());
     const std::int64_t at = firstDifference(expected, got);
     EXPECT_EQ(at, -1) << "scale " << scale << " zero point " << zp << " x "
                       << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
@@ -320,16 +319,16 @@ TEST(TfliteFast, PoolsMatchTheReference) {
                                          {9, 5, 1, 2, 3, 2, true},
                                          {6, 6, 17, 4, 4, 3, true},
                                          {5, 8, 24, 1, 1, 1, false}}) {
-    qt::ConvShape s;
+    ops::ConvGeometry s;
     s.batch = 2;
     s.in_h = p.h;
     s.in_w = p.w;
     s.in_c = s.out_c = p.c;
-    s.k_h = p.k_h;
-    s.k_w = p.k_w;
+    s.filter_h = p.k_h;
+    s.filter_w = p.k_w;
     s.stride_h = s.stride_w = p.stride;
-    window(p.same, s.in_h, s.k_h, s.stride_h, 1, &s.out_h, &s.pad_top);
-    window(p.same, s.in_w, s.k_w, s.stride_w, 1, &s.out_w, &s.pad_left);
+    window(p.same, s.in_h, s.filter_h, s.stride_h, 1, &s.out_h, &s.pad_top);
+    window(p.same, s.in_w, s.filter_w, s.stride_w, 1, &s.out_w, &s.pad_left);
     const auto in = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
     const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
     for (const auto& [lo, hi] : std::vector<std::pair<int, int>>{{-128, 127}, {-20, 127}, {-5, 60}}) {
@@ -337,15 +336,15 @@ TEST(TfliteFast, PoolsMatchTheReference) {
                    std::to_string(p.k_h) + "x" + std::to_string(p.k_w) + " clamp " + std::to_string(lo) + ".." +
                    std::to_string(hi));
       std::vector<std::int8_t> expected(n), got(n);
-      qt::maxPoolReference(s, lo, hi, in.data(), expected.data());
+      tflite::maxPoolReference(s, lo, hi, in.data(), expected.data());
       // Two blocks of rows, as two threads split them.
       const std::int64_t rows = s.batch * s.out_h;
-      qt::maxPoolRows(s, lo, hi, in.data(), 0, rows / 3, got.data());
-      qt::maxPoolRows(s, lo, hi, in.data(), rows / 3, rows, got.data());
+      tflite::maxPoolRows(s, lo, hi, in.data(), 0, rows / 3, got.data());
+      tflite::maxPoolRows(s, lo, hi, in.data(), rows / 3, rows, got.data());
       EXPECT_EQ(firstDifference(expected, got), -1) << "max";
-      qt::averagePoolReference(s, lo, hi, in.data(), expected.data());
-      qt::averagePoolRows(s, lo, hi, in.data(), 0, rows / 3, got.data());
-      qt::averagePoolRows(s, lo, hi, in.data(), rows / 3, rows, got.data());
+      tflite::averagePoolReference(s, lo, hi, in.data(), expected.data());
+      tflite::averagePoolRows(s, lo, hi, in.data(), 0, rows / 3, got.data());
+      tflite::averagePoolRows(s, lo, hi, in.data(), rows / 3, rows, got.data());
       EXPECT_EQ(firstDifference(expected, got), -1) << "average";
     }
   }
@@ -358,25 +357,26 @@ TEST(TfliteFast, PoolsMatchTheReference) {
 struct RandomLayer {
   std::vector<std::int8_t> input, filter;
   std::vector<std::int32_t> bias;
-  qt::Requant r;
+  tflite::Requant r;
 };
 
-RandomLayer randomLayer(const qt::ConvShape& s, bool depthwise, bool per_channel, std::int32_t input_zero,
+RandomLayer randomLayer(const ops::ConvGeometry& s, bool depthwise, bool per_channel, std::int32_t input_zero,
                         std::int32_t output_offset, std::int32_t act_min, std::int32_t act_max, std::mt19937* rng) {
   RandomLayer l;
   l.input = randomInt8(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), rng);
-  l.filter = randomInt8(static_cast<std::size_t>(s.k_h * s.k_w * s.out_c * (depthwise ? 1 : s.in_c)), rng);
+  const std::int64_t channels = s.outputChannels(depthwise);
+  l.filter = randomInt8(static_cast<std::size_t>(s.filter_h * s.filter_w * channels * (depthwise ? 1 : s.in_c)), rng);
   l.filter[0] = -128;
-  l.bias.resize(static_cast<std::size_t>(s.out_c));
+  l.bias.resize(static_cast<std::size_t>(channels));
   for (auto& b : l.bias) b = static_cast<std::int32_t>((*rng)() % 40001) - 20000;
-  std::vector<float> scales(per_channel ? static_cast<std::size_t>(s.out_c) : 1);
+  std::vector<float> scales(per_channel ? static_cast<std::size_t>(channels) : 1);
   std::uniform_real_distribution<float> sd(0.001f, 0.02f);
   for (auto& sc : scales) sc = sd(*rng);
   l.r.input_offset = -input_zero;
   l.r.output_offset = output_offset;
   l.r.act_min = act_min;
   l.r.act_max = act_max;
-  qt::convMultipliers(0.05f, scales, 0.02f, &l.r);
+  tflite::convMultipliers(0.05f, scales, 0.02f, &l.r);
   return l;
 }
 
@@ -404,37 +404,36 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
   for (const LayerCase& c : cases) {
     for (int threads : {1, 2}) {
       SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " thread(s)");
-      qt::ConvShape s;
+      ops::ConvGeometry s;
       s.batch = c.depthwise ? 1 : 2;
       s.in_h = c.h;
       s.in_w = c.w;
       s.in_c = c.in_c;
-      s.out_c = c.out_c;
-      s.k_h = s.k_w = c.k;
+      s.out_c = c.depthwise ? c.out_c / c.in_c : c.out_c;  // a depthwise layer's multiplier
+      s.filter_h = s.filter_w = c.k;
       s.stride_h = s.stride_w = c.stride;
-      s.dil_h = s.dil_w = c.dil;
-      s.depth_multiplier = c.depthwise ? c.out_c / c.in_c : 1;
-      window(c.same, s.in_h, s.k_h, s.stride_h, s.dil_h, &s.out_h, &s.pad_top);
-      window(c.same, s.in_w, s.k_w, s.stride_w, s.dil_w, &s.out_w, &s.pad_left);
+      s.dilation_h = s.dilation_w = c.dil;
+      window(c.same, s.in_h, s.filter_h, s.stride_h, s.dilation_h, &s.out_h, &s.pad_top);
+      window(c.same, s.in_w, s.filter_w, s.stride_w, s.dilation_w, &s.out_w, &s.pad_left);
       const RandomLayer layer_data = randomLayer(s, c.depthwise, c.per_channel, c.input_zero, 3, -128, 100, &rng);
       const auto& [input, filter, bias, r] = layer_data;
-      const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
+      const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * c.out_c);
       std::vector<std::int8_t> expected(n), got(n);
-      if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
-      else qt::convReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
+      if (c.depthwise) tflite::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
+      else tflite::convReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
       ThreadPool pool(threads);
-      qt::FastLayer layer(c.depthwise ? qt::FastLayer::Kind::kDepthwise : qt::FastLayer::Kind::kConv);
+      tflite::FastLayer layer(c.depthwise ? tflite::FastLayer::Kind::kDepthwise : tflite::FastLayer::Kind::kConv);
       layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
       EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
       // Without oneDNN's VNNI kernels, convolutions take the AVX2 GEMM.
-      if (!c.depthwise && quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
+      if (!c.depthwise && lowp::Avx2Gemm::available() && !lowp::dnnlAvailable()) {
         EXPECT_STREQ(layer.lastBackend(), "avx2");
       }
       // A second run reuses the prepared weights and requantizer.
       std::vector<std::int8_t> again(n);
       layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
-      if (c.depthwise) qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
-      else qt::convReference(s, r, input.data(), filter.data(), nullptr, expected.data());
+      if (c.depthwise) tflite::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
+      else tflite::convReference(s, r, input.data(), filter.data(), nullptr, expected.data());
       EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
     }
   }
@@ -471,37 +470,36 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
   for (const Case& c : cases) {
     for (int threads : {1, 2}) {
       SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " thread(s)");
-      qt::ConvShape s;
+      ops::ConvGeometry s;
       s.batch = 2;
       s.in_h = c.h;
       s.in_w = c.w;
       s.in_c = c.c;
-      s.out_c = c.c * c.multiplier;
-      s.depth_multiplier = c.multiplier;
-      s.k_h = c.k_h;
-      s.k_w = c.k_w;
+      s.out_c = c.multiplier;
+      s.filter_h = c.k_h;
+      s.filter_w = c.k_w;
       s.stride_h = s.stride_w = c.stride;
-      s.dil_h = s.dil_w = c.dil;
+      s.dilation_h = s.dilation_w = c.dil;
       s.pad_top = c.pad_top;
       s.pad_left = c.pad_left;
       s.out_h = c.out_h;
       s.out_w = c.out_w;
       const RandomLayer layer_data = randomLayer(s, true, c.per_channel, c.input_zero, -4, c.act_min, c.act_max, &rng);
       const auto& [input, filter, bias, r] = layer_data;
-      const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * s.out_c);
+      const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * c.c * c.multiplier);
       std::vector<std::int8_t> expected(n), got(n, 0x55);
-      qt::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
+      tflite::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), expected.data());
       ThreadPool pool(threads);
-      qt::FastLayer layer(qt::FastLayer::Kind::kDepthwise);
+      tflite::FastLayer layer(tflite::FastLayer::Kind::kDepthwise);
       layer.conv(s, r, input.data(), filter.data(), bias.data(), got.data(), &pool);
       EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
-      if (quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
+      if (lowp::Avx2Gemm::available() && !lowp::dnnlAvailable()) {
         EXPECT_STREQ(layer.lastBackend(), c.multiplier == 1 ? "avx2" : "loop");
       }
       // Again without bias: the prepared layer takes the new bias.
       std::vector<std::int8_t> again(n, 0x55);
       layer.conv(s, r, input.data(), filter.data(), nullptr, again.data(), &pool);
-      qt::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
+      tflite::depthwiseReference(s, r, input.data(), filter.data(), nullptr, expected.data());
       EXPECT_EQ(firstDifference(expected, again), -1) << "without bias";
       // A bias of 1.5 * 2^30 (twice it overflows int32) takes the general
       // requantization, not the short form, with multipliers small enough
@@ -509,11 +507,12 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       std::vector<std::int32_t> huge_bias(bias);
       for (std::size_t i = 0; i < huge_bias.size(); ++i)
         huge_bias[i] = (i % 2 ? -1 : 1) * ((3 << 29) + 1000 * static_cast<std::int32_t>(i));
-      qt::Requant small = r;
-      qt::convMultipliers(0.05f, std::vector<float>(static_cast<std::size_t>(s.out_c), 1.5e-8f), 0.02f, &small);
+      tflite::Requant small = r;
+      tflite::convMultipliers(0.05f, std::vector<float>(static_cast<std::size_t>(c.c * c.multiplier), 1.5e-8f), 0.02f,
+                              &small);
       std::vector<std::int8_t> wide(n, 0x55);
       layer.conv(s, small, input.data(), filter.data(), huge_bias.data(), wide.data(), &pool);
-      qt::depthwiseReference(s, small, input.data(), filter.data(), huge_bias.data(), expected.data());
+      tflite::depthwiseReference(s, small, input.data(), filter.data(), huge_bias.data(), expected.data());
       EXPECT_EQ(firstDifference(expected, wide), -1) << "bias of 1.5 * 2^30";
       EXPECT_LT(std::count(expected.begin(), expected.end(), c.act_max), static_cast<std::ptrdiff_t>(n / 2));
     }
@@ -533,26 +532,26 @@ TEST(TfliteFast, FullyConnectedMatchesTheReference) {
     std::vector<float> scales(per_channel ? static_cast<std::size_t>(units) : 1, 0.004f);
     if (per_channel)
       for (std::size_t u = 0; u < scales.size(); ++u) scales[u] = 0.002f + 0.0001f * static_cast<float>(u % 17);
-    qt::Requant r;
+    tflite::Requant r;
     r.input_offset = 17;
     r.filter_offset = -weight_zero;
     r.output_offset = -10;
-    qt::convMultipliers(0.03f, scales, 0.2f, &r);
+    tflite::convMultipliers(0.03f, scales, 0.2f, &r);
     const auto n = static_cast<std::size_t>(batch * units);
     std::vector<std::int8_t> expected(n), got(n);
-    qt::fullyConnectedReference(r, input.data(), weights.data(), bias.data(), batch, depth, units, expected.data());
+    tflite::fullyConnectedReference(r, input.data(), weights.data(), bias.data(), batch, depth, units, expected.data());
     ThreadPool pool(2);
-    qt::FastLayer layer(qt::FastLayer::Kind::kFullyConnected);
+    tflite::FastLayer layer(tflite::FastLayer::Kind::kFullyConnected);
     layer.fullyConnected(r, input.data(), weights.data(), bias.data(), batch, depth, units, got.data(), &pool);
     EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
-    if (quantized::Avx2Gemm::available() && !quantized::dnnlAvailable()) {
+    if (lowp::Avx2Gemm::available() && !lowp::dnnlAvailable()) {
       EXPECT_STREQ(layer.lastBackend(), "avx2");
     }
   }
 }
 
 TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
-  if (!quantized::Avx2Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!lowp::Avx2Gemm::available()) GTEST_SKIP() << "no AVX2 on this CPU";
   // Extreme values (every product 255 * 255 with both offsets), K odd and
   // longer than one block of K, rows and columns not multiples of the tile.
   for (const auto& [rows, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
@@ -564,7 +563,7 @@ TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
       a[0] = 5;
       w[static_cast<std::size_t>(k - 1)] = -3;
       const std::int32_t a_offset = sign * 128, w_offset = sign * 128;
-      quantized::Avx2Gemm gemm;
+      lowp::Avx2Gemm gemm;
       gemm.packWeights(w.data(), n, k, w_offset);
       std::vector<std::int32_t> got(static_cast<std::size_t>(rows * n));
       gemm.run(a.data(), rows, k, a_offset, got.data());

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/plan.h"
-#include "engine/quantized/tflite.h"
+#include "engine/tflite/int8.h"
 #include "model/graph.h"
 #include "model/io.h"
 #include "model/npy.h"
@@ -26,93 +26,92 @@
 namespace gds::engine {
 namespace {
 
-namespace qt = quantized::tfl;
 namespace mt = model::tflite;
 using model::HostTensor;
 
 TEST(TfliteFixedPoint, QuantizeMultiplierSplitsIntoQ31AndShift) {
   std::int32_t q;
   int shift;
-  qt::quantizeMultiplier(0.5, &q, &shift);
+  tflite::quantizeMultiplier(0.5, &q, &shift);
   EXPECT_EQ(q, 1 << 30);
   EXPECT_EQ(shift, 0);
-  qt::quantizeMultiplier(0.25, &q, &shift);
+  tflite::quantizeMultiplier(0.25, &q, &shift);
   EXPECT_EQ(q, 1 << 30);
   EXPECT_EQ(shift, -1);
-  qt::quantizeMultiplier(1.5, &q, &shift);
+  tflite::quantizeMultiplier(1.5, &q, &shift);
   EXPECT_EQ(q, 1610612736);  // 0.75 * 2^31
   EXPECT_EQ(shift, 1);
   // 0.0003921568 = 0.8224 * 2^-11: q = round(0.8224... * 2^31).
-  qt::quantizeMultiplier(0.0003921568, &q, &shift);
+  tflite::quantizeMultiplier(0.0003921568, &q, &shift);
   EXPECT_EQ(shift, -11);
   EXPECT_EQ(q, static_cast<std::int32_t>(std::round(std::frexp(0.0003921568, &shift) * 2147483648.0)));
   // A mantissa that rounds up to 2^31 moves to the next exponent.
-  qt::quantizeMultiplier(0.99999999999, &q, &shift);
+  tflite::quantizeMultiplier(0.99999999999, &q, &shift);
   EXPECT_EQ(q, 1 << 30);
   EXPECT_EQ(shift, 1);
-  qt::quantizeMultiplier(0.0, &q, &shift);
+  tflite::quantizeMultiplier(0.0, &q, &shift);
   EXPECT_EQ(q, 0);
   EXPECT_EQ(shift, 0);
-  qt::quantizeMultiplier(1e-12, &q, &shift);  // below 2^-31: zero, as TFLite
+  tflite::quantizeMultiplier(1e-12, &q, &shift);  // below 2^-31: zero, as TFLite
   EXPECT_EQ(q, 0);
   EXPECT_EQ(shift, 0);
 }
 
 TEST(TfliteFixedPoint, RoundingIsGemmlowps) {
-  EXPECT_EQ(qt::roundingDivideByPOT(5, 1), 3);    // 2.5 -> 3
-  EXPECT_EQ(qt::roundingDivideByPOT(-5, 1), -3);  // -2.5 -> -3 (half away from zero)
-  EXPECT_EQ(qt::roundingDivideByPOT(-4, 1), -2);
-  EXPECT_EQ(qt::roundingDivideByPOT(7, 2), 2);    // 1.75
-  EXPECT_EQ(qt::roundingDivideByPOT(-6, 2), -2);  // -1.5 -> -2
+  EXPECT_EQ(tflite::roundingDivideByPOT(5, 1), 3);    // 2.5 -> 3
+  EXPECT_EQ(tflite::roundingDivideByPOT(-5, 1), -3);  // -2.5 -> -3 (half away from zero)
+  EXPECT_EQ(tflite::roundingDivideByPOT(-4, 1), -2);
+  EXPECT_EQ(tflite::roundingDivideByPOT(7, 2), 2);    // 1.75
+  EXPECT_EQ(tflite::roundingDivideByPOT(-6, 2), -2);  // -1.5 -> -2
   const std::int32_t min = std::numeric_limits<std::int32_t>::min();
-  EXPECT_EQ(qt::saturatingRoundingDoublingHighMul(min, min), std::numeric_limits<std::int32_t>::max());
-  EXPECT_EQ(qt::saturatingRoundingDoublingHighMul(1 << 30, 1 << 30), 1 << 29);
+  EXPECT_EQ(tflite::saturatingRoundingDoublingHighMul(min, min), std::numeric_limits<std::int32_t>::max());
+  EXPECT_EQ(tflite::saturatingRoundingDoublingHighMul(1 << 30, 1 << 30), 1 << 29);
   // (-3 * 2^30) * 2^30 * 2 / 2^32 = -1.5 * 2^30, rounded to nearest.
-  EXPECT_EQ(qt::saturatingRoundingDoublingHighMul(-(3 << 29), 1 << 30), -(3 << 28));
+  EXPECT_EQ(tflite::saturatingRoundingDoublingHighMul(-(3 << 29), 1 << 30), -(3 << 28));
   // x * 0.25 = 25 for 100; x * 0.75 * 2 = 150; -101 * 0.25 = -25.25 -> -25.
-  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(100, 1 << 30, -1), 25);
-  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(100, 1610612736, 1), 150);
-  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(-101, 1 << 30, -1), -25);
-  EXPECT_EQ(qt::multiplyByQuantizedMultiplier(-102, 1 << 30, -1), -26);  // -25.5 -> -26
+  EXPECT_EQ(tflite::multiplyByQuantizedMultiplier(100, 1 << 30, -1), 25);
+  EXPECT_EQ(tflite::multiplyByQuantizedMultiplier(100, 1610612736, 1), 150);
+  EXPECT_EQ(tflite::multiplyByQuantizedMultiplier(-101, 1 << 30, -1), -25);
+  EXPECT_EQ(tflite::multiplyByQuantizedMultiplier(-102, 1 << 30, -1), -26);  // -25.5 -> -26
 }
 
 TEST(TfliteFixedPoint, Int8ActivationRanges) {
   std::int32_t lo, hi;
-  ASSERT_TRUE(qt::activationRange("RELU6", 0.05f, -10, &lo, &hi));
+  ASSERT_TRUE(tflite::activationRange("RELU6", 0.05f, -10, &lo, &hi));
   EXPECT_EQ(lo, -10);
   EXPECT_EQ(hi, 110);  // -10 + 6 / 0.05
-  ASSERT_TRUE(qt::activationRange("RELU6", 0.01f, -128, &lo, &hi));
+  ASSERT_TRUE(tflite::activationRange("RELU6", 0.01f, -128, &lo, &hi));
   EXPECT_EQ(lo, -128);
   EXPECT_EQ(hi, 127);  // 472 saturates
-  ASSERT_TRUE(qt::activationRange("RELU", 0.1f, 20, &lo, &hi));
+  ASSERT_TRUE(tflite::activationRange("RELU", 0.1f, 20, &lo, &hi));
   EXPECT_EQ(lo, 20);
   EXPECT_EQ(hi, 127);
-  ASSERT_TRUE(qt::activationRange("RELU_N1_TO_1", 0.01f, 0, &lo, &hi));
+  ASSERT_TRUE(tflite::activationRange("RELU_N1_TO_1", 0.01f, 0, &lo, &hi));
   EXPECT_EQ(lo, -100);
   EXPECT_EQ(hi, 100);
-  EXPECT_FALSE(qt::activationRange("TANH", 0.01f, 0, &lo, &hi));
+  EXPECT_FALSE(tflite::activationRange("TANH", 0.01f, 0, &lo, &hi));
 }
 
 TEST(TfliteInt8, ConvPerChannelByHand) {
   // 1x3x3x2 input, two 2x2 filters (per-channel scales 0.5 and 0.25), VALID,
   // stride 1: the accumulators are sum f * (x - zp) + bias, computed here
   // with plain integers, and the output round(acc * in * f / out) + zp_out.
-  qt::ConvShape s;
+  ops::ConvGeometry s;
   s.batch = 1;
   s.in_h = s.in_w = 3;
   s.in_c = 2;
   s.out_h = s.out_w = 2;
   s.out_c = 2;
-  s.k_h = s.k_w = 2;
+  s.filter_h = s.filter_w = 2;
   const std::int8_t input[18] = {1, -2, 3, 4, -5, 6, 7, -8, 9, 10, -11, 12, 13, -14, 15, 16, -17, 18};
   const std::int8_t filter[16] = {1, 2, 3, 4, 5, 6, 7, 8, -1, -2, -3, -4, -5, -6, -7, -8};
   const std::int32_t bias[2] = {100, -100};
-  qt::Requant r;
+  tflite::Requant r;
   r.input_offset = 3;  // zero point -3
   r.output_offset = 5;
-  qt::convMultipliers(0.1f, {0.5f, 0.25f}, 1.0f, &r);
+  tflite::convMultipliers(0.1f, {0.5f, 0.25f}, 1.0f, &r);
   std::int8_t out[8];
-  qt::convReference(s, r, input, filter, bias, out);
+  tflite::convReference(s, r, input, filter, bias, out);
   for (std::int64_t oy = 0; oy < 2; ++oy)
     for (std::int64_t ox = 0; ox < 2; ++ox)
       for (int oc = 0; oc < 2; ++oc) {
@@ -129,21 +128,23 @@ TEST(TfliteInt8, ConvPerChannelByHand) {
 
 TEST(TfliteInt8, AddRescalesBothInputsAsTflite) {
   // Add of 0.5 * (a - 1) and 0.25 * (b + 2) into scale 0.5, zero point 3.
-  const qt::BinaryParams p = qt::binaryParams(qt::BinaryOp::kAdd, 0.5f, 1, 0.25f, -2, 0.5f, 3, -128, 127);
+  const tflite::BinaryParams p = tflite::binaryParams(tflite::BinaryOp::kAdd, 0.5f, 1, 0.25f, -2, 0.5f, 3, -128, 127);
   for (int a = -128; a <= 127; a += 17)
     for (int b = -128; b <= 127; b += 13) {
       const double real = 0.5 * (a - 1) + 0.25 * (b + 2);
       const double q = real / 0.5 + 3;
-      const int got = qt::binaryElement(qt::BinaryOp::kAdd, p, static_cast<std::int8_t>(a), static_cast<std::int8_t>(b));
+      const int got =
+          tflite::binaryElement(tflite::BinaryOp::kAdd, p, static_cast<std::int8_t>(a), static_cast<std::int8_t>(b));
       const int expected = static_cast<int>(std::clamp(std::floor(q + 0.5), -128.0, 127.0));
       // Halves are where TFLite's fixed point may round either way.
       if (std::fabs(q - std::floor(q) - 0.5) > 1e-6) EXPECT_EQ(got, expected) << a << " + " << b;
       else EXPECT_LE(std::abs(got - expected), 1) << a << " + " << b;
     }
   // Mul: 0.5 * (a - 1) * 0.25 * (b + 2) into scale 1/16, zero point 0.
-  const qt::BinaryParams m = qt::binaryParams(qt::BinaryOp::kMul, 0.5f, 1, 0.25f, -2, 0.0625f, 0, -128, 127);
-  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMul, m, 5, 2), 32);  // 0.5 * 4 * 0.25 * 4 = 2 = 32 / 16
-  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMul, m, -127, 125), -128);  // -64 * 31.75 saturates
+  const tflite::BinaryParams m =
+      tflite::binaryParams(tflite::BinaryOp::kMul, 0.5f, 1, 0.25f, -2, 0.0625f, 0, -128, 127);
+  EXPECT_EQ(tflite::binaryElement(tflite::BinaryOp::kMul, m, 5, 2), 32);         // 0.5 * 4 * 0.25 * 4 = 2 = 32 / 16
+  EXPECT_EQ(tflite::binaryElement(tflite::BinaryOp::kMul, m, -127, 125), -128);  // -64 * 31.75 saturates
 }
 
 TEST(TfliteInt8, MeanFoldsTheCountIntoTheMultiplierAsReduceCc) {
@@ -155,38 +156,38 @@ TEST(TfliteInt8, MeanFoldsTheCountIntoTheMultiplierAsReduceCc) {
   // TensorFlow Lite's interpreter no longer runs).
   const std::int8_t pair[2] = {-1, -2};
   std::int8_t out = 0;
-  qt::MeanParams p = qt::meanParams(1.0f, 0, 1.0f, 0, 2, /*spatial=*/false);
+  tflite::MeanParams p = tflite::meanParams(1.0f, 0, 1.0f, 0, 2, /*spatial=*/false);
   EXPECT_EQ(p.multiplier, 1 << 30);
   EXPECT_EQ(p.shift, 0);
-  qt::meanReference(p, pair, 1, 2, 1, &out);
+  tflite::meanReference(p, pair, 1, 2, 1, &out);
   EXPECT_EQ(out, -1);
   // With zero points: sum(q) - zp * count, then + output zero point. 49
   // values: shift floor(log2 49) = 5; 0.5 / 0.25 = 2^30 * 2^2 ->
   // (2^30 << 5) / 49 with shift -3.
   std::vector<std::int8_t> many(49);
   for (int i = 0; i < 49; ++i) many[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i * 37 % 200 - 100);
-  p = qt::meanParams(0.5f, -7, 0.25f, 4, 49, false);
+  p = tflite::meanParams(0.5f, -7, 0.25f, 4, 49, false);
   EXPECT_EQ(p.multiplier, static_cast<std::int32_t>((std::int64_t{1} << 35) / 49));
   EXPECT_EQ(p.shift, 2 - 5);
-  qt::meanReference(p, many.data(), 1, 49, 1, &out);
+  tflite::meanReference(p, many.data(), 1, 49, 1, &out);
   // sum(q) = 12: 0.5 * (12 + 343) / 49 / 0.25 = 14.49, but TFLite's two
   // roundings give SaturatingRoundingDoublingHighMul(355, 701211200) = 116
   // and RoundingDivideByPOT(116, 3) = 15 (14.5 away from zero): 4 + 15.
   EXPECT_EQ(out, 19);
-  p = qt::meanParams(0.5f, -7, 2.0f, 4, 49, false);
-  qt::meanReference(p, many.data(), 1, 49, 1, &out);
+  p = tflite::meanParams(0.5f, -7, 2.0f, 4, 49, false);
+  tflite::meanReference(p, many.data(), 1, 49, 1, &out);
   EXPECT_EQ(out, 6);  // 5.81
 
   // optimized_integer_ops::Mean (keep_dims, 4-D, axis [1, 2]): the raw sum
   // times input_scale / (count * output_scale), plus output_zp minus the
   // truncated input_zp * input_scale / output_scale: the same 5.81 comes
   // out as 5 (0.06 + 4 - trunc(-1.75)).
-  p = qt::meanParams(1.0f, 0, 1.0f, 0, 2, /*spatial=*/true);
-  qt::meanReference(p, pair, 1, 2, 1, &out);
+  p = tflite::meanParams(1.0f, 0, 1.0f, 0, 2, /*spatial=*/true);
+  tflite::meanReference(p, pair, 1, 2, 1, &out);
   EXPECT_EQ(out, -1);
-  p = qt::meanParams(0.5f, -7, 2.0f, 4, 49, true);
+  p = tflite::meanParams(0.5f, -7, 2.0f, 4, 49, true);
   EXPECT_EQ(p.bias, 5);
-  qt::meanReference(p, many.data(), 1, 49, 1, &out);
+  tflite::meanReference(p, many.data(), 1, 49, 1, &out);
   EXPECT_EQ(out, 5);
 }
 
@@ -197,33 +198,33 @@ TEST(TfliteInt8, ReluMultiplierIsTheFloatRatioAsReluPrepare) {
   // 31-bit multipliers.
   std::int32_t from_float = 0, from_double = 0;
   int shift_float = 0, shift_double = 0;
-  qt::quantizeMultiplier(static_cast<double>(0.1f / 0.3f), &from_float, &shift_float);
-  qt::quantizeMultiplier(static_cast<double>(0.1f) / static_cast<double>(0.3f), &from_double, &shift_double);
+  tflite::quantizeMultiplier(static_cast<double>(0.1f / 0.3f), &from_float, &shift_float);
+  tflite::quantizeMultiplier(static_cast<double>(0.1f) / static_cast<double>(0.3f), &from_double, &shift_double);
   ASSERT_NE(from_float, from_double);
-  qt::Rescale r;
-  ASSERT_TRUE(qt::reluParams("RELU6", 0.1f, -3, 0.3f, -128, &r));
+  tflite::Rescale r;
+  ASSERT_TRUE(tflite::reluParams("RELU6", 0.1f, -3, 0.3f, -128, &r));
   EXPECT_EQ(r.multiplier, from_float);
   EXPECT_EQ(r.shift, shift_float);
   EXPECT_EQ(r.act_min, -128);
   EXPECT_EQ(r.act_max, -108);  // -128 + round(6 / 0.3)
-  EXPECT_EQ(qt::rescaleParams(0.1f, -3, 0.3f, -128).multiplier, from_double);
+  EXPECT_EQ(tflite::rescaleParams(0.1f, -3, 0.3f, -128).multiplier, from_double);
   const std::int8_t in[4] = {-3, 0, 57, 127};
   std::int8_t out[4];
-  qt::rescaleReference(r, in, 4, out);
+  tflite::rescaleReference(r, in, 4, out);
   EXPECT_EQ(out[0], -128);  // 0
   EXPECT_EQ(out[1], -127);  // 0.3 -> 1 step
   EXPECT_EQ(out[2], -108);  // 6.0 -> 20 steps
   EXPECT_EQ(out[3], -108);  // 13 clamps to 6
-  EXPECT_FALSE(qt::reluParams("TANH", 0.1f, 0, 0.1f, 0, &r));
+  EXPECT_FALSE(tflite::reluParams("TANH", 0.1f, 0, 0.1f, 0, &r));
 }
 
 TEST(TfliteInt8, LeakyReluScalesEachSignByItsOwnMultiplier) {
   // Input 0.5 * (q + 10), output 0.25 * (q - 5), alpha 0.2: positives x2,
   // negatives x0.4 (0.5 * 0.2 / 0.25).
-  const qt::LeakyRelu p = qt::leakyReluParams(0.2f, 0.5f, -10, 0.25f, 5);
+  const tflite::LeakyRelu p = tflite::leakyReluParams(0.2f, 0.5f, -10, 0.25f, 5);
   const std::int8_t in[6] = {-10, 0, -20, 127, -128, -11};
   std::int8_t out[6];
-  qt::leakyReluReference(p, in, 6, out);
+  tflite::leakyReluReference(p, in, 6, out);
   EXPECT_EQ(out[0], 5);    // 0
   EXPECT_EQ(out[1], 25);   // 10 * 2
   EXPECT_EQ(out[2], 1);    // -10 * 0.4 = -4
@@ -233,9 +234,9 @@ TEST(TfliteInt8, LeakyReluScalesEachSignByItsOwnMultiplier) {
   // -1, RoundingDivideByPOT rounds -0.5 away from zero: -1, not 0.
   EXPECT_EQ(out[5], 4);
   // MAXIMUM / MINIMUM compare the stored values.
-  const qt::BinaryParams m = qt::binaryParams(qt::BinaryOp::kMaximum, 0.1f, 3, 0.1f, 3, 0.1f, 3, -128, 127);
-  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMaximum, m, -3, 7), 7);
-  EXPECT_EQ(qt::binaryElement(qt::BinaryOp::kMinimum, m, -3, 7), -3);
+  const tflite::BinaryParams m = tflite::binaryParams(tflite::BinaryOp::kMaximum, 0.1f, 3, 0.1f, 3, 0.1f, 3, -128, 127);
+  EXPECT_EQ(tflite::binaryElement(tflite::BinaryOp::kMaximum, m, -3, 7), 7);
+  EXPECT_EQ(tflite::binaryElement(tflite::BinaryOp::kMinimum, m, -3, 7), -3);
 }
 
 // The model inputs (Placeholders by _input_index) and outputs ("node:port"

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <random>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
@@ -48,17 +48,17 @@ TEST(QuantFusionModel, MobilenetEightBitGraphIsBitIdenticalFusedAndUnfused) {
   const Tensor expected = run(false, &fused_nodes);
   ASSERT_EQ(0, fused_nodes);
   ASSERT_EQ((Shape{1, 1001}), expected.shape());
-  std::vector<quantized::GemmBackend> backends = {quantized::GemmBackend::kGemmlowp};
-  if (quantized::dnnlAvailable()) backends.push_back(quantized::GemmBackend::kDnnl);
+  std::vector<lowp::GemmBackend> backends = {lowp::GemmBackend::kGemmlowp};
+  if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
   for (auto backend : backends) {
-    quantized::setDefaultGemmBackend(backend);
+    lowp::setDefaultGemmBackend(backend);
     const Tensor got = run(true, &fused_nodes);
-    quantized::resetDefaultGemmBackend();
+    lowp::resetDefaultGemmBackend();
     // Every pointwise and full convolution of the model (15) is one node.
-    EXPECT_EQ(15, fused_nodes) << quantized::gemmBackendName(backend);
+    EXPECT_EQ(15, fused_nodes) << lowp::gemmBackendName(backend);
     ASSERT_EQ(expected.shape(), got.shape());
     EXPECT_EQ(0, std::memcmp(expected.raw(), got.raw(), static_cast<std::size_t>(expected.numElements()) * 4))
-        << quantized::gemmBackendName(backend);
+        << lowp::gemmBackendName(backend);
   }
 }
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <random>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "tests/test_util.h"
@@ -59,13 +59,13 @@ TEST(QuantPerChannelModel, MobilenetPerChannelLayersAreBitIdenticalToTheReferenc
   };
   const std::vector<Tensor> expected = run(true, 1);
   ASSERT_EQ(fetches.size(), expected.size());
-  std::vector<quantized::GemmBackend> backends = {quantized::GemmBackend::kGemmlowp};
-  if (quantized::dnnlAvailable()) backends.push_back(quantized::GemmBackend::kDnnl);
+  std::vector<lowp::GemmBackend> backends = {lowp::GemmBackend::kGemmlowp};
+  if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
   for (auto backend : backends) {
     for (int threads : {1, 2}) {
-      quantized::setDefaultGemmBackend(backend);
+      lowp::setDefaultGemmBackend(backend);
       const std::vector<Tensor> got = run(false, threads);
-      quantized::resetDefaultGemmBackend();
+      lowp::resetDefaultGemmBackend();
       ASSERT_EQ(expected.size(), got.size());
       for (std::size_t i = 0; i < got.size(); ++i) {
         ASSERT_EQ(expected[i].shape(), got[i].shape()) << fetches[i];
@@ -73,7 +73,7 @@ TEST(QuantPerChannelModel, MobilenetPerChannelLayersAreBitIdenticalToTheReferenc
         const std::size_t bytes =
             static_cast<std::size_t>(got[i].numElements()) * (got[i].dtype() == tensorflow::DT_FLOAT ? 4 : 1);
         EXPECT_EQ(0, std::memcmp(expected[i].raw(), got[i].raw(), bytes))
-            << fetches[i] << " " << quantized::gemmBackendName(backend) << " " << threads << " threads";
+            << fetches[i] << " " << lowp::gemmBackendName(backend) << " " << threads << " threads";
       }
     }
   }

@@ -56,7 +56,7 @@ Status QuantizedGemmLayer::prepare(KernelContext& ctx) {
     if (a.dim(3) != b.dim(2))
       return ctx.error("input and filter must have the same depth: " + std::to_string(a.dim(3)) + " vs " +
                        std::to_string(b.dim(2)));
-    ops::Conv2DShape& s = conv_;
+    ops::ConvGeometry& s = conv_;
     if (!nn::conv2DShape(a.shape(), b.shape(), window_, &s))
       return ctx.error("filter " + model::shapeString(b.shape()) + " does not fit input " +
                        model::shapeString(a.shape()));
@@ -93,12 +93,12 @@ Status QuantizedGemmLayer::prepare(KernelContext& ctx) {
   return Status::Ok();
 }
 
-void QuantizedGemmLayer::run(KernelContext& ctx, std::int32_t* out, const quantized::GemmEpilogue& epilogue) {
+void QuantizedGemmLayer::run(KernelContext& ctx, std::int32_t* out, const lowp::GemmEpilogue& epilogue) {
   if (kind_ == kConv2D) {
     conv_state_.weights_constant = weights_constant_;
-    quantized::conv2D(backend_, conv_, a_data_, a_zero_, *rhs_, out, &ctx.pool(), &conv_state_, epilogue);
+    lowp::conv2D(backend_, conv_, a_data_, a_zero_, *rhs_, out, &ctx.pool(), &conv_state_, epilogue);
   } else {
-    quantized::gemm(backend_, quantized::GemmLhs{a_data_, m_, k_, k_, a_zero_}, *rhs_, out, n_, &ctx.pool(), epilogue);
+    lowp::gemm(backend_, lowp::GemmLhs{a_data_, m_, k_, k_, a_zero_}, *rhs_, out, n_, &ctx.pool(), epilogue);
   }
 }
 

@@ -8,8 +8,9 @@
 
 #include "engine/kernel.h"
 #include "engine/kernels/nn_kernel_util.h"
+#include "engine/lowp/conv.h"
+#include "engine/lowp/gemm.h"
 #include "engine/ops/conv.h"
-#include "engine/quantized/gemm.h"
 #include "engine/quantized/ops.h"
 
 namespace gds::engine::qkern {
@@ -64,8 +65,8 @@ inline void setScalar(KernelContext& ctx, int i, float value) {
 
 // The GEMM backend a kernel uses: the reference loop when the plan asks for
 // reference kernels, otherwise the process default (oneDNN on VNNI CPUs).
-inline quantized::GemmBackend backendFor(const KernelInit& init) {
-  return init.referenceKernels() ? quantized::GemmBackend::kReference : quantized::defaultGemmBackend();
+inline lowp::GemmBackend backendFor(const KernelInit& init) {
+  return init.referenceKernels() ? lowp::GemmBackend::kReference : lowp::defaultGemmBackend();
 }
 
 // QuantizeV2's mode, round_mode, narrow_range and ensure_minimum_range attrs
@@ -109,17 +110,17 @@ inline std::vector<std::int64_t> broadcastStrides(const Shape& in, const Shape& 
 // Consts: built once, reused by every run).
 class RhsCache {
  public:
-  const quantized::GemmRhs& get(const std::uint8_t* data, std::int64_t k, std::int64_t n, std::int64_t ldb,
+  const lowp::GemmRhs& get(const std::uint8_t* data, std::int64_t k, std::int64_t n, std::int64_t ldb,
                                 bool transposed, std::int32_t zero_point, bool constant) {
     if (!rhs_ || !constant || data != data_ || zero_point != rhs_->zeroPoint() || k != rhs_->k() || n != rhs_->n()) {
-      rhs_ = std::make_unique<quantized::GemmRhs>(data, k, n, ldb, transposed, zero_point);
+      rhs_ = std::make_unique<lowp::GemmRhs>(data, k, n, ldb, transposed, zero_point);
       data_ = data;
     }
     return *rhs_;
   }
 
  private:
-  std::unique_ptr<quantized::GemmRhs> rhs_;
+  std::unique_ptr<lowp::GemmRhs> rhs_;
   const std::uint8_t* data_ = nullptr;
 };
 
@@ -138,7 +139,7 @@ class QuantizedGemmLayer {
   Status prepare(KernelContext& ctx);
   // The int32 accumulators into out (m x n); `epilogue` runs on each finished
   // block of rows (GemmEpilogue).
-  void run(KernelContext& ctx, std::int32_t* out, const quantized::GemmEpilogue& epilogue = nullptr);
+  void run(KernelContext& ctx, std::int32_t* out, const lowp::GemmEpilogue& epilogue = nullptr);
   const Shape& outputShape() const { return out_shape_; }
   std::int64_t rows() const { return m_; }      // m: output pixels or rows of a
   std::int64_t columns() const { return n_; }   // n: output channels
@@ -148,13 +149,13 @@ class QuantizedGemmLayer {
 
  private:
   Kind kind_ = kConv2D;
-  quantized::GemmBackend backend_ = quantized::GemmBackend::kGemmlowp;
+  lowp::GemmBackend backend_ = lowp::GemmBackend::kGemmlowp;
   bool weights_constant_ = false;
   bool transpose_a_ = false, transpose_b_ = false;
   nn::WindowAttrs window_;
   // Set by prepare().
-  ops::Conv2DShape conv_;
-  const quantized::GemmRhs* rhs_ = nullptr;
+  ops::ConvGeometry conv_;
+  const lowp::GemmRhs* rhs_ = nullptr;
   const std::uint8_t* a_data_ = nullptr;
   Shape out_shape_;
   std::int64_t m_ = 0, n_ = 0, k_ = 0;
@@ -162,7 +163,7 @@ class QuantizedGemmLayer {
   float min_out_ = 0, max_out_ = 0;
   RhsCache rhs_cache_;
   std::vector<std::uint8_t> scratch_;  // the transposed a
-  quantized::Conv2DState conv_state_;
+  lowp::Conv2DState conv_state_;
 };
 
 }  // namespace gds::engine::qkern

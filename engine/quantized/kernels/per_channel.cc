@@ -34,7 +34,8 @@
 #include <vector>
 
 #include "engine/kernels/nn_kernel_util.h"
-#include "engine/quantized/conv_dnnl.h"
+#include "engine/lowp/conv_dnnl.h"
+#include "engine/lowp/depthwise.h"
 #include "engine/quantized/kernels/kernel_util.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/per_channel.h"
@@ -96,7 +97,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
 
     Shape out_shape;
     std::int64_t channels = 0;
-    ops::Conv2DShape s;
+    ops::ConvGeometry s;
     GDS_RETURN_IF_ERROR(layerShape(ctx, input, filter, &s, &channels, &out_shape));
     if (bias.numElements() != channels)
       return ctx.error("bias must have " + std::to_string(channels) + " elements (one per output channel), got " +
@@ -176,7 +177,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     const quantized::PerChannelRequantize frozen_q =
         frozen ? requantization(frozen_lo, frozen_hi) : quantized::PerChannelRequantize();
     std::mutex merge;
-    const quantized::GemmEpilogue epilogue = [&](std::int64_t r0, std::int64_t r1) {
+    const lowp::GemmEpilogue epilogue = [&](std::int64_t r0, std::int64_t r1) {
       const std::int32_t* a = acc_.data() + r0 * channels;
       if (frozen) {
         quantized::requantizeRows(frozen_q, a, r1 - r0, channels, o + r0 * channels);
@@ -221,7 +222,7 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
 
   // The layer's geometry: the convolution (s) or the MatMul's, the output
   // channels and shape; errors name the mismatched input.
-  Status layerShape(const KernelContext& ctx, const Tensor& input, const Tensor& filter, ops::Conv2DShape* s,
+  Status layerShape(const KernelContext& ctx, const Tensor& input, const Tensor& filter, ops::ConvGeometry* s,
                     std::int64_t* channels, Shape* out_shape) const {
     if (kind_ == Kind::kMatMul) {
       if (input.dims() != 2) return ctx.error("input must be a matrix, got " + model::shapeString(input.shape()));
@@ -251,19 +252,19 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
   // The int32 accumulators of the layer into acc_; `epilogue` (optimized
   // path only) runs on each finished block of accumulator rows, possibly on
   // pool threads.
-  void computeAccumulators(KernelContext& ctx, const ops::Conv2DShape& s, const Tensor& input, const Tensor& filter,
-                           std::int32_t input_zero, std::int64_t channels, const quantized::GemmEpilogue* epilogue) {
+  void computeAccumulators(KernelContext& ctx, const ops::ConvGeometry& s, const Tensor& input, const Tensor& filter,
+                           std::int32_t input_zero, std::int64_t channels, const lowp::GemmEpilogue* epilogue) {
     std::int32_t* acc = acc_.data();
-    if (kind_ == Kind::kDepthwise && !reference_ && backend_ == quantized::GemmBackend::kDnnl && filter_constant_) {
+    if (kind_ == Kind::kDepthwise && !reference_ && backend_ == lowp::GemmBackend::kDnnl && filter_constant_) {
       // oneDNN's int8 depthwise kernel, made once per input shape.
       const int threads = ctx.pool().numThreads();
       const std::int8_t* w = filter.data<std::int8_t>();
-      const quantized::DnnlConv2D* dnnl = conv_state_.dnnlFor(
+      const lowp::DnnlConv2D* dnnl = conv_state_.dnnlFor(
           {s.batch, s.in_h, s.in_w, s.in_c, threads, reinterpret_cast<std::int64_t>(w)},
-          [&] { return quantized::DnnlConv2D::create(s, w, 0, true, threads); });
+          [&] { return lowp::DnnlConv2D::create(s, w, 0, true, threads); });
       if (dnnl) {
         dnnl->run(input.data<std::uint8_t>(), input_zero, acc, &ctx.pool(),
-                  epilogue ? *epilogue : quantized::GemmEpilogue());
+                  epilogue ? *epilogue : lowp::GemmEpilogue());
         return;
       }
     }
@@ -279,8 +280,8 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
         return;
       }
       ctx.pool().parallelFor(s.batch * s.out_h, cost, [&](std::int64_t begin, std::int64_t end) {
-        if (reference_ || !quantized::depthwiseRowsFast(s, x, input_zero, w, begin, end, acc))
-          quantized::depthwiseRowsReference(s, x, input_zero, w, begin, end, acc);
+        if (reference_ || !lowp::depthwiseRowsFast(s, x, input_zero, w, begin, end, acc))
+          lowp::depthwiseRowsReference(s, x, input_zero, w, begin, end, acc);
         if (epilogue) (*epilogue)(begin * s.out_w, end * s.out_w);
       });
       return;
@@ -297,21 +298,21 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
       shifted_source_ = filter.data<std::int8_t>();
     }
     const bool transposed = kind_ == Kind::kMatMul && transpose_b_;
-    const quantized::GemmRhs& rhs =
+    const lowp::GemmRhs& rhs =
         rhs_.get(shifted_.data(), k, channels, transposed ? k : channels, transposed, 128, filter_constant_);
-    const quantized::GemmEpilogue none;
-    const quantized::GemmEpilogue& after = epilogue ? *epilogue : none;
+    const lowp::GemmEpilogue none;
+    const lowp::GemmEpilogue& after = epilogue ? *epilogue : none;
     if (kind_ == Kind::kMatMul) {
-      quantized::GemmLhs lhs;
+      lowp::GemmLhs lhs;
       lhs.data = input.data<std::uint8_t>();
       lhs.m = input.dim(0);
       lhs.k = k;
       lhs.lda = k;
       lhs.zero_point = input_zero;
-      quantized::gemm(backend_, lhs, rhs, acc, channels, &ctx.pool(), after);
+      lowp::gemm(backend_, lhs, rhs, acc, channels, &ctx.pool(), after);
     } else {
       conv_state_.weights_constant = filter_constant_;
-      quantized::conv2D(backend_, s, input.data<std::uint8_t>(), input_zero, rhs, acc, &ctx.pool(), &conv_state_, after);
+      lowp::conv2D(backend_, s, input.data<std::uint8_t>(), input_zero, rhs, acc, &ctx.pool(), &conv_state_, after);
     }
   }
 
@@ -319,14 +320,14 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
   Activation activation_ = Activation::kNone;
   bool transpose_b_ = false;
   nn::WindowAttrs window_;
-  quantized::GemmBackend backend_ = quantized::GemmBackend::kGemmlowp;
+  lowp::GemmBackend backend_ = lowp::GemmBackend::kGemmlowp;
   bool filter_constant_ = false;
   bool reference_ = false;  // PlanOptions::reference_kernels: the plain loops
   qkern::RhsCache rhs_;
   std::vector<std::uint8_t> shifted_;
   const std::int8_t* shifted_source_ = nullptr;
-  quantized::Conv2DState conv_state_;  // the convolution's or the depthwise layer's
-  quantized::DepthwiseRowsAvx2 depthwise_avx2_;  // the depthwise layer's packed filter
+  lowp::Conv2DState conv_state_;  // the convolution's or the depthwise layer's
+  lowp::DepthwiseRowsAvx2 depthwise_avx2_;  // the depthwise layer's packed filter
   std::vector<std::int32_t> acc_;
   std::vector<std::int32_t> extremes_;  // per-channel min and max accumulators
   std::vector<float> multipliers_;

@@ -9,7 +9,6 @@ void registerQuantizedNNKernels(KernelRegistry& registry);          // nn.cc
 void registerQuantizedFusedKernels(KernelRegistry& registry);       // fused.cc
 void registerQuantizedArrayKernels(KernelRegistry& registry);       // array.cc
 void registerQuantizedPerChannelKernels(KernelRegistry& registry);  // per_channel.cc
-void registerTfliteKernels(KernelRegistry& registry);               // tflite.cc
 
 void registerQuantizedKernels(KernelRegistry& registry) {
   registerDequantizeKernels(registry);
@@ -17,7 +16,6 @@ void registerQuantizedKernels(KernelRegistry& registry) {
   registerQuantizedFusedKernels(registry);
   registerQuantizedArrayKernels(registry);
   registerQuantizedPerChannelKernels(registry);
-  registerTfliteKernels(registry);
 }
 
 }  // namespace gds::engine

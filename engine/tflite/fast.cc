@@ -1,8 +1,8 @@
 // The fast path of TFLite's int8 element-wise ops, QUANTIZE, the pools and
-// the requantization of the GEMM layers (Requantizer), see tflite_fast.h;
+// the requantization of the GEMM layers (Requantizer), see fast.h;
 // the convolution, depthwise and fully connected layers are in
-// tflite_layers.cc.
-#include "engine/quantized/tflite_fast.h"
+// fast_layer.cc.
+#include "engine/tflite/fast.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,10 +11,10 @@
 #include <limits>
 #include <vector>
 
-#include "engine/quantized/tflite_multiplier.h"
-#include "engine/quantized/vector_loops.h"
+#include "engine/lowp/cpu.h"
+#include "engine/tflite/multiplier.h"
 
-namespace gds::engine::quantized::tfl {
+namespace gds::engine::tflite {
 
 namespace {
 
@@ -180,7 +180,7 @@ Requantizer::Requantizer(const Requant& r, std::int64_t channels, std::int64_t a
 }
 
 bool Requantizer::narrow(const std::int32_t* bias) const {
-  if (fallback_ || accumulator_bound_ <= 0 || !cpuHasAvx2()) return false;
+  if (fallback_ || accumulator_bound_ <= 0 || !lowp::cpuHasAvx2()) return false;
   std::int64_t largest = accumulator_bound_;
   if (bias) {
     std::int64_t b = 0;
@@ -199,7 +199,7 @@ void Requantizer::run(const std::int32_t* acc, const std::int32_t* bias, std::in
   const std::int64_t channels = channels_;
   std::int64_t tail = 0;  // each row's channels [tail, channels) by the scalar loop
 #ifdef GDS_TFL_AVX2
-  const bool avx2 = cpuHasAvx2();
+  const bool avx2 = lowp::cpuHasAvx2();
   if (avx2 && narrow(bias))
     tail = (max_left_ > 0 ? requantizeRowsNarrowAvx2<true> : requantizeRowsNarrowAvx2<false>)(
         acc, bias, channels, multiplier_.data(), odd_multiplier_.data(), left1_.data(), round_.data(),
@@ -235,7 +235,7 @@ void binaryFast(BinaryOp op, const BinaryParams& p, const std::int8_t* a, bool a
   const Mbqm mo = mbqmParams(p.output_multiplier, p.output_shift);
   std::int64_t i = 0;
 #ifdef GDS_TFL_AVX2
-  if (cpuHasAvx2()) i = binaryAvx2(op, p, m1, m2, mo, a, a_scalar, b, b_scalar, n, output);
+  if (lowp::cpuHasAvx2()) i = binaryAvx2(op, p, m1, m2, mo, a, a_scalar, b, b_scalar, n, output);
 #endif
   for (; i < n; ++i) output[i] = binaryOne(op, p, m1, m2, mo, a[a_scalar ? 0 : i], b[b_scalar ? 0 : i]);
 }
@@ -248,7 +248,7 @@ void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std
   const Mbqm m = mbqmParams(r.multiplier, r.shift);
   std::int64_t i = 0;
 #ifdef GDS_TFL_AVX2
-  if (cpuHasAvx2()) i = rescaleAvx2(r, m, input, n, output);
+  if (lowp::cpuHasAvx2()) i = rescaleAvx2(r, m, input, n, output);
 #endif
   for (; i < n; ++i)
     output[i] = clampToInt8(r.output_zp + mbqm(static_cast<std::int32_t>(input[i]) - r.input_zp, m), r.act_min,
@@ -258,7 +258,8 @@ void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std
 void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output) {
   std::int64_t i = 0;
 #ifdef GDS_TFL_AVX2
-  if (cpuHasAvx2() && zero_point >= -128 && zero_point <= 127) i = quantizeAvx2(input, n, scale, zero_point, output);
+  if (lowp::cpuHasAvx2() && zero_point >= -128 && zero_point <= 127)
+    i = quantizeAvx2(input, n, scale, zero_point, output);
 #endif
   if (i < n) quantizeReference(input + i, n - i, scale, zero_point, output + i);
 }
@@ -277,7 +278,7 @@ inline void poolTaps(std::int64_t o, std::int64_t stride, std::int64_t pad, std:
 // start at kInit, take every window tap inside the input (accumulate) and
 // become the int8 outputs (store, given the number of taps).
 template <typename Reduction>
-void poolRows(const ConvShape& s, const Reduction& reduction, const std::int8_t* input, std::int64_t row_begin,
+void poolRows(const ops::ConvGeometry& s, const Reduction& reduction, const std::int8_t* input, std::int64_t row_begin,
               std::int64_t row_end, std::int8_t* output) {
   using Acc = typename Reduction::Acc;
   const std::int64_t channels = s.in_c;
@@ -286,10 +287,10 @@ void poolRows(const ConvShape& s, const Reduction& reduction, const std::int8_t*
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t b = row / s.out_h, oy = row % s.out_h;
     std::int64_t fy0, fy1;
-    poolTaps(oy, s.stride_h, s.pad_top, s.k_h, s.in_h, &fy0, &fy1);
+    poolTaps(oy, s.stride_h, s.pad_top, s.filter_h, s.in_h, &fy0, &fy1);
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
       std::int64_t fx0, fx1;
-      poolTaps(ox, s.stride_w, s.pad_left, s.k_w, s.in_w, &fx0, &fx1);
+      poolTaps(ox, s.stride_w, s.pad_left, s.filter_w, s.in_w, &fx0, &fx1);
       std::fill(acc, acc + channels, Reduction::kInit);
       for (std::int64_t fy = fy0; fy < fy1; ++fy)
         for (std::int64_t fx = fx0; fx < fx1; ++fx)
@@ -336,16 +337,16 @@ struct AverageReduction {
 
 }  // namespace
 
-void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+void maxPoolRows(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                  std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
   const MaxReduction reduction{static_cast<std::int8_t>(std::max<std::int32_t>(act_min, -128)),
                                static_cast<std::int8_t>(std::min<std::int32_t>(act_max, 127))};
   poolRows(s, reduction, input, row_begin, row_end, output);
 }
 
-void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+void averagePoolRows(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                      std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) {
   poolRows(s, AverageReduction{act_min, act_max}, input, row_begin, row_end, output);
 }
 
-}  // namespace gds::engine::quantized::tfl
+}  // namespace gds::engine::tflite

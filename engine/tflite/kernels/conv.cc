@@ -1,14 +1,14 @@
 // The TFLite dialect's convolutions and matrix products: tfl.conv_2d,
 // tfl.depthwise_conv_2d and tfl.fully_connected, float32 (reference loops)
-// and int8 (the fast path of engine/quantized/tflite_fast.h for constant
+// and int8 (the fast path of engine/tflite/fast.h for constant
 // filters, the reference loop otherwise).
 #include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/quantized/kernels/tflite_kernel.h"
-#include "engine/quantized/tflite_fast.h"
+#include "engine/tflite/fast.h"
+#include "engine/tflite/kernels/kernel_util.h"
 
 namespace gds::engine::tflkern {
 
@@ -46,14 +46,14 @@ class WeightedLayer : public TflKernel {
       requant_.filter_offset = f.zero_point.size() == 1 ? -static_cast<std::int32_t>(f.zero_point[0]) : 0;
     requant_.input_offset = -in.zero_point;
     requant_.output_offset = out.zero_point;
-    qt::convMultipliers(in.scale, f.scale, out.scale, &requant_);
+    tflite::convMultipliers(in.scale, f.scale, out.scale, &requant_);
     GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
     requant_.act_min = qmin_;
     requant_.act_max = qmax_;
     return Status::Ok();
   }
 
-  qt::Requant requant_;
+  tflite::Requant requant_;
 };
 
 // tfl.conv_2d and tfl.depthwise_conv_2d.
@@ -81,7 +81,8 @@ class ConvKernel : public WeightedLayer {
                                           false));
       // The fast path keeps prepared weights: constant filters only.
       if (init.constantInput(1) && !init.referenceKernels())
-        fast_ = std::make_unique<qt::FastLayer>(depthwise_ ? qt::FastLayer::Kind::kDepthwise : qt::FastLayer::Kind::kConv);
+        fast_ = std::make_unique<tflite::FastLayer>(depthwise_ ? tflite::FastLayer::Kind::kDepthwise
+                                                               : tflite::FastLayer::Kind::kConv);
     }
     return Status::Ok();
   }
@@ -92,62 +93,59 @@ class ConvKernel : public WeightedLayer {
     GDS_RETURN_IF_ERROR(requireType(ctx, 1, type_));
     if (x.dims() != 4) return ctx.error("input must be 4-D NHWC, got " + shapeStr(x.shape()));
     if (f.dims() != 4) return ctx.error("filter must be 4-D, got " + shapeStr(f.shape()));
-    qt::ConvShape s;
+    ops::ConvGeometry s;
     s.batch = x.dim(0);
     s.in_h = x.dim(1);
     s.in_w = x.dim(2);
     s.in_c = x.dim(3);
-    s.k_h = f.dim(1);
-    s.k_w = f.dim(2);
+    s.filter_h = f.dim(1);
+    s.filter_w = f.dim(2);
     s.stride_h = stride_h_;
     s.stride_w = stride_w_;
-    s.dil_h = dil_h_;
-    s.dil_w = dil_w_;
+    s.dilation_h = dil_h_;
+    s.dilation_w = dil_w_;
     if (depthwise_) {
-      s.out_c = f.dim(3);
-      if (f.dim(0) != 1 || s.in_c == 0 || s.out_c % s.in_c != 0)
+      if (f.dim(0) != 1 || s.in_c == 0 || f.dim(3) % s.in_c != 0)
         return ctx.error("depthwise filter " + shapeStr(f.shape()) + " does not fit input " + shapeStr(x.shape()) +
                          " (expected [1, h, w, in_channels x depth_multiplier])");
-      s.depth_multiplier = s.out_c / s.in_c;
+      s.out_c = f.dim(3) / s.in_c;  // the depth multiplier
     } else {
       s.out_c = f.dim(0);
       if (f.dim(3) != s.in_c)
         return ctx.error("filter " + shapeStr(f.shape()) + " has " + std::to_string(f.dim(3)) +
                          " input channels, the input " + shapeStr(x.shape()) + " has " + std::to_string(s.in_c));
     }
-    if (!windowDim(padding_, s.in_h, s.k_h, s.stride_h, s.dil_h, &s.out_h, &s.pad_top) ||
-        !windowDim(padding_, s.in_w, s.k_w, s.stride_w, s.dil_w, &s.out_w, &s.pad_left))
+    const std::int64_t channels = s.outputChannels(depthwise_);
+    if (!windowDim(padding_, s.in_h, s.filter_h, s.stride_h, s.dilation_h, &s.out_h, &s.pad_top) ||
+        !windowDim(padding_, s.in_w, s.filter_w, s.stride_w, s.dilation_w, &s.out_w, &s.pad_left))
       return ctx.error("the filter " + shapeStr(f.shape()) + " does not fit the input " + shapeStr(x.shape()));
     const Tensor* bias = nullptr;
     if (has_bias_) {
       bias = &ctx.input(2);
       GDS_RETURN_IF_ERROR(requireType(ctx, 2, type_ == DT_INT8 ? DT_INT32 : DT_FLOAT));
-      if (bias->numElements() != s.out_c)
-        return ctx.error("bias " + shapeStr(bias->shape()) + " must have " + std::to_string(s.out_c) + " elements");
+      if (bias->numElements() != channels)
+        return ctx.error("bias " + shapeStr(bias->shape()) + " must have " + std::to_string(channels) + " elements");
     }
     if (type_ == DT_INT8 && requant_.multiplier.size() != 1 &&
-        static_cast<std::int64_t>(requant_.multiplier.size()) != s.out_c)
+        static_cast<std::int64_t>(requant_.multiplier.size()) != channels)
       return ctx.error("the filter has " + std::to_string(requant_.multiplier.size()) + " per-channel scales for " +
-                       std::to_string(s.out_c) + " output channels");
-    Tensor* y = ctx.allocateOutput(0, type_, {s.batch, s.out_h, s.out_w, s.out_c});
+                       std::to_string(channels) + " output channels");
+    Tensor* y = ctx.allocateOutput(0, type_, {s.batch, s.out_h, s.out_w, channels});
     if (type_ == DT_FLOAT) {
-      ft::FloatConvShape fs;
-      fs.batch = s.batch; fs.in_h = s.in_h; fs.in_w = s.in_w; fs.in_c = s.in_c;
-      fs.out_h = s.out_h; fs.out_w = s.out_w; fs.out_c = s.out_c; fs.k_h = s.k_h; fs.k_w = s.k_w;
-      fs.stride_h = s.stride_h; fs.stride_w = s.stride_w; fs.dil_h = s.dil_h; fs.dil_w = s.dil_w;
-      fs.pad_top = s.pad_top; fs.pad_left = s.pad_left; fs.depth_multiplier = s.depth_multiplier;
       const float* b = bias ? bias->data<float>() : nullptr;
-      if (depthwise_) ft::depthwiseReference(fs, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
-      else ft::convReference(fs, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+      if (depthwise_)
+        tflite::depthwiseReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+      else
+        tflite::convReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
     if (fast_ && !ctx.referenceKernels())
       fast_->conv(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>(), &ctx.pool());
     else if (depthwise_)
-      qt::depthwiseReference(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>());
+      tflite::depthwiseReference(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>());
     else
-      qt::convReference(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>());
+      tflite::convReference(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>());
     return Status::Ok();
   }
   double flops(const std::vector<Shape>& in, const std::vector<Shape>& out) const override {
@@ -162,7 +160,7 @@ class ConvKernel : public WeightedLayer {
   std::string padding_;
   std::int64_t stride_h_ = 1, stride_w_ = 1, dil_h_ = 1, dil_w_ = 1;
   bool has_bias_ = false;
-  std::unique_ptr<qt::FastLayer> fast_;
+  std::unique_ptr<tflite::FastLayer> fast_;
 };
 
 // tfl.fully_connected: input flattened to [batch, depth], weights [units, depth].
@@ -181,7 +179,7 @@ class FullyConnectedKernel : public WeightedLayer {
       // Per-tensor int8 weights may carry a zero point (filter_offset).
       GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true));
       if (init.constantInput(1) && !init.referenceKernels())
-        fast_ = std::make_unique<qt::FastLayer>(qt::FastLayer::Kind::kFullyConnected);
+        fast_ = std::make_unique<tflite::FastLayer>(tflite::FastLayer::Kind::kFullyConnected);
     }
     return Status::Ok();
   }
@@ -215,8 +213,8 @@ class FullyConnectedKernel : public WeightedLayer {
     }
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
     if (type_ == DT_FLOAT) {
-      ft::fullyConnectedReference(x.data<float>(), w.data<float>(), bias ? bias->data<float>() : nullptr, batch, depth,
-                                  units, fmin_, fmax_, y->data<float>());
+      tflite::fullyConnectedReference(x.data<float>(), w.data<float>(), bias ? bias->data<float>() : nullptr, batch,
+                                      depth, units, fmin_, fmax_, y->data<float>());
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
@@ -224,7 +222,7 @@ class FullyConnectedKernel : public WeightedLayer {
       fast_->fullyConnected(requant_, x.data<std::int8_t>(), w.data<std::int8_t>(), b, batch, depth, units,
                             y->data<std::int8_t>(), &ctx.pool());
     else
-      qt::fullyConnectedReference(requant_, x.data<std::int8_t>(), w.data<std::int8_t>(), b, batch, depth, units,
+      tflite::fullyConnectedReference(requant_, x.data<std::int8_t>(), w.data<std::int8_t>(), b, batch, depth, units,
                                   y->data<std::int8_t>());
     return Status::Ok();
   }
@@ -236,7 +234,7 @@ class FullyConnectedKernel : public WeightedLayer {
  private:
   bool keep_num_dims_ = false;
   bool has_bias_ = false;
-  std::unique_ptr<qt::FastLayer> fast_;
+  std::unique_ptr<tflite::FastLayer> fast_;
 };
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/quantized/kernels/tflite_kernel.h"
-#include "engine/quantized/tflite_fast.h"
+#include "engine/tflite/fast.h"
+#include "engine/tflite/kernels/kernel_util.h"
 
 namespace gds::engine::tflkern {
 
@@ -57,12 +57,12 @@ Status forEachBroadcast(const KernelContext& ctx, const Shape& a, const Shape& b
 // tfl.add, tfl.sub, tfl.mul.
 class BinaryKernel : public TflKernel {
  public:
-  explicit BinaryKernel(qt::BinaryOp op) : op_(op) {}
+  explicit BinaryKernel(tflite::BinaryOp op) : op_(op) {}
   Status init(const KernelInit& init) override {
     if (init.numInputs() != 2) return init.error("expects 2 inputs");
     GDS_RETURN_IF_ERROR(readType(init));
     GDS_RETURN_IF_ERROR(readActivation(init));
-    if (type_ == DT_INT8 && op_ == qt::BinaryOp::kDiv)
+    if (type_ == DT_INT8 && op_ == tflite::BinaryOp::kDiv)
       return init.error("DIV has no int8 kernel in TensorFlow Lite (it runs float32, int32 and uint8)");
     if (type_ == DT_INT8) {
       QParams a, b, out;
@@ -70,8 +70,8 @@ class BinaryKernel : public TflKernel {
       GDS_RETURN_IF_ERROR(perTensor(init, 1, &b));
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
       GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
-      params_ = qt::binaryParams(op_, a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point, qmin_,
-                                 qmax_);
+      params_ = tflite::binaryParams(op_, a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point,
+                                     qmin_, qmax_);
     }
     return Status::Ok();
   }
@@ -88,13 +88,13 @@ class BinaryKernel : public TflKernel {
       const float* pb = b.data<float>();
       float* py = y->data<float>();
       const float lo = fmin_, hi = fmax_;
-      const qt::BinaryOp op = op_;
+      const tflite::BinaryOp op = op_;
       return forEachBroadcast(ctx, a.shape(), b.shape(), &out_shape, [=](std::int64_t i, std::int64_t ia, std::int64_t ib) {
-        const float r = op == qt::BinaryOp::kAdd       ? pa[ia] + pb[ib]
-                        : op == qt::BinaryOp::kSub     ? pa[ia] - pb[ib]
-                        : op == qt::BinaryOp::kMul     ? pa[ia] * pb[ib]
-                        : op == qt::BinaryOp::kMaximum ? std::max(pa[ia], pb[ib])
-                        : op == qt::BinaryOp::kMinimum ? std::min(pa[ia], pb[ib])
+        const float r = op == tflite::BinaryOp::kAdd       ? pa[ia] + pb[ib]
+                        : op == tflite::BinaryOp::kSub     ? pa[ia] - pb[ib]
+                        : op == tflite::BinaryOp::kMul     ? pa[ia] * pb[ib]
+                        : op == tflite::BinaryOp::kMaximum ? std::max(pa[ia], pb[ib])
+                        : op == tflite::BinaryOp::kMinimum ? std::min(pa[ia], pb[ib])
                                                        : pa[ia] / pb[ib];
         py[i] = std::min(std::max(r, lo), hi);
       }, true);
@@ -102,28 +102,29 @@ class BinaryKernel : public TflKernel {
     const std::int8_t* pa = a.data<std::int8_t>();
     const std::int8_t* pb = b.data<std::int8_t>();
     std::int8_t* py = y->data<std::int8_t>();
-    const qt::BinaryParams p = params_;
-    const qt::BinaryOp op = op_;
+    const tflite::BinaryParams p = params_;
+    const tflite::BinaryOp op = op_;
     const std::int64_t n = y->numElements();
     const bool a_whole = a.numElements() == n, b_whole = b.numElements() == n;
-    const bool arithmetic = op == qt::BinaryOp::kAdd || op == qt::BinaryOp::kSub || op == qt::BinaryOp::kMul;
+    const bool arithmetic =
+        op == tflite::BinaryOp::kAdd || op == tflite::BinaryOp::kSub || op == tflite::BinaryOp::kMul;
     if (arithmetic && !ctx.referenceKernels() && (a_whole || a.numElements() == 1) &&
         (b_whole || b.numElements() == 1)) {
       // Equal shapes or a scalar operand: the vector loop on blocks (binaryFast knows add, sub and mul).
       ctx.pool().parallelFor(n, 16, [&](std::int64_t begin, std::int64_t end) {
-        qt::binaryFast(op, p, a_whole ? pa + begin : pa, !a_whole, b_whole ? pb + begin : pb, !b_whole, end - begin,
+        tflite::binaryFast(op, p, a_whole ? pa + begin : pa, !a_whole, b_whole ? pb + begin : pb, !b_whole, end - begin,
                        py + begin);
       });
       return Status::Ok();
     }
     return forEachBroadcast(ctx, a.shape(), b.shape(), &out_shape, [=](std::int64_t i, std::int64_t ia, std::int64_t ib) {
-      py[i] = qt::binaryElement(op, p, pa[ia], pb[ib]);
+      py[i] = tflite::binaryElement(op, p, pa[ia], pb[ib]);
     }, true);
   }
 
  private:
-  qt::BinaryOp op_;
-  qt::BinaryParams params_;
+  tflite::BinaryOp op_;
+  tflite::BinaryParams params_;
 };
 
 // tfl.softmax over the last dimension.
@@ -136,8 +137,8 @@ class SoftmaxKernel : public TflKernel {
       QParams in;
       GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_));
-      table_ = std::make_shared<qt::SoftmaxTable>();
-      qt::populateSoftmaxTable(in.scale, beta_, table_.get());
+      table_ = std::make_shared<tflite::SoftmaxTable>();
+      tflite::populateSoftmaxTable(in.scale, beta_, table_.get());
     }
     return Status::Ok();
   }
@@ -148,15 +149,18 @@ class SoftmaxKernel : public TflKernel {
     const std::int64_t depth = x.dim(x.dims() - 1);
     const std::int64_t rows = depth == 0 ? 0 : x.numElements() / depth;
     Tensor* y = ctx.allocateOutput(0, type_, x.shape());
-    if (type_ == DT_FLOAT) ft::softmaxReference(x.data<float>(), rows, depth, beta_, y->data<float>());
-    else qt::softmaxReference(*table_, x.data<std::int8_t>(), rows, depth, out_.scale, out_.zero_point, y->data<std::int8_t>());
+    if (type_ == DT_FLOAT)
+      tflite::softmaxReference(x.data<float>(), rows, depth, beta_, y->data<float>());
+    else
+      tflite::softmaxReference(*table_, x.data<std::int8_t>(), rows, depth, out_.scale, out_.zero_point,
+                               y->data<std::int8_t>());
     return Status::Ok();
   }
 
  private:
   float beta_ = 1.0f;
   QParams out_;
-  std::shared_ptr<qt::SoftmaxTable> table_;
+  std::shared_ptr<tflite::SoftmaxTable> table_;
 };
 
 // Element-wise unary ops: tfl.logistic, tfl.tanh (int8 through a table),
@@ -185,16 +189,16 @@ class UnaryKernel : public TflKernel {
     out_ = out;
     if (in_type_ == DT_INT8 && out_type_ == DT_INT8) {
       if (op_ == Unary::kLogistic || op_ == Unary::kTanh) {
-        qt::populateLut(op_ == Unary::kLogistic ? qt::LutFunction::kLogistic : qt::LutFunction::kTanh, in.scale,
-                        in.zero_point, out.scale, out.zero_point, table_);
+        tflite::populateLut(op_ == Unary::kLogistic ? tflite::LutFunction::kLogistic : tflite::LutFunction::kTanh,
+                            in.scale, in.zero_point, out.scale, out.zero_point, table_);
       } else {
         if (op_ == Unary::kQuantize) {
-          rescale_ = qt::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
+          rescale_ = tflite::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
         } else if (op_ == Unary::kLeakyRelu) {
-          leaky_ = qt::leakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
+          leaky_ = tflite::leakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
         } else {
           activation_ = op_ == Unary::kRelu ? "RELU" : "RELU6";
-          if (!qt::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_))
+          if (!tflite::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_))
             return init.error(activation_ + " has no int8 range");
         }
       }
@@ -229,24 +233,24 @@ class UnaryKernel : public TflKernel {
     } else if (in_type_ == DT_FLOAT) {
       const float* in = x.data<float>();
       std::int8_t* out = y->data<std::int8_t>();
-      if (ctx.referenceKernels()) qt::quantizeReference(in, n, out_.scale, out_.zero_point, out);
+      if (ctx.referenceKernels()) tflite::quantizeReference(in, n, out_.scale, out_.zero_point, out);
       else
         ctx.pool().parallelFor(n, 8, [&](std::int64_t begin, std::int64_t end) {
-          qt::quantizeFast(in + begin, end - begin, out_.scale, out_.zero_point, out + begin);
+          tflite::quantizeFast(in + begin, end - begin, out_.scale, out_.zero_point, out + begin);
         });
     } else if (out_type_ == DT_FLOAT) {
-      qt::dequantizeReference(x.data<std::int8_t>(), n, in_.scale, in_.zero_point, y->data<float>());
+      tflite::dequantizeReference(x.data<std::int8_t>(), n, in_.scale, in_.zero_point, y->data<float>());
     } else if (op_ == Unary::kLogistic || op_ == Unary::kTanh) {
-      qt::applyLut(table_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
+      tflite::applyLut(table_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     } else if (op_ == Unary::kLeakyRelu) {
-      qt::leakyReluReference(leaky_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
+      tflite::leakyReluReference(leaky_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     } else if (ctx.referenceKernels()) {
-      qt::rescaleReference(rescale_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
+      tflite::rescaleReference(rescale_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     } else {
       const std::int8_t* in = x.data<std::int8_t>();
       std::int8_t* out = y->data<std::int8_t>();
       ctx.pool().parallelFor(n, 8, [&](std::int64_t begin, std::int64_t end) {
-        qt::rescaleFast(rescale_, in + begin, end - begin, out + begin);
+        tflite::rescaleFast(rescale_, in + begin, end - begin, out + begin);
       });
     }
     return Status::Ok();
@@ -257,20 +261,20 @@ class UnaryKernel : public TflKernel {
   DataType in_type_ = DT_FLOAT, out_type_ = DT_FLOAT;
   QParams in_, out_;
   std::int8_t table_[256] = {};
-  qt::Rescale rescale_;
+  tflite::Rescale rescale_;
   float alpha_ = 0.2f;
-  qt::LeakyRelu leaky_;
+  tflite::LeakyRelu leaky_;
 };
 
 }  // namespace
 
 void registerElementwiseKernels(KernelRegistry& registry) {
-  registry.add("tfl.add", make<BinaryKernel>(qt::BinaryOp::kAdd));
-  registry.add("tfl.sub", make<BinaryKernel>(qt::BinaryOp::kSub));
-  registry.add("tfl.mul", make<BinaryKernel>(qt::BinaryOp::kMul));
-  registry.add("tfl.maximum", make<BinaryKernel>(qt::BinaryOp::kMaximum));
-  registry.add("tfl.minimum", make<BinaryKernel>(qt::BinaryOp::kMinimum));
-  registry.add("tfl.div", make<BinaryKernel>(qt::BinaryOp::kDiv));
+  registry.add("tfl.add", make<BinaryKernel>(tflite::BinaryOp::kAdd));
+  registry.add("tfl.sub", make<BinaryKernel>(tflite::BinaryOp::kSub));
+  registry.add("tfl.mul", make<BinaryKernel>(tflite::BinaryOp::kMul));
+  registry.add("tfl.maximum", make<BinaryKernel>(tflite::BinaryOp::kMaximum));
+  registry.add("tfl.minimum", make<BinaryKernel>(tflite::BinaryOp::kMinimum));
+  registry.add("tfl.div", make<BinaryKernel>(tflite::BinaryOp::kDiv));
   registry.add("tfl.softmax", make<SoftmaxKernel>());
   registry.add("tfl.logistic", make<UnaryKernel>(Unary::kLogistic));
   registry.add("tfl.tanh", make<UnaryKernel>(Unary::kTanh));

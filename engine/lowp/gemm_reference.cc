@@ -2,9 +2,9 @@
 // plain loop that specifies what gemmlowp and oneDNN compute.
 #include <cstdint>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 void referenceGemm(const GemmLhs& lhs, const std::uint8_t* b, std::int64_t ldb, std::int32_t b_zero,
                    std::int64_t n, std::int32_t* c, std::int64_t ldc) {
@@ -24,4 +24,4 @@ void referenceGemm(const GemmLhs& lhs, const std::uint8_t* b, std::int64_t ldb, 
   }
 }
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

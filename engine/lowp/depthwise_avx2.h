@@ -1,7 +1,7 @@
 // The AVX2 core of the 8-bit depthwise layers with channel multiplier 1,
-// shared by TFLite's int8 layers (tflite_fast.cc: int8 input, requantized in
-// the same pass) and the per-channel GraphDef layers (per_channel.cc: uint8
-// input, int32 accumulators). Include only from translation units that
+// shared by TFLite's int8 layers (tflite/fast_layer.cc: int8 input,
+// requantized in the same pass) and the GraphDef layers (depthwise.cc:
+// uint8 input, int32 accumulators). Include only from translation units that
 // dispatch on cpuHasAvx2() themselves.
 //
 // Sixteen channels per step: the 8-bit values of two window taps are widened
@@ -23,14 +23,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/ops/conv.h"
+#include "engine/ops/conv_geometry.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GDS_DEPTHWISE_AVX2 1
 #include <immintrin.h>
 #endif
 
-namespace gds::engine::quantized::depthwise_avx2 {
+namespace gds::engine::lowp::depthwise_avx2 {
 
 constexpr std::int64_t kLanes = 16;
 
@@ -89,7 +89,7 @@ __attribute__((target("avx2"))) inline void accumulate16(const T* const* taps, s
 
 // The loop of forEachBlock below, kPairs > 0 fixing the pair count.
 template <typename T, int kPairs, typename Finish>
-__attribute__((target("avx2"))) void forEachBlockOf(const ops::Conv2DShape& s, const T* input, const T* zero_row,
+__attribute__((target("avx2"))) void forEachBlockOf(const ops::ConvGeometry& s, const T* input, const T* zero_row,
                                                   std::int64_t pairs, const std::int16_t* weights,
                                                   const std::int32_t* start, std::int64_t start_stride,
                                                   std::int64_t row_begin, std::int64_t row_end, Finish&& finish) {
@@ -160,7 +160,7 @@ __attribute__((target("avx2"))) void forEachBlockOf(const ops::Conv2DShape& s, c
 // start_stride in slot order; zero_row: the zero point on a whole number of
 // blocks of channels. The 3 x 3 window's five pairs take an unrolled loop.
 template <typename T, typename Finish>
-__attribute__((target("avx2"))) void forEachBlock(const ops::Conv2DShape& s, const T* input, const T* zero_row,
+__attribute__((target("avx2"))) void forEachBlock(const ops::ConvGeometry& s, const T* input, const T* zero_row,
                                                   std::int64_t pairs, const std::int16_t* weights,
                                                   const std::int32_t* start, std::int64_t start_stride,
                                                   std::int64_t row_begin, std::int64_t row_end, Finish&& finish) {
@@ -181,4 +181,4 @@ inline void storeFirst(void* out, const Vector& v, std::size_t bytes) {
 
 #endif  // GDS_DEPTHWISE_AVX2
 
-}  // namespace gds::engine::quantized::depthwise_avx2
+}  // namespace gds::engine::lowp::depthwise_avx2

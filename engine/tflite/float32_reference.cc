@@ -1,4 +1,4 @@
-// TensorFlow Lite's float32 kernels (see tflite.h), after
+// TensorFlow Lite's float32 kernels (see float32.h), after
 // tensorflow/lite/kernels/internal/reference/{conv,depthwiseconv_float,
 // fully_connected,pooling,softmax,reduce,resize_bilinear,strided_slice}.h.
 #include <algorithm>
@@ -7,9 +7,9 @@
 #include <limits>
 #include <string>
 
-#include "engine/ops/tflite.h"
+#include "engine/tflite/float32.h"
 
-namespace gds::engine::ops::tfl {
+namespace gds::engine::tflite {
 
 namespace {
 inline float clampF(float v, float lo, float hi) { return std::min(std::max(v, lo), hi); }
@@ -36,21 +36,21 @@ bool activationRange(const char* activation, float* act_min, float* act_max) {
   return true;
 }
 
-void convReference(const FloatConvShape& s, const float* input, const float* filter, const float* bias, float act_min,
-                   float act_max, float* output) {
+void convReference(const ops::ConvGeometry& s, const float* input, const float* filter, const float* bias,
+                   float act_min, float act_max, float* output) {
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
           float total = 0.0f;
-          for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
-            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
+          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
             if (iy < 0 || iy >= s.in_h) continue;
-            for (std::int64_t fx = 0; fx < s.k_w; ++fx) {
-              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
               if (ix < 0 || ix >= s.in_w) continue;
               const float* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
-              const float* f = filter + ((oc * s.k_h + fy) * s.k_w + fx) * s.in_c;
+              const float* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
               for (std::int64_t ic = 0; ic < s.in_c; ++ic) total += in[ic] * f[ic];
             }
           }
@@ -59,26 +59,28 @@ void convReference(const FloatConvShape& s, const float* input, const float* fil
         }
 }
 
-void depthwiseReference(const FloatConvShape& s, const float* input, const float* filter, const float* bias,
+void depthwiseReference(const ops::ConvGeometry& s, const float* input, const float* filter, const float* bias,
                         float act_min, float act_max, float* output) {
+  const std::int64_t channels = s.outputChannels(true);  // out_c is the multiplier
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t ic = 0; ic < s.in_c; ++ic)
-          for (std::int64_t m = 0; m < s.depth_multiplier; ++m) {
-            const std::int64_t oc = ic * s.depth_multiplier + m;
+          for (std::int64_t m = 0; m < s.out_c; ++m) {
+            const std::int64_t oc = ic * s.out_c + m;
             float total = 0.0f;
-            for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
-              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
+            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
               if (iy < 0 || iy >= s.in_h) continue;
-              for (std::int64_t fx = 0; fx < s.k_w; ++fx) {
-                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
                 if (ix < 0 || ix >= s.in_w) continue;
-                total += input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic] * filter[(fy * s.k_w + fx) * s.out_c + oc];
+                total += input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic] *
+                         filter[(fy * s.filter_w + fx) * channels + oc];
               }
             }
             const float bias_value = bias ? bias[oc] : 0.0f;
-            output[((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = clampF(total + bias_value, act_min, act_max);
+            output[((b * s.out_h + oy) * s.out_w + ox) * channels + oc] = clampF(total + bias_value, act_min, act_max);
           }
 }
 
@@ -95,13 +97,13 @@ void fullyConnectedReference(const float* input, const float* filter, const floa
 
 namespace {
 template <typename Reduce>
-void poolLoop(const FloatConvShape& s, const float* input, float* output, Reduce reduce) {
+void poolLoop(const ops::ConvGeometry& s, const float* input, float* output, Reduce reduce) {
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
         const std::int64_t y0 = oy * s.stride_h - s.pad_top, x0 = ox * s.stride_w - s.pad_left;
-        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.k_h, s.in_h - y0);
-        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.k_w, s.in_w - x0);
+        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.filter_h, s.in_h - y0);
+        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.filter_w, s.in_w - x0);
         for (std::int64_t c = 0; c < s.in_c; ++c)
           output[((b * s.out_h + oy) * s.out_w + ox) * s.in_c + c] = reduce([&](auto fn) {
             for (std::int64_t fy = fy0; fy < fy1; ++fy)
@@ -112,7 +114,7 @@ void poolLoop(const FloatConvShape& s, const float* input, float* output, Reduce
 }
 }  // namespace
 
-void averagePoolReference(const FloatConvShape& s, float act_min, float act_max, const float* input, float* output) {
+void averagePoolReference(const ops::ConvGeometry& s, float act_min, float act_max, const float* input, float* output) {
   poolLoop(s, input, output, [&](auto each) {
     float total = 0.0f;
     float count = 0.0f;
@@ -124,7 +126,7 @@ void averagePoolReference(const FloatConvShape& s, float act_min, float act_max,
   });
 }
 
-void maxPoolReference(const FloatConvShape& s, float act_min, float act_max, const float* input, float* output) {
+void maxPoolReference(const ops::ConvGeometry& s, float act_min, float act_max, const float* input, float* output) {
   poolLoop(s, input, output, [&](auto each) {
     float m = std::numeric_limits<float>::lowest();
     each([&](float v) { m = std::max(m, v); });
@@ -312,4 +314,4 @@ void stridedSliceReference(const StridedSliceWalk& w, std::size_t element_size, 
         }
 }
 
-}  // namespace gds::engine::ops::tfl
+}  // namespace gds::engine::tflite

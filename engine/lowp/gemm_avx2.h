@@ -1,5 +1,5 @@
 // The exact 8-bit GEMM for x86-64 CPUs with AVX2 and no VNNI, shared by the
-// TensorFlow Lite int8 layers (tflite_fast.h: int8 operands plus offsets)
+// TensorFlow Lite int8 layers (tflite/fast.h: int8 operands plus offsets)
 // and the GraphDef 8-bit layers (gemm.h's avx2 backend: uint8 operands minus
 // zero points). Both operands are widened to int16 with their offsets
 // applied and multiplied in pairs by vpmaddwd into int32, as ruy and XNNPACK
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 class Avx2Gemm {
  public:
@@ -49,4 +49,4 @@ class Avx2Gemm {
   std::vector<std::int16_t> packed_;
 };
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

@@ -1,7 +1,7 @@
-// TFLite's MultiplyByQuantizedMultiplier (tflite.h's
+// TFLite's MultiplyByQuantizedMultiplier (int8.h's
 // multiplyByQuantizedMultiplier) in the form the vector loops compute, on
-// one value and on eight AVX2 lanes, for the int8 fast paths (tflite_fast.cc,
-// tflite_layers.cc and the GEMM's requantizing store in gemm_avx2.cc).
+// one value and on eight AVX2 lanes, for the int8 fast paths (fast.cc and
+// fast_layer.cc, where the AVX2 GEMM's blocks are requantized).
 // Internal: include only from translation units that dispatch on
 // cpuHasAvx2() before calling the AVX2 functions.
 #pragma once
@@ -14,7 +14,7 @@
 #include <immintrin.h>
 #endif
 
-namespace gds::engine::quantized::tfl {
+namespace gds::engine::tflite {
 
 inline std::int8_t clampToInt8(std::int32_t v, std::int32_t lo, std::int32_t hi) {
   return static_cast<std::int8_t>(std::min(std::max(v, lo), hi));
@@ -146,4 +146,4 @@ inline MbqmNarrow mbqmNarrowParams(const Mbqm& m) {
   return n;
 }
 
-}  // namespace gds::engine::quantized::tfl
+}  // namespace gds::engine::tflite

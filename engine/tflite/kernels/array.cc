@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/quantized/kernels/tflite_kernel.h"
+#include "engine/tflite/kernels/kernel_util.h"
 
 namespace gds::engine::tflkern {
 
@@ -91,14 +91,14 @@ class SliceKernelBase : public TflKernel {
     intValues(t, out);
     return Status::Ok();
   }
-  Status slice(KernelContext& ctx, const ft::StridedSliceParams& p) const {
+  Status slice(KernelContext& ctx, const tflite::StridedSliceParams& p) const {
     const Tensor& x = ctx.input(0);
-    ft::StridedSliceWalk walk;
+    tflite::StridedSliceWalk walk;
     std::string error;
-    if (!ft::stridedSlicePlan(p, x.shape(), &walk, &error))
+    if (!tflite::stridedSlicePlan(p, x.shape(), &walk, &error))
       return ctx.error(error + " (input " + shapeStr(x.shape()) + ")");
     Tensor* y = ctx.allocateOutput(0, type_, walk.output_shape);
-    ft::stridedSliceReference(walk, model::dtypeSize(type_), x.raw(), y->raw());
+    tflite::stridedSliceReference(walk, model::dtypeSize(type_), x.raw(), y->raw());
     return Status::Ok();
   }
 };
@@ -123,7 +123,7 @@ class StridedSliceKernel : public SliceKernelBase {
   }
   Status compute(KernelContext& ctx) override {
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
-    ft::StridedSliceParams p = params_;
+    tflite::StridedSliceParams p = params_;
     GDS_RETURN_IF_ERROR(indexValues(ctx, 1, "begin", &p.begin));
     GDS_RETURN_IF_ERROR(indexValues(ctx, 2, "end", &p.end));
     GDS_RETURN_IF_ERROR(indexValues(ctx, 3, "strides", &p.strides));
@@ -131,7 +131,7 @@ class StridedSliceKernel : public SliceKernelBase {
   }
 
  private:
-  ft::StridedSliceParams params_;
+  tflite::StridedSliceParams params_;
 };
 
 // tfl.slice (slice.cc, reference_ops::Slice): size[d] elements from
@@ -150,7 +150,7 @@ class SliceKernel : public SliceKernelBase {
     GDS_RETURN_IF_ERROR(indexValues(ctx, 2, "size", &size));
     if (static_cast<int>(begin.size()) != x.dims() || static_cast<int>(size.size()) != x.dims())
       return ctx.error("begin and size need one entry per dimension of input " + shapeStr(x.shape()));
-    ft::StridedSliceParams p;
+    tflite::StridedSliceParams p;
     for (int d = 0; d < x.dims(); ++d) {
       const std::int64_t b = begin[static_cast<std::size_t>(d)], n = size[static_cast<std::size_t>(d)];
       if (b < 0 || b > x.dim(d) || n < -1 || (n >= 0 && b + n > x.dim(d)))

@@ -6,7 +6,7 @@
 // accumulators equal the other backends' bit for bit.
 #include <cstdint>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 
 #ifdef GDS_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -16,7 +16,7 @@
 extern "C" void omp_set_num_threads(int);
 #endif
 
-namespace gds::engine::quantized::detail {
+namespace gds::engine::lowp::detail {
 
 #ifdef GDS_HAVE_DNNL
 bool dnnlCompiled() { return true; }
@@ -44,4 +44,4 @@ bool dnnlGemm(const std::uint8_t*, std::int64_t, std::int64_t, std::int64_t, std
 }
 #endif
 
-}  // namespace gds::engine::quantized::detail
+}  // namespace gds::engine::lowp::detail

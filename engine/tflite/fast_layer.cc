@@ -1,5 +1,5 @@
 // The fast path of TFLite's int8 CONV_2D, DEPTHWISE_CONV_2D and
-// FULLY_CONNECTED (FastLayer, see tflite_fast.h): the AVX2 GEMM over blocks
+// FULLY_CONNECTED (FastLayer, see fast.h): the AVX2 GEMM over blocks
 // of im2col rows with the requantization in its store, the fused AVX2
 // depthwise pass, and oneDNN / the engine's 8-bit GEMM elsewhere.
 #include <algorithm>
@@ -7,46 +7,19 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/ops/conv.h"
-#include "engine/quantized/conv_dnnl.h"
-#include "engine/quantized/depthwise_avx2.h"
-#include "engine/quantized/gemm.h"
-#include "engine/quantized/im2col.h"
-#include "engine/quantized/ops.h"
-#include "engine/quantized/per_channel.h"
-#include "engine/quantized/tflite_fast.h"
-#include "engine/quantized/tflite_multiplier.h"
-#include "engine/quantized/vector_loops.h"
+#include "engine/lowp/conv.h"
+#include "engine/lowp/conv_dnnl.h"
+#include "engine/lowp/cpu.h"
+#include "engine/lowp/depthwise.h"
+#include "engine/lowp/depthwise_avx2.h"
+#include "engine/lowp/gemm.h"
+#include "engine/lowp/im2col.h"
+#include "engine/ops/conv_geometry.h"
+#include "engine/tflite/fast.h"
+#include "engine/tflite/multiplier.h"
 #include "engine/thread_pool.h"
 
-namespace gds::engine::quantized::tfl {
-
-namespace {
-
-// The engine's description of layer s: TFLite's depthwise filter [1, kh,
-// kw, in_c * multiplier] is the engine's [kh, kw, in_c, multiplier], whose
-// out_c is the multiplier.
-ops::Conv2DShape engineShape(const ConvShape& s, bool depthwise) {
-  ops::Conv2DShape c;
-  c.batch = s.batch;
-  c.in_h = s.in_h;
-  c.in_w = s.in_w;
-  c.in_c = s.in_c;
-  c.filter_h = s.k_h;
-  c.filter_w = s.k_w;
-  c.out_c = depthwise ? s.depth_multiplier : s.out_c;
-  c.stride_h = s.stride_h;
-  c.stride_w = s.stride_w;
-  c.dilation_h = s.dil_h;
-  c.dilation_w = s.dil_w;
-  c.pad_top = s.pad_top;
-  c.pad_left = s.pad_left;
-  c.out_h = s.out_h;
-  c.out_w = s.out_w;
-  return c;
-}
-
-}  // namespace
+namespace gds::engine::tflite {
 
 // The AVX2 depthwise layer (channel multiplier 1) with TFLite's
 // requantization and clamp on the accumulators in registers: the shared
@@ -54,28 +27,28 @@ ops::Conv2DShape engineShape(const ConvShape& s, bool depthwise) {
 // -input_offset), the requantization constants in the core's slot order.
 class DepthwiseAvx2 {
  public:
-  static constexpr std::int64_t kLanes = depthwise_avx2::kLanes;
+  static constexpr std::int64_t kLanes = lowp::depthwise_avx2::kLanes;
   // Per block of channels, kLanes each in slot order: the starting
   // accumulators (offset * sum w + bias), the requantization's multiplier,
   // left shift, right shift, mask and half, and the short form's odd-lane
   // multiplier, left shift + 1, rounding addend and negative correction
-  // (tflite_multiplier.h's mbqm8Narrow).
+  // (multiplier.h's mbqm8Narrow).
   static constexpr int kParams = 10;
 
   // False (nothing prepared) where the layer is not this kernel's: channel
   // multiplier other than 1, an input zero point outside int8, multipliers
   // the vector requantization cannot take, no AVX2.
-  bool prepare(const ConvShape& s, const Requant& r, const std::int8_t* filter) {
-    if (source_ == filter && requant_ == &r && channels_ == s.in_c && taps_ == s.k_h * s.k_w) return ready_;
+  bool prepare(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* filter) {
+    if (source_ == filter && requant_ == &r && channels_ == s.in_c && taps_ == s.filter_h * s.filter_w) return ready_;
     source_ = filter;
     requant_ = &r;
     channels_ = s.in_c;
-    taps_ = s.k_h * s.k_w;
+    taps_ = s.filter_h * s.filter_w;
     ready_ = false;
     max_left_ = 0;
 #ifdef GDS_TFL_AVX2
     const auto c_n = static_cast<std::size_t>(s.in_c);
-    if (!cpuHasAvx2() || s.depth_multiplier != 1 || s.out_c != s.in_c || taps_ < 1) return false;
+    if (!lowp::cpuHasAvx2() || s.out_c != 1 || taps_ < 1) return false;
     if (r.input_offset < -127 || r.input_offset > 128) return false;
     if (r.shift.size() != r.multiplier.size() || (r.multiplier.size() != 1 && r.multiplier.size() != c_n))
       return false;
@@ -83,7 +56,7 @@ class DepthwiseAvx2 {
       if (!validMultiplier(r.multiplier[k], r.shift[k])) return false;
     blocks_ = (s.in_c + kLanes - 1) / kLanes;
     pairs_ = (taps_ + 1) / 2;
-    depthwise_avx2::packFilter(filter, taps_, s.in_c, &weights_, &offset_sum_);
+    lowp::depthwise_avx2::packFilter(filter, taps_, s.in_c, &weights_, &offset_sum_);
     params_.assign(static_cast<std::size_t>(blocks_ * kParams * kLanes), 0);
     for (std::int64_t c = 0; c < s.in_c; ++c) {
       offset_sum_[static_cast<std::size_t>(c)] *= r.input_offset;
@@ -126,14 +99,14 @@ class DepthwiseAvx2 {
   }
   // Whether the last setBias chose the short requantization (tests).
   bool narrow() const { return narrow_; }
-  void run(const ConvShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
+  void run(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
            std::int64_t row_end, std::int8_t* output) const;
 
  private:
 #ifdef GDS_TFL_AVX2
   __attribute__((target("avx2")))
 #endif
-  void runRows(const ops::Conv2DShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
+  void runRows(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
                std::int64_t row_end, std::int8_t* output) const;
   // kForm: 0 the general requantization, 1 the short one, 2 the short one
   // with left shifts.
@@ -141,9 +114,9 @@ class DepthwiseAvx2 {
 #ifdef GDS_TFL_AVX2
   __attribute__((target("avx2")))
 #endif
-  void runRowsAs(const ops::Conv2DShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
+  void runRowsAs(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
                  std::int64_t row_end, std::int8_t* output) const;
-  static std::int64_t lane(std::int64_t c) { return depthwise_avx2::slot(c); }
+  static std::int64_t lane(std::int64_t c) { return lowp::depthwise_avx2::slot(c); }
 
   const std::int8_t* source_ = nullptr;
   const Requant* requant_ = nullptr;
@@ -160,12 +133,12 @@ struct FastLayer::State {
   std::vector<std::uint8_t> input;    // x + 128
   std::vector<std::uint8_t> weights;  // w + 128 (conv, fully connected)
   const std::int8_t* weights_source = nullptr;
-  std::unique_ptr<GemmRhs> rhs;
-  Conv2DState conv;
+  std::unique_ptr<lowp::GemmRhs> rhs;
+  lowp::Conv2DState conv;
   std::vector<std::int32_t> acc;
   const Requant* requant_source = nullptr;
   Requantizer requantizer;
-  Avx2Gemm gemm;  // the AVX2 path's packed weights
+  lowp::Avx2Gemm gemm;  // the AVX2 path's packed weights
   const std::int8_t* gemm_source = nullptr;
   std::int32_t gemm_weight_offset = 0;
   DepthwiseAvx2 depthwise;  // the AVX2 depthwise path's weights and constants
@@ -206,7 +179,7 @@ void shiftInput(const std::int8_t* x, std::int64_t n, std::vector<std::uint8_t>*
 
 // The rows x channels accumulators of `acc`, bias added and requantized into
 // output, on rows [begin, end).
-GemmEpilogue requantizer(const Requantizer& q, const std::int32_t* acc, const std::int32_t* bias,
+lowp::GemmEpilogue requantizer(const Requantizer& q, const std::int32_t* acc, const std::int32_t* bias,
                          std::int8_t* output) {
   return [&q, acc, bias, output](std::int64_t begin, std::int64_t end) {
     q.run(acc + begin * q.channels(), bias, end - begin, output + begin * q.channels());
@@ -224,7 +197,7 @@ constexpr std::int64_t kBlockRows = 100;
 // rows x gemm.n() accumulators of `a` (or of the windows of `input` when
 // `conv` is set) in blocks of rows over the pool, each block requantized
 // into output while in cache.
-void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ops::Conv2DShape* conv, const std::int8_t* a,
+void gemmBlocks(const lowp::Avx2Gemm& gemm, const Requantizer& q, const ops::ConvGeometry* conv, const std::int8_t* a,
                 std::int64_t rows, std::int64_t lda, std::int32_t a_offset, const std::int32_t* bias,
                 std::int8_t* output, const ThreadPool* pool) {
   const std::int64_t n = gemm.n(), k = gemm.k();
@@ -244,7 +217,7 @@ void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ops::Conv2DSha
       std::int64_t ld = lda;
       if (conv) {
         patches.resize(static_cast<std::size_t>(block_rows * k));
-        im2colRows(*conv, a, static_cast<std::int8_t>(-a_offset), r0, r1, patches.data());
+        lowp::im2colRows(*conv, a, static_cast<std::int8_t>(-a_offset), r0, r1, patches.data());
         rows_a = patches.data();
         ld = k;
       }
@@ -259,10 +232,10 @@ void gemmBlocks(const Avx2Gemm& gemm, const Requantizer& q, const ops::Conv2DSha
 
 }  // namespace
 
-void DepthwiseAvx2::run(const ConvShape& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
+void DepthwiseAvx2::run(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
                         std::int64_t row_end, std::int8_t* output) const {
 #ifdef GDS_TFL_AVX2
-  runRows(engineShape(s, true), r, input, row_begin, row_end, output);
+  runRows(s, r, input, row_begin, row_end, output);
 #else
   (void)s;
   (void)r;
@@ -274,7 +247,7 @@ void DepthwiseAvx2::run(const ConvShape& s, const Requant& r, const std::int8_t*
 }
 
 #ifdef GDS_TFL_AVX2
-__attribute__((target("avx2"))) void DepthwiseAvx2::runRows(const ops::Conv2DShape& s, const Requant& r,
+__attribute__((target("avx2"))) void DepthwiseAvx2::runRows(const ops::ConvGeometry& s, const Requant& r,
                                                             const std::int8_t* input, std::int64_t row_begin,
                                                             std::int64_t row_end, std::int8_t* output) const {
   if (!narrow_) runRowsAs<0>(s, r, input, row_begin, row_end, output);
@@ -283,14 +256,14 @@ __attribute__((target("avx2"))) void DepthwiseAvx2::runRows(const ops::Conv2DSha
 }
 
 template <int kForm>
-__attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::Conv2DShape& s, const Requant& r,
+__attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::ConvGeometry& s, const Requant& r,
                                                               const std::int8_t* input, std::int64_t row_begin,
                                                               std::int64_t row_end, std::int8_t* output) const {
   const __m256i out_offset = _mm256_set1_epi32(r.output_offset);
   const __m256i lo = _mm256_set1_epi32(r.act_min), hi = _mm256_set1_epi32(r.act_max);
   const std::int64_t c_n = s.in_c;
   const std::int32_t* params = params_.data();
-  depthwise_avx2::forEachBlock<std::int8_t>(
+  lowp::depthwise_avx2::forEachBlock<std::int8_t>(
       s, input, zero_row_.data(), pairs_, weights_.data(), params, kParams * kLanes, row_begin, row_end,
       [&](std::int64_t pixel, std::int64_t blk, std::int64_t count, __m256i acc0, __m256i acc1)
           __attribute__((target("avx2"))) {
@@ -310,58 +283,58 @@ __attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::Conv2DS
             }
             const __m256i words = _mm256_packs_epi32(acc0, acc1);  // channels 0-7 | 8-15
             const __m128i bytes = _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
-            depthwise_avx2::storeFirst(output + pixel * c_n + blk * kLanes, bytes, static_cast<std::size_t>(count));
+            lowp::depthwise_avx2::storeFirst(output + pixel * c_n + blk * kLanes, bytes,
+                                             static_cast<std::size_t>(count));
           });
 }
 #endif  // GDS_TFL_AVX2
 
-void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
+void FastLayer::conv(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                      const std::int32_t* bias, std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
-  const GemmBackend backend = defaultGemmBackend();
+  const lowp::GemmBackend backend = lowp::defaultGemmBackend();
   const std::int64_t rows = s.batch * s.out_h * s.out_w;
-  if (kind_ == Kind::kConv && backend == GemmBackend::kAvx2 && Avx2Gemm::available()) {
+  const std::int64_t channels = s.outputChannels(kind_ == Kind::kDepthwise);
+  if (kind_ == Kind::kConv && backend == lowp::GemmBackend::kAvx2 && lowp::Avx2Gemm::available()) {
     // The avx2 backend (no VNNI here for oneDNN; gemmlowp's portable build
     // has no AVX2 kernel) on the int8 values as they are, with TFLite's
     // [out_c][k] filter packed directly, im2col by block of rows.
-    const std::int64_t k = s.k_h * s.k_w * s.in_c;
+    const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
     if (st.gemm_source != filter || st.gemm.n() != s.out_c || st.gemm.k() != k || st.gemm_weight_offset != 0) {
       st.gemm.packWeights(filter, s.out_c, k, 0);
       st.gemm_source = filter;
       st.gemm_weight_offset = 0;
     }
     last_ = "avx2";
-    const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+    const bool pointwise = s.filter_h == 1 && s.filter_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
                            s.pad_left == 0 && s.out_h == s.in_h && s.out_w == s.in_w;
-    const ops::Conv2DShape windows = engineShape(s, false);
-    gemmBlocks(st.gemm, st.requantizerFor(r, s.out_c, k, false), pointwise ? nullptr : &windows, input, rows, s.in_c,
+    gemmBlocks(st.gemm, st.requantizerFor(r, s.out_c, k, false), pointwise ? nullptr : &s, input, rows, s.in_c,
                r.input_offset, bias, output, pool);
     return;
   }
-  if (kind_ == Kind::kDepthwise && backend != GemmBackend::kDnnl && st.depthwise.prepare(s, r, filter)) {
+  if (kind_ == Kind::kDepthwise && backend != lowp::GemmBackend::kDnnl && st.depthwise.prepare(s, r, filter)) {
     // Without oneDNN's VNNI kernels: the fused AVX2 depthwise pass on the
     // int8 input as it is.
     last_ = "avx2";
     st.depthwise.setBias(bias);
     auto band = [&](std::int64_t begin, std::int64_t end) { st.depthwise.run(s, r, input, begin, end, output); };
-    const double cost = static_cast<double>(s.out_w * s.out_c * s.k_h * s.k_w) / 8;
+    const double cost = static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w) / 8;
     if (pool) pool->parallelFor(s.batch * s.out_h, cost, band);
     else band(0, s.batch * s.out_h);
     return;
   }
   shiftInput(input, s.batch * s.in_h * s.in_w * s.in_c, &st.input);
   const std::int32_t input_zero = 128 - r.input_offset;
-  const ops::Conv2DShape c = engineShape(s, kind_ == Kind::kDepthwise);
-  st.acc.resize(static_cast<std::size_t>(rows * s.out_c));
+  st.acc.resize(static_cast<std::size_t>(rows * channels));
   std::int32_t* acc = st.acc.data();
-  const std::int64_t depth = kind_ == Kind::kDepthwise ? s.k_h * s.k_w : s.k_h * s.k_w * s.in_c;
-  const GemmEpilogue epilogue = requantizer(st.requantizerFor(r, s.out_c, depth, false), acc, bias, output);
+  const std::int64_t depth = kind_ == Kind::kDepthwise ? s.filter_h * s.filter_w : s.filter_h * s.filter_w * s.in_c;
+  const lowp::GemmEpilogue epilogue = requantizer(st.requantizerFor(r, channels, depth, false), acc, bias, output);
   const int threads = pool ? pool->numThreads() : 1;
   if (kind_ == Kind::kDepthwise) {
-    if (backend == GemmBackend::kDnnl) {
-      const DnnlConv2D* dnnl =
+    if (backend == lowp::GemmBackend::kDnnl) {
+      const lowp::DnnlConv2D* dnnl =
           st.conv.dnnlFor({s.batch, s.in_h, s.in_w, s.in_c, threads, reinterpret_cast<std::int64_t>(filter)},
-                          [&] { return DnnlConv2D::create(c, filter, 0, true, threads); });
+                          [&] { return lowp::DnnlConv2D::create(s, filter, 0, true, threads); });
       if (dnnl) {
         last_ = "dnnl";
         dnnl->run(st.input.data(), input_zero, acc, pool, epilogue);
@@ -371,33 +344,33 @@ void FastLayer::conv(const ConvShape& s, const Requant& r, const std::int8_t* in
     last_ = "loop";
     const std::uint8_t* x = st.input.data();
     auto band = [&](std::int64_t begin, std::int64_t end) {
-      if (!depthwiseRowsFast(c, x, input_zero, filter, begin, end, acc))
-        depthwiseRowsReference(c, x, input_zero, filter, begin, end, acc);
+      if (!lowp::depthwiseRowsFast(s, x, input_zero, filter, begin, end, acc))
+        lowp::depthwiseRowsReference(s, x, input_zero, filter, begin, end, acc);
       epilogue(begin * s.out_w, end * s.out_w);
     };
-    const double cost = static_cast<double>(s.out_w * s.out_c * s.k_h * s.k_w);
+    const double cost = static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w);
     if (pool) pool->parallelFor(s.batch * s.out_h, cost, band);
     else band(0, s.batch * s.out_h);
     return;
   }
   // TFLite's conv filter [out_c, kh, kw, in_c] is the transposed (n x k)
   // GEMM operand.
-  const std::int64_t k = s.k_h * s.k_w * s.in_c;
+  const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
   if (!st.rhs || st.weights_source != filter || st.rhs->n() != s.out_c || st.rhs->k() != k) {
     shiftInput(filter, k * s.out_c, &st.weights);
-    st.rhs = std::make_unique<GemmRhs>(st.weights.data(), k, s.out_c, k, true, 128);
+    st.rhs = std::make_unique<lowp::GemmRhs>(st.weights.data(), k, s.out_c, k, true, 128);
     st.weights_source = filter;
   }
   st.conv.weights_constant = true;
-  last_ = gemmBackendName(backend);
-  conv2D(backend, c, st.input.data(), input_zero, *st.rhs, acc, pool, &st.conv, epilogue);
+  last_ = lowp::gemmBackendName(backend);
+  lowp::conv2D(backend, s, st.input.data(), input_zero, *st.rhs, acc, pool, &st.conv, epilogue);
 }
 
 void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const std::int8_t* weights,
                                const std::int32_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
                                std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
-  if (defaultGemmBackend() == GemmBackend::kAvx2 && Avx2Gemm::available()) {
+  if (lowp::defaultGemmBackend() == lowp::GemmBackend::kAvx2 && lowp::Avx2Gemm::available()) {
     if (st.gemm_source != weights || st.gemm.n() != units || st.gemm.k() != depth ||
         st.gemm_weight_offset != r.filter_offset) {
       st.gemm.packWeights(weights, units, depth, r.filter_offset);
@@ -414,20 +387,20 @@ void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const
   if (!st.rhs || st.weights_source != weights || st.rhs->n() != units || st.rhs->k() != depth ||
       st.rhs->zeroPoint() != weight_zero) {
     shiftInput(weights, depth * units, &st.weights);
-    st.rhs = std::make_unique<GemmRhs>(st.weights.data(), depth, units, depth, true, weight_zero);
+    st.rhs = std::make_unique<lowp::GemmRhs>(st.weights.data(), depth, units, depth, true, weight_zero);
     st.weights_source = weights;
   }
   st.acc.resize(static_cast<std::size_t>(batch * units));
-  GemmLhs lhs;
+  lowp::GemmLhs lhs;
   lhs.data = st.input.data();
   lhs.m = batch;
   lhs.k = depth;
   lhs.lda = depth;
   lhs.zero_point = 128 - r.input_offset;
-  const GemmBackend backend = defaultGemmBackend();
-  last_ = gemmBackendName(backend);
-  gemm(backend, lhs, *st.rhs, st.acc.data(), units, pool,
+  const lowp::GemmBackend backend = lowp::defaultGemmBackend();
+  last_ = lowp::gemmBackendName(backend);
+  lowp::gemm(backend, lhs, *st.rhs, st.acc.data(), units, pool,
        requantizer(st.requantizerFor(r, units, depth, true), st.acc.data(), bias, output));
 }
 
-}  // namespace gds::engine::quantized::tfl
+}  // namespace gds::engine::tflite

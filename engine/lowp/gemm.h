@@ -20,14 +20,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/quantized/gemm_avx2.h"
+#include "engine/lowp/gemm_avx2.h"
 #include "model/status.h"
 
 namespace gds::engine {
 class ThreadPool;
 }
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 enum class GemmBackend { kReference, kGemmlowp, kDnnl, kAvx2 };
 
@@ -110,4 +110,4 @@ bool dnnlGemm(const std::uint8_t* a, std::int64_t m, std::int64_t k, std::int64_
               std::int64_t ldc);
 }  // namespace detail
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

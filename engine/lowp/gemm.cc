@@ -1,4 +1,4 @@
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,7 +8,7 @@
 #include "engine/cpu_features.h"
 #include "engine/thread_pool.h"
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 const char* gemmBackendName(GemmBackend backend) {
   switch (backend) {
@@ -161,4 +161,4 @@ void gemm(GemmBackend backend, const GemmLhs& lhs, const GemmRhs& rhs, std::int3
   }
 }
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

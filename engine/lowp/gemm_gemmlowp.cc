@@ -8,9 +8,9 @@
 #define GEMMLOWP_ALLOW_SLOW_SCALAR_FALLBACK
 #include <gemmlowp/public/gemmlowp.h>
 
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
 
-namespace gds::engine::quantized::detail {
+namespace gds::engine::lowp::detail {
 
 void gemmlowpGemm(const std::uint8_t* a, std::int64_t m, std::int64_t k, std::int64_t lda, std::int32_t a_zero,
                   const std::uint8_t* b, std::int64_t n, std::int32_t b_zero, std::int32_t* c, std::int64_t ldc) {
@@ -29,4 +29,4 @@ void gemmlowpGemm(const std::uint8_t* a, std::int64_t m, std::int64_t k, std::in
       &context, lhs, rhs, &result, -a_zero, -b_zero, empty_pipeline);
 }
 
-}  // namespace gds::engine::quantized::detail
+}  // namespace gds::engine::lowp::detail

@@ -1,16 +1,18 @@
 // Kernels of the TFLite dialect's ops (tfl.conv_2d, tfl.add, ...; see
 // model/tflite/dialect.h), float32 and int8, with TensorFlow Lite's
-// semantics: the float loops of engine/ops/tflite.h and the int8 arithmetic
-// of engine/quantized/tflite.h. Quantization parameters come from the dialect
+// semantics: the float loops of engine/tflite/float32.h and the int8 arithmetic
+// of engine/tflite/int8.h. Quantization parameters come from the dialect
 // attrs of the producing nodes (inputs) and of the node itself (output 0), so
 // what runs here is what the .tflite file says.
-// The kernels live in one file per op family (tflite_conv.cc,
-// tflite_elementwise.cc, tflite_pooling.cc, tflite_array.cc); this file
+// The kernels live in one file per op family (conv.cc,
+// elementwise.cc, pooling.cc, array.cc); this file
 // registers them and tfl.no_value.
+#include "engine/tflite/kernels/register.h"
+
 #include <memory>
 #include <vector>
 
-#include "engine/quantized/kernels/tflite_kernel.h"
+#include "engine/tflite/kernels/kernel_util.h"
 
 namespace gds::engine {
 

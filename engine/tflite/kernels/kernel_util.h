@@ -1,6 +1,6 @@
 // The base class and helpers shared by the TFLite dialect's kernel files
-// (tflite.cc registers them; tflite_conv.cc, tflite_elementwise.cc,
-// tflite_pooling.cc and tflite_array.cc hold the kernels by op family):
+// (register.cc registers them; conv.cc, elementwise.cc,
+// pooling.cc and array.cc hold the kernels by op family):
 // dtype, fused activation and per-tensor quantization read from the dialect.
 #pragma once
 
@@ -12,15 +12,13 @@
 #include <vector>
 
 #include "engine/kernel.h"
-#include "engine/ops/tflite.h"
-#include "engine/quantized/tflite.h"
+#include "engine/tflite/float32.h"
+#include "engine/tflite/int8.h"
 #include "model/tflite/dialect.h"
 
 namespace gds::engine::tflkern {
 
 namespace mt = model::tflite;
-namespace qt = quantized::tfl;
-namespace ft = ops::tfl;
 using tensorflow::DT_FLOAT;
 using tensorflow::DT_INT32;
 using tensorflow::DT_INT64;
@@ -84,7 +82,7 @@ class TflKernel : public OpKernel {
   Status readActivation(const KernelInit& init) {
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("fused_activation_function", &activation_, "NONE"));
     float lo, hi;
-    if (!ft::activationRange(activation_.c_str(), &lo, &hi))
+    if (!tflite::activationRange(activation_.c_str(), &lo, &hi))
       return init.error("fused_activation_function " + activation_ +
                         " is not supported (NONE, RELU, RELU6 and RELU_N1_TO_1 are)");
     fmin_ = lo;
@@ -92,7 +90,7 @@ class TflKernel : public OpKernel {
     return Status::Ok();
   }
   Status int8ActivationRange(const KernelInit& init, const QParams& out) {
-    if (!qt::activationRange(activation_.c_str(), out.scale, out.zero_point, &qmin_, &qmax_))
+    if (!tflite::activationRange(activation_.c_str(), out.scale, out.zero_point, &qmin_, &qmax_))
       return init.error("fused_activation_function " + activation_ + " is not supported for int8");
     return Status::Ok();
   }
@@ -140,9 +138,9 @@ KernelFactory make(Args... args) {
 }
 
 // One register function per kernel file.
-void registerConvKernels(KernelRegistry& registry);         // tflite_conv.cc
-void registerElementwiseKernels(KernelRegistry& registry);  // tflite_elementwise.cc
-void registerPoolingKernels(KernelRegistry& registry);      // tflite_pooling.cc
-void registerArrayKernels(KernelRegistry& registry);        // tflite_array.cc
+void registerConvKernels(KernelRegistry& registry);         // conv.cc
+void registerElementwiseKernels(KernelRegistry& registry);  // elementwise.cc
+void registerPoolingKernels(KernelRegistry& registry);      // pooling.cc
+void registerArrayKernels(KernelRegistry& registry);        // array.cc
 
 }  // namespace gds::engine::tflkern

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/quantized/kernels/tflite_kernel.h"
-#include "engine/quantized/tflite_fast.h"
+#include "engine/tflite/fast.h"
+#include "engine/tflite/kernels/kernel_util.h"
 
 namespace gds::engine::tflkern {
 
@@ -42,37 +42,33 @@ class PoolKernel : public TflKernel {
     const Tensor& x = ctx.input(0);
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
     if (x.dims() != 4) return ctx.error("input must be 4-D NHWC, got " + shapeStr(x.shape()));
-    qt::ConvShape s;
+    ops::ConvGeometry s;
     s.batch = x.dim(0);
     s.in_h = x.dim(1);
     s.in_w = x.dim(2);
     s.in_c = s.out_c = x.dim(3);
-    s.k_h = k_h_;
-    s.k_w = k_w_;
+    s.filter_h = k_h_;
+    s.filter_w = k_w_;
     s.stride_h = stride_h_;
     s.stride_w = stride_w_;
-    if (!windowDim(padding_, s.in_h, s.k_h, s.stride_h, 1, &s.out_h, &s.pad_top) ||
-        !windowDim(padding_, s.in_w, s.k_w, s.stride_w, 1, &s.out_w, &s.pad_left))
+    if (!windowDim(padding_, s.in_h, s.filter_h, s.stride_h, 1, &s.out_h, &s.pad_top) ||
+        !windowDim(padding_, s.in_w, s.filter_w, s.stride_w, 1, &s.out_w, &s.pad_left))
       return ctx.error("the window " + std::to_string(k_h_) + "x" + std::to_string(k_w_) + " does not fit the input " +
                        shapeStr(x.shape()));
     Tensor* y = ctx.allocateOutput(0, type_, {s.batch, s.out_h, s.out_w, s.out_c});
     if (type_ == DT_FLOAT) {
-      ft::FloatConvShape fs;
-      fs.batch = s.batch; fs.in_h = s.in_h; fs.in_w = s.in_w; fs.in_c = s.in_c; fs.out_c = s.out_c;
-      fs.out_h = s.out_h; fs.out_w = s.out_w; fs.k_h = s.k_h; fs.k_w = s.k_w;
-      fs.stride_h = s.stride_h; fs.stride_w = s.stride_w; fs.pad_top = s.pad_top; fs.pad_left = s.pad_left;
-      if (max_) ft::maxPoolReference(fs, fmin_, fmax_, x.data<float>(), y->data<float>());
-      else ft::averagePoolReference(fs, fmin_, fmax_, x.data<float>(), y->data<float>());
+      if (max_) tflite::maxPoolReference(s, fmin_, fmax_, x.data<float>(), y->data<float>());
+      else tflite::averagePoolReference(s, fmin_, fmax_, x.data<float>(), y->data<float>());
     } else if (ctx.referenceKernels()) {
-      if (max_) qt::maxPoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
-      else qt::averagePoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
+      if (max_) tflite::maxPoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
+      else tflite::averagePoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
     } else {
       const std::int8_t* in = x.data<std::int8_t>();
       std::int8_t* out = y->data<std::int8_t>();
-      const double cost = static_cast<double>(s.out_w * s.out_c * s.k_h * s.k_w);
+      const double cost = static_cast<double>(s.out_w * s.out_c * s.filter_h * s.filter_w);
       ctx.pool().parallelFor(s.batch * s.out_h, cost, [&](std::int64_t begin, std::int64_t end) {
-        if (max_) qt::maxPoolRows(s, qmin_, qmax_, in, begin, end, out);
-        else qt::averagePoolRows(s, qmin_, qmax_, in, begin, end, out);
+        if (max_) tflite::maxPoolRows(s, qmin_, qmax_, in, begin, end, out);
+        else tflite::averagePoolRows(s, qmin_, qmax_, in, begin, end, out);
       });
     }
     return Status::Ok();
@@ -131,14 +127,15 @@ class MeanKernel : public TflKernel {
     }
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
     if (type_ == DT_FLOAT)
-      ft::meanReference(x.data<float>(), outer, inner, trailing, y->data<float>());
+      tflite::meanReference(x.data<float>(), outer, inner, trailing, y->data<float>());
     else {
       // reduce.cc takes optimized_integer_ops::Mean for exactly this case
       // (the axis values as given, not normalized).
       const bool spatial = keep_dims_ && rank == 4 && axes.size() == 2 &&
                            ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
-      const qt::MeanParams p = qt::meanParams(in_.scale, in_.zero_point, out_.scale, out_.zero_point, inner, spatial);
-      qt::meanReference(p, x.data<std::int8_t>(), outer, inner, trailing, y->data<std::int8_t>());
+      const tflite::MeanParams p =
+          tflite::meanParams(in_.scale, in_.zero_point, out_.scale, out_.zero_point, inner, spatial);
+      tflite::meanReference(p, x.data<std::int8_t>(), outer, inner, trailing, y->data<std::int8_t>());
     }
     return Status::Ok();
   }
@@ -232,10 +229,10 @@ class ResizeBilinearKernel : public TflKernel {
     if (x.dim(1) < 1 || x.dim(2) < 1) return ctx.error("cannot resize an empty image " + shapeStr(x.shape()));
     Tensor* y = ctx.allocateOutput(0, type_, {x.dim(0), size[0], size[1], x.dim(3)});
     if (type_ == DT_FLOAT)
-      ft::resizeBilinearReference(x.data<float>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
+      tflite::resizeBilinearReference(x.data<float>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
                                   align_corners_, half_pixel_centers_, y->data<float>());
     else
-      qt::resizeBilinearReference(x.data<std::int8_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
+      tflite::resizeBilinearReference(x.data<std::int8_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
                                   align_corners_, half_pixel_centers_, y->data<std::int8_t>());
     return Status::Ok();
   }

@@ -6,7 +6,7 @@
 // [k pairs][16][2] int16; activations packed per block of rows into tiles of
 // 5 rows, [5][k pairs][2]; a 5 x 16 tile of accumulators lives in 10
 // registers; K is cut into blocks that keep a weight panel in L1.
-#include "engine/quantized/gemm_avx2.h"
+#include "engine/lowp/gemm_avx2.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,7 +18,7 @@
 #include <immintrin.h>
 #endif
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 namespace {
 constexpr std::int64_t kMr = 5, kNr = 16;
@@ -185,4 +185,4 @@ void Avx2Gemm::run(const std::uint8_t* a, std::int64_t rows, std::int64_t lda, s
   runAny(a, rows, lda, a_offset, c, ldc);
 }
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

@@ -8,12 +8,12 @@
 // accumulates and requantizes in registers; others the engine's vector
 // depthwise loop. Integer accumulation is exact and the
 // requantization computes TFLite's own rounding, so the results are
-// bit-identical to the reference loops of tflite.h. The element-wise ops,
+// bit-identical to the reference loops of int8.h. The element-wise ops,
 // pools and QUANTIZE have vector versions here too.
 //
-// Implemented in tflite_fast.cc (Requantizer, the element-wise ops, QUANTIZE,
-// the pools) and tflite_layers.cc (FastLayer), with the fixed-point
-// arithmetic they share in tflite_multiplier.h.
+// Implemented in fast.cc (Requantizer, the element-wise ops, QUANTIZE,
+// the pools) and fast_layer.cc (FastLayer), with the fixed-point
+// arithmetic they share in multiplier.h.
 //
 // The engine's GEMM takes uint8 activations: an int8 value x with zero point
 // z is the uint8 x + 128 with zero point z + 128 (always in [0, 255]), and
@@ -25,16 +25,16 @@
 #include <memory>
 #include <vector>
 
-#include "engine/quantized/gemm_avx2.h"
-#include "engine/quantized/tflite.h"
+#include "engine/lowp/gemm_avx2.h"
+#include "engine/tflite/int8.h"
 
 namespace gds::engine {
 class ThreadPool;
 }
 
-namespace gds::engine::quantized::tfl {
+namespace gds::engine::tflite {
 
-// TFLite's requantization (requantizeRows of tflite.h: bias added,
+// TFLite's requantization (requantizeRows of int8.h: bias added,
 // MultiplyByQuantizedMultiplier per channel, output offset, activation clamp)
 // with the per-channel constants laid out for the vector loop (AVX2, chosen at
 // run time; the plain loop elsewhere). Same bits as requantizeRows.
@@ -45,7 +45,7 @@ class Requantizer {
   // before its bias (depth * the largest |input + offset| * the largest
   // |weight + offset|), 0 when unknown. Where it and the bias keep every
   // value small enough, the AVX2 loop takes a shorter exact form
-  // (mbqm8Narrow of tflite_multiplier.h).
+  // (mbqm8Narrow of multiplier.h).
   Requantizer(const Requant& r, std::int64_t channels, std::int64_t accumulator_bound = 0);
   std::int64_t channels() const { return channels_; }
   // acc[rows][channels] (bias not yet added; bias may be null) -> output.
@@ -79,9 +79,9 @@ void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t 
 // maxPoolReference / averagePoolReference on output rows [row_begin,
 // row_end) (row = batch * out_h + y), channels innermost so the compiler
 // vectorizes them.
-void maxPoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+void maxPoolRows(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                  std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
-void averagePoolRows(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+void averagePoolRows(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                      std::int64_t row_begin, std::int64_t row_end, std::int8_t* output);
 
 // What a layer keeps between runs: the prepared weights (for constant
@@ -94,9 +94,9 @@ class FastLayer {
   FastLayer(const FastLayer&) = delete;
   FastLayer& operator=(const FastLayer&) = delete;
 
-  // Conv / depthwise with the geometry s; weights as tflite.h's loops take
+  // Conv / depthwise with the geometry s; weights as int8.h's loops take
   // them and constant across runs (the same pointer means the same values).
-  void conv(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
+  void conv(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
             const std::int32_t* bias, std::int8_t* output, const ThreadPool* pool);
   // input [batch, depth], weights [units, depth].
   void fullyConnected(const Requant& r, const std::int8_t* input, const std::int8_t* weights, const std::int32_t* bias,
@@ -113,4 +113,4 @@ class FastLayer {
   const char* last_ = "";
 };
 
-}  // namespace gds::engine::quantized::tfl
+}  // namespace gds::engine::tflite

@@ -1,4 +1,4 @@
-// TensorFlow Lite's int8 arithmetic, the specification loops (see tflite.h).
+// TensorFlow Lite's int8 arithmetic, the specification loops (see int8.h).
 // Every formula follows tensorflow/lite/kernels/internal/common.h,
 // quantization_util.cc and reference/integer_ops/*.h; the comments name the
 // TFLite function each piece reproduces.
@@ -8,11 +8,11 @@
 #include <limits>
 #include <string>
 
-#include "engine/quantized/tflite.h"
+#include "engine/tflite/int8.h"
 
-#include "engine/ops/tflite.h"
+#include "engine/tflite/float32.h"
 
-namespace gds::engine::quantized::tfl {
+namespace gds::engine::tflite {
 
 namespace {
 
@@ -84,7 +84,7 @@ bool activationRange(const char* activation, float scale, std::int32_t zero_poin
   // The float bounds of the fused activation, quantized where finite and
   // clamped to int8 (TFLite's CalculateActivationRangeQuantized).
   float lo = 0, hi = 0;
-  if (!ops::tfl::activationRange(activation, &lo, &hi)) return false;
+  if (!activationRange(activation, &lo, &hi)) return false;
   auto quantize = [&](float f) { return zero_point + static_cast<std::int32_t>(roundAway(f / scale)); };
   const std::int32_t qmin = -128, qmax = 127;
   *act_min = std::isinf(lo) ? qmin : std::max(qmin, quantize(lo));
@@ -111,21 +111,21 @@ inline std::int8_t requantizeOne(const Requant& r, std::int32_t acc, std::int64_
 }
 }  // namespace
 
-void convReference(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
+void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                    const std::int32_t* bias, std::int8_t* output) {
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
           std::int32_t acc = 0;
-          for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
-            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
+          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
             if (iy < 0 || iy >= s.in_h) continue;
-            for (std::int64_t fx = 0; fx < s.k_w; ++fx) {
-              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
               if (ix < 0 || ix >= s.in_w) continue;
               const std::int8_t* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
-              const std::int8_t* f = filter + ((oc * s.k_h + fy) * s.k_w + fx) * s.in_c;
+              const std::int8_t* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
               for (std::int64_t ic = 0; ic < s.in_c; ++ic)
                 acc += static_cast<std::int32_t>(f[ic]) * (static_cast<std::int32_t>(in[ic]) + r.input_offset);
             }
@@ -135,28 +135,29 @@ void convReference(const ConvShape& s, const Requant& r, const std::int8_t* inpu
         }
 }
 
-void depthwiseReference(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
-                        const std::int32_t* bias, std::int8_t* output) {
+void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input,
+                        const std::int8_t* filter, const std::int32_t* bias, std::int8_t* output) {
+  const std::int64_t channels = s.outputChannels(true);  // out_c is the multiplier
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t ic = 0; ic < s.in_c; ++ic)
-          for (std::int64_t m = 0; m < s.depth_multiplier; ++m) {
-            const std::int64_t oc = ic * s.depth_multiplier + m;
+          for (std::int64_t m = 0; m < s.out_c; ++m) {
+            const std::int64_t oc = ic * s.out_c + m;
             std::int32_t acc = 0;
-            for (std::int64_t fy = 0; fy < s.k_h; ++fy) {
-              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dil_h;
+            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
               if (iy < 0 || iy >= s.in_h) continue;
-              for (std::int64_t fx = 0; fx < s.k_w; ++fx) {
-                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dil_w;
+              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
                 if (ix < 0 || ix >= s.in_w) continue;
                 const std::int32_t in = input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
-                const std::int32_t f = filter[(fy * s.k_w + fx) * s.out_c + oc];
+                const std::int32_t f = filter[(fy * s.filter_w + fx) * channels + oc];
                 acc += f * (in + r.input_offset);
               }
             }
             if (bias) acc += bias[oc];
-            output[((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = requantizeOne(r, acc, oc);
+            output[((b * s.out_h + oy) * s.out_w + ox) * channels + oc] = requantizeOne(r, acc, oc);
           }
 }
 
@@ -229,13 +230,13 @@ std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std
 
 namespace {
 template <typename Reduce>
-void poolLoop(const ConvShape& s, const std::int8_t* input, std::int8_t* output, Reduce reduce) {
+void poolLoop(const ops::ConvGeometry& s, const std::int8_t* input, std::int8_t* output, Reduce reduce) {
   for (std::int64_t b = 0; b < s.batch; ++b)
     for (std::int64_t oy = 0; oy < s.out_h; ++oy)
       for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
         const std::int64_t y0 = oy * s.stride_h - s.pad_top, x0 = ox * s.stride_w - s.pad_left;
-        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.k_h, s.in_h - y0);
-        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.k_w, s.in_w - x0);
+        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.filter_h, s.in_h - y0);
+        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.filter_w, s.in_w - x0);
         for (std::int64_t c = 0; c < s.in_c; ++c)
           output[((b * s.out_h + oy) * s.out_w + ox) * s.in_c + c] = reduce(
               [&](auto fn) {
@@ -247,8 +248,8 @@ void poolLoop(const ConvShape& s, const std::int8_t* input, std::int8_t* output,
 }
 }  // namespace
 
-void averagePoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
-                          std::int8_t* output) {
+void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
+                          const std::int8_t* input, std::int8_t* output) {
   poolLoop(s, input, output, [&](auto each) {
     std::int32_t acc = 0, count = 0;
     each([&](std::int8_t v) {
@@ -260,7 +261,7 @@ void averagePoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t
   });
 }
 
-void maxPoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                       std::int8_t* output) {
   poolLoop(s, input, output, [&](auto each) {
     std::int32_t m = std::numeric_limits<std::int8_t>::lowest();
@@ -462,4 +463,4 @@ void resizeBilinearReference(const std::int8_t* input, std::int64_t batch, std::
     }
 }
 
-}  // namespace gds::engine::quantized::tfl
+}  // namespace gds::engine::tflite

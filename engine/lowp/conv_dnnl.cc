@@ -2,7 +2,7 @@
 // C++ API reports failures with exceptions; they stay in this file: a
 // convolution that cannot be made is a null result and conv2D keeps its
 // im2col + GEMM path.
-#include "engine/quantized/conv_dnnl.h"
+#include "engine/lowp/conv_dnnl.h"
 
 #include <algorithm>
 #include <cstring>
@@ -13,7 +13,7 @@
 #include "engine/ops/dnnl_common.h"
 #include "engine/thread_pool.h"
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 #ifdef GDS_HAVE_DNNL
 
@@ -38,7 +38,7 @@ struct ZeroPointSums {
   std::vector<std::int32_t> sums;  // [row class][column class][channel]
 
   // weights: HWIO int8 [fh, fw, in_c, out_c].
-  void build(const ops::Conv2DShape& s, const std::int8_t* weights) {
+  void build(const ops::ConvGeometry& s, const std::int8_t* weights) {
     channels = s.out_c;
     // Valid filter rows [first, last) of each output row, as classes.
     auto classes = [](std::int64_t out, std::int64_t in, std::int64_t filter, std::int64_t stride,
@@ -87,7 +87,7 @@ struct ZeroPointSums {
 
   // Subtracts `scaled` (x_zero * the sums) from output rows [row_begin,
   // row_end).
-  void subtract(const ops::Conv2DShape& s, const std::vector<std::uint32_t>& scaled, std::int64_t row_begin,
+  void subtract(const ops::ConvGeometry& s, const std::vector<std::uint32_t>& scaled, std::int64_t row_begin,
                 std::int64_t row_end, std::int32_t* output) const {
     for (std::int64_t r = row_begin; r < row_end; ++r) {
       const std::int64_t oy = (r / s.out_w) % s.out_h, ox = r % s.out_w;
@@ -104,7 +104,7 @@ struct ZeroPointSums {
 // (w_zero - 128) * sum over the window of (x - x_zero), subtracted from
 // every channel of output rows [row_begin, row_end) (wrapping, as the int32
 // accumulators do).
-void subtractWindowSums(const ops::Conv2DShape& s, const std::uint8_t* input, std::int32_t input_zero,
+void subtractWindowSums(const ops::ConvGeometry& s, const std::uint8_t* input, std::int32_t input_zero,
                         std::int32_t weight_offset, std::int64_t row_begin, std::int64_t row_end,
                         std::int32_t* output) {
   for (std::int64_t row = row_begin; row < row_end; ++row) {
@@ -157,7 +157,7 @@ struct DnnlConv2D::Impl {
     std::int64_t row_begin = 0, row_end = 0;  // output rows (pixels) it computes
     std::int64_t ch_begin = 0, ch_end = 0;    // output channels; 0, 0: all
   };
-  ops::Conv2DShape s;
+  ops::ConvGeometry s;
   bool depthwise = false;
   std::int64_t channels = 0;  // of the output
   std::vector<Part> parts;
@@ -172,7 +172,7 @@ struct DnnlConv2D::Impl {
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
   // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
-  static bool make(const ops::Conv2DShape& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
+  static bool make(const ops::ConvGeometry& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
                    const Part* share, Part* part, std::string* impl) {
     const std::int64_t out_c = depthwise ? p.in_c * p.out_c : p.out_c;
     const memory::dims src_dims = {p.batch, p.in_c, p.in_h, p.in_w};
@@ -268,12 +268,12 @@ struct DnnlConv2D::Impl {
 DnnlConv2D::DnnlConv2D(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DnnlConv2D::~DnnlConv2D() = default;
 
-std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const GemmRhs& rhs, int threads) {
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const GemmRhs& rhs, int threads) {
   if (!rhs.s8() || rhs.k() != s.filter_h * s.filter_w * s.in_c || rhs.n() != s.out_c) return nullptr;
   return create(s, rhs.s8(), rhs.zeroPoint() - 128, false, threads);
 }
 
-std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const std::int8_t* weights,
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const std::int8_t* weights,
                                                std::int32_t weight_zero, bool depthwise, int threads) {
   if (!weights || s.batch <= 0 || s.out_h <= 0 || s.out_w <= 0 || s.out_c <= 0 || (depthwise && weight_zero != 0))
     return nullptr;
@@ -301,7 +301,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
         part.row_end = m;
         part.ch_begin = begin;
         part.ch_end = end;
-        ops::Conv2DShape p = s;
+        ops::ConvGeometry p = s;
         p.out_c = part.ch_end - part.ch_begin;
         std::string name;
         if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name)) return nullptr;
@@ -318,7 +318,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
       }
       for (std::int64_t i = 0; i < bands; ++i) {
         const std::int64_t u0 = units * i / bands, u1 = units * (i + 1) / bands;
-        ops::Conv2DShape p = s;
+        ops::ConvGeometry p = s;
         Impl::Part part;
         if (s.batch > 1) {
           p.batch = u1 - u0;
@@ -350,7 +350,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape& s, const 
 void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output,
                      const ThreadPool* pool, const GemmEpilogue& epilogue) const {
   const Impl& im = *impl_;
-  const ops::Conv2DShape& s = im.s;
+  const ops::ConvGeometry& s = im.s;
   const bool zero_share = !im.depthwise && input_zero != 0;
   const std::vector<std::uint32_t> zero_scaled = zero_share ? im.zero_sums.scaled(input_zero) : std::vector<std::uint32_t>();
   auto finish = [&](std::int64_t r0, std::int64_t r1) {
@@ -405,8 +405,8 @@ struct DnnlConv2D::Impl {
 };
 DnnlConv2D::DnnlConv2D(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 DnnlConv2D::~DnnlConv2D() = default;
-std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape&, const GemmRhs&, int) { return nullptr; }
-std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::Conv2DShape&, const std::int8_t*, std::int32_t, bool, int) {
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const GemmRhs&, int) { return nullptr; }
+std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const std::int8_t*, std::int32_t, bool, int) {
   return nullptr;
 }
 void DnnlConv2D::run(const std::uint8_t*, std::int32_t, std::int32_t*, const ThreadPool*,
@@ -418,4 +418,4 @@ std::string dnnlIsa() { return ""; }
 
 #endif
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

@@ -26,14 +26,14 @@
 #include <memory>
 #include <string>
 
-#include "engine/ops/conv.h"
-#include "engine/quantized/gemm.h"
+#include "engine/lowp/gemm.h"
+#include "engine/ops/conv_geometry.h"
 
 namespace gds::engine {
 class ThreadPool;
 }
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 class DnnlConv2D {
  public:
@@ -41,11 +41,11 @@ class DnnlConv2D {
   // The convolution s with rhs's weights ((fh*fw*c) x oc, HWIO) for a pool
   // of `threads` threads. Null when oneDNN is not built in or has no exact
   // (VNNI / AMX) kernel for the shape.
-  static std::unique_ptr<DnnlConv2D> create(const ops::Conv2DShape& s, const GemmRhs& rhs, int threads);
+  static std::unique_ptr<DnnlConv2D> create(const ops::ConvGeometry& s, const GemmRhs& rhs, int threads);
   // The same from int8 weights: HWIO, or [fh, fw, c, multiplier] when
   // depthwise (s.out_c = multiplier), whose zero point is weight_zero
   // (depthwise: 0 only).
-  static std::unique_ptr<DnnlConv2D> create(const ops::Conv2DShape& s, const std::int8_t* weights,
+  static std::unique_ptr<DnnlConv2D> create(const ops::ConvGeometry& s, const std::int8_t* weights,
                                             std::int32_t weight_zero, bool depthwise, int threads);
   // output: (batch * out_h * out_w) x channels accumulators (channels:
   // out_c, or in_c * multiplier when depthwise); `epilogue` runs on blocks
@@ -69,4 +69,4 @@ bool dnnlConvCompiled();
 // "avx512_core_vnni", ...; ONEDNN_MAX_CPU_ISA lowers it), "" without oneDNN.
 std::string dnnlIsa();
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

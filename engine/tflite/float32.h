@@ -1,5 +1,5 @@
 // TensorFlow Lite's float32 kernels as plain loops (the adapters are
-// engine/quantized/kernels/tflite_*.cc): reference_ops conv, depthwise conv,
+// engine/tflite/kernels/): reference_ops conv, depthwise conv,
 // fully connected, pools, softmax, mean and resize bilinear, each summing in
 // the order TFLite's reference kernels do, with the fused activation as a
 // clamp to [act_min, act_max]; and strided slice, which moves elements of
@@ -10,31 +10,24 @@
 #include <string>
 #include <vector>
 
-namespace gds::engine::ops::tfl {
+#include "engine/ops/conv_geometry.h"
 
-// NHWC geometry; conv filter [out_c, k_h, k_w, in_c], depthwise filter
-// [1, k_h, k_w, out_c] with out_c = in_c * depth_multiplier.
-struct FloatConvShape {
-  std::int64_t batch = 0, in_h = 0, in_w = 0, in_c = 0;
-  std::int64_t out_h = 0, out_w = 0, out_c = 0;
-  std::int64_t k_h = 0, k_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  std::int64_t pad_top = 0, pad_left = 0, depth_multiplier = 1;
-};
+namespace gds::engine::tflite {
 
 // The clamp of a fused activation ("NONE", "RELU", "RELU6", "RELU_N1_TO_1");
 // false for others.
 bool activationRange(const char* activation, float* act_min, float* act_max);
 
-void convReference(const FloatConvShape& s, const float* input, const float* filter, const float* bias, float act_min,
-                   float act_max, float* output);
-void depthwiseReference(const FloatConvShape& s, const float* input, const float* filter, const float* bias,
+void convReference(const ops::ConvGeometry& s, const float* input, const float* filter, const float* bias,
+                   float act_min, float act_max, float* output);
+void depthwiseReference(const ops::ConvGeometry& s, const float* input, const float* filter, const float* bias,
                         float act_min, float act_max, float* output);
 // input [batch, depth], filter [units, depth].
 void fullyConnectedReference(const float* input, const float* filter, const float* bias, std::int64_t batch,
                              std::int64_t depth, std::int64_t units, float act_min, float act_max, float* output);
 // Average (cells outside the input not counted) and max pools, out_c = in_c.
-void averagePoolReference(const FloatConvShape& s, float act_min, float act_max, const float* input, float* output);
-void maxPoolReference(const FloatConvShape& s, float act_min, float act_max, const float* input, float* output);
+void averagePoolReference(const ops::ConvGeometry& s, float act_min, float act_max, const float* input, float* output);
+void maxPoolReference(const ops::ConvGeometry& s, float act_min, float act_max, const float* input, float* output);
 // exp((x - max) * beta) / sum over the last dimension.
 void softmaxReference(const float* input, std::int64_t rows, std::int64_t depth, float beta, float* output);
 // Mean of input viewed as [outer, inner, trailing] over `inner`.
@@ -71,4 +64,4 @@ bool stridedSlicePlan(const StridedSliceParams& p, const std::vector<std::int64_
 // Copies the selected elements of `element_size` bytes each, in order.
 void stridedSliceReference(const StridedSliceWalk& walk, std::size_t element_size, const void* input, void* output);
 
-}  // namespace gds::engine::ops::tfl
+}  // namespace gds::engine::tflite

@@ -1,21 +1,21 @@
 // The windows of a convolution as rows of a GEMM operand (im2col), shared by
-// the 8-bit GraphDef convolutions (ops.cc, uint8) and TFLite's int8 layers
-// (tflite_layers.cc).
+// the 8-bit GraphDef convolutions (conv.cc, uint8) and TFLite's int8 layers
+// (tflite/fast_layer.cc).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-#include "engine/ops/conv.h"
+#include "engine/ops/conv_geometry.h"
 
-namespace gds::engine::quantized {
+namespace gds::engine::lowp {
 
 // Output rows [row_begin, row_end) of s (row = (b * out_h + y) * out_w + x)
 // as rows of filter_h * filter_w * in_c values in (fy, fx, c) order, the
 // filter's, from `out` on (row row_begin first); cells outside the input
 // hold pad_value (the input's zero point, so they add nothing).
 template <typename T>
-void im2colRows(const ops::Conv2DShape& s, const T* input, T pad_value, std::int64_t row_begin, std::int64_t row_end,
+void im2colRows(const ops::ConvGeometry& s, const T* input, T pad_value, std::int64_t row_begin, std::int64_t row_end,
                 T* out) {
   const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
   for (std::int64_t r = row_begin; r < row_end; ++r) {
@@ -45,4 +45,4 @@ void im2colRows(const ops::Conv2DShape& s, const T* input, T pad_value, std::int
   }
 }
 
-}  // namespace gds::engine::quantized
+}  // namespace gds::engine::lowp

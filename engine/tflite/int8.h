@@ -3,7 +3,7 @@
 // tensorflow/lite/kernels/internal/quantization_util.cc and common.h, and the
 // integer loops of reference/integer_ops/*.h and of the builtin kernels TFLite
 // runs by default (softmax and logistic/tanh through lookup tables, as
-// activations.cc does for int8). tflite_reference.cc holds the loops that are
+// activations.cc does for int8). int8_reference.cc holds the loops that are
 // the specification; every value is computed exactly as TFLite computes it,
 // so an int8 .tflite gives here the bytes it gives on the device.
 #pragma once
@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace gds::engine::quantized::tfl {
+#include "engine/ops/conv_geometry.h"
+
+namespace gds::engine::tflite {
 
 // QuantizeMultiplier: real = quantized * 2^(shift - 31), quantized in
 // [2^30, 2^31) (0 for real 0); shift < 0 shifts right.
@@ -27,17 +29,6 @@ std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantize
 // other activations.
 bool activationRange(const char* activation, float scale, std::int32_t zero_point, std::int32_t* act_min,
                      std::int32_t* act_max);
-
-// NHWC convolution geometry shared by CONV_2D, DEPTHWISE_CONV_2D and the
-// pools: input [batch, in_h, in_w, in_c], output [batch, out_h, out_w, out_c].
-// Conv filter [out_c, k_h, k_w, in_c]; depthwise filter [1, k_h, k_w, out_c]
-// with out_c = in_c * depth_multiplier.
-struct ConvShape {
-  std::int64_t batch = 0, in_h = 0, in_w = 0, in_c = 0;
-  std::int64_t out_h = 0, out_w = 0, out_c = 0;
-  std::int64_t k_h = 0, k_w = 0, stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1;
-  std::int64_t pad_top = 0, pad_left = 0, depth_multiplier = 1;
-};
 
 // The output scaling of a layer: acc (int32, bias added) ->
 // multiplyByQuantizedMultiplier(acc, multiplier[c], shift[c]) + output_offset,
@@ -58,10 +49,10 @@ void convMultipliers(float input_scale, const std::vector<float>& filter_scales,
 
 // reference_integer_ops::ConvPerChannel / DepthwiseConvPerChannel: cells
 // outside the input add nothing (they stand for the input zero point).
-void convReference(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
+void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                    const std::int32_t* bias, std::int8_t* output);
-void depthwiseReference(const ConvShape& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
-                        const std::int32_t* bias, std::int8_t* output);
+void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input,
+                        const std::int8_t* filter, const std::int32_t* bias, std::int8_t* output);
 // The requantization alone, for accumulators computed elsewhere (the fast
 // path): acc[rows][channels] (bias not yet added) -> output.
 void requantizeRows(const Requant& r, const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
@@ -92,9 +83,9 @@ std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std
 
 // reference_integer_ops::AveragePool / MaxPool on raw values (input and
 // output share their quantization); cells outside the input are not counted.
-void averagePoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
-                          std::int8_t* output);
-void maxPoolReference(const ConvShape& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
+void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
+                          const std::int8_t* input, std::int8_t* output);
+void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                       std::int8_t* output);
 
 // MEAN int8 as TensorFlow Lite's reduce.cc runs it with its default kernels
@@ -185,4 +176,4 @@ void resizeBilinearReference(const std::int8_t* input, std::int64_t batch, std::
                              std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
                              bool half_pixel_centers, std::int8_t* output);
 
-}  // namespace gds::engine::quantized::tfl
+}  // namespace gds::engine::tflite
