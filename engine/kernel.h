@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/lowp/requantize.h"
 #include "engine/tensor.h"
 #include "engine/thread_pool.h"
 #include "model/proto.h"
@@ -41,6 +42,9 @@ class KernelInit {
   virtual bool referenceKernels() const = 0;
   // PlanOptions::winograd.
   virtual bool winogradAllowed() const { return true; }
+  // PlanOptions::arithmetic: whose int8 arithmetic the TFLite dialect's
+  // kernels follow.
+  virtual lowp::Arithmetic arithmetic() const { return lowp::kDefaultArithmetic; }
 
   // Attr helpers; errors name the node and the attr.
   const tensorflow::AttrValue* attr(const std::string& name) const;

@@ -20,6 +20,7 @@ using engine::lowp::Arithmetic;
 engine::PlanOptions armnnOptions() {
   engine::PlanOptions o;
   o.num_threads = 1;
+  o.arithmetic = Arithmetic::kArmnn;
   return o;
 }
 
@@ -56,6 +57,11 @@ TEST(ArmnnOracle, TensorFlowMadeFilesEqualArmnnAtEveryTensor) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();
   expectEveryTensorEqualToArmnn(sharedTfliteModels());
+}
+
+TEST(ArmnnOracle, EveryExportedInt8OpEqualsArmnn) {
+  GDS_REQUIRE_ARMNN();
+  expectEveryTensorEqualToArmnn(opCoverageModels());
 }
 
 }  // namespace
