@@ -1,7 +1,6 @@
 // gdstudio benchmark: TensorFlow benchmark_model's flags, run flow, log lines
 // and tables (Run Order, Top by Computation Time, Top by Memory Use, Summary
 // by node type), FLOPs estimate; plus CSV and JSON output.
-#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -9,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/benchmark_device.h"
 #include "app/flags.h"
 #include "app/test_reporter.h"
 #include "engine/eval/benchmark.h"
@@ -267,20 +267,14 @@ Result<BenchmarkRun> runBenchmark(BenchmarkArgs& a) {
   std::vector<std::string> fetches = a.outputs;
   for (const auto& t : a.targets) fetches.push_back("^" + t);
 
-  auto init_start = std::chrono::steady_clock::now();
-  // compileForInference in two steps, to keep the rewritten graph: its fused
-  // nodes name the graph ops they run in the tables.
-  std::shared_ptr<const tensorflow::GraphDef> compiled =
-      engine::optimizeForInference(*graph, a.names, fetches, a.plan, a.rewrites);
-  if (!compiled) compiled = graph;
-  auto plan = engine::Plan::compile(compiled, a.names, fetches, a.plan);
-  if (!plan.ok()) return Status::Error(a.graph_path + ": " + plan.error());
-  run.plan = std::move(*plan);
-  run.init_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - init_start).count();
+  auto compiled = engine::compileForBenchmark(graph, a.names, fetches, a.plan, a.rewrites);
+  if (!compiled.ok()) return Status::Error(a.graph_path + ": " + compiled.error());
+  run.plan = std::move(compiled->plan);
+  run.init_s = compiled->init_seconds;
 
   engine::BenchmarkOptions& options = a.benchmark;
-  options.graph_nodes = graph->node_size();
-  options.fused_ops = engine::fusedOpsByNode(*compiled);
+  options.graph_nodes = compiled->graph_nodes;
+  options.fused_ops = compiled->fused_ops;
   ProgressLine progress;
   if (progress.enabled())
     options.progress = [&progress, &options](const std::string& phase, int done) {
@@ -370,11 +364,41 @@ Status printBenchmark(const BenchmarkArgs& a, const BenchmarkRun& run) {
   return Status::Ok();
 }
 
+// --variants / --device: the graph's variants in turns, here and on the
+// device (app/benchmark_device.h).
+int runVariantsAndDevice(const Flags& flags, const BenchmarkArgs& a) {
+  if (!a.targets.empty()) return fail("--target_layer cannot be used with --variants or --device");
+  auto loaded = model::load(a.graph_path);
+  if (!loaded.ok()) return fail(loaded.error());
+  DeviceBenchmarkInputs in;
+  in.source.graph = std::move(loaded->graph);
+  in.source.path = a.graph_path;
+  in.source.is_tflite = loaded->kind == model::ModelKind::TFLite;
+  in.source.inputs = a.names;
+  in.source.input_types = a.types;
+  in.source.outputs = a.outputs;
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    auto t = makeFeed(a, i);
+    if (!t.ok()) return fail(t.error());
+    in.source.input_shapes.push_back(joinShape(t->shape()));
+    in.source.feeds.push_back(std::move(*t));
+  }
+  in.desktop = a.benchmark;
+  in.plan = a.plan;
+  in.optimize_graph = a.rewrites.fold_and_fuse;
+  in.num_threads = a.threads > 0 ? a.threads : -1;
+  in.format = a.format;
+  return runDeviceBenchmark(flags, in);
+}
+
 int runBenchmarkCommand(int argc, char** argv) {
-  Flags flags("benchmark", kUsage, benchmarkFlags());
+  std::vector<FlagSpec> specs = benchmarkFlags();
+  for (auto& f : deviceFlags()) specs.push_back(f);
+  Flags flags("benchmark", kUsage, specs);
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   auto args = parseBenchmarkFlags(flags);
   if (!args.ok()) return fail(args.error());
+  if (deviceRequested(flags)) return runVariantsAndDevice(flags, *args);
   auto run = runBenchmark(*args);
   if (!run.ok()) return fail(run.error());
   Status printed = printBenchmark(*args, *run);

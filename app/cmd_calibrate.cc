@@ -100,15 +100,11 @@ Result<CalibrateArgs> parseCalibrateFlags(const Flags& flags) {
 Result<std::vector<std::vector<engine::Tensor>>> loadSamples(const CalibrateArgs& a, const engine::InputSpec& input,
                                                              const std::vector<std::string>& paths,
                                                              ProgressLine& progress) {
-  std::vector<std::vector<engine::Tensor>> samples;
-  for (const std::string& path : paths) {
-    progress.update("calibrate: reading input " + std::to_string(samples.size() + 1) + "/" +
-                    std::to_string(paths.size()) + " " + path);
-    auto t = engine::loadSample(path, input, a.preprocess);
-    if (!t.ok()) return t.status();
-    samples.push_back({std::move(*t)});
-  }
-  return samples;
+  return engine::loadSamples(paths, input, a.preprocess,
+                             [&progress](std::size_t done, std::size_t total, const std::string& path) {
+                               progress.update("calibrate: reading input " + std::to_string(done + 1) + "/" +
+                                               std::to_string(total) + " " + path);
+                             });
 }
 
 // The range table (text) or records (json) and the closing line.
@@ -157,8 +153,7 @@ int runCalibrateCommand(int argc, char** argv) {
   if (!a.dataset.empty()) {
     auto dataset = engine::openDataset(a.dataset);
     if (!dataset.ok()) return fail("--dataset: " + dataset.error());
-    paths.clear();
-    for (const std::string& file : dataset->files) paths.push_back(dataset->dir + "/" + file);
+    paths = dataset->paths();
   }
   ProgressLine progress;
   auto samples = loadSamples(a, *input, paths, progress);

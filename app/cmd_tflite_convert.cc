@@ -14,7 +14,6 @@
 
 #include "app/flags.h"
 #include "engine/eval/dataset.h"
-#include "model/freeze.h"
 #include "model/io.h"
 #include "model/shape_inference.h"
 #include "model/tflite/builtin_ops.h"
@@ -158,26 +157,18 @@ struct ConvertInput {
   std::vector<model::Signature> signatures;
 };
 
-// A TF1 SavedModel frozen on the way; its signature supplies the input and
+// A SavedModel frozen on the way; its signature supplies the input and
 // output arrays the flags leave out.
 Result<ConvertInput> freezeSavedModel(ConvertArgs& a) {
   model::LoadOptions load;
   load.tags = splitString(a.tag_set, ',');
   auto loaded = model::load(a.saved_model, load);
   if (!loaded.ok()) return loaded.status();
-  if (loaded->kind != model::ModelKind::SavedModel) return Status::Error(a.saved_model + ": not a SavedModel directory");
-  model::FreezeOptions freeze;
-  freeze.signature = a.signature_key;
-  freeze.output_nodes = a.options.outputs;
-  auto frozen = model::freeze(*loaded, freeze);
-  if (!frozen.ok()) return Status::Error(a.saved_model + ": " + frozen.error());
+  auto frozen = transforms::tflite::freezeSavedModel(*loaded, a.signature_key, &a.options);
+  if (!frozen.ok()) return frozen.status();
   ConvertInput in;
   in.graph = std::move(frozen->graph);
-  if (a.options.inputs.empty())
-    for (const std::string& t : frozen->inputs) a.options.inputs.push_back(std::string(model::nodeNameOf(t)));
-  if (a.options.outputs.empty()) a.options.outputs = frozen->outputs;
-  for (const auto& s : loaded->signatures)
-    if (s.key == freeze.signature) in.signatures.push_back(s);
+  in.signatures = std::move(frozen->signatures);
   return in;
 }
 
@@ -195,51 +186,12 @@ Result<ConvertInput> loadConvertInput(ConvertArgs& a) {
 // --quantize=int8: the activation ranges observed on --calibration_data.
 // Returns the line that reports it.
 Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph) {
-  auto dataset = engine::openDataset(a.calibration_data);
-  if (!dataset.ok()) return Status::Error("--calibration_data: " + dataset.error());
-  std::vector<std::string> files;
-  for (const std::string& f : dataset->files) files.push_back(dataset->dir + "/" + f);
-  std::vector<std::string> inputs = a.options.inputs;
-  if (inputs.empty())
-    for (const auto& n : graph.node())
-      if (n.op() == "Placeholder") inputs.push_back(n.name());
-  engine::ImagePreprocess preprocess;
-  preprocess.mean = static_cast<float>(a.input_mean);
-  preprocess.std_dev = static_cast<float>(a.input_std);
-  const auto& shapes = a.options.input_shapes;
-  if (shapes.size() == 1 && shapes[0].size() == 4) {
-    preprocess.height = shapes[0][1];
-    preprocess.width = shapes[0][2];
-  }
-  auto samples = transforms::tflite::calibrationSamples(graph, inputs, files, preprocess, a.options.num_threads);
+  auto samples = transforms::tflite::calibrationFolder(graph, a.options, a.calibration_data,
+                                                       static_cast<float>(a.input_mean),
+                                                       static_cast<float>(a.input_std));
   if (!samples.ok()) return Status::Error("--calibration_data: " + samples.error());
   a.options.calibration = std::move(*samples);
-  return "Calibrated on " + std::to_string(files.size()) + " inputs from " + a.calibration_data;
-}
-
-// A SavedModel's signature, with the converted model's tensor names: inputs
-// keep their node names, outputs are the converter's output tensors. A
-// signature whose outputs the converter did not keep is left out.
-std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
-                                                  const transforms::tflite::ConvertResult& converted) {
-  std::vector<model::Signature> kept;
-  for (model::Signature& s : signatures) {
-    bool ok = true;
-    for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
-    for (auto& [alias, tensor] : s.outputs) {
-      const model::TensorRef ref = model::parseTensorName(tensor);
-      const std::string wanted = ref.node + ":" + std::to_string(ref.port);
-      bool found = false;
-      for (std::size_t k = 0; k < converted.outputs.size() && !found; ++k)
-        if (converted.outputs[k] == wanted) {
-          tensor = converted.graph_outputs[k];
-          found = true;
-        }
-      ok = ok && found;
-    }
-    if (ok) kept.push_back(std::move(s));
-  }
-  return kept;
+  return "Calibrated on " + std::to_string(a.options.calibration.size()) + " inputs from " + a.calibration_data;
 }
 
 // The converter's notes, the operators by builtin, the file's sizes.
@@ -279,7 +231,7 @@ int runTfliteConvert(int argc, char** argv) {
   auto converted = transforms::tflite::convertToTflite(input->graph, args->options);
   if (!converted.ok()) return fail(converted.error());
   model::tflite::WriteOptions write;
-  write.signatures = convertedSignatures(std::move(input->signatures), *converted);
+  write.signatures = transforms::tflite::convertedSignatures(std::move(input->signatures), *converted);
   model::tflite::WriteStats stats;
   Status saved = model::tflite::saveTflite(converted->graph, args->output, write, &stats);
   if (!saved.ok()) return fail(saved.message());

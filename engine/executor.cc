@@ -138,6 +138,7 @@ class Executor {
         ready_.push_back({&root_, 0, rf.nodes[l]});
     for (;;) {
       while (!ready_.empty()) {
+        if (im_.cancelled && im_.cancelled()) return Status::Error("cancelled");
         Ready r = ready_.back();
         ready_.pop_back();
         GDS_RETURN_IF_ERROR(process(r));

@@ -65,6 +65,7 @@ Result<std::unique_ptr<Plan>> Plan::compileImpl(const tensorflow::GraphDef& def,
   // A plan of a rewritten graph (engine/rewrite/) owns that graph.
   im.owned_graph = std::move(owner);
   im.reference = options.reference_kernels;
+  im.cancelled = options.cancelled;
   plan->feed_names_ = feeds;
   plan->fetch_names_ = fetches;
   GDS_RETURN_IF_ERROR(compilePlan(def, *graph_or, plan->feed_names_, plan->fetch_names_, options, im, plan->infos_));

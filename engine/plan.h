@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -82,6 +83,12 @@ struct PlanOptions {
   // int8 model on a phone), its built-in or its reference kernels, or Arm
   // NN's CpuRef (engine/lowp/requantize.h). Float graphs ignore it.
   lowp::Arithmetic arithmetic = lowp::kDefaultArithmetic;
+  // Polled by the executor before each node runs (on the thread calling
+  // Plan::run); once it returns true the run ends with the error
+  // "cancelled", as a Cancel button or Ctrl+C asks. Every plan the eval
+  // tools compile from these options (compare, calibrate, datasets) stops
+  // the same way.
+  std::function<bool()> cancelled;
 };
 
 // What the plan knows about one of its nodes (for profiles, FLOPs, the UI).

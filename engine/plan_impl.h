@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -86,6 +87,7 @@ struct Plan::Impl {
   std::shared_ptr<BufferPool> buffers = std::make_shared<BufferPool>();
   bool reference = false;
   bool has_control_flow = false;
+  std::function<bool()> cancelled;  // PlanOptions::cancelled
 };
 
 // Compiles `def` (indexed as `graph`) into im and infos (engine/

@@ -326,57 +326,25 @@ std::vector<std::string> findModels(const std::string& dir) {
 
 namespace {
 
-Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& options) {
-  if (Status side = checkNotSavedModelSideFile(path); !side.ok()) return side;
-  LoadedModel model;
-  model.path = path;
-  model.file = path;
-  std::error_code ec;
-  bool is_dir = fs::is_directory(path, ec);
-  if (is_dir) {
-    if (fs::exists(fs::path(path) / "saved_model.pb")) {
-      model.file = (fs::path(path) / "saved_model.pb").string();
-    } else if (fs::exists(fs::path(path) / "saved_model.pbtxt")) {
-      model.file = (fs::path(path) / "saved_model.pbtxt").string();
-    } else {
-      return Status::Error(path + ": not a SavedModel directory (it holds no saved_model.pb or saved_model.pbtxt)");
-    }
-  }
-  // A memory-mapped package is recognised from its last bytes and mapped, not
-  // read: reading it whole would page in (and copy) every weight.
-  if (!is_dir && isMemmappedFile(model.file)) {
-    auto mapped = MemmappedFile::open(model.file);
-    if (!mapped.ok()) return mapped.status();
-    model.kind = ModelKind::GraphDef;
-    model.file_bytes = static_cast<std::int64_t>((*mapped)->size());
-    model.graph = (*mapped)->takeGraph();
-    model.memmapped = true;
-    model.mapping = std::move(mapped).value();
-    return model;
-  }
-  // TensorFlow Lite: recognised by its file identifier, size-checked before
-  // the whole file is read.
-  if (!is_dir && isTfliteFile(model.file)) {
+// The model in `data`, the bytes of model->file, recognised by content:
+// TensorFlow Lite by its file identifier, protobuf text by its first field,
+// binary protobuf by trying the kind the file name suggests first.
+Status parseModel(const std::string& data, const LoadOptions& options, LoadedModel* out) {
+  LoadedModel& model = *out;
+  if (tflite::looksLikeTflite(data)) {
     const tflite::ReadLimits limits;
-    std::error_code size_ec;
-    const auto size = fs::file_size(model.file, size_ec);
-    if (!size_ec && size > limits.max_file_bytes)
-      return Status::Error(model.file + ": file of " + std::to_string(size) + " bytes exceeds the " +
+    if (data.size() > limits.max_file_bytes)
+      return Status::Error(model.file + ": " + std::to_string(data.size()) + " bytes exceed the " +
                            std::to_string(limits.max_file_bytes) + "-byte limit for TensorFlow Lite models");
-    auto bytes = readFile(model.file);
-    if (!bytes.ok()) return bytes.status();
-    auto read = tflite::readTflite(*bytes, model.file, limits);
+    auto read = tflite::readTflite(data, model.file, limits);
     if (!read.ok()) return read.status();
     model.kind = ModelKind::TFLite;
-    model.file_bytes = static_cast<std::int64_t>(bytes->size());
+    model.file_bytes = static_cast<std::int64_t>(data.size());
     model.graph = std::move(read->graph);
     model.signatures = std::move(read->signatures);
     model.producer = read->description;
-    return model;
+    return Status::Ok();
   }
-  auto bytes = readFile(model.file);
-  if (!bytes.ok()) return bytes.status();
-  const std::string& data = bytes.value();
   model.file_bytes = static_cast<std::int64_t>(data.size());
   if (data.empty()) return Status::Error(model.file + ": file is empty");
 
@@ -412,8 +380,7 @@ Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& op
                         "' is not a field of GraphDef, MetaGraphDef or SavedModel (expected 'node', "
                         "'meta_info_def' or 'meta_graphs')");
     }
-    if (!s.ok()) return s.withContext(model.file);
-    return model;
+    return s.withContext(model.file);
   }
 
   // Binary: try the kind the name suggests first, then the others, and keep
@@ -428,7 +395,7 @@ Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& op
       if (parseBinary(data, &graph) && plausibleGraph(graph)) {
         model.kind = kind;
         model.graph = std::move(graph);
-        return model;
+        return Status::Ok();
       }
     } else if (kind == ModelKind::MetaGraph) {
       tensorflow::MetaGraphDef meta;
@@ -437,7 +404,7 @@ Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& op
         model.kind = kind;
         takeMetaGraph(std::move(meta), &model);
         describeObjectGraph(&model);
-        return model;
+        return Status::Ok();
       }
     } else {
       tensorflow::SavedModel saved;
@@ -447,12 +414,55 @@ Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& op
         Status s = fromSavedModel(std::move(saved), options, &model);
         if (!s.ok()) return s.withContext(model.file);
         describeObjectGraph(&model);
-        return model;
+        return Status::Ok();
       }
     }
   }
   return Status::Error(model.file + ": not a valid " + std::string(modelKindName(order[0])) +
                        " (corrupt or truncated protobuf, " + std::to_string(data.size()) + " bytes)");
+}
+
+Result<LoadedModel> loadUnchecked(const std::string& path, const LoadOptions& options) {
+  if (Status side = checkNotSavedModelSideFile(path); !side.ok()) return side;
+  LoadedModel model;
+  model.path = path;
+  model.file = path;
+  std::error_code ec;
+  bool is_dir = fs::is_directory(path, ec);
+  if (is_dir) {
+    if (fs::exists(fs::path(path) / "saved_model.pb")) {
+      model.file = (fs::path(path) / "saved_model.pb").string();
+    } else if (fs::exists(fs::path(path) / "saved_model.pbtxt")) {
+      model.file = (fs::path(path) / "saved_model.pbtxt").string();
+    } else {
+      return Status::Error(path + ": not a SavedModel directory (it holds no saved_model.pb or saved_model.pbtxt)");
+    }
+  }
+  // A memory-mapped package is recognised from its last bytes and mapped, not
+  // read: reading it whole would page in (and copy) every weight.
+  if (!is_dir && isMemmappedFile(model.file)) {
+    auto mapped = MemmappedFile::open(model.file);
+    if (!mapped.ok()) return mapped.status();
+    model.kind = ModelKind::GraphDef;
+    model.file_bytes = static_cast<std::int64_t>((*mapped)->size());
+    model.graph = (*mapped)->takeGraph();
+    model.memmapped = true;
+    model.mapping = std::move(mapped).value();
+    return model;
+  }
+  // TensorFlow Lite: size-checked before the whole file is read.
+  if (!is_dir && isTfliteFile(model.file)) {
+    const tflite::ReadLimits limits;
+    std::error_code size_ec;
+    const auto size = fs::file_size(model.file, size_ec);
+    if (!size_ec && size > limits.max_file_bytes)
+      return Status::Error(model.file + ": file of " + std::to_string(size) + " bytes exceeds the " +
+                           std::to_string(limits.max_file_bytes) + "-byte limit for TensorFlow Lite models");
+  }
+  auto bytes = readFile(model.file);
+  if (!bytes.ok()) return bytes.status();
+  GDS_RETURN_IF_ERROR(parseModel(*bytes, options, &model));
+  return model;
 }
 
 }  // namespace
@@ -461,6 +471,15 @@ Result<LoadedModel> load(const std::string& path, const LoadOptions& options) {
   auto model = loadUnchecked(path, options);
   if (!model.ok()) return model;
   if (Status valid = validateGraph(model->graph); !valid.ok()) return valid.withContext(model->file);
+  return model;
+}
+
+Result<LoadedModel> loadBytes(const std::string& bytes, const std::string& name, const LoadOptions& options) {
+  LoadedModel model;
+  model.path = name;
+  model.file = name;
+  GDS_RETURN_IF_ERROR(parseModel(bytes, options, &model));
+  if (Status valid = validateGraph(model.graph); !valid.ok()) return valid.withContext(name);
   return model;
 }
 

@@ -90,6 +90,12 @@ struct LoadOptions {
 };
 
 Result<LoadedModel> load(const std::string& path, const LoadOptions& options = {});
+// A model held in memory (the bytes of a .pb, .pbtxt, .meta, saved_model.pb
+// or .tflite file), recognised by content as load() recognises a file; `name`
+// stands for the file in errors and in LoadedModel::path/file. A SavedModel's
+// variables and a memory-mapped package need their folder or file: load().
+Result<LoadedModel> loadBytes(const std::string& bytes, const std::string& name,
+                              const LoadOptions& options = {});
 
 // The extensions of the model files gdstudio opens (lower case, with the dot).
 const std::vector<std::string>& modelFileExtensions();

@@ -14,11 +14,15 @@ PACKAGES=(
   libflatbuffers-dev flatbuffers-compiler
   libgtest-dev libgmock-dev
   python3-numpy python3-protobuf
+  # The Python module (pybind11) and its tests (pytest).
+  pybind11-dev python3-dev python3-pytest
   xvfb xauth
   # cpack -G DEB (the package_deb test) runs `file` to find shared-library dependencies.
   file
   # Arm NN 20.08 with its TensorFlow Lite parser: the independent runtime the .tflite tests check against.
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
+  # Device runners: the OpenSSH client (ssh, scp) and adb at run time; the tests start sshd on 127.0.0.1.
+  openssh-client openssh-server adb
   # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there) and
   # TensorFlow Lite itself (LiteRT.js, ../shared/tools/litert, installed by the oracle_litert test with npm).
   nodejs npm

@@ -13,7 +13,7 @@ dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/^ */  depends: /'
 dpkg-deb -x "$deb" "$work/root"
 for f in usr/bin/gdstudio usr/share/applications/gdstudio.desktop usr/share/icons/hicolor/scalable/apps/gdstudio.svg \
          usr/share/man/man1/gdstudio.1 usr/share/metainfo/io.github.graphdefstudio.gdstudio.metainfo.xml \
-         usr/share/mime/packages/gdstudio.xml; do
+         usr/share/mime/packages/gdstudio.xml usr/share/gdstudio/armnn_benchmark.py; do
   [ -e "$work/root/$f" ] || { echo "missing from the package: /$f"; exit 1; }
 done
 dpkg-deb -f "$deb" Depends | grep -q libprotobuf || { echo "Depends lacks libprotobuf"; exit 1; }
@@ -25,4 +25,20 @@ export QT_QPA_PLATFORM=offscreen
 "$work/root/usr/bin/gdstudio" summarize --in_graph="$src/resources/sample_model.pb" >"$work/summary.txt"
 grep -qx "Found 1 possible inputs: (name=input, type=float(1), shape=\[1,64,64,3\]) " "$work/summary.txt" \
   || { echo "installed gdstudio summarize printed:"; cat "$work/summary.txt"; exit 1; }
+# The Python module, when the build made one: installed where Debian's python3
+# looks, and importable from the unpacked package alone.
+if ls "$build"/python/gdstudio*.so >/dev/null 2>&1; then
+  site="$work/root/usr/lib/python3/dist-packages"
+  ls "$site"/gdstudio*.so >/dev/null 2>&1 || { echo "missing from the package: /usr/lib/python3/dist-packages/gdstudio*.so"; exit 1; }
+  [ -e "$site/gdstudio.pyi" ] || { echo "missing from the package: /usr/lib/python3/dist-packages/gdstudio.pyi"; exit 1; }
+  dpkg-deb -f "$deb" Recommends | grep -q python3-numpy || { echo "Recommends lacks python3-numpy"; exit 1; }
+  python=$(command -v /usr/bin/python3 || command -v python3)
+  "$python" -s -c "import sys; sys.path.insert(0, '$site'); import gdstudio
+assert gdstudio.__file__.startswith('$site'), gdstudio.__file__
+m = gdstudio.load('$src/resources/sample_model.pb')
+assert [i.name for i in m.inputs] == ['input'], m.inputs
+print('python3 -c \"import gdstudio\": version', gdstudio.__version__)" || { echo "the installed Python module does not import"; exit 1; }
+  echo "2 passed, 0 failed"
+  exit 0
+fi
 echo "1 passed, 0 failed"

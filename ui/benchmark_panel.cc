@@ -26,9 +26,15 @@
 
 #include "engine/eval/benchmark_report.h"
 #include "graphview/graph_scene.h"
+#include "ui/device_results.h"
+#include "ui/device_settings.h"
 #include "ui/results_layout.h"
 
 namespace gds::ui {
+namespace {
+// Heat-map choices at or above this are the device's times of variant (data - kDeviceHeat).
+constexpr int kDeviceHeat = 1000;
+}  // namespace
 
 BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview::GraphScene* scene, QWidget* parent)
     : QWidget(parent), document_(document), variants_(variants), scene_(scene) {
@@ -102,11 +108,19 @@ QWidget* BenchmarkPanel::createSettings() {
   wl->addWidget(pipeline, 2, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
   left->addWidget(which);
-  auto* feed_label = new QLabel(tr("Inputs:"), box);
+  // Inputs and device as labelled rows: label lines of their own would push
+  // the device out of a 1366x768 screen's dock.
   inputs_ = new InputSourceWidget(box);
-  feed_label->setBuddy(inputs_);
-  left->addWidget(feed_label);
+  inputs_->setLabel(tr("Inputs:"));
   left->addWidget(inputs_);
+  auto* device_row = new QHBoxLayout;
+  device_settings_ = new DeviceSettings(box);
+  auto* device_label = new QLabel(tr("Device:"), box);
+  device_label->setBuddy(device_settings_->deviceCombo());
+  device_label->setToolTip(device_settings_->deviceCombo()->toolTip());
+  device_row->addWidget(device_label, 0, Qt::AlignTop);
+  device_row->addWidget(device_settings_, 1);
+  left->addLayout(device_row);
   left->addStretch();
 
   auto* grid = new QGridLayout;
@@ -253,6 +267,14 @@ QWidget* BenchmarkPanel::createResults() {
   tabs_->addTab(memory_view_, tr("Top by memory"));
   tabs_->addTab(type_view_, tr("Summary by node type"));
   tabs_->addTab(order_view_, tr("Run order"));
+  device_results_ = new DeviceResults(box);
+  tabs_->addTab(device_results_, tr("Device"));
+  connect(device_results_, &DeviceResults::nodeActivated, this, [this](const QString& name) {
+    const model::Graph* graph = document_->index();
+    if (!graph || graph->find(name.toStdString()) < 0) return;
+    document_->select(name);
+    emit nodeActivated(name);
+  });
 
   auto* vertical = new QSplitter(Qt::Vertical, box);
   vertical->addWidget(top);
@@ -320,6 +342,9 @@ Result<BenchmarkSettings> BenchmarkPanel::settings() const {
   s.max_time_s = time_->value();
   s.optimize_graph = optimize_->isChecked();
   if (s.max_runs <= 0 && s.max_time_s <= 0) return Status::Error("Give a number of runs or a time budget");
+  auto device = device_settings_->options();
+  if (!device.ok()) return device.status();
+  s.device = *device;
   return s;
 }
 
@@ -337,6 +362,7 @@ bool BenchmarkPanel::start() {
     return false;
   }
   last_error_.clear();
+  if (s->device) device_settings_->remember(device_settings_->deviceCombo()->currentText().trimmed());
   run_->start(
       tr("Benchmark"),
       [settings = std::move(s).value()](JobControl& job) {
@@ -378,12 +404,21 @@ void BenchmarkPanel::onFinished(JobOutcome<BenchmarkOutcome> job) {
     return;
   }
   const std::string inputs = out.inputs;
+  device_error_ = QString::fromStdString(out.device_error);
   auto comparison = std::make_shared<const BenchmarkComparison>(std::move(out.variants), inputs);
-  QStringList parts;
-  for (int v = 0; v < comparison->variantCount(); ++v)
+  QStringList parts, on_device;
+  for (int v = 0; v < comparison->variantCount(); ++v) {
     parts << tr("%1 %2 ms").arg(comparison->label(v)).arg(comparison->variant(v).result.medianMs(), 0, 'f', 3);
-  run_->setStatus(tr("Median latency: %1 (inputs: %2)").arg(parts.join(", "), QString::fromStdString(inputs)));
+    if (const auto& d = comparison->variant(v).device)
+      on_device << tr("%1 %2 ms").arg(comparison->label(v)).arg(d->profile.latency.avg_us / 1000.0, 0, 'f', 3);
+  }
+  QString status = tr("Median latency: %1 (inputs: %2)").arg(parts.join(", "), QString::fromStdString(inputs));
+  if (!on_device.isEmpty()) status += tr("; on the device (mean): %1").arg(on_device.join(", "));
+  if (!device_error_.isEmpty()) status += tr("; the device: %1").arg(device_error_);
+  if (device_error_.isEmpty()) run_->setStatus(status);
+  else run_->setError(status);
   setResults(std::move(comparison));
+  if (!device_error_.isEmpty() || !on_device.isEmpty()) tabs_->setCurrentWidget(device_results_);
   emit finished(true);
 }
 
@@ -401,8 +436,14 @@ void BenchmarkPanel::setResults(ComparisonPtr comparison) {
   heat_variant_->blockSignals(true);
   const QString keep = heat_variant_->currentText();
   heat_variant_->clear();
-  if (has)
-    for (int v = 0; v < comparison_->variantCount(); ++v) heat_variant_->addItem(comparison_->label(v));
+  if (has) {
+    for (int v = 0; v < comparison_->variantCount(); ++v) heat_variant_->addItem(comparison_->label(v), v);
+    // The device's times of the same variants, after the desktop's.
+    for (int v = 0; v < comparison_->variantCount(); ++v)
+      if (comparison_->variant(v).device)
+        heat_variant_->addItem(tr("%1 on the device").arg(comparison_->label(v)), kDeviceHeat + v);
+  }
+  device_results_->setComparison(comparison_, device_error_);
   QStringList notes, shorts;
   if (has)
     for (int v = 0; v < comparison_->variantCount(); ++v) {
@@ -462,11 +503,14 @@ void BenchmarkPanel::updateHeatMap() {
     overlay_shown_ = false;
     return;
   }
-  const int v = heat_variant_->currentIndex();
+  const int data = heat_variant_->currentData().toInt();
+  const bool on_device = data >= kDeviceHeat;
+  const int v = on_device ? data - kDeviceHeat : data;
   graphview::Overlay overlay;
-  overlay.title = tr("Time share, %1 (log)").arg(comparison_->label(v));
+  overlay.title = on_device ? tr("Time share on the device, %1 (log)").arg(comparison_->label(v))
+                            : tr("Time share, %1 (log)").arg(comparison_->label(v));
   overlay.unit = "%";
-  overlay.values = comparison_->timeShare(v, true);
+  overlay.values = on_device ? deviceTimeShare(comparison_->variant(v).device->profile) : comparison_->timeShare(v, true);
   // Shares span orders of magnitude (one convolution at 30%, an Add at
   // 0.01%): a log ramp over three decades keeps the small ones apart.
   double most = 0;
@@ -477,7 +521,7 @@ void BenchmarkPanel::updateHeatMap() {
     overlay.max = most;
   }
   overlay.sum_for_groups = true;
-  overlay.notes = comparison_->fusedNotes(v, true);
+  if (!on_device) overlay.notes = comparison_->fusedNotes(v, true);
   applying_overlay_ = true;
   scene_->setOverlay(overlay);
   applying_overlay_ = false;

@@ -33,6 +33,9 @@ class GraphScene;
 
 namespace gds::ui {
 
+class DeviceResults;
+class DeviceSettings;
+
 class BenchmarkPanel : public QWidget {
   Q_OBJECT
  public:
@@ -54,6 +57,8 @@ class BenchmarkPanel : public QWidget {
   // Unchecked: every node of the graph runs as its own kernel, as in
   // TensorFlow's benchmark_model (Conv2D, BiasAdd, Relu6 rows).
   QCheckBox* optimizeGraphCheck() const { return optimize_; }
+  // Where the variants also run, and with which runtime (empty: here only).
+  DeviceSettings* deviceSettings() const { return device_settings_; }
   // The settings a run would use; errors name what is missing.
   Result<BenchmarkSettings> settings() const;
 
@@ -85,6 +90,10 @@ class BenchmarkPanel : public QWidget {
   QCheckBox* heatMapCheck() const { return heat_; }
   QComboBox* heatMapVariant() const { return heat_variant_; }
   OpTypeChart* chart() const { return chart_; }
+  // The Device tab: desktop and device latency per variant, the device's per-op rows.
+  DeviceResults* deviceResults() const { return device_results_; }
+  // Why the last run did not run on the device (connect, copy, run, fetch, cleanup), or "".
+  QString deviceError() const { return device_error_; }
   // Per variant, why the per-node times exceed the latency (engine::formatProfileAccounting).
   QLabel* profileNote() const { return profile_note_; }
   // Per variant, "555 nodes defined, 554 observed" as `gdstudio benchmark`'s
@@ -141,6 +150,9 @@ class BenchmarkPanel : public QWidget {
   QSpinBox *threads_, *warmup_, *runs_;
   QDoubleSpinBox* time_;
   QCheckBox* optimize_;
+  DeviceSettings* device_settings_;
+  DeviceResults* device_results_;
+  QString device_error_;
 
   LayerTableModel* layer_model_;
   TypeTableModel* type_model_;

@@ -1,7 +1,6 @@
 #include "ui/benchmark_run.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "engine/rewrite/optimize_for_inference.h"
 
@@ -64,34 +63,29 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, const Benchmar
     rewrites.fold_and_fuse = settings.optimize_graph;
     rewrites.fuse_quantized = settings.optimize_graph;
     vb.optimize_graph = settings.optimize_graph;
-    const auto start = std::chrono::steady_clock::now();
-    // compileForInference in two steps, as `gdstudio benchmark` does: the
-    // rewritten graph names the ops each fused node runs.
-    std::shared_ptr<const tensorflow::GraphDef> compiled =
-        vb.built.graph ? engine::optimizeForInference(*vb.built.graph, feed_names, fetches, plan_options, rewrites) : nullptr;
-    if (!compiled) compiled = vb.built.graph;
-    auto plan = engine::Plan::compile(compiled, feed_names, fetches, plan_options);
-    if (!plan.ok()) {
-      out.error = name + ": " + plan.error();
+    auto compiled = engine::compileForBenchmark(vb.built.graph, feed_names, fetches, plan_options, rewrites);
+    if (!compiled.ok()) {
+      out.error = name + ": " + compiled.error();
       return out;
     }
-    vb.init_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    vb.num_threads = (*plan)->pool().numThreads();
+    auto& plan = compiled->plan;
+    vb.init_seconds = compiled->init_seconds;
+    vb.num_threads = plan->pool().numThreads();
 
     engine::BenchmarkOptions options;
     options.warmup_runs = settings.warmup_runs;
     options.max_num_runs = settings.max_runs;
     options.max_time_s = settings.max_time_s;
     options.cancelled = cancelled;
-    options.graph_nodes = vb.built.graph ? vb.built.graph->node_size() : 0;
-    if (compiled) options.fused_ops = engine::fusedOpsByNode(*compiled);
+    options.graph_nodes = compiled->graph_nodes;
+    options.fused_ops = compiled->fused_ops;
     options.progress = [&](const std::string& phase, int done) {
       int offset = 0;
       if (phase == "timing") offset = settings.warmup_runs;
       if (phase == "stats") offset = settings.warmup_runs + std::max(settings.max_runs, 1);
       report(base + offset + done, total, name + ": " + phase + " run " + std::to_string(done));
     };
-    auto result = engine::runBenchmark(**plan, *feeds, options);
+    auto result = engine::runBenchmark(*plan, *feeds, options);
     if (!result.ok()) {
       if (cancelled()) return finishCancelled();
       out.error = name + ": " + result.error();
@@ -99,6 +93,10 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, const Benchmar
     }
     vb.result = std::move(result).value();
     out.variants.push_back(std::move(vb));
+  }
+  if (settings.device) {
+    runVariantsOnDevice(settings, feed_names, *feeds, &out, observer);
+    if (cancelled()) return finishCancelled();
   }
   report(total, total, "Done");
   return out;

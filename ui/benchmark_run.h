@@ -6,9 +6,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "device/device_benchmark.h"
 #include "engine/eval/benchmark.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
@@ -27,6 +29,8 @@ struct BenchmarkSettings {
   // the graph as its own kernel, as TensorFlow's benchmark_model does
   // (`gdstudio benchmark --optimize_graph=false`).
   bool optimize_graph = true;
+  // Also run each variant there, after the desktop runs (the Device group).
+  std::optional<device::DeviceBenchOptions> device;
 };
 
 struct VariantBenchmark {
@@ -36,6 +40,8 @@ struct VariantBenchmark {
   int num_threads = 1;
   bool optimize_graph = true;  // BenchmarkSettings::optimize_graph of the run
   engine::BenchmarkResult result;  // stats.nodesDefined(): the variant graph's nodes
+  std::optional<device::DeviceRun> device;  // its run on the device, rows credited to the current graph's nodes
+  std::string device_error;                 // why it did not run there
 };
 
 // What the worker polls and reports to (both optional).
@@ -51,7 +57,16 @@ struct BenchmarkOutcome {
   std::string error;        // empty on success
   bool cancelled = false;
   std::string inputs;       // InputSource::describe()
+  // The device could not be used (connect, copy, run, fetch, cleanup: the
+  // message names the device and the step); the desktop results stand.
+  std::string device_error;
 };
+
+// Runs each variant of `out` on settings.device, in turns, after the
+// desktop runs (ui/benchmark_device_run.cc).
+void runVariantsOnDevice(const BenchmarkSettings& settings, const std::vector<std::string>& feed_names,
+                         const std::vector<engine::Tensor>& feeds, BenchmarkOutcome* out,
+                         const BenchmarkObserver& observer);
 
 // Runs everything; never throws. An error names the variant and what failed
 // (an input, a pipeline step, a node of the plan).

@@ -178,6 +178,13 @@ Result<std::vector<engine::Tensor>> makeFeeds(const InputSource& source, const s
 
 // ---------------------------------------------------------------- widget
 
+void InputSourceWidget::setLabel(const QString& text) {
+  auto* label = new QLabel(text, this);
+  label->setBuddy(kind_);
+  label->setToolTip(kind_->toolTip());
+  head_->insertWidget(0, label);
+}
+
 InputSourceWidget::InputSourceWidget(QWidget* parent) : QWidget(parent) {
   setObjectName("InputSource");
   auto* col = new QVBoxLayout(this);
@@ -264,7 +271,9 @@ InputSourceWidget::InputSourceWidget(QWidget* parent) : QWidget(parent) {
   hint_ = new QLabel(this);
   hint_->setWordWrap(true);
   hint_->setEnabled(false);
-  col->addWidget(kind_);
+  head_ = new QHBoxLayout;
+  head_->addWidget(kind_, 1);
+  col->addLayout(head_);
   col->addWidget(pages_);
   col->addWidget(hint_);
 

@@ -23,6 +23,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QHBoxLayout;
 class QLineEdit;
 class QSpinBox;
 class QStackedWidget;
@@ -78,6 +79,8 @@ class InputSourceWidget : public QWidget {
   Q_OBJECT
  public:
   explicit InputSourceWidget(QWidget* parent = nullptr);
+  // A label beside the source choice, for short settings columns.
+  void setLabel(const QString& text);
 
   InputSource value() const;
   void setValue(const InputSource& source);
@@ -99,6 +102,7 @@ class InputSourceWidget : public QWidget {
   void refreshSamples();
 
   QComboBox* kind_;
+  QHBoxLayout* head_;
   QStackedWidget* pages_;
   QSpinBox* seed_;
   QLineEdit* values_;

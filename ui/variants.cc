@@ -313,9 +313,9 @@ PipelineEditor::PipelineEditor(Variants* variants, QWidget* parent) : QWidget(pa
   edit_->setObjectName("PipelineText");
   edit_->setToolTip(tr("TensorFlow transform_graph --transforms syntax; edit to change how the 8-bit variant is made"));
   edit_->setPlainText(variants_->pipelineText());
-  edit_->setMaximumHeight(80);
-  // Three lines at least (not QPlainTextEdit's default 70 pixels): the editor sits in short bottom docks.
-  edit_->setMinimumHeight(3 * fontMetrics().lineSpacing() + 2 * edit_->frameWidth() + 4);
+  // Three lines (not QPlainTextEdit's default 70 pixels), and it scrolls:
+  // the editor sits in short bottom docks beside the inputs and device rows.
+  edit_->setFixedHeight(3 * fontMetrics().lineSpacing() + 2 * edit_->frameWidth() + 4);
   col->addLayout(row);
   col->addWidget(edit_);
   connect(edit_, &QPlainTextEdit::textChanged, this, [this] {

@@ -235,4 +235,22 @@ Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feed
   return result;
 }
 
+Result<BenchmarkPlan> compileForBenchmark(std::shared_ptr<const tensorflow::GraphDef> graph,
+                                          const std::vector<std::string>& feeds,
+                                          const std::vector<std::string>& fetches, const PlanOptions& options,
+                                          const InferenceRewrites& rewrites) {
+  if (!graph) return Status::Error("compileForBenchmark: no graph");
+  BenchmarkPlan out;
+  out.graph_nodes = graph->node_size();
+  const auto start = Clock::now();
+  out.compiled = optimizeForInference(*graph, feeds, fetches, options, rewrites);
+  if (!out.compiled) out.compiled = graph;
+  auto plan = Plan::compile(out.compiled, feeds, fetches, options);
+  if (!plan.ok()) return plan.status();
+  out.plan = std::move(plan).value();
+  out.init_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  out.fused_ops = fusedOpsByNode(*out.compiled);
+  return out;
+}
+
 }  // namespace gds::engine

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/eval/stats_calculator.h"
 #include "engine/plan.h"
+#include "engine/rewrite/optimize_for_inference.h"
 
 namespace gds::engine {
 
@@ -52,6 +54,22 @@ struct BenchmarkResult {
 };
 
 Result<BenchmarkResult> runBenchmark(Plan& plan, const std::vector<Tensor>& feeds, const BenchmarkOptions& options);
+
+// A graph compiled for benchmarking: compileForInference in two steps,
+// keeping the rewritten graph, whose fused nodes name the graph ops they run
+// in the tables (options.fused_ops), and counting the graph's own nodes
+// (options.graph_nodes).
+struct BenchmarkPlan {
+  std::unique_ptr<Plan> plan;
+  std::shared_ptr<const tensorflow::GraphDef> compiled;  // the graph the plan runs
+  std::map<std::string, FusedNode> fused_ops;            // fusedOpsByNode(*compiled)
+  std::int64_t graph_nodes = 0;                          // nodes of the graph as given
+  double init_seconds = 0;                               // rewriting and compiling
+};
+Result<BenchmarkPlan> compileForBenchmark(std::shared_ptr<const tensorflow::GraphDef> graph,
+                                          const std::vector<std::string>& feeds,
+                                          const std::vector<std::string>& fetches, const PlanOptions& options,
+                                          const InferenceRewrites& rewrites = {});
 
 // The graph ops a fused node of the inference rewrites runs, from its op
 // and "fused_ops" attr: "Conv2D+BiasAdd+Relu6" for a _FusedConv2D,

@@ -187,6 +187,25 @@ Result<Dataset> openDataset(const std::string& dir, const std::string& labels_pa
   return d;
 }
 
+std::vector<std::string> Dataset::paths() const {
+  std::vector<std::string> out;
+  for (const std::string& file : files) out.push_back((std::filesystem::path(dir) / file).string());
+  return out;
+}
+
+Result<std::vector<std::vector<Tensor>>> loadSamples(const std::vector<std::string>& paths, const InputSpec& input,
+                                                     const ImagePreprocess& preprocess,
+                                                     const SampleProgress& progress) {
+  std::vector<std::vector<Tensor>> samples;
+  for (const std::string& path : paths) {
+    if (progress) progress(samples.size(), paths.size(), path);
+    auto value = loadSample(path, input, preprocess);
+    if (!value.ok()) return value.status();
+    samples.push_back({std::move(value).value()});
+  }
+  return samples;
+}
+
 Result<std::vector<std::string>> readLabelMap(const std::string& path) {
   auto text = model::readFile(path);
   if (!text.ok()) return text.status();
@@ -211,6 +230,112 @@ bool labelMatches(const std::string& class_name, const std::vector<std::string>&
   return false;
 }
 
+namespace {
+
+// The figures of evaluateSamples, accumulated one sample at a time.
+class DatasetAccumulator {
+ public:
+  DatasetAccumulator(const std::vector<std::string>& outputs, const std::vector<std::string>& label_map)
+      : outputs_(outputs), label_map_(label_map), output_sums_(outputs.size()), output_counts_(outputs.size()),
+        top5_sums_(outputs.size(), 0.0) {}
+
+  Status add(const Sample& sample, const CompareResult& compared) {
+    const auto& o = compared.outputs[0];
+    if (!o.classifier)
+      return Status::Error("'" + outputs_[0] + "' is not a classifier output (last dimension >= 2); " +
+                           "a dataset needs one");
+    ++result_.inputs;
+    sqnr_sum_ += std::isinf(o.stats.sqnr_db) ? kExactSqnrDb : o.stats.sqnr_db;
+    DatasetItem item;
+    item.file = sample.name;
+    item.top1_reference = className(o.top1_reference[0]);
+    item.top1_other = className(o.top1_other[0]);
+    item.sqnr_db = o.stats.sqnr_db;
+    if (item.top1_reference == item.top1_other) ++result_.agree;
+    else ++result_.confusion[{item.top1_reference, item.top1_other}];
+    if (!sample.labels.empty()) {
+      item.labelled = true;
+      ++result_.labelled;
+      item.correct_reference = labelMatches(item.top1_reference, sample.labels);
+      item.correct_other = labelMatches(item.top1_other, sample.labels);
+      result_.correct_reference += item.correct_reference ? 1 : 0;
+      result_.correct_other += item.correct_other ? 1 : 0;
+    }
+    result_.items.push_back(std::move(item));
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+      const auto& oc = compared.outputs[i];
+      output_sums_[i].add(oc.stats);
+      auto& counts = output_counts_[i];
+      counts.classifier = oc.classifier;
+      counts.rows += oc.rows;
+      counts.top1_agree += oc.top1_agree;
+      top5_sums_[i] += oc.top5_overlap * static_cast<double>(oc.rows);
+    }
+    for (const auto& layer : compared.layers) {
+      auto [it, added] = layer_index_.emplace(layer.name, layer_sums_.size());
+      if (added) layer_sums_.emplace_back();
+      layer_sums_[it->second].add(layer);
+    }
+    return Status::Ok();
+  }
+
+  int inputs() const { return result_.inputs; }
+
+  DatasetResult finish(bool cancelled) {
+    result_.cancelled = cancelled;
+    result_.mean_sqnr_db = result_.inputs ? sqnr_sum_ / result_.inputs : 0.0;
+    for (std::size_t i = 0; i < outputs_.size(); ++i) {
+      OutputAggregate a = output_counts_[i];
+      a.error = output_sums_[i].aggregate();
+      a.error.stats.name = outputs_[i];
+      a.top5_overlap = a.rows > 0 ? top5_sums_[i] / static_cast<double>(a.rows) : 0.0;
+      result_.outputs.push_back(std::move(a));
+    }
+    for (const auto& sums : layer_sums_) result_.layers.push_back(sums.aggregate());
+    std::stable_sort(result_.layers.begin(), result_.layers.end(),
+                     [](const ErrorAggregate& x, const ErrorAggregate& y) { return x.stats.sqnr_db < y.stats.sqnr_db; });
+    return std::move(result_);
+  }
+
+ private:
+  std::string className(std::int64_t id) const {
+    return id >= 0 && static_cast<std::size_t>(id) < label_map_.size() ? label_map_[static_cast<std::size_t>(id)]
+                                                                         : std::to_string(id);
+  }
+
+  const std::vector<std::string>& outputs_;
+  const std::vector<std::string>& label_map_;
+  DatasetResult result_;
+  std::vector<ErrorSums> output_sums_;
+  std::vector<OutputAggregate> output_counts_;
+  std::vector<double> top5_sums_;
+  std::vector<ErrorSums> layer_sums_;
+  std::map<std::string, std::size_t> layer_index_;
+  double sqnr_sum_ = 0;
+};
+
+}  // namespace
+
+Result<DatasetResult> evaluateSamples(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
+                                      const std::vector<std::string>& feed_names, const SampleSource& next,
+                                      int total, const std::vector<std::string>& outputs,
+                                      const DatasetOptions& options) {
+  if (outputs.empty()) return Status::Error("no outputs to compare");
+  DatasetAccumulator sums(outputs, options.label_map);
+  for (;;) {
+    if (options.cancelled && options.cancelled()) return sums.finish(true);
+    auto sample = next();
+    if (!sample.ok()) return sample.status();
+    if (!sample->has_value()) break;
+    const Sample& s = **sample;
+    if (options.progress) options.progress(sums.inputs(), total, s.name);
+    auto compared = compare(reference, other, feed_names, s.feeds, outputs, options.compare);
+    if (!compared.ok()) return compared.status().withContext(s.name);
+    GDS_RETURN_IF_ERROR(sums.add(s, *compared));
+  }
+  return sums.finish(false);
+}
+
 Result<DatasetResult> evaluateDataset(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
                                       const InputSpec& input, const Dataset& dataset,
                                       const std::vector<std::string>& outputs, const DatasetOptions& options) {
@@ -227,80 +352,20 @@ Result<DatasetResult> evaluateDataset(const tensorflow::GraphDef& reference, con
           return Status::Error(dataset.labels_path + ": '" + file + "' is labelled '" + label +
                                "', which names no class of the label map");
       }
-  auto className = [&](std::int64_t id) {
-    return id >= 0 && static_cast<std::size_t>(id) < label_map.size() ? label_map[static_cast<std::size_t>(id)]
-                                                                       : std::to_string(id);
+  std::size_t index = 0;
+  SampleSource files = [&]() -> Result<std::optional<Sample>> {
+    if (index == dataset.files.size()) return std::optional<Sample>();
+    Sample sample;
+    sample.name = dataset.files[index++];
+    auto value = loadSample((std::filesystem::path(dataset.dir) / sample.name).string(), input, options.preprocess);
+    if (!value.ok()) return value.status();
+    sample.feeds.push_back(std::move(value).value());
+    auto labels = dataset.labels.find(sample.name);
+    if (labels != dataset.labels.end()) sample.labels = labels->second;
+    return std::optional<Sample>(std::move(sample));
   };
-  DatasetResult result;
-  std::vector<ErrorSums> output_sums(outputs.size());
-  std::vector<OutputAggregate> output_counts(outputs.size());
-  std::vector<double> top5_sums(outputs.size(), 0.0);
-  std::vector<ErrorSums> layer_sums;
-  std::map<std::string, std::size_t> layer_index;
-  double sqnr_sum = 0;
-  const int total = static_cast<int>(dataset.files.size());
-  for (const std::string& file : dataset.files) {
-    if (options.cancelled && options.cancelled()) {
-      result.cancelled = true;
-      break;
-    }
-    if (options.progress) options.progress(result.inputs, total, file);
-    const std::string path = (std::filesystem::path(dataset.dir) / file).string();
-    auto sample = loadSample(path, input, options.preprocess);
-    if (!sample.ok()) return sample.status();
-    auto compared = compare(reference, other, {input.name}, {*sample}, outputs, options.compare);
-    if (!compared.ok()) return compared.status().withContext(file);
-    const auto& o = compared->outputs[0];
-    if (!o.classifier)
-      return Status::Error("'" + outputs[0] + "' is not a classifier output (last dimension >= 2); " +
-                           "a dataset needs one");
-    ++result.inputs;
-    sqnr_sum += std::isinf(o.stats.sqnr_db) ? kExactSqnrDb : o.stats.sqnr_db;
-    DatasetItem item;
-    item.file = file;
-    item.top1_reference = className(o.top1_reference[0]);
-    item.top1_other = className(o.top1_other[0]);
-    item.sqnr_db = o.stats.sqnr_db;
-    if (item.top1_reference == item.top1_other) ++result.agree;
-    else ++result.confusion[{item.top1_reference, item.top1_other}];
-    auto labels = dataset.labels.find(file);
-    if (labels != dataset.labels.end() && !labels->second.empty()) {
-      item.labelled = true;
-      ++result.labelled;
-      item.correct_reference = labelMatches(item.top1_reference, labels->second);
-      item.correct_other = labelMatches(item.top1_other, labels->second);
-      result.correct_reference += item.correct_reference ? 1 : 0;
-      result.correct_other += item.correct_other ? 1 : 0;
-    }
-    result.items.push_back(std::move(item));
-    for (std::size_t i = 0; i < outputs.size(); ++i) {
-      const auto& oc = compared->outputs[i];
-      output_sums[i].add(oc.stats);
-      auto& counts = output_counts[i];
-      counts.classifier = oc.classifier;
-      counts.rows += oc.rows;
-      counts.top1_agree += oc.top1_agree;
-      top5_sums[i] += oc.top5_overlap * static_cast<double>(oc.rows);
-    }
-    for (const auto& layer : compared->layers) {
-      auto [it, added] = layer_index.emplace(layer.name, layer_sums.size());
-      if (added) layer_sums.emplace_back();
-      layer_sums[it->second].add(layer);
-    }
-  }
-  result.mean_sqnr_db = result.inputs ? sqnr_sum / result.inputs : 0.0;
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    OutputAggregate a = output_counts[i];
-    a.error = output_sums[i].aggregate();
-    a.error.stats.name = outputs[i];
-    a.top5_overlap = a.rows > 0 ? top5_sums[i] / static_cast<double>(a.rows) : 0.0;
-    result.outputs.push_back(std::move(a));
-  }
-  for (const auto& sums : layer_sums) result.layers.push_back(sums.aggregate());
-  std::stable_sort(result.layers.begin(), result.layers.end(), [](const ErrorAggregate& x, const ErrorAggregate& y) {
-    return x.stats.sqnr_db < y.stats.sqnr_db;
-  });
-  return result;
+  return evaluateSamples(reference, other, {input.name}, files, static_cast<int>(dataset.files.size()), outputs,
+                         options);
 }
 
 }  // namespace gds::engine

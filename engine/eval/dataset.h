@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,12 +62,22 @@ struct Dataset {
   // file name -> accepted class names (labels.csv "file,label": '|'
   // separates several accepted labels; an empty label leaves the file unlabelled).
   std::map<std::string, std::vector<std::string>> labels;
+
+  std::vector<std::string> paths() const;  // dir/file for each file, in order
 };
 
 // Lists `dir` (every regular file except .csv, .txt and .md) and reads the
 // labels from `labels_path`, or from <dir>/labels.csv when that is empty and
 // the file exists. Errors name the folder or the labels file and line.
 Result<Dataset> openDataset(const std::string& dir, const std::string& labels_path = "");
+
+// Each file as the value of `input` (loadSample), in order: representative
+// inputs for calibration, one feed vector per file. progress(done, total,
+// path) is called before each file. Errors name the file.
+using SampleProgress = std::function<void(std::size_t done, std::size_t total, const std::string& path)>;
+Result<std::vector<std::vector<Tensor>>> loadSamples(const std::vector<std::string>& paths, const InputSpec& input,
+                                                     const ImagePreprocess& preprocess,
+                                                     const SampleProgress& progress = {});
 
 // Class names, one per line (line i = class i), e.g. TensorFlow's
 // retrained_labels.txt / ImageNet label files.
@@ -126,6 +137,23 @@ struct DatasetOptions {
   // Polled between samples; true stops the evaluation (result.cancelled).
   std::function<bool()> cancelled;
 };
+
+// One input of evaluateSamples: the values of its feeds and what to call it.
+struct Sample {
+  std::string name;                 // the file, or "sample 3"
+  std::vector<Tensor> feeds;        // one per feed name, in order
+  std::vector<std::string> labels;  // accepted class names; empty: unlabelled
+};
+// The samples one at a time: an empty optional when there are no more; an
+// error (naming the sample) stops the evaluation.
+using SampleSource = std::function<Result<std::optional<Sample>>()>;
+
+// evaluateDataset over any sequence of samples (values for `feed_names`),
+// with the same figures; `total` is only for progress (-1: unknown).
+Result<DatasetResult> evaluateSamples(const tensorflow::GraphDef& reference, const tensorflow::GraphDef& other,
+                                      const std::vector<std::string>& feed_names, const SampleSource& next,
+                                      int total, const std::vector<std::string>& outputs,
+                                      const DatasetOptions& options);
 
 // Runs every sample of `dataset` through both graphs. The first output must
 // be a classifier (last dimension >= 2). Errors name the sample file.

@@ -106,8 +106,12 @@ std::vector<std::string> shellWords(const std::string& text) {
   return words;
 }
 
-// A synopsis or a reference, not a command line to run.
+// A synopsis or a reference, not a command line to run. A command line
+// that benchmarks on a phone or a board (--device=) needs that device; the
+// device runners are tested against a local sshd and an adb stand-in
+// (tests/device).
 bool isSynopsis(const std::string& text) {
+  if (text.find("--device=") != std::string::npos) return true;
   if (text.find('[') != std::string::npos || text.find("...") != std::string::npos ||
       text.find('|') != std::string::npos || text.find("COMMAND") != std::string::npos)
     return true;

@@ -154,6 +154,25 @@ TEST(CliTflite, SavedModelKeepsItsSignature) {
   EXPECT_EQ(m->signatures[0].outputs, (std::vector<std::pair<std::string, std::string>>{{"y", "Add:0"}}));
 }
 
+// A TF2 SavedModel's signature function is frozen into a graph whose input
+// and output are named after the signature's keys: the .tflite records the
+// signature with those names.
+TEST(CliTflite, Tf2SavedModelKeepsItsSignature) {
+  GDS_REQUIRE_SHARED();
+  const std::string out = tempDir() + "/conv1d.tflite";
+  CommandResult r =
+      runGdstudio({"tflite_convert", "--saved_model_dir=" + modelPath("tf2/nordpool_conv1d"), "--output_file=" + out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto m = model::load(out);
+  ASSERT_TRUE(m.ok()) << m.error();
+  ASSERT_EQ(m->signatures.size(), 1u);
+  EXPECT_EQ(m->signatures[0].key, "serving_default");
+  EXPECT_EQ(m->signatures[0].inputs, (std::vector<std::pair<std::string, std::string>>{{"input_1", "input_1:0"}}));
+  EXPECT_EQ(m->signatures[0].outputs,
+            (std::vector<std::pair<std::string, std::string>>{
+                {"dense", "StatefulPartitionedCall/StatefulPartitionedCall/sequential/dense/Relu:0"}}));
+}
+
 TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
   GDS_REQUIRE_SHARED();
   const std::string dir = tempDir();

@@ -41,6 +41,30 @@ TEST(CorePlan, ChainReusesBuffersByLifetime) {
   EXPECT_EQ((*plan)->poolBytes(), 3 * 4096);
 }
 
+// PlanOptions::cancelled is polled before every node: the run that sees it
+// true ends with "cancelled" after the nodes already run, and the plan runs
+// normally again once it is false.
+TEST(CorePlan, CancelledStopsTheRunBetweenNodes) {
+  auto g = parseGraph(chain(10));
+  int polls = 0;
+  int stop_at = 4;
+  PlanOptions options;
+  options.cancelled = [&] { return ++polls > stop_at; };
+  auto plan = compileForInference(g, {"x"}, {"n9"}, options);
+  ASSERT_TRUE(plan.ok()) << plan.error();
+  RunProfile profile;
+  auto out = (*plan)->run({F({2}, {1, -2})}, &profile);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error(), "cancelled");
+  int ran = 0;
+  for (const auto& n : profile.nodes) ran += n.calls > 0 ? 1 : 0;
+  EXPECT_EQ(ran, 4);  // the feed and three ops ran before the fifth poll
+  stop_at = 1 << 30;
+  auto again = (*plan)->run({F({2}, {1, -2})});
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(values<float>((*again)[0]), (std::vector<float>{0, 0}));
+}
+
 TEST(CorePlan, ProfileRecordsEveryNode) {
   auto g = parseGraph(chain(3));
   auto plan = compileForInference(g, {"x"}, {"n2"});

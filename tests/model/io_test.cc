@@ -24,6 +24,50 @@ TEST(Load, MobilenetFrozenBinary) {
   EXPECT_EQ(g->size(), 555);
 }
 
+// loadBytes recognises the bytes as load() recognises a file: binary and
+// text GraphDefs and .tflite models give the same graphs, and errors name
+// the name given for the bytes.
+TEST(LoadBytes, SameModelsAsLoad) {
+  const std::string sample = test::sourceDir() + "/resources/sample_model.pb";
+  auto bytes = readFile(sample);
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  auto from_file = load(sample);
+  auto from_bytes = loadBytes(*bytes, "<bytes>");
+  ASSERT_TRUE(from_file.ok() && from_bytes.ok()) << from_bytes.error();
+  EXPECT_EQ(from_bytes->kind, ModelKind::GraphDef);
+  EXPECT_FALSE(from_bytes->text);
+  EXPECT_EQ(from_bytes->path, "<bytes>");
+  EXPECT_EQ(from_bytes->file_bytes, static_cast<std::int64_t>(bytes->size()));
+  EXPECT_EQ(serialize(from_bytes->graph), serialize(from_file->graph));
+  auto text = loadBytes(toText(from_file->graph), "graph.pbtxt");
+  ASSERT_TRUE(text.ok()) << text.error();
+  EXPECT_TRUE(text->text);
+  EXPECT_EQ(serialize(text->graph), serialize(from_file->graph));
+
+  auto empty = loadBytes("", "blob");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error(), "blob: file is empty");
+  auto junk = loadBytes(std::string("\xff\xff\xff\xff garbage", 12), "blob");
+  ASSERT_FALSE(junk.ok());
+  EXPECT_EQ(junk.error(), "blob: not a valid GraphDef (corrupt or truncated protobuf, 12 bytes)");
+}
+
+TEST(LoadBytes, Tflite) {
+  GDS_REQUIRE_SHARED();
+  const std::string path = test::modelPath("tflite/hello_world_int8.tflite");
+  auto bytes = readFile(path);
+  ASSERT_TRUE(bytes.ok()) << bytes.error();
+  auto from_file = load(path);
+  auto from_bytes = loadBytes(*bytes, "hello.tflite");
+  ASSERT_TRUE(from_file.ok() && from_bytes.ok()) << from_bytes.error();
+  EXPECT_EQ(from_bytes->kind, ModelKind::TFLite);
+  EXPECT_EQ(from_bytes->producer, from_file->producer);
+  EXPECT_EQ(serialize(from_bytes->graph), serialize(from_file->graph));
+  auto truncated = loadBytes(bytes->substr(0, 64), "hello.tflite");
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.error().rfind("hello.tflite: ", 0), 0u) << truncated.error();
+}
+
 TEST(Load, MissingFile) {
   auto m = load("/nonexistent/model.pb");
   ASSERT_FALSE(m.ok());

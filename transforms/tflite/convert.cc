@@ -1,5 +1,10 @@
 #include "transforms/tflite/convert.h"
 
+#include <algorithm>
+
+#include "model/freeze.h"
+#include "model/graph.h"
+
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/lower.h"
 #include "transforms/tflite/prepare.h"
@@ -44,7 +49,8 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     dialect_tensors.push_back(dialect);
     tensors.push_back(source);
   }
-  auto ranges = calibrateRanges(prepared->graph, result.inputs, tensors, options.calibration, options.num_threads);
+  auto ranges = calibrateRanges(prepared->graph, result.inputs, tensors, options.calibration, options.num_threads,
+                                options.cancelled);
   if (!ranges.ok()) return ranges.status();
   std::map<std::string, TensorRange> by_dialect;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
@@ -61,6 +67,62 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.ranges = std::move(by_dialect);
   result.prepared = std::move(prepared->graph);
   return result;
+}
+
+Result<FrozenSavedModel> freezeSavedModel(const model::LoadedModel& saved_model, const std::string& signature_key,
+                                          ConvertOptions* options) {
+  if (saved_model.kind != model::ModelKind::SavedModel)
+    return Status::Error(saved_model.path + ": not a SavedModel directory");
+  model::FreezeOptions freeze;
+  freeze.signature = signature_key;
+  freeze.output_nodes = options->outputs;
+  auto frozen = model::freeze(saved_model, freeze);
+  if (!frozen.ok()) return frozen.status().withContext(saved_model.path);
+  FrozenSavedModel out;
+  out.graph = std::move(frozen->graph);
+  if (options->inputs.empty())
+    for (const std::string& t : frozen->inputs) options->inputs.push_back(std::string(model::nodeNameOf(t)));
+  if (options->outputs.empty()) options->outputs = frozen->outputs;
+  for (model::Signature s : saved_model.signatures) {
+    if (s.key != signature_key) continue;
+    // A TF2 signature is frozen into a graph of its own whose inputs and
+    // outputs are named after the signature's keys (model/saved_model_v2.h):
+    // its tensors are those, where the names came out as the keys.
+    if (saved_model.object_based) {
+      auto rename = [](std::vector<std::pair<std::string, std::string>>& pairs, const std::vector<std::string>& names) {
+        for (auto& [alias, tensor] : pairs)
+          if (std::find(names.begin(), names.end(), alias) != names.end()) tensor = alias + ":0";
+      };
+      std::vector<std::string> inputs;
+      for (const std::string& t : frozen->inputs) inputs.emplace_back(model::nodeNameOf(t));
+      rename(s.inputs, inputs);
+      rename(s.outputs, frozen->outputs);
+    }
+    out.signatures.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
+                                                  const ConvertResult& converted) {
+  std::vector<model::Signature> out;
+  for (model::Signature& s : signatures) {
+    bool ok = true;
+    for (auto& [alias, tensor] : s.inputs) tensor = std::string(model::nodeNameOf(tensor)) + ":0";
+    for (auto& [alias, tensor] : s.outputs) {
+      const model::TensorRef ref = model::parseTensorName(tensor);
+      const std::string wanted = ref.node + ":" + std::to_string(ref.port);
+      bool found = false;
+      for (std::size_t k = 0; k < converted.outputs.size() && !found; ++k)
+        if (converted.outputs[k] == wanted) {
+          tensor = converted.graph_outputs[k];
+          found = true;
+        }
+      ok = ok && found;
+    }
+    if (ok) out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace gds::transforms::tflite

@@ -21,11 +21,13 @@
 // exported model can be compared layer by layer by name.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "engine/tensor.h"
+#include "model/io.h"
 #include "model/proto.h"
 #include "model/status.h"
 #include "model/tensor.h"
@@ -58,6 +60,9 @@ struct ConvertOptions {
   // before 2024 run) or per output channel (TensorFlow's converter since).
   bool per_channel_fully_connected = false;
   int num_threads = 1;  // for the calibration runs
+  // Polled between the calibration runs' nodes (engine::PlanOptions::cancelled):
+  // true ends the conversion with the error "cancelled".
+  std::function<bool()> cancelled;
 };
 
 // The observed range of one tensor over the calibration samples.
@@ -77,5 +82,24 @@ struct ConvertResult {
 };
 
 Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options);
+
+// tflite_convert --saved_model_dir: the signature `signature_key` of a
+// SavedModel frozen (model::freeze, a TF1 or TF2 SavedModel), its inputs and
+// outputs filling options->inputs and options->outputs where those are
+// empty, and that signature, to record in the .tflite once
+// convertedSignatures has renamed its tensors.
+struct FrozenSavedModel {
+  tensorflow::GraphDef graph;
+  std::vector<model::Signature> signatures;
+};
+Result<FrozenSavedModel> freezeSavedModel(const model::LoadedModel& saved_model, const std::string& signature_key,
+                                          ConvertOptions* options);
+
+// Signatures of the source model named as the converted model names its
+// tensors: inputs keep their node names ("node:0"), outputs become the
+// converter's output tensors (ConvertResult::graph_outputs). A signature
+// with an output the conversion does not produce is left out.
+std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
+                                                  const ConvertResult& converted);
 
 }  // namespace gds::transforms::tflite

@@ -1,0 +1,194 @@
+"""The user guide's journey from Python, checked against the command line: load the
+corpus MobileNet, transform it with the guide's pipeline, run it on a photo (the same
+bits as `gdstudio run`), convert it to int8 with a Python generator over the photos (the
+same file as `gdstudio tflite_convert --calibration_data`), compare float and int8 on the
+photos (the same figures as `gdstudio compare`), benchmark and calibrate it."""
+
+import math
+
+import numpy as np
+import pytest
+
+import gdstudio as gd
+
+from conftest import GUIDE_PIPELINE, MOBILENET, MOBILENET_OUTPUT, images
+
+OUT = MOBILENET_OUTPUT
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory):
+    return tmp_path_factory.mktemp("journey")
+
+
+@pytest.fixture(scope="module")
+def model(shared):
+    return gd.load(shared / "models" / MOBILENET)
+
+
+@pytest.fixture(scope="module")
+def opt(model, work):
+    opt = model.transform(GUIDE_PIPELINE, inputs="input", outputs=OUT)
+    opt.save(work / "opt.pb")
+    return opt
+
+
+@pytest.fixture(scope="module")
+def int8(opt, shared, work):
+    def representative_dataset():
+        for path in images(shared):
+            yield {"input": gd.read_sample(path, opt)}
+
+    return gd.tflite_convert(opt, work / "int8.tflite", inputs=["input"], outputs=[OUT], quantize="int8",
+                             representative_dataset=representative_dataset)
+
+
+def test_load_and_transform_with_the_guides_pipeline(model, opt, cli, work):
+    assert model.inputs == [gd.TensorSpec("input", np.dtype("float32"), (1, 128, 128, 3), "")]
+    assert [o.name for o in model.outputs] == [OUT]
+    assert model.summary()["node_count"] == 555
+    # The guide: fold_constants leaves 202 nodes, fold_batch_norms 148.
+    steps = [(s.name, s.nodes_after) for s in opt.steps]
+    assert steps[1:3] == [("fold_constants", 202), ("fold_batch_norms", 148)]
+    assert steps[0][0] == "strip_unused_nodes" and steps[3][0] == "fold_old_batch_norms"
+    assert opt.steps[2].diff["flops"]["change"] == 0
+    # The graph `gdstudio transform` writes, byte for byte.
+    cli("transform", f"--in_graph={model.path}", f"--out_graph={work / 'cli_opt.pb'}", "--inputs=input",
+        f"--outputs={OUT}", f"--transforms={GUIDE_PIPELINE}")
+    assert (work / "cli_opt.pb").read_bytes() == opt.to_bytes()
+
+
+def test_run_on_a_photo_gives_gdstudio_runs_bits(opt, shared, cli, work):
+    photo = shared / "data" / "images" / "chelsea.png"
+    x = gd.read_sample(photo, opt)
+    assert x.shape == (1, 128, 128, 3) and x.dtype == np.float32
+    assert -1 <= x.min() and x.max() <= 1
+    np.save(work / "chelsea.npy", x)
+    probs = opt.run({"input": x})[OUT]
+    cli("run", f"--graph={work / 'opt.pb'}", f"--input=input={work / 'chelsea.npy'}", f"--output={OUT}",
+        f"--out_dir={work / 'run'}")
+    expected = np.load(work / "run" / (OUT.replace("/", "_") + ".npy"))
+    assert probs.dtype == expected.dtype and probs.shape == expected.shape
+    assert probs.tobytes() == expected.tobytes()
+    labels = (shared / "models" / "mobilenet_v1_0.25_128_labels.txt").read_text().splitlines()
+    top5 = [labels[i] for i in probs[0].argsort()[::-1][:5]]
+    assert any(name.split(":")[-1].strip() in ("tabby, tabby cat", "tiger cat", "Egyptian cat", "lynx, catamount")
+               for name in top5), top5
+
+
+def test_int8_from_a_python_generator_is_the_clis_file(int8, opt, shared, cli, work):
+    assert int8.calibration_inputs == 7
+    assert int8.path == str(work / "int8.tflite")
+    assert int8.bytes == (work / "int8.tflite").stat().st_size
+    assert int8.model.kind == "TensorFlow Lite"
+    assert int8.model.inputs[0].dtype == np.float32  # QUANTIZE at the input
+    assert int8.operators == sum(1 for n in int8.model.nodes if n.op.startswith("tfl.") and n.op != "tfl.no_value")
+    cli("tflite_convert", f"--graph_def_file={work / 'opt.pb'}", f"--output_file={work / 'cli_int8.tflite'}",
+        "--input_arrays=input", f"--output_arrays={OUT}", "--quantize=int8",
+        f"--calibration_data={shared / 'data' / 'images'}")
+    assert (work / "cli_int8.tflite").read_bytes() == (work / "int8.tflite").read_bytes()
+    # A folder gives the same file, and so does a list of lists in input order.
+    same = gd.tflite_convert(opt, work / "folder.tflite", inputs="input", outputs=OUT, quantize="int8",
+                             representative_dataset=shared / "data" / "images")
+    assert (work / "folder.tflite").read_bytes() == (work / "int8.tflite").read_bytes()
+    assert same.calibration_inputs == 7
+    samples = [[gd.read_sample(p, opt)] for p in images(shared)]
+    gd.tflite_convert(opt, work / "lists.tflite", inputs="input", outputs=OUT, quantize="int8",
+                      representative_dataset=samples)
+    assert (work / "lists.tflite").read_bytes() == (work / "int8.tflite").read_bytes()
+
+
+def test_compare_on_the_photos_gives_gdstudio_compares_figures(opt, int8, shared, cli, work):
+    photos = shared / "data" / "images"
+    label_map = shared / "models" / "mobilenet_v1_0.25_128_labels.txt"
+    result = gd.compare(opt, int8.model, inputs=photos, label_map=label_map, per_layer=False)
+    expected = cli.json("compare", f"--graph={work / 'opt.pb'}", f"--graph2={int8.path}", f"--dataset={photos}",
+                        f"--label_map={label_map}", f"--output={OUT}")
+    assert result.inputs == expected["inputs"] == 7
+    assert result.agree == expected["top1_agreement"]
+    assert result.labelled == expected["labelled"] == 3
+    assert result.correct_reference / result.labelled == expected["accuracy_float"]
+    assert result.correct_other / result.labelled == expected["accuracy_8bit"]
+    assert result.mean_sqnr_db == expected["mean_sqnr_db"]
+    assert [(s.file, s.top1_reference, s.top1_other, s.sqnr_db) for s in result.samples] == [
+        (i["file"], i["top1_float"], i["top1_8bit"], i["sqnr_db"]) for i in expected["items"]]
+    assert [(c.reference, c.other, c.count) for c in result.confusion] == [
+        (c["float"], c["8bit"], c["count"]) for c in expected.get("confusion", [])]
+    # The CI gate of the guide: int8 within one labelled photo of float.
+    assert result.correct_other >= result.correct_reference - 1
+    # A generator of the same photos gives the same per-sample figures
+    # (no labels: a folder's labels.csv does not come with a generator).
+    gen = gd.compare(opt, int8.model, inputs=({"input": gd.read_sample(p, opt)} for p in images(shared)),
+                     per_layer=False)
+    assert [s.sqnr_db for s in gen.samples] == [s.sqnr_db for s in result.samples]
+    assert gen.agree == result.agree and gen.labelled == 0
+    assert [s.file for s in gen.samples] == [f"sample {i}" for i in range(7)]
+
+
+def test_compare_on_one_photo_gives_the_per_layer_table(opt, int8, shared, cli, work):
+    photo = shared / "data" / "images" / "chelsea.png"
+    result = gd.compare(opt, int8.model, inputs=photo)
+    expected = cli.json("compare", f"--graph={work / 'opt.pb'}", f"--graph2={int8.path}", f"--input={photo}",
+                        f"--output={OUT}", "--layers=0")
+    (out,) = result.outputs
+    (want,) = expected["outputs"]
+    assert (out.name, out.max_abs, out.mean_abs, out.rmse, out.sqnr_db, out.cosine) == (
+        want["name"], want["max_abs"], want["mean_abs"], want["rmse"], want["sqnr_db"], want["cosine"])
+    assert out.classifier and out.rows == want["rows"] and out.top1_agree == want["top1_agree"]
+    assert [str(out.top1_reference[0]), str(out.top1_other[0])] == [want["top1_float"], want["top1_8bit"]]
+    assert len(result.layers) == len(expected["layers"]) > 20
+    for layer, row in zip(result.layers, expected["layers"]):
+        sqnr = 999.0 if math.isinf(layer.sqnr_db) else layer.sqnr_db
+        assert (layer.name, sqnr, layer.rmse, layer.step, layer.rmse_over_step) == (
+            row["name"], row["sqnr_db"], row["rmse"], row["step"], row["rmse_over_step"])
+    # The same photo as an array, by input name.
+    by_array = gd.compare(opt, int8.model, inputs={"input": gd.read_sample(photo, opt)})
+    assert by_array.outputs == result.outputs and by_array.layers == result.layers
+
+
+def test_benchmark_reports_benchmark_models_figures(opt, cli, work):
+    calls = []
+    result = gd.benchmark(opt, max_num_runs=5, max_time=0, threads=1,
+                          progress=lambda done, total, phase: calls.append((phase, done)))
+    expected = cli.json("benchmark", f"--graph={work / 'opt.pb'}", "--input_layer=input",
+                        "--input_layer_shape=1,128,128,3", f"--output_layer={OUT}", "--num_runs=5", "--max_time=0",
+                        "--num_threads=1")
+    report = result.report
+    assert report["latency_ms"]["runs"] == 5 == len(result.latencies_ms)
+    assert report["flops"] == expected["flops"]
+    assert report["nodes_defined"] == expected["nodes_defined"] == 148
+    assert [n["name"] for n in result.nodes] == [n["name"] for n in expected["nodes"]]
+    # The op types (ordered by time, which varies between runs).
+    assert sorted((t["type"], t["count"]) for t in result.node_types) == sorted(
+        (t["type"], t["count"]) for t in expected["node_types"])
+    assert report["num_threads"] == 1
+    assert report["latency_ms"]["min"] == min(result.latencies_ms)
+    assert "Run Order" in result.tables and "FLOPs estimate:" in result.tables
+    assert ("timing", 5) in calls and calls[0] == ("warmup", 1)
+
+
+def test_calibrate_gives_gdstudio_calibrates_graph(opt, shared, cli, work):
+    q = opt.transform("quantize_weights quantize_nodes", inputs="input", outputs=OUT)
+    q.save(work / "q.pb")
+    photos = shared / "data" / "images"
+    result = gd.calibrate(q, photos)
+    cli("calibrate", f"--graph={work / 'q.pb'}", f"--dataset={photos}", f"--output_graph={work / 'cli_q.pb'}")
+    assert result.model.to_bytes() == (work / "cli_q.pb").read_bytes()
+    assert len(result.ranges) > 10
+    for r in result.ranges:
+        assert len(r.observed) == 7
+        assert min(lo for lo, _ in r.observed) <= r.frozen_min <= r.frozen_max <= max(hi for _, hi in r.observed)
+    # A generator of the photos freezes the same ranges.
+    again = gd.calibrate(q, ({"input": gd.read_sample(p, q)} for p in images(shared)))
+    assert again.model.to_bytes() == result.model.to_bytes()
+
+
+def test_records_are_one_call_from_a_dataframe(opt, int8, shared):
+    pd = pytest.importorskip("pandas")
+    result = gd.compare(opt, int8.model, inputs=shared / "data" / "images")
+    layers = pd.DataFrame(result.layers)
+    assert list(layers.columns) == list(gd.LayerError._fields)
+    assert len(layers) == len(result.layers) and layers["name"].tolist() == [l.name for l in result.layers]
+    assert list(pd.DataFrame(result.samples).columns) == list(gd.SampleResult._fields)
+    timing = gd.benchmark(opt, max_num_runs=2, max_time=0, threads=1)
+    assert "avg_ms" in pd.DataFrame(timing.node_types).columns

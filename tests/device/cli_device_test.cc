@@ -1,0 +1,96 @@
+// `gdstudio benchmark --variants= --device=` end to end against the local
+// sshd: the variants in turns on the desktop and on the "device" (gdstudio,
+// then Arm NN on CpuRef), the device's tables with the graph's nodes, the
+// side-by-side summary, JSON, and the errors a user can cause.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "device/process.h"
+#include "tests/device/sshd_server.h"
+#include "tests/test_util.h"
+
+namespace gds {
+namespace {
+namespace fs = std::filesystem;
+
+const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
+
+class CliDevice : public test::SshdTest {
+ protected:
+  void SetUp() override {
+    test::SshdTest::SetUp();
+    if (IsSkipped()) return;
+    GDS_REQUIRE_SHARED();
+  }
+  std::vector<std::string> args(const std::string& variants, const std::string& runtime) const {
+    return {"benchmark", "--graph=" + test::modelPath("mobilenet_v1_0.25_128_frozen.pb"), "--input_layer=input",
+            "--input_layer_shape=1,128,128,3", "--output_layer=" + std::string(kOutput), "--max_num_runs=3",
+            "--num_threads=1", "--variants=" + variants, "--device=" + server_->uri(remote_),
+            "--device_runtime=" + runtime, "--device_ssh_options=-F " + server_->dir() + "/ssh_config"};
+  }
+  const std::string& remote_ = remote();
+};
+
+TEST_F(CliDevice, ThreeVariantsOnGdstudioAndTheDesktop) {
+  auto a = args("float,tflite_int8,eightbit", "gdstudio");
+  a.push_back("--device_runtime_path=" + test::gdstudioPath());
+  auto r = test::runGdstudio(a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* label : {"Variant: float", "Variant: TFLite int8", "Variant: 8-bit (TF recipe)"})
+    EXPECT_NE(r.out.find(label), std::string::npos) << label;
+  EXPECT_NE(r.out.find("Device: " + server_->uri(remote_)), std::string::npos);
+  EXPECT_NE(r.out.find("\t[Name]\t[Node]"), std::string::npos);
+  EXPECT_NE(r.out.find("\tMobilenetV1/MobilenetV1/Conv2d_0/Relu6\tMobilenetV1/MobilenetV1/Conv2d_0/Relu6\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("variant\tdesktop_ms\tdevice_ms\tdevice/desktop\n"), std::string::npos);
+  EXPECT_NE(r.out.find("Fastest on " + server_->uri(remote_) + ": "), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(remote_));
+}
+
+TEST_F(CliDevice, ArmnnRunsTheTfliteExportsAndSkipsTheRecipe) {
+  if (!device::runProcess({"/usr/bin/python3", "-c", "import pyarmnn"}).succeeded())
+    GTEST_SKIP() << "pyarmnn is not installed";
+  auto a = args("float,tflite_int8,eightbit", "armnn");
+  a.insert(a.end(), {"--device_backend=CpuRef", "--device_runtime_path=/usr/bin/python3", "--format=json"});
+  auto r = test::runGdstudio(a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["variants"].size(), 3u);
+  EXPECT_EQ(j["variants"][0]["variant"], "float");
+  EXPECT_EQ(j["variants"][0]["device"]["ops"][0]["name"], "Conv2D:0:0");
+  EXPECT_EQ(j["variants"][0]["device"]["ops"][0]["node"], "MobilenetV1/MobilenetV1/Conv2d_0/Relu6");
+  // The int8 model quantizes its float input first (operator 0).
+  EXPECT_EQ(j["variants"][1]["device"]["ops"][0]["name"], "Conv2D:0:1");
+  EXPECT_EQ(j["variants"][1]["device"]["ops"][0]["node"], "MobilenetV1/MobilenetV1/Conv2d_0/Relu6");
+  EXPECT_GT(j["variants"][1]["desktop"]["latency_ms"]["runs"], 0);
+  EXPECT_EQ(j["variants"][2]["device_error"],
+            "TensorFlow's 8-bit recipe makes Quantized* ops that the armnn runtime does not run (use "
+            "--device_runtime=gdstudio)");
+  EXPECT_TRUE(j.contains("fastest_on_device"));
+  EXPECT_TRUE(fs::is_empty(remote_));
+}
+
+TEST_F(CliDevice, ErrorsNameTheDeviceAndTheStep) {
+  auto a = args("float", "gdstudio");
+  a[8] = "--device=ssh://" + server_->user() + "@127.0.0.1:1";
+  auto r = test::runGdstudio(a);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: device ssh://" + server_->user() + "@127.0.0.1:1: connect: ssh: exit status 255: ssh: "
+                   "connect to host 127.0.0.1 port 1: Connection refused\n");
+  a = args("float", "tensorrt");
+  r = test::runGdstudio(a);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --device_runtime must be tflite (TensorFlow Lite's benchmark_model), armnn (Arm NN through "
+                   "pyarmnn) or gdstudio, got 'tensorrt'\n");
+  a = args("float,int4", "gdstudio");
+  r = test::runGdstudio(a);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --variants: unknown variant 'int4' (expected float, tflite_int8 or eightbit, separated by "
+                   "commas)\n");
+}
+
+}  // namespace
+}  // namespace gds
