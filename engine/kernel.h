@@ -5,19 +5,25 @@
 // them all.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/lowp/requantize.h"
 #include "engine/tensor.h"
 #include "engine/thread_pool.h"
 #include "model/proto.h"
 #include "model/status.h"
 
 namespace gds::engine {
+
+// Declared here for KernelInit, defined with its values in the 8-bit layer
+// (engine/lowp/requantize.h) that the kernels reading it include.
+namespace lowp {
+enum class Arithmetic : std::uint8_t;
+}
 
 // What a kernel sees when the plan is compiled.
 class KernelInit {
@@ -43,8 +49,8 @@ class KernelInit {
   // PlanOptions::winograd.
   virtual bool winogradAllowed() const { return true; }
   // PlanOptions::arithmetic: whose int8 arithmetic the TFLite dialect's
-  // kernels follow.
-  virtual lowp::Arithmetic arithmetic() const { return lowp::kDefaultArithmetic; }
+  // kernels follow (engine/lowp/requantize.h defines it).
+  virtual lowp::Arithmetic arithmetic() const = 0;
 
   // Attr helpers; errors name the node and the attr.
   const tensorflow::AttrValue* attr(const std::string& name) const;
