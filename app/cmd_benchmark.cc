@@ -64,6 +64,7 @@ std::vector<FlagSpec> benchmarkFlags() {
       {"winograd", T::Bool, "true",
        "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (F(2x2,3x3) on AVX-512, "
        "F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 relative)"},
+      arithmeticFlagSpec(),
       {"show_run_order", T::Bool, "true", "print the Run Order table"},
       {"run_order_limit", T::Int, "0", "rows of the Run Order table (0: all)"},
       {"show_time", T::Bool, "true", "print the Top by Computation Time table"},
@@ -211,6 +212,9 @@ Result<BenchmarkArgs> parseBenchmarkFlags(const Flags& flags) {
   a.plan.num_threads = a.threads;
   a.plan.reference_kernels = flags.boolean("reference");
   a.plan.winograd = flags.boolean("winograd");
+  auto arithmetic = flags.arithmetic();
+  if (!arithmetic.ok()) return arithmetic.status();
+  a.plan.arithmetic = *arithmetic;
   a.rewrites.fold_and_fuse = flags.boolean("optimize_graph");
   a.rewrites.fuse_quantized = flags.boolean("optimize_graph");
 

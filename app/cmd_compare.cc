@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/flags.h"
+#include "engine/eval/arithmetic_compare.h"
 #include "engine/eval/compare.h"
 #include "engine/eval/dataset.h"
 #include "model/endpoints.h"
@@ -24,7 +25,8 @@ namespace {
 const char* kUsage =
     "Usage: gdstudio compare --graph=FLOAT.pb --graph2=QUANT.pb [--output=NAME [--output2=NAME]]\n"
     "                        (--input=[NAME=]FILE | --dataset=DIR)\n"
-    "                        [--labels=labels.csv --label_map=labels.txt] [--format=text|csv|json]\n\n"
+    "                        [--labels=labels.csv --label_map=labels.txt] [--format=text|csv|json]\n"
+    "       gdstudio compare --graph=MODEL.tflite --arithmetic=A --arithmetic2=B (--input=[NAME=]FILE | --dataset=DIR)\n\n"
     "Runs both graphs on the same inputs in the interpreter. Inputs are .npy files, images (PNG/JPEG: RGB,\n"
     "resized to --input_size, then (x - input_mean) / input_std) or, for string inputs, raw files such as WAV.\n"
     "With --input: per-output max/mean absolute error, RMSE, SQNR, cosine, top-1/top-5, and the layers\n"
@@ -32,13 +34,17 @@ const char* kUsage =
     "each variant (labels.csv: file,label; '|' separates accepted labels), agreement, and the confusion.\n"
     "Either model may be a frozen graph, a SavedModel (its signature frozen) or a .tflite file; names may be\n"
     "nodes, tensors or signature keys, resolved in each model. Where the two name an input or output\n"
-    "differently, --input_layer2 and --output2 give the second model's names.";
+    "differently, --input_layer2 and --output2 give the second model's names.\n"
+    "With --arithmetic2 instead of --graph2: one .tflite model under two runtimes' int8 arithmetic (A and B:\n"
+    "tflite-xnnpack, tflite-builtin, tflite-reference, armnn), every tensor compared in execution order: the\n"
+    "first layer where they part, the steps each layer and output differ by, and the inputs whose top-1 class\n"
+    "flips.";
 
 std::vector<FlagSpec> compareFlags() {
   using T = FlagSpec::Type;
   return {
       {"graph", T::String, "", "the float model", kRequired | kPath},
-      {"graph2", T::String, "", "the 8-bit model", kRequired | kPath},
+      {"graph2", T::String, "", "the 8-bit model (not with --arithmetic2)", kPath},
       {"input_layer", T::String, "",
        "input (node, tensor or signature key; default: the model's only input)"},
       {"output", T::String, "",
@@ -58,6 +64,9 @@ std::vector<FlagSpec> compareFlags() {
       {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads"},
       {"layers", T::Int, "20", "rows of the per-layer table (0: all)"},
       {"format", T::String, "text", "text, csv or json"},
+      arithmeticFlagSpec(),
+      {"arithmetic2", T::String, "",
+       "compare --graph (a .tflite) under --arithmetic and under this arithmetic instead of against --graph2"},
   };
 }
 
@@ -98,6 +107,9 @@ struct CompareArgs {
   std::int64_t layer_rows = 0;  // 0: all
   engine::ImagePreprocess preprocess;
   engine::CompareOptions compare;
+  // --arithmetic2: --graph under compare.plan.arithmetic and under this.
+  bool arithmetic_mode = false;
+  engine::lowp::Arithmetic arithmetic2 = engine::lowp::kDefaultArithmetic;
 };
 
 Result<CompareArgs> parseCompareFlags(const Flags& flags) {
@@ -111,6 +123,21 @@ Result<CompareArgs> parseCompareFlags(const Flags& flags) {
     return Status::Error("--format must be text, csv or json, got '" + a.format + "'");
   a.graph = flags.str("graph");
   a.graph2 = flags.str("graph2");
+  auto arithmetic = flags.arithmetic();
+  if (!arithmetic.ok()) return arithmetic.status();
+  a.compare.plan.arithmetic = *arithmetic;
+  a.arithmetic_mode = flags.has("arithmetic2");
+  if (a.arithmetic_mode) {
+    auto second = flags.arithmetic("arithmetic2");
+    if (!second.ok()) return second.status();
+    a.arithmetic2 = *second;
+    if (!a.graph2.empty())
+      return Status::Error("give --graph2 (a float graph against its 8-bit version) or --arithmetic2 (one .tflite "
+                           "under two arithmetics), not both");
+  } else if (a.graph2.empty()) {
+    return Status::Error("--graph2 is required (the 8-bit model), or --arithmetic2 to run --graph under two "
+                         "arithmetics");
+  }
   a.input_layer = flags.str("input_layer");
   a.input_layer2 = flags.str("input_layer2");
   a.outputs2 = flags.list("output2");
@@ -250,7 +277,8 @@ Status chooseOutputs(const CompareArgs& a, CompareInputs& in) {
 Result<CompareInputs> loadCompareInputs(const CompareArgs& a) {
   auto g1 = openModel(a.graph, a.signature);
   if (!g1.ok()) return g1.status();
-  auto g2 = openModel(a.graph2, a.signature);
+  // --arithmetic2 runs the one model twice: it is its own second model.
+  auto g2 = openModel(a.arithmetic_mode ? a.graph : a.graph2, a.signature);
   if (!g2.ok()) return g2.status();
   CompareInputs in;
   in.float_model = std::move(*g1);
@@ -406,6 +434,89 @@ int compareDataset(const CompareArgs& a, const CompareInputs& in) {
   return 0;
 }
 
+// --arithmetic2: --graph under two arithmetics on one input or a folder.
+void printArithmeticJson(const engine::ArithmeticComparison& c, const CompareArgs& a,
+                         const std::vector<std::string>& sample_names) {
+  nlohmann::json j = {{"arithmetic", engine::lowp::arithmeticName(a.compare.plan.arithmetic)},
+                      {"arithmetic2", engine::lowp::arithmeticName(a.arithmetic2)},
+                      {"inputs", c.samples},
+                      {"differing_tensors", c.differing_tensors},
+                      {"tensors_compared", c.tensors.size()}};
+  j["first_differing"] = c.first_differing < 0 ? nlohmann::json(nullptr)
+                                               : nlohmann::json(c.tensors[static_cast<std::size_t>(c.first_differing)].tensor);
+  for (const auto& o : c.outputs) {
+    nlohmann::json x = {{"name", o.tensor}, {"max_steps", o.max_steps}, {"max_abs", o.max_abs}, {"step", o.step}};
+    if (o.classifier) {
+      x["rows"] = o.rows;
+      x["top1_flips"] = o.top1_flips;
+      nlohmann::json files = nlohmann::json::array();
+      for (std::int64_t s : o.flipped_samples) files.push_back(sample_names[static_cast<std::size_t>(s)]);
+      x["flipped_inputs"] = files;
+    }
+    j["outputs"].push_back(x);
+  }
+  j["tensors"] = nlohmann::json::array();
+  for (const auto& t : c.tensors) {
+    nlohmann::json x = {{"name", t.tensor}, {"op", t.op}, {"differing", t.differing}, {"total", t.total}};
+    if (t.integer) x["max_steps"] = t.max_steps;
+    else {
+      x["max_abs"] = t.max_abs;
+      x["max_rel"] = t.max_rel;
+    }
+    j["tensors"].push_back(x);
+  }
+  std::printf("%s\n", j.dump(2).c_str());
+}
+
+void printArithmeticCsv(const engine::ArithmeticComparison& c) {
+  std::printf("tensor,op,integer,max_steps,max_abs,max_rel,differing,total\n");
+  for (const auto& t : c.tensors)
+    std::printf("%s,%s,%d,%s,%s,%s,%lld,%lld\n", csvField(t.tensor).c_str(), t.op.c_str(), t.integer ? 1 : 0,
+                fmt(t.max_steps).c_str(), fmt(t.max_abs).c_str(), fmt(t.max_rel).c_str(),
+                static_cast<long long>(t.differing), static_cast<long long>(t.total));
+}
+
+int compareArithmeticsCommand(const CompareArgs& a, const CompareInputs& in) {
+  std::vector<std::vector<engine::Tensor>> samples;
+  std::vector<std::string> names;
+  if (a.dataset_mode) {
+    auto dataset = engine::openDataset(a.dataset, a.labels);
+    if (!dataset.ok()) return fail("--dataset: " + dataset.error());
+    for (const std::string& file : dataset->files) {
+      auto t = engine::loadSample(dataset->dir + "/" + file, in.spec, a.preprocess);
+      if (!t.ok()) return fail(t.error());
+      samples.push_back({std::move(*t)});
+      names.push_back(file);
+    }
+  } else {
+    auto t = engine::loadSample(in.input_file, in.spec, a.preprocess);
+    if (!t.ok()) return fail(t.error());
+    samples.push_back({std::move(*t)});
+    names.push_back(std::filesystem::path(in.input_file).filename().string());
+  }
+  engine::PlanOptions second = a.compare.plan;
+  second.arithmetic = a.arithmetic2;
+  auto c = engine::compareArithmetics(in.float_model.model.graph, {in.spec.name}, samples, in.float_outputs,
+                                      a.compare.plan, second);
+  if (!c.ok()) return fail(c.error());
+  if (a.format == "json") {
+    printArithmeticJson(*c, a, names);
+  } else if (a.format == "csv") {
+    printArithmeticCsv(*c);
+  } else {
+    std::printf("%s", engine::formatArithmeticComparison(*c, engine::lowp::arithmeticName(a.compare.plan.arithmetic),
+                                                          engine::lowp::arithmeticName(a.arithmetic2))
+                          .c_str());
+    for (const auto& o : c->outputs)
+      if (!o.flipped_samples.empty()) {
+        std::printf("\ntop-1 of %s flips on:", o.tensor.c_str());
+        for (std::int64_t s : o.flipped_samples) std::printf(" %s", names[static_cast<std::size_t>(s)].c_str());
+        std::printf("\n");
+      }
+  }
+  return 0;
+}
+
 int runCompareCommand(int argc, char** argv) {
   Flags flags("compare", kUsage, compareFlags());
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
@@ -413,6 +524,7 @@ int runCompareCommand(int argc, char** argv) {
   if (!args.ok()) return fail(args.error());
   auto inputs = loadCompareInputs(*args);
   if (!inputs.ok()) return fail(inputs.error());
+  if (args->arithmetic_mode) return compareArithmeticsCommand(*args, *inputs);
   return args->dataset_mode ? compareDataset(*args, *inputs) : compareOneInput(*args, *inputs);
 }
 

@@ -50,7 +50,8 @@ std::string joinPath(const std::string& root, const std::string& path) {
 const char* kUsage =
     "Usage: gdstudio label_image --image=IMAGE --graph=GRAPH.pb --labels=LABELS.txt [--input_width=299]\n"
     "                            [--input_height=299] [--input_mean=0] [--input_std=255]\n"
-    "                            [--input_layer=input] [--output_layer=InceptionV3/Predictions/Reshape_1]\n\n"
+    "                            [--input_layer=input] [--output_layer=InceptionV3/Predictions/Reshape_1]\n"
+    "                            [--arithmetic=tflite-xnnpack|tflite-builtin|tflite-reference|armnn]\n\n"
     "TensorFlow's label_image example: classifies one image (PNG or JPEG) with a graph and prints the\n"
     "top five labels with their scores, as '<label> (<index>): <score>'. The defaults are the\n"
     "example's (Inception v3 on grace_hopper.jpg); a model without the example's input_layer or output_layer\n"
@@ -74,7 +75,8 @@ std::vector<FlagSpec> labelImageFlags() {
            "the graph's output, scores (a model without it: its only output)"},
           {"signature_name", T::String, "", "SavedModel: the signature to run (default serving_default)"},
           {"self_test", T::Bool, "false", "check that class 653 comes first (the default image and graph)"},
-          {"root_dir", T::String, "", "folder the image and graph paths are relative to", kPath}};
+          {"root_dir", T::String, "", "folder the image and graph paths are relative to", kPath},
+          arithmeticFlagSpec()};
 }
 
 // What the command line asks for, checked. A new flag lands here and in
@@ -85,6 +87,7 @@ struct LabelImageArgs {
   bool input_given = false, output_given = false, size_given = false;
   std::int64_t width = 299, height = 299;
   double input_mean = 0, input_std = 255;
+  engine::PlanOptions plan;  // --arithmetic
   bool self_test = false;
 };
 
@@ -97,6 +100,9 @@ Result<LabelImageArgs> parseLabelImageFlags(const Flags& flags) {
                          "x" + std::to_string(a.height));
   a.input_std = flags.number("input_std").value();
   if (a.input_std == 0) return Status::Error("--input_std must not be 0");
+  auto arithmetic = flags.arithmetic();
+  if (!arithmetic.ok()) return arithmetic.status();
+  a.plan.arithmetic = *arithmetic;
   a.input_mean = flags.number("input_mean").value();
   a.graph = joinPath(flags.str("root_dir"), flags.str("graph"));
   a.image = joinPath(flags.str("root_dir"), flags.str("image"));
@@ -152,7 +158,7 @@ Result<engine::Tensor> classify(LabelImageArgs& a) {
   auto image = engine::loadSample(a.image, input, preprocess);
   if (!image.ok()) return image.status();
   auto graph = std::make_shared<const tensorflow::GraphDef>(std::move(loaded->model.graph));
-  auto plan = engine::compileForInference(graph, {input.name}, {*output_tensor});
+  auto plan = engine::compileForInference(graph, {input.name}, {*output_tensor}, a.plan);
   if (!plan.ok()) return Status::Error("Running model failed: " + a.graph + ": " + plan.error());
   auto outputs = (*plan)->run({*image});
   if (!outputs.ok()) return Status::Error("Running model failed: " + outputs.error());

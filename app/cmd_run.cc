@@ -60,7 +60,8 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
 
 const char* kUsage =
     "Usage: gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] [--output=NAME[,NAME...]] --out_dir=DIR\n"
-    "                    [--signature_name=KEY] [--num_threads=N] [--reference] [--winograd=false]\n\n"
+    "                    [--signature_name=KEY] [--num_threads=N] [--reference] [--winograd=false]\n"
+    "                    [--arithmetic=tflite-xnnpack|tflite-builtin|tflite-reference|armnn]\n\n"
     "Runs the model once on the given inputs and writes every output as .npy. Inputs and outputs may be named by\n"
     "node, by tensor (node:port) or by signature key (a SavedModel's, or a .tflite file's SignatureDef); a\n"
     "SavedModel runs its signature frozen with its checkpoint. Without --output the model's outputs are written:\n"
@@ -84,6 +85,7 @@ std::vector<FlagSpec> runFlags() {
        "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (F(2x2,3x3) on "
        "AVX-512, F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 "
        "relative)"},
+      arithmeticFlagSpec(),
   };
 }
 
@@ -118,6 +120,9 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
   a.plan.num_threads = static_cast<int>(*threads);
   a.plan.reference_kernels = flags.boolean("reference");
   a.plan.winograd = flags.boolean("winograd");
+  auto arithmetic = flags.arithmetic();
+  if (!arithmetic.ok()) return arithmetic.status();
+  a.plan.arithmetic = *arithmetic;
   return a;
 }
 

@@ -5,6 +5,7 @@
 // them all.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,6 +18,12 @@
 #include "model/status.h"
 
 namespace gds::engine {
+
+// Declared here for KernelInit, defined with its values in the 8-bit layer
+// (engine/lowp/requantize.h) that the kernels reading it include.
+namespace lowp {
+enum class Arithmetic : std::uint8_t;
+}
 
 // What a kernel sees when the plan is compiled.
 class KernelInit {
@@ -41,6 +48,9 @@ class KernelInit {
   virtual bool referenceKernels() const = 0;
   // PlanOptions::winograd.
   virtual bool winogradAllowed() const { return true; }
+  // PlanOptions::arithmetic: whose int8 arithmetic the TFLite dialect's
+  // kernels follow (engine/lowp/requantize.h defines it).
+  virtual lowp::Arithmetic arithmetic() const = 0;
 
   // Attr helpers; errors name the node and the attr.
   const tensorflow::AttrValue* attr(const std::string& name) const;

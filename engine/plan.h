@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "engine/kernel.h"
+#include "engine/lowp/requantize.h"
 #include "engine/tensor.h"
 #include "engine/thread_pool.h"
 #include "model/proto.h"
@@ -77,6 +78,11 @@ struct PlanOptions {
   // per layer; results differ from the direct convolution by rounding only
   // (a few 1e-6 relative).
   bool winograd = true;
+  // Whose arithmetic the int8 kernels of a .tflite model follow: TensorFlow
+  // Lite with its XNNPACK delegate (the default, as TensorFlow Lite runs an
+  // int8 model on a phone), its built-in or its reference kernels, or Arm
+  // NN's CpuRef (engine/lowp/requantize.h). Float graphs ignore it.
+  lowp::Arithmetic arithmetic = lowp::kDefaultArithmetic;
   // Polled by the executor before each node runs (on the thread calling
   // Plan::run); once it returns true the run ends with the error
   // "cancelled", as a Cancel button or Ctrl+C asks. Every plan the eval

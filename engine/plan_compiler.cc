@@ -37,8 +37,9 @@ DataType attrType(const tensorflow::NodeDef& node, const char* name) {
 class InitImpl : public KernelInit {
  public:
   InitImpl(const PlanNode& n, const std::vector<PlanNode>& nodes, const std::vector<PlanNodeInfo>& infos, bool reference,
-           bool winograd, const model::Graph& graph)
-      : n_(n), nodes_(nodes), infos_(infos), reference_(reference), winograd_(winograd), graph_(graph) {}
+           bool winograd, lowp::Arithmetic arithmetic, const model::Graph& graph)
+      : n_(n), nodes_(nodes), infos_(infos), reference_(reference), winograd_(winograd), arithmetic_(arithmetic),
+        graph_(graph) {}
   const tensorflow::NodeDef& node() const override { return *n_.def; }
   int numInputs() const override { return n_.num_data; }
   DataType inputType(int i) const override {
@@ -64,6 +65,7 @@ class InitImpl : public KernelInit {
   }
   bool referenceKernels() const override { return reference_; }
   bool winogradAllowed() const override { return winograd_; }
+  lowp::Arithmetic arithmetic() const override { return arithmetic_; }
   const tensorflow::NodeDef* inputProducer(int i, int* port) const override {
     if (i < 0 || i >= n_.num_data || i >= n_.def->input_size()) return nullptr;
     const model::TensorRef r = model::parseTensorName(n_.def->input(i));
@@ -85,6 +87,7 @@ class InitImpl : public KernelInit {
   const std::vector<PlanNodeInfo>& infos_;
   bool reference_;
   bool winograd_;
+  lowp::Arithmetic arithmetic_;
   const model::Graph& graph_;
 };
 
@@ -393,7 +396,7 @@ class PlanCompiler {
       info.output_shape_known = {true};
       return Status::Ok();
     }
-    InitImpl init(n, im_.nodes, infos_, options_.reference_kernels, options_.winograd, g_);
+    InitImpl init(n, im_.nodes, infos_, options_.reference_kernels, options_.winograd, options_.arithmetic, g_);
     GDS_RETURN_IF_ERROR(checkInputCount(n));
     if (n.kind == NodeKind::Kernel) {
       GDS_RETURN_IF_ERROR(createKernel(n, init));

@@ -29,8 +29,9 @@ PACKAGES=(
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
   # Device runners: the OpenSSH client (ssh, scp) and adb at run time; the tests start sshd on 127.0.0.1.
   openssh-client openssh-server adb
-  # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there).
-  nodejs
+  # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there) and
+  # TensorFlow Lite itself (LiteRT.js, ../shared/tools/litert, installed by the oracle_litert test with npm).
+  nodejs npm
 )
 
 missing=()

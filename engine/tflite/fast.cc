@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/lowp/cpu.h"
+#include "engine/lowp/requantize.h"
 #include "engine/tflite/multiplier.h"
 
 namespace gds::engine::tflite {
@@ -142,6 +143,49 @@ __attribute__((target("avx2"))) std::int64_t quantizeAvx2(const float* in, std::
   return i;
 }
 
+// quantizeReference's kDouble form: each half of the floats widened to
+// double, divided by the double scale, rounded half away from zero.
+__attribute__((target("avx2"))) std::int64_t quantizeDoubleAvx2(const float* in, std::int64_t n, float scale,
+                                                                std::int32_t zero_point, std::int8_t* out) {
+  const __m256d vscale = _mm256_set1_pd(static_cast<double>(scale)), half = _mm256_set1_pd(0.5);
+  const __m256d neg_half = _mm256_set1_pd(-0.5), one = _mm256_set1_pd(1.0);
+  const __m256d big = _mm256_set1_pd(1024.0), neg_big = _mm256_set1_pd(-1024.0);
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  const __m256i lo = _mm256_set1_epi32(-128), hi = _mm256_set1_epi32(127);
+  auto round4 = [&](__m128 x) __attribute__((target("avx2"))) {
+    const __m256d v = _mm256_div_pd(_mm256_cvtps_pd(x), vscale);
+    const __m256d t = _mm256_round_pd(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __m256d d = _mm256_sub_pd(v, t);
+    __m256d r = _mm256_add_pd(t, _mm256_and_pd(_mm256_cmp_pd(d, half, _CMP_GE_OQ), one));
+    r = _mm256_sub_pd(r, _mm256_and_pd(_mm256_cmp_pd(d, neg_half, _CMP_LE_OQ), one));
+    r = _mm256_andnot_pd(_mm256_cmp_pd(v, v, _CMP_UNORD_Q), _mm256_min_pd(_mm256_max_pd(r, neg_big), big));
+    return _mm256_cvttpd_epi32(r);
+  };
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(in + i);
+    const __m256i q = _mm256_set_m128i(round4(_mm256_extractf128_ps(v, 1)), round4(_mm256_castps256_ps128(v)));
+    store8(out + i, _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(q, zp), lo), hi));
+  }
+  return i;
+}
+
+// quantizeReference's kXnnpack form: x * inv_scale clamped in float to the
+// int8 range less the zero point, rounded to nearest even.
+__attribute__((target("avx2"))) std::int64_t quantizeXnnpackAvx2(const float* in, std::int64_t n, float inv_scale,
+                                                                 std::int32_t zero_point, std::int8_t* out) {
+  const __m256 vscale = _mm256_set1_ps(inv_scale);
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(-128 - zero_point));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(127 - zero_point));
+  const __m256i zp = _mm256_set1_epi32(zero_point);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(_mm256_loadu_ps(in + i), vscale), lo), hi);
+    store8(out + i, _mm256_add_epi32(_mm256_cvtps_epi32(v), zp));
+  }
+  return i;
+}
+
 #endif  // GDS_TFL_AVX2
 
 }  // namespace
@@ -151,8 +195,50 @@ Requantizer::Requantizer(const Requant& r, std::int64_t channels, std::int64_t a
       accumulator_bound_(accumulator_bound),
       output_offset_(r.output_offset),
       act_min_(r.act_min),
-      act_max_(r.act_max) {
+      act_max_(r.act_max),
+      rounding_(r.rounding) {
   const auto n = static_cast<std::size_t>(channels);
+  if (r.rounding == Rounding::kFp32) {
+    if (r.scale.size() != 1 && r.scale.size() != n) {
+      fallback_ = true;
+      requant_ = r;
+      return;
+    }
+    scale_.resize(n);
+    for (std::size_t c = 0; c < n; ++c) scale_[c] = r.scale[r.scale.size() == 1 ? 0 : c];
+    return;
+  }
+  if (r.rounding == Rounding::kSingle) {
+    bool usable = r.shift.size() == r.multiplier.size() && (r.multiplier.size() == 1 || r.multiplier.size() == n);
+    for (std::size_t k = 0; usable && k < r.shift.size(); ++k) usable = r.shift[k] >= -31 && r.shift[k] <= 30;
+    if (!usable) {
+      fallback_ = true;
+      requant_ = r;
+      return;
+    }
+    multiplier_.resize(n);
+    single_add_.resize(n);
+    single_shift_.resize(n);
+    single_correction_.resize(n);
+    for (std::size_t c = 0; c < n; ++c) {
+      const std::size_t k = r.multiplier.size() == 1 ? 0 : c;
+      const int t = 31 - r.shift[k];
+      multiplier_[c] = r.multiplier[k];
+      single_shift_[c] = t;
+      single_add_[c] = static_cast<std::int64_t>((std::uint64_t{1} << 63) + (std::uint64_t{1} << (t - 1)));
+      single_correction_[c] = static_cast<std::int32_t>(static_cast<std::uint32_t>(std::uint64_t{1} << (63 - t)));
+    }
+    const std::size_t groups = n / 8;
+    for (auto* v : {&add_even_, &add_odd_, &shift_even_, &shift_odd_}) v->resize(groups * 4);
+    for (std::size_t g = 0; g < groups; ++g)
+      for (std::size_t j = 0; j < 4; ++j) {
+        add_even_[g * 4 + j] = single_add_[g * 8 + 2 * j];
+        add_odd_[g * 4 + j] = single_add_[g * 8 + 2 * j + 1];
+        shift_even_[g * 4 + j] = single_shift_[g * 8 + 2 * j];
+        shift_odd_[g * 4 + j] = single_shift_[g * 8 + 2 * j + 1];
+      }
+    return;
+  }
   bool usable = r.shift.size() == r.multiplier.size() && (r.multiplier.size() == 1 || r.multiplier.size() == n);
   for (std::size_t k = 0; usable && k < r.multiplier.size(); ++k) usable = validMultiplier(r.multiplier[k], r.shift[k]);
   if (!usable) {
@@ -180,7 +266,7 @@ Requantizer::Requantizer(const Requant& r, std::int64_t channels, std::int64_t a
 }
 
 bool Requantizer::narrow(const std::int32_t* bias) const {
-  if (fallback_ || accumulator_bound_ <= 0 || !lowp::cpuHasAvx2()) return false;
+  if (fallback_ || rounding_ != Rounding::kDouble || accumulator_bound_ <= 0 || !lowp::cpuHasAvx2()) return false;
   std::int64_t largest = accumulator_bound_;
   if (bias) {
     std::int64_t b = 0;
@@ -190,10 +276,117 @@ bool Requantizer::narrow(const std::int32_t* bias) const {
   return largest < (kNarrowLimit >> max_left_);
 }
 
+namespace {
+
+#ifdef GDS_TFL_AVX2
+// Rounding::kSingle on eight channels (see Requantizer's members).
+__attribute__((target("avx2"))) std::int64_t requantizeRowSingleAvx2(
+    const std::int32_t* acc, const std::int32_t* bias, std::int64_t channels, const std::int32_t* multiplier,
+    const std::int64_t* add_even, const std::int64_t* add_odd, const std::int64_t* shift_even,
+    const std::int64_t* shift_odd, const std::int32_t* correction, std::int32_t offset, std::int32_t lo,
+    std::int32_t hi, std::int8_t* out) {
+  const __m256i voffset = _mm256_set1_epi32(offset), vlo = _mm256_set1_epi32(lo), vhi = _mm256_set1_epi32(hi);
+  std::int64_t c = 0;
+  for (; c + 8 <= channels; c += 8) {
+    __m256i x = loadI32(acc + c);
+    if (bias) x = _mm256_add_epi32(x, loadI32(bias + c));
+    const __m256i m = loadI32(multiplier + c);
+    // Even channels c, c+2, ... in the 64-bit lanes; odd ones shifted down.
+    const std::int64_t g = c / 2;
+    auto load64 = [](const std::int64_t* p) __attribute__((target("avx2"))) {
+      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    };
+    const __m256i even =
+        _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), load64(add_even + g)), load64(shift_even + g));
+    const __m256i odd = _mm256_srlv_epi64(
+        _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), load64(add_odd + g)),
+        load64(shift_odd + g));
+    __m256i r = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+    r = _mm256_sub_epi32(r, loadI32(correction + c));
+    r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, voffset), vlo), vhi);
+    store8(out + c, r);
+  }
+  return c;
+}
+
+// Rounding::kFp32 on eight channels: XNNPACK's fp32 requantization.
+__attribute__((target("avx2"))) std::int64_t requantizeRowFp32Avx2(const std::int32_t* acc, const std::int32_t* bias,
+                                                                   std::int64_t channels, const float* scale,
+                                                                   std::int32_t offset, std::int32_t lo, std::int32_t hi,
+                                                                   std::int8_t* out) {
+  const __m256i voffset = _mm256_set1_epi32(offset);
+  const __m256 vlo = _mm256_set1_ps(static_cast<float>(lo - offset));
+  const __m256 vhi = _mm256_set1_ps(static_cast<float>(hi - offset));
+  std::int64_t c = 0;
+  for (; c + 8 <= channels; c += 8) {
+    __m256i x = loadI32(acc + c);
+    if (bias) x = _mm256_add_epi32(x, loadI32(bias + c));
+    __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(x), _mm256_loadu_ps(scale + c));
+    f = _mm256_min_ps(_mm256_max_ps(f, vlo), vhi);
+    store8(out + c, _mm256_add_epi32(_mm256_cvtps_epi32(f), voffset));
+  }
+  return c;
+}
+#endif
+
+}  // namespace
+
+void Requantizer::runSingle(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
+                            std::int8_t* output) const {
+  const std::int64_t channels = channels_;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int32_t* a = acc + i * channels;
+    std::int8_t* o = output + i * channels;
+    std::int64_t c = 0;
+#ifdef GDS_TFL_AVX2
+    if (lowp::cpuHasAvx2())
+      c = requantizeRowSingleAvx2(a, bias, channels, multiplier_.data(), add_even_.data(), add_odd_.data(),
+                                  shift_even_.data(), shift_odd_.data(), single_correction_.data(), output_offset_,
+                                  act_min_, act_max_, o);
+#endif
+    for (; c < channels; ++c) {
+      const std::int32_t x = bias ? static_cast<std::int32_t>(static_cast<std::uint32_t>(a[c]) +
+                                                              static_cast<std::uint32_t>(bias[c]))
+                                  : a[c];
+      const auto k = static_cast<std::size_t>(c);
+      const lowp::FixedMultiplier m{multiplier_[k], 31 - static_cast<int>(single_shift_[k])};
+      o[c] = clampToInt8(lowp::multiplySingleRounding(x, m) + output_offset_, act_min_, act_max_);
+    }
+  }
+}
+
+void Requantizer::runFp32(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
+                          std::int8_t* output) const {
+  const std::int64_t channels = channels_;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int32_t* a = acc + i * channels;
+    std::int8_t* o = output + i * channels;
+    std::int64_t c = 0;
+#ifdef GDS_TFL_AVX2
+    if (lowp::cpuHasAvx2())
+      c = requantizeRowFp32Avx2(a, bias, channels, scale_.data(), output_offset_, act_min_, act_max_, o);
+#endif
+    for (; c < channels; ++c) {
+      const std::int32_t x = bias ? static_cast<std::int32_t>(static_cast<std::uint32_t>(a[c]) +
+                                                              static_cast<std::uint32_t>(bias[c]))
+                                  : a[c];
+      o[c] = lowp::xnnRequantizeFp32(x, scale_[static_cast<std::size_t>(c)], output_offset_, act_min_, act_max_);
+    }
+  }
+}
+
 void Requantizer::run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
                       std::int8_t* output) const {
   if (fallback_) {
     requantizeRows(requant_, acc, bias, rows, channels_, output);
+    return;
+  }
+  if (rounding_ == Rounding::kSingle) {
+    runSingle(acc, bias, rows, output);
+    return;
+  }
+  if (rounding_ == Rounding::kFp32) {
+    runFp32(acc, bias, rows, output);
     return;
   }
   const std::int64_t channels = channels_;
@@ -255,13 +448,17 @@ void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std
                             r.act_max);
 }
 
-void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output) {
+void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output,
+                  QuantizeForm form) {
   std::int64_t i = 0;
 #ifdef GDS_TFL_AVX2
-  if (lowp::cpuHasAvx2() && zero_point >= -128 && zero_point <= 127)
-    i = quantizeAvx2(input, n, scale, zero_point, output);
+  if (lowp::cpuHasAvx2() && zero_point >= -128 && zero_point <= 127) {
+    if (form == QuantizeForm::kFloat) i = quantizeAvx2(input, n, scale, zero_point, output);
+    else if (form == QuantizeForm::kDouble) i = quantizeDoubleAvx2(input, n, scale, zero_point, output);
+    else i = quantizeXnnpackAvx2(input, n, 1.0f / scale, zero_point, output);
+  }
 #endif
-  if (i < n) quantizeReference(input + i, n - i, scale, zero_point, output + i);
+  if (i < n) quantizeReference(input + i, n - i, scale, zero_point, output + i, form);
 }
 
 namespace {

@@ -66,6 +66,19 @@ class Requantizer {
   // loop on a copy of the parameters.
   bool fallback_ = false;
   Requant requant_;
+  // Rounding::kSingle (ruy's (x * M + 2^(t-1)) >> t, t = 31 - shift): per
+  // channel t and 2^(t-1) + 2^63 (the 64-bit product made unsigned so a
+  // logical shift divides it), and 2^(63-t) mod 2^32 (what that bias leaves
+  // after the shift). Rounding::kFp32 (XNNPACK): the float scale per channel.
+  Rounding rounding_ = Rounding::kDouble;
+  std::vector<std::int64_t> single_add_, single_shift_;
+  // The same per group of eight channels as the AVX2 loop's 64-bit lanes
+  // take them: channels 8g, 8g+2, 8g+4, 8g+6 (even) and 8g+1, ... (odd).
+  std::vector<std::int64_t> add_even_, add_odd_, shift_even_, shift_odd_;
+  std::vector<std::int32_t> single_correction_;
+  std::vector<float> scale_;
+  void runSingle(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows, std::int8_t* output) const;
+  void runFp32(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows, std::int8_t* output) const;
 };
 
 // reference_integer_ops add/sub/mul (binaryElement) on n elements; a or b of
@@ -75,7 +88,8 @@ void binaryFast(BinaryOp op, const BinaryParams& p, const std::int8_t* a, bool a
 // rescaleReference (QUANTIZE int8 -> int8, RELU, RELU6) and
 // quantizeReference (QUANTIZE float -> int8), vectorized.
 void rescaleFast(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output);
-void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output);
+void quantizeFast(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output,
+                  QuantizeForm form = QuantizeForm::kFloat);
 // maxPoolReference / averagePoolReference on output rows [row_begin,
 // row_end) (row = batch * out_h + y), channels innermost so the compiler
 // vectorizes them.

@@ -50,9 +50,12 @@ class DepthwiseAvx2 {
     const auto c_n = static_cast<std::size_t>(s.in_c);
     if (!lowp::cpuHasAvx2() || s.out_c != 1 || taps_ < 1) return false;
     if (r.input_offset < -127 || r.input_offset > 128) return false;
-    if (r.shift.size() != r.multiplier.size() || (r.multiplier.size() != 1 && r.multiplier.size() != c_n))
+    fp32_ = r.rounding == Rounding::kFp32;
+    if (r.rounding == Rounding::kSingle) return false;
+    if (fp32_ && r.scale.size() != 1 && r.scale.size() != c_n) return false;
+    if (!fp32_ && (r.shift.size() != r.multiplier.size() || (r.multiplier.size() != 1 && r.multiplier.size() != c_n)))
       return false;
-    for (std::size_t k = 0; k < r.multiplier.size(); ++k)
+    for (std::size_t k = 0; !fp32_ && k < r.multiplier.size(); ++k)
       if (!validMultiplier(r.multiplier[k], r.shift[k])) return false;
     blocks_ = (s.in_c + kLanes - 1) / kLanes;
     pairs_ = (taps_ + 1) / 2;
@@ -60,9 +63,15 @@ class DepthwiseAvx2 {
     params_.assign(static_cast<std::size_t>(blocks_ * kParams * kLanes), 0);
     for (std::int64_t c = 0; c < s.in_c; ++c) {
       offset_sum_[static_cast<std::size_t>(c)] *= r.input_offset;
+      std::int32_t* p = params_.data() + c / kLanes * kParams * kLanes + lane(c % kLanes);
+      if (fp32_) {
+        // Slot 1: XNNPACK's float scale (its bits).
+        const float scale = r.scale[r.scale.size() == 1 ? 0 : static_cast<std::size_t>(c)];
+        std::memcpy(p + kLanes, &scale, sizeof scale);
+        continue;
+      }
       const std::size_t k = r.multiplier.size() == 1 ? 0 : static_cast<std::size_t>(c);
       const Mbqm m = mbqmParams(r.multiplier[k], r.shift[k]);
-      std::int32_t* p = params_.data() + c / kLanes * kParams * kLanes + lane(c % kLanes);
       const MbqmNarrow n = mbqmNarrowParams(m);
       const std::int32_t values[kParams] = {0, m.multiplier, m.left, m.right, m.mask, m.half, 0, n.left1, n.round,
                                             n.negative};
@@ -109,7 +118,7 @@ class DepthwiseAvx2 {
   void runRows(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, std::int64_t row_begin,
                std::int64_t row_end, std::int8_t* output) const;
   // kForm: 0 the general requantization, 1 the short one, 2 the short one
-  // with left shifts.
+  // with left shifts, 3 XNNPACK's fp32 one.
   template <int kForm>
 #ifdef GDS_TFL_AVX2
   __attribute__((target("avx2")))
@@ -123,6 +132,7 @@ class DepthwiseAvx2 {
   std::int64_t channels_ = 0, taps_ = 0, blocks_ = 0, pairs_ = 0;
   std::int32_t max_left_ = 0;
   bool ready_ = false, narrow_ = false;
+  bool fp32_ = false;  // XNNPACK's requantization (Rounding::kFp32): kForm 3
   std::vector<std::int16_t> weights_;
   std::vector<std::int32_t> params_;
   std::vector<std::int32_t> offset_sum_;  // per channel: offset * sum w
@@ -250,7 +260,8 @@ void DepthwiseAvx2::run(const ops::ConvGeometry& s, const Requant& r, const std:
 __attribute__((target("avx2"))) void DepthwiseAvx2::runRows(const ops::ConvGeometry& s, const Requant& r,
                                                             const std::int8_t* input, std::int64_t row_begin,
                                                             std::int64_t row_end, std::int8_t* output) const {
-  if (!narrow_) runRowsAs<0>(s, r, input, row_begin, row_end, output);
+  if (fp32_) runRowsAs<3>(s, r, input, row_begin, row_end, output);
+  else if (!narrow_) runRowsAs<0>(s, r, input, row_begin, row_end, output);
   else if (max_left_ == 0) runRowsAs<1>(s, r, input, row_begin, row_end, output);
   else runRowsAs<2>(s, r, input, row_begin, row_end, output);
 }
@@ -261,6 +272,8 @@ __attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::ConvGeo
                                                               std::int64_t row_end, std::int8_t* output) const {
   const __m256i out_offset = _mm256_set1_epi32(r.output_offset);
   const __m256i lo = _mm256_set1_epi32(r.act_min), hi = _mm256_set1_epi32(r.act_max);
+  const __m256 lo_f = _mm256_set1_ps(static_cast<float>(r.act_min - r.output_offset));
+  const __m256 hi_f = _mm256_set1_ps(static_cast<float>(r.act_max - r.output_offset));
   const std::int64_t c_n = s.in_c;
   const std::int32_t* params = params_.data();
   lowp::depthwise_avx2::forEachBlock<std::int8_t>(
@@ -274,6 +287,12 @@ __attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::ConvGeo
             };
             for (int h = 0; h < 2; ++h) {
               __m256i& acc = h == 0 ? acc0 : acc1;
+              if (kForm == 3) {
+                __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_castsi256_ps(slot(1, h)));
+                f = _mm256_min_ps(_mm256_max_ps(f, lo_f), hi_f);
+                acc = _mm256_add_epi32(_mm256_cvtps_epi32(f), out_offset);
+                continue;
+              }
               if (kForm == 0)
                 acc = mbqm8(acc, slot(1, h), slot(2, h), slot(3, h), slot(4, h), slot(5, h));
               else

@@ -30,22 +30,36 @@ std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantize
 bool activationRange(const char* activation, float scale, std::int32_t zero_point, std::int32_t* act_min,
                      std::int32_t* act_max);
 
+// How a layer's int32 accumulator becomes an int8 value: where the runtimes
+// part (engine/lowp/requantize.h).
+enum class Rounding : std::uint8_t {
+  kDouble,  // MultiplyByQuantizedMultiplier, twice rounded: TFLite's reference kernels, its built-in depthwise
+  kSingle,  // ruy's one rounding: TFLite's built-in CONV_2D and FULLY_CONNECTED
+  kFp32,    // XNNPACK: (float)acc * scale[c], clamped in float, rounded to nearest even
+};
+
 // The output scaling of a layer: acc (int32, bias added) ->
-// multiplyByQuantizedMultiplier(acc, multiplier[c], shift[c]) + output_offset,
-// clamped to [act_min, act_max]. One multiplier per output channel (a
-// per-tensor layer repeats its one value, as TFLite's
+// multiplyByQuantizedMultiplier(acc, multiplier[c], shift[c]) + output_offset
+// (kDouble; kSingle rounds the product once; kFp32 multiplies by scale[c] in
+// float), clamped to [act_min, act_max]. One multiplier per output channel
+// (a per-tensor layer repeats its one value, as TFLite's
 // PopulateConvolutionQuantizationParams does).
 struct Requant {
   std::int32_t input_offset = 0;   // -input zero point
   std::int32_t filter_offset = 0;  // -filter zero point (FULLY_CONNECTED)
   std::int32_t output_offset = 0;  // output zero point
   std::int32_t act_min = -128, act_max = 127;
+  Rounding rounding = Rounding::kDouble;
   std::vector<std::int32_t> multiplier;
   std::vector<int> shift;
+  std::vector<float> scale;  // kFp32: XNNPACK's requantization scale per entry
 };
 // Multipliers for input_scale * filter_scale[c] / output_scale (in double, as
-// TFLite), one per entry of filter_scales.
+// TFLite), one per entry of filter_scales, and XNNPACK's float scales
+// (input_scale * filter_scale[c] / output_scale left to right in float).
 void convMultipliers(float input_scale, const std::vector<float>& filter_scales, float output_scale, Requant* r);
+// One accumulator (bias added) of output channel c requantized as r says.
+std::int8_t requantizeOne(const Requant& r, std::int32_t acc, std::int64_t c);
 
 // reference_integer_ops::ConvPerChannel / DepthwiseConvPerChannel: cells
 // outside the input add nothing (they stand for the input zero point).
@@ -144,8 +158,14 @@ void leakyReluReference(const LeakyRelu& p, const std::int8_t* input, std::int64
 
 // QUANTIZE float -> int8 (AffineQuantize: round(x / scale) + zero_point,
 // clamped) and DEQUANTIZE int8 -> float (scale * (q - zero_point), scale in
-// double).
-void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output);
+// double). The quotient and its rounding per runtime (QuantizeForm):
+// kFloat: x / (float)scale rounded half away from zero (TFLite's reference
+// kernel, Arm NN's Quantize); kDouble: x / (double)scale, half away (the
+// built-in kernel); kXnnpack: x * (1.0f / scale) rounded to nearest even
+// (XNNPACK's f32-qs8 convert).
+enum class QuantizeForm : std::uint8_t { kFloat, kDouble, kXnnpack };
+void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output,
+                       QuantizeForm form = QuantizeForm::kFloat);
 void dequantizeReference(const std::int8_t* input, std::int64_t n, float scale, std::int32_t zero_point, float* output);
 
 // The 256-entry table of an int8 -> int8 function (LOGISTIC, TANH): entry
@@ -167,6 +187,19 @@ struct SoftmaxTable {
   float table[256];
 };
 void populateSoftmaxTable(float input_scale, float beta, SoftmaxTable* t);
+// SOFTMAX int8 as TFLite's reference kernel computes it
+// (reference_ops::Softmax with SoftmaxPrepare<kReference>'s
+// PreprocessSoftmaxScaling): gemmlowp fixed point, exp_on_negative_values
+// of the rescaled differences to the row's maximum (5 integer bits), their
+// sum (12 integer bits), its reciprocal, outputs at 1/256 from -128.
+struct SoftmaxFixedPointParams {
+  std::int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+  int diff_min = 0;
+};
+SoftmaxFixedPointParams softmaxReferenceParams(float input_scale, float beta);
+void softmaxFixedPoint(const SoftmaxFixedPointParams& p, const std::int8_t* input, std::int64_t rows,
+                       std::int64_t depth, std::int32_t output_zp, std::int8_t* output);
 void softmaxReference(const SoftmaxTable& t, const std::int8_t* input, std::int64_t rows, std::int64_t depth,
                       float output_scale, std::int32_t output_zp, std::int8_t* output);
 

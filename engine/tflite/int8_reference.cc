@@ -10,6 +10,9 @@
 
 #include "engine/tflite/int8.h"
 
+#include <gemmlowp/fixedpoint/fixedpoint.h>
+
+#include "engine/lowp/requantize.h"
 #include "engine/tflite/float32.h"
 
 namespace gds::engine::tflite {
@@ -95,21 +98,33 @@ bool activationRange(const char* activation, float scale, std::int32_t zero_poin
 void convMultipliers(float input_scale, const std::vector<float>& filter_scales, float output_scale, Requant* r) {
   r->multiplier.resize(filter_scales.size());
   r->shift.resize(filter_scales.size());
+  r->scale.resize(filter_scales.size());
   for (std::size_t c = 0; c < filter_scales.size(); ++c) {
     const double effective = static_cast<double>(input_scale) * static_cast<double>(filter_scales[c]) /
                              static_cast<double>(output_scale);
     quantizeMultiplier(effective, &r->multiplier[c], &r->shift[c]);
+    r->scale[c] = lowp::xnnRequantizationScale(input_scale, filter_scales[c], output_scale);
   }
 }
 
-namespace {
-inline std::int8_t requantizeOne(const Requant& r, std::int32_t acc, std::int64_t c) {
+std::int8_t requantizeOne(const Requant& r, std::int32_t acc, std::int64_t c) {
+  if (r.rounding == Rounding::kFp32)
+    return lowp::xnnRequantizeFp32(acc, r.scale[r.scale.size() == 1 ? 0 : static_cast<std::size_t>(c)],
+                                   r.output_offset, r.act_min, r.act_max);
   const std::size_t k = r.multiplier.size() == 1 ? 0 : static_cast<std::size_t>(c);
-  acc = multiplyByQuantizedMultiplier(acc, r.multiplier[k], r.shift[k]);
+  switch (r.rounding) {
+    case Rounding::kFp32:
+      break;
+    case Rounding::kSingle:
+      acc = lowp::multiplySingleRounding(acc, {r.multiplier[k], r.shift[k]});
+      break;
+    case Rounding::kDouble:
+      acc = multiplyByQuantizedMultiplier(acc, r.multiplier[k], r.shift[k]);
+      break;
+  }
   acc += r.output_offset;
   return clampToInt8(acc, r.act_min, r.act_max);
 }
-}  // namespace
 
 void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                    const std::int32_t* bias, std::int8_t* output) {
@@ -358,7 +373,17 @@ void leakyReluReference(const LeakyRelu& p, const std::int8_t* input, std::int64
   }
 }
 
-void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output) {
+void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int8_t* output,
+                       QuantizeForm form) {
+  if (form == QuantizeForm::kDouble) {
+    for (std::int64_t i = 0; i < n; ++i) output[i] = lowp::tfliteQuantizeBuiltin(input[i], scale, zero_point);
+    return;
+  }
+  if (form == QuantizeForm::kXnnpack) {
+    const float inv = 1.0f / scale;
+    for (std::int64_t i = 0; i < n; ++i) output[i] = lowp::xnnQuantize(input[i], inv, zero_point);
+    return;
+  }
   for (std::int64_t i = 0; i < n; ++i) {
     const float q = roundAway(input[i] / scale);
     // Values beyond int32 saturate before the clamp (they clamp anyway).
@@ -461,6 +486,70 @@ void resizeBilinearReference(const std::int8_t* input, std::int64_t batch, std::
         }
       }
     }
+}
+
+SoftmaxFixedPointParams softmaxReferenceParams(float input_scale, float beta) {
+  // PreprocessSoftmaxScaling (quantization_util.cc) with 5 integer bits, and
+  // CalculateInputRadius for diff_min (activations.cc SoftmaxPrepare).
+  constexpr int kScaledDiffIntegerBits = 5;
+  SoftmaxFixedPointParams p;
+  const double real = std::min<double>(static_cast<double>(beta) * static_cast<double>(input_scale) *
+                                           static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
+                                       static_cast<double>((1LL << 31) - 1.0));
+  quantizeMultiplier(real, &p.input_multiplier, &p.input_left_shift);
+  const double max_input_rescaled = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
+                                    static_cast<double>(1LL << (31 - kScaledDiffIntegerBits)) /
+                                    static_cast<double>(1LL << p.input_left_shift);
+  p.diff_min = -static_cast<int>(std::floor(max_input_rescaled));
+  return p;
+}
+
+void softmaxFixedPoint(const SoftmaxFixedPointParams& p, const std::int8_t* input, std::int64_t rows,
+                       std::int64_t depth, std::int32_t output_zp, std::int8_t* output) {
+  // reference_ops::Softmax (softmax.h) for int8 in and out: outputs at
+  // 1/256 from -128, the only int8 output quantization TFLite accepts.
+  (void)output_zp;
+  constexpr int kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12;
+  using FixedPointScaledDiff = gemmlowp::FixedPoint<std::int32_t, kScaledDiffIntegerBits>;
+  using FixedPointAccum = gemmlowp::FixedPoint<std::int32_t, kAccumulationIntegerBits>;
+  using FixedPoint0 = gemmlowp::FixedPoint<std::int32_t, 0>;
+  auto rescaled = [&](std::int32_t diff) {
+    // MultiplyByQuantizedMultiplierGreaterThanOne.
+    return saturatingRoundingDoublingHighMul(
+        static_cast<std::int32_t>(static_cast<std::uint32_t>(diff) << p.input_left_shift), p.input_multiplier);
+  };
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int8_t* x = input + i * depth;
+    std::int8_t max_in_row = std::numeric_limits<std::int8_t>::min();
+    for (std::int64_t c = 0; c < depth; ++c) max_in_row = std::max(max_in_row, x[c]);
+    FixedPointAccum sum_of_exps = FixedPointAccum::Zero();
+    for (std::int64_t c = 0; c < depth; ++c) {
+      const std::int32_t diff = static_cast<std::int32_t>(x[c]) - max_in_row;
+      if (diff >= p.diff_min)
+        sum_of_exps = sum_of_exps + gemmlowp::Rescale<kAccumulationIntegerBits>(gemmlowp::exp_on_negative_values(
+                                        FixedPointScaledDiff::FromRaw(rescaled(diff))));
+    }
+    // GetReciprocal (common.h).
+    const auto sum = static_cast<std::uint32_t>(sum_of_exps.raw());
+    const int headroom_plus_one = sum == 0 ? 32 : __builtin_clz(sum);
+    const int num_bits_over_unit = kAccumulationIntegerBits - headroom_plus_one;
+    const auto shifted_sum_minus_one =
+        static_cast<std::int32_t>((sum << headroom_plus_one) - (static_cast<std::uint32_t>(1) << 31));
+    const FixedPoint0 shifted_scale =
+        gemmlowp::one_over_one_plus_x_for_x_in_0_1(FixedPoint0::FromRaw(shifted_sum_minus_one));
+    for (std::int64_t c = 0; c < depth; ++c) {
+      const std::int32_t diff = static_cast<std::int32_t>(x[c]) - max_in_row;
+      std::int8_t* o = output + i * depth + c;
+      if (diff < p.diff_min) {
+        *o = std::numeric_limits<std::int8_t>::min();
+        continue;
+      }
+      const FixedPoint0 exp_in_0 = gemmlowp::exp_on_negative_values(FixedPointScaledDiff::FromRaw(rescaled(diff)));
+      const std::int32_t unsat = gemmlowp::RoundingDivideByPOT((shifted_scale * exp_in_0).raw(),
+                                                               num_bits_over_unit + 31 - 8);
+      *o = clampToInt8(unsat - 128, -128, 127);
+    }
+  }
 }
 
 }  // namespace gds::engine::tflite

@@ -1,6 +1,8 @@
 // The fast path of TFLite's int8 kernels (engine/tflite/fast.h)
-// against the reference loops of tflite.h, byte for byte: the vectorized
-// requantization on accumulators chosen to hit every rounding case, the
+// against the reference loops of int8.h, byte for byte, in every runtime's
+// requantization (TFLite's reference and built-in kernels, XNNPACK): the
+// vectorized requantization on accumulators chosen to hit every rounding
+// case, the QUANTIZE forms on ties, the
 // element-wise ops over all 256 x 256 input pairs, the pools, and whole
 // convolution / depthwise / fully connected layers on odd shapes at 1 and 2
 // threads.
@@ -66,18 +68,28 @@ std::vector<std::int32_t> hardAccumulators(std::size_t n, std::mt19937* rng) {
   return v;
 }
 
+// Every runtime's requantization (tflite::Rounding): TFLite's twice
+// rounded multiplier, ruy's once rounded one, XNNPACK's fp32.
+constexpr tflite::Rounding kRoundings[] = {tflite::Rounding::kDouble, tflite::Rounding::kSingle,
+                                           tflite::Rounding::kFp32};
+std::string roundingName(tflite::Rounding r) {
+  return r == tflite::Rounding::kDouble ? "double rounding" : r == tflite::Rounding::kSingle ? "single rounding" : "fp32";
+}
+
 TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
   std::mt19937 rng(7);
   // Real multipliers from 2^-40 (a zero multiplier) to 2^31 (shift clamped
   // at 30), ties at every right shift, per tensor and per channel, channel
   // counts with and without a vector tail, with and without bias.
   std::uniform_real_distribution<double> exponent(-40.0, 31.0);
+  for (tflite::Rounding rounding : kRoundings)
   for (std::int64_t channels : {1, 3, 8, 13, 16, 64, 1000}) {
     for (bool per_channel : {false, true}) {
       for (bool with_bias : {false, true}) {
-        SCOPED_TRACE("channels " + std::to_string(channels) + (per_channel ? " per channel" : " per tensor") +
-                     (with_bias ? " with bias" : ""));
+        SCOPED_TRACE(roundingName(rounding) + ", channels " + std::to_string(channels) +
+                     (per_channel ? " per channel" : " per tensor") + (with_bias ? " with bias" : ""));
         tflite::Requant r;
+        r.rounding = rounding;
         r.output_offset = static_cast<std::int32_t>(rng() % 256) - 128;
         r.act_min = -128 + static_cast<std::int32_t>(rng() % 50);
         r.act_max = 127 - static_cast<std::int32_t>(rng() % 50);
@@ -91,6 +103,12 @@ TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
         // Exact powers of two make ties of the rounding division.
         r.multiplier[0] = 1 << 30;
         r.shift[0] = -5;
+        // XNNPACK's float scales: the same reals, and a power of two (ties).
+        r.scale.resize(static_cast<std::size_t>(n_scales));
+        for (std::int64_t c = 0; c < n_scales; ++c)
+          r.scale[static_cast<std::size_t>(c)] = static_cast<float>(std::ldexp(
+              static_cast<double>(r.multiplier[static_cast<std::size_t>(c)]), r.shift[static_cast<std::size_t>(c)] - 31));
+        r.scale[0] = 0x1.0p-6f;
         const std::int64_t rows = 4096 / channels + 3;
         const std::vector<std::int32_t> acc = hardAccumulators(static_cast<std::size_t>(rows * channels), &rng);
         std::vector<std::int32_t> bias(static_cast<std::size_t>(channels));
@@ -109,11 +127,14 @@ TEST(TfliteFast, RequantizerMatchesTheReferenceOnEveryRoundingCase) {
 TEST(TfliteFast, RequantizerTiesAtEveryShift) {
   // multiplier 2^30 (0.5) and shift -k: every accumulator in a window is
   // x / 2^(k+1) exactly, so half of them are ties of the rounding.
+  for (tflite::Rounding rounding : kRoundings)
   for (int k = 0; k <= 31; ++k) {
-    SCOPED_TRACE("shift -" + std::to_string(k));
+    SCOPED_TRACE(roundingName(rounding) + ", shift -" + std::to_string(k));
     tflite::Requant r;
+    r.rounding = rounding;
     r.multiplier = {1 << 30};
     r.shift = {-k};
+    r.scale = {std::ldexp(1.0f, -k - 1)};
     r.act_min = -128;
     r.act_max = 127;
     std::vector<std::int32_t> acc;
@@ -287,16 +308,26 @@ TEST(TfliteFast, RescaleAndQuantizeMatchTheReference) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> d(-300.0f, 300.0f);
   while (x.size() % 8 != 5) x.push_back(d(rng));
-  for (const auto& [scale, zp] : std::vector<std::pair<float, int>>{{1.0f, 0}, {0.5f, -128}, {0.0078125f, 127},
-                                                                     {0.037f, -3}, {1.7f, 20}}) {
-    std::vector<std::int8_t> expected(x.size()), got(x.size());
-    const auto n = static_cast<std::int64_t>(x.size());
-    tflite::quantizeReference(x.data(), n, scale, zp, expected.data());
-    tflite::quantizeFast(x.data(), n, scale, zp, got.data());
-    const std::int64_t at = firstDifference(expected, got);
-    EXPECT_EQ(at, -1) << "scale " << scale << " zero point " << zp << " x "
-                      << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
-  }
+  // ... and MobileNet's normalized pixels with its input scale 1/127.5.
+  for (int p = 0; p < 256; ++p) x.push_back((static_cast<float>(p) - 127.5f) / 127.5f);
+  while (x.size() % 8 != 5) x.push_back(d(rng));
+  for (tflite::QuantizeForm form : {tflite::QuantizeForm::kFloat, tflite::QuantizeForm::kDouble,
+                                    tflite::QuantizeForm::kXnnpack})
+    for (const auto& [scale, zp] : std::vector<std::pair<float, int>>{{1.0f, 0}, {0.5f, -128}, {0.0078125f, 127},
+                                                                       {0.037f, -3}, {1.7f, 20}, {1 / 127.5f, -1}}) {
+      std::vector<std::int8_t> expected(x.size()), got(x.size());
+      const auto n = static_cast<std::int64_t>(x.size());
+      tflite::quantizeReference(x.data(), n, scale, zp, expected.data(), form);
+      tflite::quantizeFast(x.data(), n, scale, zp, got.data(), form);
+      std::int64_t at = firstDifference(expected, got);
+      // NaN has no int8 value; the runtimes' loops differ on it.
+      if (at >= 0 && std::isnan(x[static_cast<std::size_t>(at)]) && form == tflite::QuantizeForm::kXnnpack) {
+        expected[static_cast<std::size_t>(at)] = got[static_cast<std::size_t>(at)];
+        at = firstDifference(expected, got);
+      }
+      EXPECT_EQ(at, -1) << "form " << static_cast<int>(form) << " scale " << scale << " zero point " << zp << " x "
+                        << x[static_cast<std::size_t>(std::max<std::int64_t>(at, 0))];
+    }
 }
 
 // TFLite's output size and leading padding (SAME or VALID).
@@ -401,9 +432,10 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       {"depthwise 3x3 stride 2", true, 15, 13, 24, 24, 3, 2, 1, true, true, 60},
       {"depthwise multiplier 2", true, 8, 9, 5, 10, 3, 1, 1, true, false, -7},
   };
+  for (tflite::Rounding rounding : kRoundings)
   for (const LayerCase& c : cases) {
     for (int threads : {1, 2}) {
-      SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " thread(s)");
+      SCOPED_TRACE(roundingName(rounding) + ", " + c.name + ", " + std::to_string(threads) + " thread(s)");
       ops::ConvGeometry s;
       s.batch = c.depthwise ? 1 : 2;
       s.in_h = c.h;
@@ -415,7 +447,8 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       s.dilation_h = s.dilation_w = c.dil;
       window(c.same, s.in_h, s.filter_h, s.stride_h, s.dilation_h, &s.out_h, &s.pad_top);
       window(c.same, s.in_w, s.filter_w, s.stride_w, s.dilation_w, &s.out_w, &s.pad_left);
-      const RandomLayer layer_data = randomLayer(s, c.depthwise, c.per_channel, c.input_zero, 3, -128, 100, &rng);
+      RandomLayer layer_data = randomLayer(s, c.depthwise, c.per_channel, c.input_zero, 3, -128, 100, &rng);
+      layer_data.r.rounding = rounding;
       const auto& [input, filter, bias, r] = layer_data;
       const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * c.out_c);
       std::vector<std::int8_t> expected(n), got(n);
@@ -467,9 +500,10 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       {"3x3 window wider than the input", 2, 2, 20, 3, 3, 1, 1, 2, 2, 4, 4, 1, 9, -128, 127, true},
       {"multiplier 2 falls back", 6, 6, 12, 3, 3, 1, 1, 1, 1, 6, 6, 2, -5, -128, 127, true},
   };
+  for (tflite::Rounding rounding : {tflite::Rounding::kDouble, tflite::Rounding::kFp32})
   for (const Case& c : cases) {
     for (int threads : {1, 2}) {
-      SCOPED_TRACE(c.name + ", " + std::to_string(threads) + " thread(s)");
+      SCOPED_TRACE(roundingName(rounding) + ", " + c.name + ", " + std::to_string(threads) + " thread(s)");
       ops::ConvGeometry s;
       s.batch = 2;
       s.in_h = c.h;
@@ -484,7 +518,8 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       s.pad_left = c.pad_left;
       s.out_h = c.out_h;
       s.out_w = c.out_w;
-      const RandomLayer layer_data = randomLayer(s, true, c.per_channel, c.input_zero, -4, c.act_min, c.act_max, &rng);
+      RandomLayer layer_data = randomLayer(s, true, c.per_channel, c.input_zero, -4, c.act_min, c.act_max, &rng);
+      layer_data.r.rounding = rounding;
       const auto& [input, filter, bias, r] = layer_data;
       const auto n = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * c.c * c.multiplier);
       std::vector<std::int8_t> expected(n), got(n, 0x55);
@@ -510,6 +545,7 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
       tflite::Requant small = r;
       tflite::convMultipliers(0.05f, std::vector<float>(static_cast<std::size_t>(c.c * c.multiplier), 1.5e-8f), 0.02f,
                               &small);
+      small.rounding = rounding;
       std::vector<std::int8_t> wide(n, 0x55);
       layer.conv(s, small, input.data(), filter.data(), huge_bias.data(), wide.data(), &pool);
       tflite::depthwiseReference(s, small, input.data(), filter.data(), huge_bias.data(), expected.data());
@@ -521,6 +557,7 @@ TEST(TfliteFast, DepthwiseFusedPassMatchesTheReference) {
 
 TEST(TfliteFast, FullyConnectedMatchesTheReference) {
   std::mt19937 rng(9);
+  for (tflite::Rounding rounding : kRoundings)
   for (const auto& [batch, depth, units, per_channel, weight_zero] :
        std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool, std::int32_t>>{
            {1, 2048, 1000, true, 0}, {3, 37, 11, false, 0}, {2, 64, 19, false, -9}}) {
@@ -537,6 +574,7 @@ TEST(TfliteFast, FullyConnectedMatchesTheReference) {
     r.filter_offset = -weight_zero;
     r.output_offset = -10;
     tflite::convMultipliers(0.03f, scales, 0.2f, &r);
+    r.rounding = rounding;
     const auto n = static_cast<std::size_t>(batch * units);
     std::vector<std::int8_t> expected(n), got(n);
     tflite::fullyConnectedReference(r, input.data(), weights.data(), bias.data(), batch, depth, units, expected.data());

@@ -174,8 +174,11 @@ class PadKernel : public TflKernel {
     if (type_ == DT_INT8) {
       QParams out;
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
-      // pad.cc: int8 tensors are padded with the output zero point.
-      pad_int8_ = static_cast<std::int8_t>(out.zero_point);
+      // pad.cc: int8 tensors are padded with the output zero point. Arm NN
+      // 20.08's Pad.cpp encodes its pad value 0.0f with scale 1 and offset 0
+      // instead ("for quantized types Pad Value should not be quantized"):
+      // the stored value 0, whatever the zero point.
+      pad_int8_ = init.arithmetic() == lowp::Arithmetic::kArmnn ? 0 : static_cast<std::int8_t>(out.zero_point);
     }
     has_value_ = init.numInputs() > 2 && !absent(init, 2);
     return Status::Ok();

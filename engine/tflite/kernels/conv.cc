@@ -3,6 +3,7 @@
 // and int8 (the fast path of engine/tflite/fast.h for constant
 // filters, the reference loop otherwise).
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,8 +25,14 @@ class WeightedLayer : public TflKernel {
   // verb agrees) and describe channel_dim as `expected`. A per-tensor zero
   // point of the weights becomes the filter offset where weight_offset is
   // allowed; otherwise every zero point must be 0, as TFLite's are.
+  //
+  // The rounding follows the arithmetic: TFLite's reference kernels round
+  // twice; its built-in CONV_2D and FULLY_CONNECTED (ruy) once and its
+  // depthwise twice; XNNPACK in float where its delegate takes the layer
+  // (xnnpack_delegate.cc: static weights with zero point 0, every
+  // requantization scale in [2^-32, 256)), the built-in kernels elsewhere.
   Status readInt8Requant(const KernelInit& init, const std::string& noun, bool plural, int channel_dim,
-                         const std::string& expected, bool weight_offset) {
+                         const std::string& expected, bool weight_offset, bool depthwise) {
     QParams in, out;
     GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
     GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
@@ -47,13 +54,40 @@ class WeightedLayer : public TflKernel {
     requant_.input_offset = -in.zero_point;
     requant_.output_offset = out.zero_point;
     tflite::convMultipliers(in.scale, f.scale, out.scale, &requant_);
-    GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
+    bool delegated = xnnpack() && init.constantInput(1) && requant_.filter_offset == 0;
+    for (float scale : requant_.scale) delegated = delegated && scale >= 0x1.0p-32f && scale < 256.0f;
+    requant_.rounding = reference()   ? tflite::Rounding::kDouble
+                        : delegated   ? tflite::Rounding::kFp32
+                        : depthwise ? tflite::Rounding::kDouble
+                                      : tflite::Rounding::kSingle;
+    GDS_RETURN_IF_ERROR(int8ActivationRange(init, out, delegated));
     requant_.act_min = qmin_;
     requant_.act_max = qmax_;
+    input_q_ = in;
+    output_q_ = out;
+    weight_scales_ = f.scale;
+    weight_zero_ = f.zero_point.size() == 1 ? static_cast<std::int32_t>(f.zero_point[0]) : 0;
+    if (armnn()) {
+      GDS_RETURN_IF_ERROR(armnnActivation(init, &armnn_activation_));
+      if (!absent(init, 2)) bias_scales_ = inputQuantization(init, 2).scale;
+      if (armnn_activation_ != lowp::armnn::Activation::kNone)
+        activation_table_ = lowp::armnn::activationTable(armnn_activation_, {out.scale, out.zero_point},
+                                                         {out.scale, out.zero_point});
+    }
     return Status::Ok();
   }
 
+  // Arm NN's fused activation layer on the int8 output.
+  void armnnActivate(std::int8_t* y, std::int64_t n) const {
+    if (armnn_activation_ != lowp::armnn::Activation::kNone) lowp::applyTable(activation_table_, y, n, y);
+  }
+
   tflite::Requant requant_;
+  QParams input_q_, output_q_;
+  std::vector<float> weight_scales_, bias_scales_;
+  std::int32_t weight_zero_ = 0;
+  lowp::armnn::Activation armnn_activation_ = lowp::armnn::Activation::kNone;
+  lowp::Int8Table activation_table_{};
 };
 
 // tfl.conv_2d and tfl.depthwise_conv_2d.
@@ -78,7 +112,7 @@ class ConvKernel : public WeightedLayer {
     if (type_ == DT_INT8) {
       GDS_RETURN_IF_ERROR(readInt8Requant(init, "filter", false, depthwise_ ? 3 : 0,
                                           std::string("the output channels (dimension ") + (depthwise_ ? "3" : "0") + ")",
-                                          false));
+                                          false, depthwise_));
       // The fast path keeps prepared weights: constant filters only.
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(depthwise_ ? tflite::FastLayer::Kind::kDepthwise
@@ -140,6 +174,32 @@ class ConvKernel : public WeightedLayer {
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
+    if (armnn()) {
+      // Arm NN's float convolution; the layer is rebuilt when the filter,
+      // bias or geometry changes (constant weights: once).
+      if (!armnn_conv_ || armnn_filter_ != f.data<std::int8_t>() || armnn_bias_ != b ||
+          std::memcmp(&armnn_shape_, &s, sizeof s) != 0) {
+        armnn_conv_ = std::make_unique<lowp::armnn::Conv>(s, depthwise_, f.data<std::int8_t>(), weight_scales_, b,
+                                                          bias_scales_, lowp::armnn::Quant{input_q_.scale, input_q_.zero_point},
+                                                          lowp::armnn::Quant{output_q_.scale, output_q_.zero_point});
+        armnn_filter_ = f.data<std::int8_t>();
+        armnn_bias_ = b;
+        armnn_shape_ = s;
+      }
+      std::int8_t* out = y->data<std::int8_t>();
+      if (ctx.referenceKernels()) {
+        armnn_conv_->runReference(x.data<std::int8_t>(), out);
+      } else {
+        const lowp::armnn::Conv& conv = *armnn_conv_;
+        const std::int8_t* in = x.data<std::int8_t>();
+        auto band = [&](std::int64_t begin, std::int64_t end) { conv.run(in, begin, end, out); };
+        const double cost = static_cast<double>(s.out_w * s.outputChannels(depthwise_) * s.filter_h * s.filter_w *
+                                                (depthwise_ ? 1 : s.in_c));
+        ctx.pool().parallelFor(s.batch * s.out_h, cost, band);
+      }
+      armnnActivate(out, y->numElements());
+      return Status::Ok();
+    }
     if (fast_ && !ctx.referenceKernels())
       fast_->conv(s, requant_, x.data<std::int8_t>(), f.data<std::int8_t>(), b, y->data<std::int8_t>(), &ctx.pool());
     else if (depthwise_)
@@ -161,6 +221,10 @@ class ConvKernel : public WeightedLayer {
   std::int64_t stride_h_ = 1, stride_w_ = 1, dil_h_ = 1, dil_w_ = 1;
   bool has_bias_ = false;
   std::unique_ptr<tflite::FastLayer> fast_;
+  std::unique_ptr<lowp::armnn::Conv> armnn_conv_;
+  const std::int8_t* armnn_filter_ = nullptr;
+  const std::int32_t* armnn_bias_ = nullptr;
+  ops::ConvGeometry armnn_shape_;
 };
 
 // tfl.fully_connected: input flattened to [batch, depth], weights [units, depth].
@@ -177,7 +241,7 @@ class FullyConnectedKernel : public WeightedLayer {
     has_bias_ = !absent(init, 2);
     if (type_ == DT_INT8) {
       // Per-tensor int8 weights may carry a zero point (filter_offset).
-      GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true));
+      GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true, false));
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(tflite::FastLayer::Kind::kFullyConnected);
     }
@@ -218,6 +282,19 @@ class FullyConnectedKernel : public WeightedLayer {
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
+    if (armnn()) {
+      if (!armnn_fc_ || armnn_weights_ != w.data<std::int8_t>() || armnn_bias_ != b) {
+        armnn_fc_ = std::make_unique<lowp::armnn::FullyConnected>(
+            depth, units, w.data<std::int8_t>(), weight_scales_, weight_zero_, b, bias_scales_,
+            lowp::armnn::Quant{input_q_.scale, input_q_.zero_point},
+            lowp::armnn::Quant{output_q_.scale, output_q_.zero_point});
+        armnn_weights_ = w.data<std::int8_t>();
+        armnn_bias_ = b;
+      }
+      armnn_fc_->run(x.data<std::int8_t>(), batch, y->data<std::int8_t>());
+      armnnActivate(y->data<std::int8_t>(), y->numElements());
+      return Status::Ok();
+    }
     if (fast_ && !ctx.referenceKernels())
       fast_->fullyConnected(requant_, x.data<std::int8_t>(), w.data<std::int8_t>(), b, batch, depth, units,
                             y->data<std::int8_t>(), &ctx.pool());
@@ -235,6 +312,9 @@ class FullyConnectedKernel : public WeightedLayer {
   bool keep_num_dims_ = false;
   bool has_bias_ = false;
   std::unique_ptr<tflite::FastLayer> fast_;
+  std::unique_ptr<lowp::armnn::FullyConnected> armnn_fc_;
+  const std::int8_t* armnn_weights_ = nullptr;
+  const std::int32_t* armnn_bias_ = nullptr;
 };
 
 }  // namespace

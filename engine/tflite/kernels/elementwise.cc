@@ -72,8 +72,74 @@ class BinaryKernel : public TflKernel {
       GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
       params_ = tflite::binaryParams(op_, a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point,
                                      qmin_, qmax_);
+      GDS_RETURN_IF_ERROR(runtimeTable(init, a, b, out));
     }
     return Status::Ok();
+  }
+  // The other runtimes' ADD, SUB and MUL (and Arm NN's MAXIMUM, MINIMUM) as
+  // a table of all 65536 input pairs, computed with their own formulas:
+  // - XNNPACK (where its delegate takes the operator, xnnpack_delegate.cc):
+  //   ADD and SUB with its 20-bit multipliers (each input's scale over the
+  //   output's in [2^-10, 2^8)), MUL in fp32 ((a_scale * b_scale) /
+  //   out_scale in [2^-16, 2^8)), the activation bounds xnn_qs8_quantize
+  //   gives; MAXIMUM and MINIMUM it does not take for int8;
+  // - Arm NN: decoded to float, the float operation, encoded, then its
+  //   activation layer.
+  Status runtimeTable(const KernelInit& init, const QParams& a, const QParams& b, const QParams& out) {
+    using lowp::armnn::Quant;
+    const bool add_sub = op_ == tflite::BinaryOp::kAdd || op_ == tflite::BinaryOp::kSub;
+    if (xnnpack() && add_sub) {
+      lowp::XnnAdd p;
+      if (!lowp::xnnAddParams(a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point,
+                              op_ == tflite::BinaryOp::kSub, &p))
+        return Status::Ok();
+      std::int32_t lo, hi;
+      lowp::xnnActivationRange(fmin_, fmax_, out.scale, out.zero_point, &lo, &hi);
+      fillTable([&](std::int8_t x, std::int8_t y) {
+        return static_cast<std::int8_t>(std::min(std::max(lowp::xnnAddUnclamped(p, x, y), lo), hi));
+      });
+    } else if (xnnpack() && op_ == tflite::BinaryOp::kMul) {
+      const float scale = lowp::xnnMulScale(a.scale, b.scale, out.scale);
+      if (!(scale >= 0x1.0p-16f && scale < 0x1.0p+8f)) return Status::Ok();
+      std::int32_t lo, hi;
+      lowp::xnnActivationRange(fmin_, fmax_, out.scale, out.zero_point, &lo, &hi);
+      fillTable([&](std::int8_t x, std::int8_t y) {
+        return lowp::xnnRequantizeFp32((x - a.zero_point) * (y - b.zero_point), scale, out.zero_point, lo, hi);
+      });
+    } else if (armnn()) {
+      lowp::armnn::Activation act;
+      GDS_RETURN_IF_ERROR(armnnActivation(init, &act));
+      const lowp::armnn::DecodeTable da = lowp::armnn::decodeTable({a.scale, a.zero_point});
+      const lowp::armnn::DecodeTable db = lowp::armnn::decodeTable({b.scale, b.zero_point});
+      const Quant q{out.scale, out.zero_point};
+      const lowp::Int8Table activation = lowp::armnn::activationTable(act, q, q);
+      lowp::armnn::Binary op = lowp::armnn::Binary::kAdd;
+      switch (op_) {
+        case tflite::BinaryOp::kAdd: op = lowp::armnn::Binary::kAdd; break;
+        case tflite::BinaryOp::kSub: op = lowp::armnn::Binary::kSub; break;
+        case tflite::BinaryOp::kMul: op = lowp::armnn::Binary::kMul; break;
+        case tflite::BinaryOp::kMaximum: op = lowp::armnn::Binary::kMaximum; break;
+        case tflite::BinaryOp::kMinimum: op = lowp::armnn::Binary::kMinimum; break;
+        case tflite::BinaryOp::kDiv: return Status::Ok();
+      }
+      fillTable([&](std::int8_t x, std::int8_t y) {
+        const std::int8_t v = lowp::armnn::encode(
+            lowp::armnn::binaryValue(op, lowp::armnn::decode(da, x), lowp::armnn::decode(db, y)), q);
+        return act == lowp::armnn::Activation::kNone ? v : activation(v);
+      });
+    }
+    return Status::Ok();
+  }
+  template <typename F>
+  void fillTable(F f) {
+    table_.resize(65536);
+    for (int x = -128; x <= 127; ++x)
+      for (int y = -128; y <= 127; ++y)
+        table_[pairIndex(static_cast<std::int8_t>(x), static_cast<std::int8_t>(y))] =
+            f(static_cast<std::int8_t>(x), static_cast<std::int8_t>(y));
+  }
+  static std::size_t pairIndex(std::int8_t x, std::int8_t y) {
+    return static_cast<std::size_t>(static_cast<std::uint8_t>(x)) << 8 | static_cast<std::uint8_t>(y);
   }
   Status compute(KernelContext& ctx) override {
     const Tensor& a = ctx.input(0);
@@ -106,6 +172,19 @@ class BinaryKernel : public TflKernel {
     const tflite::BinaryOp op = op_;
     const std::int64_t n = y->numElements();
     const bool a_whole = a.numElements() == n, b_whole = b.numElements() == n;
+    if (!table_.empty()) {
+      const std::int8_t* t = table_.data();
+      if (a_whole && b_whole) {
+        ctx.pool().parallelFor(n, 4, [&](std::int64_t begin, std::int64_t end) {
+          for (std::int64_t i = begin; i < end; ++i) py[i] = t[pairIndex(pa[i], pb[i])];
+        });
+        return Status::Ok();
+      }
+      return forEachBroadcast(ctx, a.shape(), b.shape(), &out_shape, [=](std::int64_t i, std::int64_t ia,
+                                                                         std::int64_t ib) {
+        py[i] = t[pairIndex(pa[ia], pb[ib])];
+      }, true);
+    }
     const bool arithmetic =
         op == tflite::BinaryOp::kAdd || op == tflite::BinaryOp::kSub || op == tflite::BinaryOp::kMul;
     if (arithmetic && !ctx.referenceKernels() && (a_whole || a.numElements() == 1) &&
@@ -125,6 +204,7 @@ class BinaryKernel : public TflKernel {
  private:
   tflite::BinaryOp op_;
   tflite::BinaryParams params_;
+  std::vector<std::int8_t> table_;  // [a][b] (uint8 bit patterns): runtimeTable, empty for TFLite's own
 };
 
 // tfl.softmax over the last dimension.
@@ -137,8 +217,10 @@ class SoftmaxKernel : public TflKernel {
       QParams in;
       GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_));
+      in_ = in;
       table_ = std::make_shared<tflite::SoftmaxTable>();
       tflite::populateSoftmaxTable(in.scale, beta_, table_.get());
+      if (reference()) reference_params_ = tflite::softmaxReferenceParams(in.scale, beta_);
     }
     return Status::Ok();
   }
@@ -151,6 +233,12 @@ class SoftmaxKernel : public TflKernel {
     Tensor* y = ctx.allocateOutput(0, type_, x.shape());
     if (type_ == DT_FLOAT)
       tflite::softmaxReference(x.data<float>(), rows, depth, beta_, y->data<float>());
+    else if (armnn())
+      lowp::armnn::softmax({in_.scale, in_.zero_point}, {out_.scale, out_.zero_point}, beta_, x.data<std::int8_t>(),
+                           rows, depth, y->data<std::int8_t>());
+    else if (reference())
+      tflite::softmaxFixedPoint(reference_params_, x.data<std::int8_t>(), rows, depth, out_.zero_point,
+                                y->data<std::int8_t>());
     else
       tflite::softmaxReference(*table_, x.data<std::int8_t>(), rows, depth, out_.scale, out_.zero_point,
                                y->data<std::int8_t>());
@@ -159,8 +247,9 @@ class SoftmaxKernel : public TflKernel {
 
  private:
   float beta_ = 1.0f;
-  QParams out_;
+  QParams in_, out_;
   std::shared_ptr<tflite::SoftmaxTable> table_;
+  tflite::SoftmaxFixedPointParams reference_params_;
 };
 
 // Element-wise unary ops: tfl.logistic, tfl.tanh (int8 through a table),
@@ -181,6 +270,7 @@ class UnaryKernel : public TflKernel {
     if (!ok)
       return init.error("runs " + model::dtypeName(in_type_) + " -> " + model::dtypeName(out_type_) +
                         "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8, DEQUANTIZE int8 -> float32)");
+    arith_ = init.arithmetic();
     if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     QParams in, out;
     if (in_type_ == DT_INT8) GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
@@ -202,8 +292,45 @@ class UnaryKernel : public TflKernel {
             return init.error(activation_ + " has no int8 range");
         }
       }
+      runtimeTable(in, out);
     }
     return Status::Ok();
+  }
+  // The other runtimes' int8 -> int8 ops as a table of the 256 inputs:
+  // XNNPACK's QUANTIZE (its convert: input/output scale in [2^-8, 2^7]) and
+  // LEAKY_RELU (both slopes' ratios within its limits) with 8-bit
+  // multipliers; its delegate leaves LOGISTIC, TANH, RELU and RELU6 to the
+  // built-in tables (measured equal on every input). Arm NN: every one
+  // decoded, computed in float and encoded.
+  void runtimeTable(const QParams& in, const QParams& out) {
+    using lowp::armnn::Activation;
+    if (xnnpack() && op_ == Unary::kQuantize) {
+      const float ratio = in.scale / out.scale;
+      if (!(ratio >= 0x1.0p-8f && ratio <= 0x1.0p+7f)) return;
+      const lowp::XnnQ8Rescale p = lowp::xnnConvertParams(in.scale, in.zero_point, out.scale, out.zero_point);
+      table8_ = lowp::makeTable([&](int q) { return lowp::xnnRescale(p, static_cast<std::int8_t>(q)); });
+      use_table8_ = true;
+    } else if (xnnpack() && op_ == Unary::kLeakyRelu) {
+      const float positive = in.scale / out.scale, negative = positive * alpha_;
+      if (!(positive >= 0x1.0p-8f && positive <= 0x1.0p+7f) || !(negative >= -0x1.FFFC00p+6f && negative <= 0x1.0p+7f) ||
+          std::fabs(negative) < 0x1.0p-8f)
+        return;
+      const lowp::XnnQ8Rescale p = lowp::xnnLeakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
+      table8_ = lowp::makeTable([&](int q) { return lowp::xnnRescale(p, static_cast<std::int8_t>(q)); });
+      use_table8_ = true;
+    } else if (armnn()) {
+      Activation a = Activation::kNone;
+      switch (op_) {
+        case Unary::kLogistic: a = Activation::kSigmoid; break;
+        case Unary::kTanh: a = Activation::kTanh; break;
+        case Unary::kRelu: a = Activation::kRelu; break;
+        case Unary::kRelu6: a = Activation::kRelu6; break;
+        case Unary::kLeakyRelu: a = Activation::kLeakyRelu; break;
+        default: break;
+      }
+      table8_ = lowp::armnn::activationTable(a, {in.scale, in.zero_point}, {out.scale, out.zero_point}, alpha_);
+      use_table8_ = true;
+    }
   }
   std::vector<DataType> outputTypes(const KernelInit& init) const override {
     std::vector<DataType> types;
@@ -231,15 +358,28 @@ class UnaryKernel : public TflKernel {
         }
       }
     } else if (in_type_ == DT_FLOAT) {
+      // QUANTIZE: TFLite's reference kernel and Arm NN divide in float and
+      // round halves away from zero, its built-in kernel divides in double,
+      // XNNPACK multiplies by 1 / scale and rounds to even.
       const float* in = x.data<float>();
       std::int8_t* out = y->data<std::int8_t>();
-      if (ctx.referenceKernels()) tflite::quantizeReference(in, n, out_.scale, out_.zero_point, out);
+      const tflite::QuantizeForm form = builtin()   ? tflite::QuantizeForm::kDouble
+                                        : xnnpack() ? tflite::QuantizeForm::kXnnpack
+                                                    : tflite::QuantizeForm::kFloat;
+      if (ctx.referenceKernels())
+        tflite::quantizeReference(in, n, out_.scale, out_.zero_point, out, form);
       else
         ctx.pool().parallelFor(n, 8, [&](std::int64_t begin, std::int64_t end) {
-          tflite::quantizeFast(in + begin, end - begin, out_.scale, out_.zero_point, out + begin);
+          tflite::quantizeFast(in + begin, end - begin, out_.scale, out_.zero_point, out + begin, form);
         });
     } else if (out_type_ == DT_FLOAT) {
       tflite::dequantizeReference(x.data<std::int8_t>(), n, in_.scale, in_.zero_point, y->data<float>());
+    } else if (use_table8_) {
+      const std::int8_t* in = x.data<std::int8_t>();
+      std::int8_t* out = y->data<std::int8_t>();
+      ctx.pool().parallelFor(n, 2, [&](std::int64_t begin, std::int64_t end) {
+        lowp::applyTable(table8_, in + begin, end - begin, out + begin);
+      });
     } else if (op_ == Unary::kLogistic || op_ == Unary::kTanh) {
       tflite::applyLut(table_, x.data<std::int8_t>(), n, y->data<std::int8_t>());
     } else if (op_ == Unary::kLeakyRelu) {
@@ -264,6 +404,8 @@ class UnaryKernel : public TflKernel {
   tflite::Rescale rescale_;
   float alpha_ = 0.2f;
   tflite::LeakyRelu leaky_;
+  bool use_table8_ = false;  // runtimeTable
+  lowp::Int8Table table8_{};
 };
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "engine/kernel.h"
+#include "engine/lowp/armnn.h"
+#include "engine/lowp/requantize.h"
 #include "engine/tflite/float32.h"
 #include "engine/tflite/int8.h"
 #include "model/tflite/dialect.h"
@@ -72,8 +74,10 @@ class TflKernel : public OpKernel {
       return init.error(what + " has zero point " + std::to_string(q->zero_point) + "; int8 needs one in [-128, 127]");
     return Status::Ok();
   }
-  // The dtype the kernel computes in: float32 or int8 (input 0's).
+  // The dtype the kernel computes in: float32 or int8 (input 0's); and
+  // whose int8 arithmetic (PlanOptions::arithmetic).
   Status readType(const KernelInit& init) {
+    arith_ = init.arithmetic();
     type_ = init.inputType(0);
     if (type_ != DT_FLOAT && type_ != DT_INT8)
       return init.error("input 0 is " + model::dtypeName(type_) + "; this op runs on float32 and int8");
@@ -89,11 +93,30 @@ class TflKernel : public OpKernel {
     fmax_ = hi;
     return Status::Ok();
   }
-  Status int8ActivationRange(const KernelInit& init, const QParams& out) {
+  // The fused activation's int8 bounds: TFLite's CalculateActivationRangeQuantized,
+  // or with `xnnpack` (an operator the XNNPACK delegate runs) its
+  // xnn_qs8_quantize of the float bounds.
+  Status int8ActivationRange(const KernelInit& init, const QParams& out, bool xnnpack = false) {
     if (!tflite::activationRange(activation_.c_str(), out.scale, out.zero_point, &qmin_, &qmax_))
       return init.error("fused_activation_function " + activation_ + " is not supported for int8");
+    if (xnnpack) lowp::xnnActivationRange(fmin_, fmax_, out.scale, out.zero_point, &qmin_, &qmax_);
     return Status::Ok();
   }
+  // Arm NN's activation layer for the fused activation (its TfLite parser
+  // adds one after the operator; RELU_N1_TO_1 it refuses).
+  Status armnnActivation(const KernelInit& init, lowp::armnn::Activation* a) const {
+    if (activation_ == "NONE") *a = lowp::armnn::Activation::kNone;
+    else if (activation_ == "RELU") *a = lowp::armnn::Activation::kRelu;
+    else if (activation_ == "RELU6") *a = lowp::armnn::Activation::kRelu6;
+    else
+      return init.error("Arm NN 20.08's TfLite parser does not support the fused activation " + activation_ +
+                        " (--arithmetic=armnn)");
+    return Status::Ok();
+  }
+  bool armnn() const { return arith_ == lowp::Arithmetic::kArmnn; }
+  bool xnnpack() const { return arith_ == lowp::Arithmetic::kTfliteXnnpack; }
+  bool builtin() const { return arith_ == lowp::Arithmetic::kTfliteBuiltin; }
+  bool reference() const { return arith_ == lowp::Arithmetic::kTfliteReference; }
   Status requireType(const KernelContext& ctx, int i, DataType t) const {
     if (ctx.input(i).dtype() != t)
       return ctx.error("input " + std::to_string(i) + " is " + model::dtypeName(ctx.input(i).dtype()) + ", expected " +
@@ -102,6 +125,7 @@ class TflKernel : public OpKernel {
   }
 
   DataType type_ = DT_FLOAT;
+  lowp::Arithmetic arith_ = lowp::kDefaultArithmetic;
   std::string activation_ = "NONE";
   float fmin_ = 0, fmax_ = 0;
   std::int32_t qmin_ = -128, qmax_ = 127;

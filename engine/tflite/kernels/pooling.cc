@@ -1,6 +1,7 @@
 // The TFLite dialect's ops that combine a window or an axis of the input:
 // tfl.average_pool_2d, tfl.max_pool_2d, tfl.mean, tfl.arg_max and
 // tfl.resize_bilinear.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,16 @@ class PoolKernel : public TflKernel {
       // their quantization (pooling.cc checks it).
       if (in.scale != out.scale || in.zero_point != out.zero_point)
         return init.error("int8 pooling needs the input and output quantization to be equal");
-      GDS_RETURN_IF_ERROR(int8ActivationRange(init, out));
+      // XNNPACK's delegate takes int8 MAX_POOL_2D (its clamp from
+      // xnn_qs8_quantize of the activation's bounds), not AVERAGE_POOL_2D.
+      GDS_RETURN_IF_ERROR(int8ActivationRange(init, out, max_ && xnnpack()));
+      q_ = {in.scale, in.zero_point};
+      if (armnn()) {
+        lowp::armnn::Activation a;
+        GDS_RETURN_IF_ERROR(armnnActivation(init, &a));
+        armnn_activation_ = a != lowp::armnn::Activation::kNone;
+        if (armnn_activation_) activation_table_ = lowp::armnn::activationTable(a, q_, q_);
+      }
     }
     return Status::Ok();
   }
@@ -59,6 +69,12 @@ class PoolKernel : public TflKernel {
     if (type_ == DT_FLOAT) {
       if (max_) tflite::maxPoolReference(s, fmin_, fmax_, x.data<float>(), y->data<float>());
       else tflite::averagePoolReference(s, fmin_, fmax_, x.data<float>(), y->data<float>());
+    } else if (armnn()) {
+      // Arm NN's Pooling2d in float (Exclude padding), then its activation layer.
+      if (max_) lowp::armnn::maxPool(s, q_, q_, x.data<std::int8_t>(), y->data<std::int8_t>());
+      else lowp::armnn::averagePool(s, q_, q_, x.data<std::int8_t>(), y->data<std::int8_t>());
+      if (armnn_activation_) lowp::applyTable(activation_table_, y->data<std::int8_t>(), y->numElements(),
+                                              y->data<std::int8_t>());
     } else if (ctx.referenceKernels()) {
       if (max_) tflite::maxPoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
       else tflite::averagePoolReference(s, qmin_, qmax_, x.data<std::int8_t>(), y->data<std::int8_t>());
@@ -78,6 +94,9 @@ class PoolKernel : public TflKernel {
   bool max_;
   std::string padding_;
   std::int64_t stride_h_ = 1, stride_w_ = 1, k_h_ = 1, k_w_ = 1;
+  lowp::armnn::Quant q_;
+  bool armnn_activation_ = false;
+  lowp::Int8Table activation_table_{};
 };
 
 // tfl.mean over adjacent axes.
@@ -128,16 +147,64 @@ class MeanKernel : public TflKernel {
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
     if (type_ == DT_FLOAT)
       tflite::meanReference(x.data<float>(), outer, inner, trailing, y->data<float>());
-    else {
-      // reduce.cc takes optimized_integer_ops::Mean for exactly this case
-      // (the axis values as given, not normalized).
-      const bool spatial = keep_dims_ && rank == 4 && axes.size() == 2 &&
-                           ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
-      const tflite::MeanParams p =
-          tflite::meanParams(in_.scale, in_.zero_point, out_.scale, out_.zero_point, inner, spatial);
-      tflite::meanReference(p, x.data<std::int8_t>(), outer, inner, trailing, y->data<std::int8_t>());
-    }
+    else
+      meanInt8(x.data<std::int8_t>(), axes, rank, outer, inner, trailing, y->data<std::int8_t>());
     return Status::Ok();
+  }
+
+  // The int8 MEAN of each runtime:
+  // - TFLite's built-in kernel: reduce.cc takes optimized_integer_ops::Mean
+  //   for keep_dims, a 4-D input and axis exactly [1, 2] or [2, 1] (the axis
+  //   values as given, not normalized): the raw sum, a multiplier for
+  //   in_scale / (count * out_scale) and a rounded bias (float);
+  // - its reference kernel: reference_integer_ops::Mean for that case (the
+  //   sum less the zero points, times in_scale / out_scale, divided by the
+  //   count, halves away from zero);
+  // - both elsewhere: reference_ops::QuantizedMeanOrSum (meanParams);
+  // - XNNPACK (any axes): the float sum's mean (xnnMean);
+  // - Arm NN: decoded, summed in float, divided, encoded.
+  void meanInt8(const std::int8_t* in, const std::vector<std::int64_t>& axes, std::int64_t rank, std::int64_t outer,
+                std::int64_t inner, std::int64_t trailing, std::int8_t* out) const {
+    if (armnn()) {
+      lowp::armnn::mean({in_.scale, in_.zero_point}, {out_.scale, out_.zero_point}, in, outer, inner, trailing, out);
+      return;
+    }
+    const bool spatial = keep_dims_ && rank == 4 && axes.size() == 2 &&
+                         ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+    if (!xnnpack() && !spatial) {
+      const tflite::MeanParams p = tflite::meanParams(in_.scale, in_.zero_point, out_.scale, out_.zero_point, inner, false);
+      tflite::meanReference(p, in, outer, inner, trailing, out);
+      return;
+    }
+    std::vector<std::int32_t> sums(static_cast<std::size_t>(trailing));
+    const float xnn_scale = lowp::xnnMeanScale(in_.scale, out_.scale, inner);
+    const lowp::TfliteMeanBuiltin builtin_p =
+        lowp::tfliteMeanBuiltinParams(in_.scale, in_.zero_point, out_.scale, out_.zero_point, inner);
+    const lowp::FixedMultiplier reference_m =
+        lowp::quantizeMultiplier(static_cast<double>(in_.scale) / static_cast<double>(out_.scale));
+    for (std::int64_t o = 0; o < outer; ++o) {
+      std::fill(sums.begin(), sums.end(), 0);
+      for (std::int64_t i = 0; i < inner; ++i) {
+        const std::int8_t* row = in + (o * inner + i) * trailing;
+        for (std::int64_t k = 0; k < trailing; ++k) sums[static_cast<std::size_t>(k)] += row[k];
+      }
+      for (std::int64_t k = 0; k < trailing; ++k) {
+        const std::int32_t sum = sums[static_cast<std::size_t>(k)];
+        std::int8_t v;
+        if (xnnpack()) {
+          v = lowp::xnnMean(sum, inner, in_.zero_point, xnn_scale, out_.zero_point);
+        } else if (builtin()) {
+          v = lowp::tfliteMeanBuiltin(builtin_p, sum);
+        } else {
+          const auto n = static_cast<std::int32_t>(inner);
+          std::int32_t acc = lowp::multiplyDoubleRounding(
+              static_cast<std::int32_t>(sum - inner * in_.zero_point), reference_m);
+          acc = acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
+          v = static_cast<std::int8_t>(std::min(std::max(acc + out_.zero_point, -128), 127));
+        }
+        out[o * trailing + k] = v;
+      }
+    }
   }
 
  private:
@@ -216,6 +283,7 @@ class ResizeBilinearKernel : public TflKernel {
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
       if (in.scale != out.scale || in.zero_point != out.zero_point)
         return init.error("int8 RESIZE_BILINEAR needs the input and output quantization to be equal");
+      q_ = {in.scale, in.zero_point};
     }
     return Status::Ok();
   }
@@ -231,6 +299,14 @@ class ResizeBilinearKernel : public TflKernel {
     if (type_ == DT_FLOAT)
       tflite::resizeBilinearReference(x.data<float>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
                                   align_corners_, half_pixel_centers_, y->data<float>());
+    else if (xnnpack())
+      xnnResize(x.data<std::int8_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1], y->data<std::int8_t>());
+    else if (armnn())
+      // Arm NN 20.08's TfLite parser reads align_corners but not
+      // half_pixel_centers (TfLiteParser.cpp ParseResize): it resizes as if
+      // it were false.
+      lowp::armnn::resizeBilinear(q_, q_, x.data<std::int8_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0],
+                                  size[1], align_corners_, false, y->data<std::int8_t>());
     else
       tflite::resizeBilinearReference(x.data<std::int8_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
                                   align_corners_, half_pixel_centers_, y->data<std::int8_t>());
@@ -238,7 +314,29 @@ class ResizeBilinearKernel : public TflKernel {
   }
 
  private:
+  // XNNPACK's s8 bilinear resize: per output row and column two taps and a
+  // weight in 1/2048, the rows blended first (xnnBilinear).
+  void xnnResize(const std::int8_t* in, std::int64_t batch, std::int64_t in_h, std::int64_t in_w, std::int64_t c_n,
+                 std::int64_t out_h, std::int64_t out_w, std::int8_t* out) const {
+    const std::vector<lowp::XnnResizeTap> ys = lowp::xnnResizeTaps(in_h, out_h, align_corners_, half_pixel_centers_);
+    const std::vector<lowp::XnnResizeTap> xs = lowp::xnnResizeTaps(in_w, out_w, align_corners_, half_pixel_centers_);
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t oy = 0; oy < out_h; ++oy) {
+        const lowp::XnnResizeTap& ty = ys[static_cast<std::size_t>(oy)];
+        const std::int8_t* top = in + (b * in_h + ty.first) * in_w * c_n;
+        const std::int8_t* bottom = in + (b * in_h + ty.second) * in_w * c_n;
+        for (std::int64_t ox = 0; ox < out_w; ++ox) {
+          const lowp::XnnResizeTap& tx = xs[static_cast<std::size_t>(ox)];
+          std::int8_t* o = out + ((b * out_h + oy) * out_w + ox) * c_n;
+          for (std::int64_t c = 0; c < c_n; ++c)
+            o[c] = lowp::xnnBilinear(top[tx.first * c_n + c], top[tx.second * c_n + c], bottom[tx.first * c_n + c],
+                                     bottom[tx.second * c_n + c], tx.weight, ty.weight);
+        }
+      }
+  }
+
   bool align_corners_ = false, half_pixel_centers_ = false;
+  lowp::armnn::Quant q_;
 };
 
 }  // namespace

@@ -1,0 +1,108 @@
+// The int8 models the arithmetic oracles run, with their inputs, and
+// gdstudio's value of every tensor of them: the corpus models as gdstudio's
+// converter exports them (int8 with float inputs and outputs, and int8
+// throughout) and the TensorFlow-made .tflite files of ../shared/models/tflite.
+// Exports are made once per test process.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "model/proto.h"
+#include "model/tensor.h"
+#include "tests/litert_util.h"
+
+namespace gds::oracle {
+
+struct OracleModel {
+  std::string label;  // "mobilenet_v1_0.25_128_frozen.pb int8, float in/out"
+  std::string path;   // the .tflite file
+  tensorflow::GraphDef graph;        // as gdstudio reads the file
+  std::vector<std::string> inputs;   // Placeholder names, in the model's input order
+  // One tensor per input: the photos or speech clips the model takes, then
+  // inputs drawn from a seeded generator over the input's range.
+  std::vector<std::vector<model::HostTensor>> samples;
+  std::vector<std::string> sample_names;  // "chelsea.png", "seed 1", ...
+  // A float model: compared within a relative tolerance (float kernels sum
+  // in their own order), not bit for bit.
+  bool float_model = false;
+};
+
+// The exported corpus models (tests/transforms/tflite_corpus.h), int8 with
+// float and with int8 inputs and outputs; empty when ../shared is absent.
+// max_data_samples caps the photos or clips per model.
+const std::vector<OracleModel>& exportedInt8Models(std::size_t max_data_samples = 12);
+// ../shared/models/tflite's files with their stored input and seeded ones.
+const std::vector<OracleModel>& sharedTfliteModels();
+// One branch per op gdstudio's int8 exporter writes, exported with float and
+// with int8 inputs and outputs (tests/oracle/op_models.cc); no ../shared needed.
+const std::vector<OracleModel>& opCoverageModels();
+
+// Where an oracle model file is written: GDS_ORACLE_KEEP's folder when that
+// variable is set (to look at the files after the tests), else the test's
+// temporary folder.
+std::string oracleModelPath(const std::string& file_name);
+// Reads a .tflite into m (path, graph, inputs); a test failure when it cannot.
+bool loadOracleModel(const std::string& path, OracleModel* m);
+// A float value for model input k as the int8 tensor an int8-input model
+// takes (the input's quantization, rounded to nearest).
+model::HostTensor quantizedInput(const OracleModel& m, std::size_t k, const model::HostTensor& value);
+
+// The model written again with every tensor an operator writes among its
+// outputs (after its own outputs), for runtimes that return only outputs
+// (Arm NN); names receives their TensorFlow Lite names in output order.
+// Empty on an error (reported as a test failure).
+std::string allTensorsModel(const OracleModel& m, std::vector<std::string>* names);
+
+// How a TensorFlow Lite tensor name maps to gdstudio's "node:port".
+std::map<std::string, std::string> tfliteTensorNames(const tensorflow::GraphDef& graph);
+
+// gdstudio's value of each named tensor on every sample ([sample][name];
+// an empty HostTensor for a name gdstudio's graph does not have).
+struct GdstudioRun {
+  bool ok = false;
+  std::string error;
+  std::vector<std::vector<model::HostTensor>> samples;
+};
+GdstudioRun runGdstudio(const OracleModel& m, const std::vector<std::string>& tensor_names,
+                        const engine::PlanOptions& options);
+
+// One tensor's comparison over all samples.
+struct TensorDiff {
+  std::string name;
+  std::string op;  // gdstudio's op producing it
+  bool compared = false;
+  std::string why_not;     // when !compared
+  double max_diff = 0;     // integer tensors: steps; float: absolute
+  double max_rel = 0;      // float tensors: relative to the largest |value|
+  std::int64_t differing = 0, total = 0;
+  bool integer = false;
+  int first_sample = -1;  // the first sample where it differs
+  // The operator run alone in the oracle on gdstudio's values of its inputs
+  // (isolateDifferences): its own arithmetic, apart from what earlier
+  // layers pass on.
+  bool isolated = false;
+  std::string isolated_error;
+  double isolated_max = 0;
+  std::int64_t isolated_differing = 0, isolated_total = 0;
+};
+std::vector<TensorDiff> compareTensors(const OracleModel& m, const std::vector<std::string>& names,
+                                       const std::vector<std::vector<model::HostTensor>>& oracle,
+                                       const GdstudioRun& ours);
+// For the first `limit` differing tensors of an int8 model: runs the
+// operator writing each alone in TensorFlow Lite (tfliteRunOperator) on
+// gdstudio's values of its inputs in the first sample where it differs.
+void isolateDifferences(const OracleModel& m, const std::vector<std::string>& names, const GdstudioRun& ours,
+                        test::TfliteKernels kernels, std::vector<TensorDiff>* diffs, int limit = 12);
+
+// The tensors that differ beyond what the model allows (exactly equal for
+// int8 models and their int8/int32 tensors; 1e-5 relative for the float
+// tensors of a float model) or could not be compared.
+int countMismatches(const OracleModel& m, const std::vector<TensorDiff>& diffs);
+// A table: every tensor that differs (or all with `all`), in execution
+// order, and a summary line: tensors compared, differing, the first.
+std::string reportDiffs(const std::string& title, const std::vector<TensorDiff>& diffs, bool all = false);
+
+}  // namespace gds::oracle

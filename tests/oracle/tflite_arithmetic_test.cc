@@ -1,0 +1,88 @@
+// gdstudio's int8 arithmetic against TensorFlow Lite itself (LiteRT's
+// kernels compiled to WebAssembly, tests/litert_util.h), at every tensor of
+// every model, on photos or speech clips and on seeded inputs:
+// --arithmetic=tflite-xnnpack against TensorFlow Lite with the XNNPACK
+// delegate, --arithmetic=tflite-builtin against its built-in kernels.
+// Exact: 0 steps at every int8 and int32 tensor, the same float bits.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include "engine/lowp/requantize.h"
+#include "tests/litert_util.h"
+#include "tests/oracle/oracle_models.h"
+#include "tests/test_util.h"
+
+namespace gds::oracle {
+namespace {
+
+using engine::lowp::Arithmetic;
+using test::TfliteKernels;
+
+engine::PlanOptions optionsFor(Arithmetic a) {
+  engine::PlanOptions o;
+  o.num_threads = 1;
+  o.arithmetic = a;
+  return o;
+}
+
+// Runs every model in both runtimes and expects every tensor equal.
+void expectEveryTensorEqual(const std::vector<OracleModel>& models, TfliteKernels kernels, Arithmetic arithmetic) {
+  ASSERT_FALSE(models.empty());
+  for (const OracleModel& m : models) {
+    SCOPED_TRACE(m.label);
+    const test::TfliteRun tfl = test::tfliteRunAllTensors(m.path, m.samples, kernels);
+    ASSERT_TRUE(tfl.ok) << tfl.error;
+    const GdstudioRun ours = runGdstudio(m, tfl.tensors, optionsFor(arithmetic));
+    ASSERT_TRUE(ours.ok) << ours.error;
+    std::vector<TensorDiff> diffs = compareTensors(m, tfl.tensors, tfl.samples, ours);
+    // Where tensors differ, each of the first differing operators is run
+    // alone in TensorFlow Lite on gdstudio's inputs: its own arithmetic
+    // apart from what earlier layers pass on.
+    if (countMismatches(m, diffs) > 0) isolateDifferences(m, tfl.tensors, ours, kernels, &diffs);
+    const std::string report =
+        reportDiffs(m.label + ": gdstudio --arithmetic=" + engine::lowp::arithmeticName(arithmetic) +
+                        " vs TensorFlow Lite (" + test::tfliteKernelsName(kernels) + "), " +
+                        std::to_string(m.samples.size()) + " inputs",
+                    diffs);
+    std::printf("%s", report.c_str());
+    EXPECT_EQ(countMismatches(m, diffs), 0) << m.label << ": tensors differ (table above)";
+  }
+}
+
+TEST(TfliteOracle, ExportedCorpusWithXnnpackEqualsTfliteAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedInt8Models(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+}
+
+TEST(TfliteOracle, ExportedCorpusWithBuiltinKernelsEqualsTfliteAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedInt8Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
+TEST(TfliteOracle, TensorFlowMadeFilesWithXnnpackEqualTfliteAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(sharedTfliteModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+}
+
+TEST(TfliteOracle, TensorFlowMadeFilesWithBuiltinKernelsEqualTfliteAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(sharedTfliteModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
+TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(opCoverageModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+}
+
+TEST(TfliteOracle, EveryExportedInt8OpWithBuiltinKernelsEqualsTflite) {
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(opCoverageModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
+}  // namespace
+}  // namespace gds::oracle
