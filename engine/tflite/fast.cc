@@ -293,14 +293,11 @@ __attribute__((target("avx2"))) std::int64_t requantizeRowSingleAvx2(
     const __m256i m = loadI32(multiplier + c);
     // Even channels c, c+2, ... in the 64-bit lanes; odd ones shifted down.
     const std::int64_t g = c / 2;
-    auto load64 = [](const std::int64_t* p) __attribute__((target("avx2"))) {
-      return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    };
     const __m256i even =
-        _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), load64(add_even + g)), load64(shift_even + g));
+        _mm256_srlv_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, m), loadI64(add_even + g)), loadI64(shift_even + g));
     const __m256i odd = _mm256_srlv_epi64(
-        _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), load64(add_odd + g)),
-        load64(shift_odd + g));
+        _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(m, 32)), loadI64(add_odd + g)),
+        loadI64(shift_odd + g));
     __m256i r = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
     r = _mm256_sub_epi32(r, loadI32(correction + c));
     r = _mm256_min_epi32(_mm256_max_epi32(_mm256_add_epi32(r, voffset), vlo), vhi);

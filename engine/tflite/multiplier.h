@@ -102,6 +102,9 @@ __attribute__((target("avx2"))) inline __m256i load8(const std::int8_t* in) {
 __attribute__((target("avx2"))) inline __m256i loadI32(const std::int32_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
+__attribute__((target("avx2"))) inline __m256i loadI64(const std::int64_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
 
 // Values x with |x << left| < 2^29 (kNarrowLimit) take a shorter form of
 // mbqm8 with fewer shifts (which AVX2 CPUs issue on fewer ports than adds):

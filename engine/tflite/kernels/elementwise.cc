@@ -107,7 +107,7 @@ class BinaryKernel : public TflKernel {
         return lowp::xnnRequantizeFp32((x - a.zero_point) * (y - b.zero_point), scale, out.zero_point, lo, hi);
       });
     } else if (armnn()) {
-      lowp::armnn::Activation act;
+      lowp::armnn::Activation act = lowp::armnn::Activation::kNone;
       GDS_RETURN_IF_ERROR(armnnActivation(init, &act));
       const lowp::armnn::DecodeTable da = lowp::armnn::decodeTable({a.scale, a.zero_point});
       const lowp::armnn::DecodeTable db = lowp::armnn::decodeTable({b.scale, b.zero_point});
