@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/benchmark_device.h"
+#include "app/arithmetic_flag.h"
 #include "app/flags.h"
 #include "app/test_reporter.h"
 #include "engine/eval/benchmark.h"
@@ -212,7 +213,7 @@ Result<BenchmarkArgs> parseBenchmarkFlags(const Flags& flags) {
   a.plan.num_threads = a.threads;
   a.plan.reference_kernels = flags.boolean("reference");
   a.plan.winograd = flags.boolean("winograd");
-  auto arithmetic = flags.arithmetic();
+  auto arithmetic = arithmeticFlag(flags);
   if (!arithmetic.ok()) return arithmetic.status();
   a.plan.arithmetic = *arithmetic;
   a.rewrites.fold_and_fuse = flags.boolean("optimize_graph");
@@ -433,14 +434,21 @@ Status printBenchmark(const BenchmarkArgs& a, const BenchmarkRun& run) {
 
 // --variants / --device: the graph's variants in turns, here and on the
 // device (app/benchmark_device.h).
-int runVariantsAndDevice(const Flags& flags, const BenchmarkArgs& a) {
+int runVariantsAndDevice(const Flags& flags, BenchmarkArgs a) {
   if (!a.targets.empty()) return fail("--target_layer cannot be used with --variants or --device");
-  auto loaded = model::load(a.graph_path);
+  model::RunnableOptions open_options;
+  open_options.signature = a.signature;
+  auto loaded = model::openRunnable(a.graph_path, open_options);
   if (!loaded.ok()) return fail(loaded.error());
+  for (const auto& n : loaded->notes) note(n);
+  // The inputs, shapes, types and outputs the flags leave out, as for one graph.
+  std::vector<std::string> feed_tensors, fetch_tensors;
+  Status completed = completeFromModel(a, *loaded, &feed_tensors, &fetch_tensors);
+  if (!completed.ok()) return fail(completed.message());
   DeviceBenchmarkInputs in;
-  in.source.graph = std::move(loaded->graph);
+  in.source.is_tflite = loaded->model.kind == model::ModelKind::TFLite;
+  in.source.graph = std::move(loaded->model.graph);
   in.source.path = a.graph_path;
-  in.source.is_tflite = loaded->kind == model::ModelKind::TFLite;
   in.source.inputs = a.names;
   in.source.input_types = a.types;
   in.source.outputs = a.outputs;

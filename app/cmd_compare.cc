@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/arithmetic_flag.h"
 #include "app/flags.h"
 #include "engine/eval/arithmetic_compare.h"
 #include "engine/eval/compare.h"
@@ -114,21 +115,14 @@ struct CompareArgs {
 
 Result<CompareArgs> parseCompareFlags(const Flags& flags) {
   CompareArgs a;
-  a.dataset = flags.str("dataset");
-  a.input = flags.str("input");
-  a.dataset_mode = !a.dataset.empty();
-  if (a.dataset_mode == !a.input.empty()) return Status::Error("give exactly one of --input=FILE and --dataset=DIR");
-  a.format = flags.str("format");
-  if (a.format != "text" && a.format != "csv" && a.format != "json")
-    return Status::Error("--format must be text, csv or json, got '" + a.format + "'");
   a.graph = flags.str("graph");
   a.graph2 = flags.str("graph2");
-  auto arithmetic = flags.arithmetic();
+  auto arithmetic = arithmeticFlag(flags);
   if (!arithmetic.ok()) return arithmetic.status();
   a.compare.plan.arithmetic = *arithmetic;
   a.arithmetic_mode = flags.has("arithmetic2");
   if (a.arithmetic_mode) {
-    auto second = flags.arithmetic("arithmetic2");
+    auto second = arithmeticFlag(flags, "arithmetic2");
     if (!second.ok()) return second.status();
     a.arithmetic2 = *second;
     if (!a.graph2.empty())
@@ -138,6 +132,13 @@ Result<CompareArgs> parseCompareFlags(const Flags& flags) {
     return Status::Error("--graph2 is required (the 8-bit model), or --arithmetic2 to run --graph under two "
                          "arithmetics");
   }
+  a.dataset = flags.str("dataset");
+  a.input = flags.str("input");
+  a.dataset_mode = !a.dataset.empty();
+  if (a.dataset_mode == !a.input.empty()) return Status::Error("give exactly one of --input=FILE and --dataset=DIR");
+  a.format = flags.str("format");
+  if (a.format != "text" && a.format != "csv" && a.format != "json")
+    return Status::Error("--format must be text, csv or json, got '" + a.format + "'");
   a.input_layer = flags.str("input_layer");
   a.input_layer2 = flags.str("input_layer2");
   a.outputs2 = flags.list("output2");

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "app/arithmetic_flag.h"
 #include "app/flags.h"
 #include "engine/eval/dataset.h"
 #include "engine/rewrite/optimize_for_inference.h"
@@ -100,7 +101,7 @@ Result<LabelImageArgs> parseLabelImageFlags(const Flags& flags) {
                          "x" + std::to_string(a.height));
   a.input_std = flags.number("input_std").value();
   if (a.input_std == 0) return Status::Error("--input_std must not be 0");
-  auto arithmetic = flags.arithmetic();
+  auto arithmetic = arithmeticFlag(flags);
   if (!arithmetic.ok()) return arithmetic.status();
   a.plan.arithmetic = *arithmetic;
   a.input_mean = flags.number("input_mean").value();

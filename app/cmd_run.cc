@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/arithmetic_flag.h"
 #include "app/flags.h"
 #include "engine/eval/feeds.h"
 #include "engine/rewrite/optimize_for_inference.h"
@@ -120,7 +121,7 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
   a.plan.num_threads = static_cast<int>(*threads);
   a.plan.reference_kernels = flags.boolean("reference");
   a.plan.winograd = flags.boolean("winograd");
-  auto arithmetic = flags.arithmetic();
+  auto arithmetic = arithmeticFlag(flags);
   if (!arithmetic.ok()) return arithmetic.status();
   a.plan.arithmetic = *arithmetic;
   return a;

@@ -301,34 +301,6 @@ Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph)
   return "Calibrated on " + std::to_string(a.options.calibration.size()) + " inputs from " + a.calibration_data;
 }
 
-// "node:port" -> "node:port", "node" -> "node:0".
-std::string canonical(const std::string& tensor) {
-  const model::TensorRef ref = model::parseTensorName(tensor);
-  return ref.node + ":" + std::to_string(ref.port);
-}
-
-// The SignatureDefs written into the converted model: a SavedModel's, named
-// as the converted model names its tensors (convertedSignatures), else, for a
-// frozen graph, serving_default keyed by its input and output node names, so
-// that TensorFlow Lite's signature runners and `gdstudio run --output=NAME`
-// find them.
-std::vector<model::Signature> outputSignatures(const ConvertInput& in,
-                                               const transforms::tflite::ConvertResult& converted) {
-  if (!in.signatures.empty()) return transforms::tflite::convertedSignatures(in.signatures, converted);
-  auto keyOf = [](const std::string& tensor) {
-    const model::TensorRef ref = model::parseTensorName(tensor);
-    return ref.port == 0 ? ref.node : ref.node + ":" + std::to_string(ref.port);
-  };
-  model::Signature s;
-  s.key = "serving_default";
-  for (const std::string& t : converted.inputs) s.inputs.emplace_back(keyOf(t), canonical(t));
-  for (std::size_t k = 0; k < converted.outputs.size() && k < converted.graph_outputs.size(); ++k)
-    s.outputs.emplace_back(keyOf(converted.outputs[k]), converted.graph_outputs[k]);
-  std::sort(s.inputs.begin(), s.inputs.end());
-  std::sort(s.outputs.begin(), s.outputs.end());
-  return {s};
-}
-
 // The converter's notes, the operators by builtin, the file's sizes.
 void printConverted(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted,
                     const model::tflite::WriteStats& stats, const std::string& calibration_note) {
@@ -384,7 +356,7 @@ Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const tra
   } else {
     model::tflite::WriteOptions write;
     write.description = description(a);
-    write.signatures = outputSignatures(input, converted);
+    write.signatures = transforms::tflite::convertedSignatures(input.signatures, converted);
     Status saved = model::tflite::saveTflite(converted.graph, a.output, write, stats);
     if (!saved.ok()) return saved;
   }

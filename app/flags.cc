@@ -340,23 +340,6 @@ Result<int> Flags::numThreads(const std::string& name) const {
   return static_cast<int>(*v);
 }
 
-Result<engine::lowp::Arithmetic> Flags::arithmetic(const std::string& name) const {
-  const std::string v = str(name);
-  if (v.empty()) return engine::lowp::kDefaultArithmetic;
-  engine::lowp::Arithmetic a;
-  if (!engine::lowp::parseArithmetic(v, &a))
-    return Status::Error("--" + name + " must be " + engine::lowp::arithmeticChoices() + ", got '" + v + "'");
-  return a;
-}
-
-FlagSpec arithmeticFlagSpec(const std::string& name, const std::string& default_value) {
-  return {name, FlagSpec::Type::String,
-          default_value.empty() ? engine::lowp::arithmeticName(engine::lowp::kDefaultArithmetic) : default_value,
-          "whose int8 arithmetic a .tflite model runs with: tflite-xnnpack (TensorFlow Lite with its XNNPACK "
-          "delegate, its default on phones and Linux), tflite-builtin (its built-in kernels, no delegate), "
-          "tflite-reference (its reference kernels) or armnn (Arm NN's CpuRef); see docs/user-guide.md"};
-}
-
 std::vector<std::string> Flags::all(const std::string& name) const {
   auto it = values_.find(name);
   std::vector<std::string> out = it == values_.end() ? std::vector<std::string>{} : it->second;

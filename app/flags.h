@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/lowp/requantize.h"
 #include "model/status.h"
 
 namespace gds::app {
@@ -82,11 +81,6 @@ class Flags {
   static constexpr int kMaxThreads = 1024;
   Result<int> numThreads(const std::string& name = "num_threads") const;
 
-  // --arithmetic (run, benchmark, compare, label_image): whose int8
-  // arithmetic a .tflite model runs with, by name (engine/lowp/requantize.h);
-  // the default when the flag is absent. An unknown name is an error that
-  // lists the choices.
-  Result<engine::lowp::Arithmetic> arithmetic(const std::string& name = "arithmetic") const;
 
  private:
   const FlagSpec* spec(const std::string& name) const;
@@ -102,9 +96,6 @@ class Flags {
   std::vector<std::pair<std::string, std::string>> renamed_;
 };
 
-// The --arithmetic flag as every command lists it (name: "arithmetic", or
-// "arithmetic2" for compare's second run).
-FlagSpec arithmeticFlagSpec(const std::string& name = "arithmetic", const std::string& default_value = "");
 
 std::vector<std::string> splitString(const std::string& s, char sep);
 

@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
       continue;
     }
     variants.push_back({"tflite", std::make_shared<tensorflow::GraphDef>(std::move(reread->graph)), m.input,
-                        converted->graph_outputs.at(0)});
+                        transforms::tflite::fileOutputs(*converted).at(0)});
     const engine::Tensor input = randomInput(m.shape, 3);
     for (int threads : thread_counts) {
       engine::PlanOptions options;

@@ -53,7 +53,7 @@ Result<BuiltVariant> exportTflite(const VariantSource& s, bool int8, const std::
   BuiltVariant v;
   v.graph = std::move(read->graph);
   v.inputs = s.inputs;
-  v.outputs = converted->graph_outputs;
+  v.outputs = transforms::tflite::fileOutputs(*converted);
   v.device.path = path;
   v.device.operators = OperatorMap::fromDialectGraph(v.graph);
   return v;

@@ -27,7 +27,7 @@ DeviceSettings::DeviceSettings(QWidget* parent) : QWidget(parent) {
   device_->setInsertPolicy(QComboBox::NoInsert);
   device_->addItems(recentDevices());
   device_->setCurrentText("");
-  device_->lineEdit()->setPlaceholderText(tr("none: this computer only"));
+  device_->lineEdit()->setPlaceholderText(tr("this computer only"));
   device_->setToolTip(tr("Also run the variants on a device: ssh://user@host[:port][/folder] (your OpenSSH keys, "
                          "agent and ~/.ssh/config; no password is asked or stored) or adb[:serial][/folder]"));
   test_ = new QPushButton(tr("Test connection"), this);

@@ -121,7 +121,10 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
   if (!converted.ok()) return converted.status();
   if (cancelledBy(observer)) return Status::Error("cancelled");
   announce(observer, "Writing the FlatBuffer");
-  auto bytes = model::tflite::writeTflite(converted->graph, {}, &out.stats);
+  // The file the command line writes: a frozen graph's serving_default too.
+  model::tflite::WriteOptions write;
+  write.signatures = transforms::tflite::convertedSignatures({}, *converted);
+  auto bytes = model::tflite::writeTflite(converted->graph, write, &out.stats);
   if (!bytes.ok()) return bytes.status();
   out.bytes = std::move(*bytes);
   out.converted = std::move(*converted);

@@ -321,9 +321,14 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
     result.outputs.push_back(std::move(oc));
   }
   if (!options.per_layer) return result;
-  std::set<std::string> skip(outputs.begin(), outputs.end());
-  skip.insert(other_outputs.begin(), other_outputs.end());
-  skip.insert(feed_names.begin(), feed_names.end());
+  // Outputs and feeds are no layers, however they are spelled ("node" or
+  // "node:0", as a resolved name is).
+  std::set<std::string> skip;
+  for (const auto* names : {&outputs, &other_outputs, &feed_names})
+    for (const std::string& name : *names) {
+      skip.insert(name);
+      if (model::parseTensorName(name).port == 0) skip.insert(std::string(model::nodeNameOf(name)));
+    }
   skip.insert(other_feeds->boundary.begin(), other_feeds->boundary.end());
   const std::vector<LayerMatch> layers = matchLayers(reference, other, skip);
   if (layers.empty()) return result;

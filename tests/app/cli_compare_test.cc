@@ -9,7 +9,8 @@ namespace {
 TEST(CliCompare, RequiresBothGraphsAndOneInputKind) {
   auto r = test::runGdstudio({"compare", "--graph=a.pb"});
   EXPECT_NE(0, r.exit_code);
-  EXPECT_EQ(r.err, "error: --graph2 is required (the 8-bit model)\n");
+  EXPECT_EQ(r.err, "error: --graph2 is required (the 8-bit model), or --arithmetic2 to run --graph under two "
+                   "arithmetics\n");
   auto r2 = test::runGdstudio({"compare", "--graph=a.pb", "--graph2=b.pb", "--output=x"});
   EXPECT_NE(0, r2.exit_code);
   EXPECT_NE(std::string::npos, r2.err.find("give exactly one of --input=FILE and --dataset=DIR")) << r2.err;

@@ -215,7 +215,7 @@ class DocsScratch {
  private:
   // File and folder names of the examples live in the scratch folder.
   std::string path(const std::string& value) const {
-    static const std::regex file(R"([A-Za-z0-9_./-]*(\.(pb|pbtxt|npy|png|jpg|svg|dot|mmap|csv|txt|meta|h|ckpt|tflite)|/))");
+    static const std::regex file(R"([A-Za-z0-9_./-]*(\.(pb|pbtxt|npy|png|jpg|svg|dot|mmap|csv|txt|meta|h|ckpt|tflite|keras|h5)|/))");
     if (value == "dir" || value == "model.ckpt") return dir_ + "/" + value;
     if (value.rfind("resources/", 0) == 0) return test::sourceDir() + "/" + value;
     if (!std::regex_match(value, file) || value.rfind("/", 0) == 0) return value;
@@ -233,7 +233,11 @@ std::string expectedHeading(const std::vector<std::string>& args) {
   if (cmd == "summarize") return "Op types used: ";
   if (cmd == "diff") return "Graphs are equal.";
   if (cmd == "transform") return "Applying ";
-  if (cmd == "run") return std::string(kOutput) + ": float[1,1001]";
+  if (cmd == "run") {
+    const bool keras = std::any_of(args.begin(), args.end(),
+                                   [](const std::string& a) { return a.find("keypoint_classifier.keras") != std::string::npos; });
+    return keras ? "dense_8: float[1,9]" : std::string(kOutput) + ": float[1,1001]";
+  }
   if (cmd == "benchmark") return "Summary by node type";
   if (cmd == "dot") return "Created DOT file";
   if (cmd == "render") return "Wrote '";

@@ -114,7 +114,7 @@ TEST(CliTflite, KeywordAccuracyFloatTfRecipeAndTfliteInt8) {
       {"kws_ds_cnn_s", "inputs\t100\ntop1_agreement\t79/100\naccuracy_float\t82/100\naccuracy_8bit\t71/100\n",
        "inputs\t100\ntop1_agreement\t95/100\naccuracy_float\t82/100\naccuracy_8bit\t81/100\n"},
       {"kws_cnn_s", "inputs\t100\ntop1_agreement\t94/100\naccuracy_float\t80/100\naccuracy_8bit\t85/100\n",
-       "inputs\t100\ntop1_agreement\t97/100\naccuracy_float\t80/100\naccuracy_8bit\t81/100\n"},
+       "inputs\t100\ntop1_agreement\t96/100\naccuracy_float\t80/100\naccuracy_8bit\t82/100\n"},
   };
   for (const Expected& e : expected) {
     SCOPED_TRACE(e.model);
@@ -184,7 +184,7 @@ TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
     std::string error;
   };
   const std::vector<Case> cases = {
-      {{"--output_file=" + out}, "error: give exactly one of --graph_def_file=FROZEN.pb and --saved_model_dir=DIR\n"},
+      {{"--output_file=" + out}, "error: give exactly one of --graph_def_file=FROZEN.pb, --saved_model_dir=DIR and --keras_model_file=MODEL.keras\n"},
       {{"--graph_def_file=" + pb}, "error: --output_file is required (where to write the .tflite)\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--num_threads=x"},
        "error: flag --num_threads expects an integer, got 'x'\n"},
@@ -248,9 +248,10 @@ TEST(CliTflite, CompareFloatGraphWithItsInt8Export) {
   CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + dir + "/q.tflite",
                                  "--output=MobilenetV1/Predictions/Reshape_1", "--dataset=" + dataPath("images")});
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  // The int8 .tflite run with TFLite's arithmetic keeps float's top-1 on 6
-  // of the 7 photos.
-  EXPECT_TRUE(contains(c.out, "inputs\t7\ntop1_agreement\t6/7\n")) << c.out;
+  // The int8 .tflite run with the arithmetic of TensorFlow Lite's XNNPACK
+  // delegate (the default; bit-exact with it) keeps float's top-1 on 5 of
+  // the 7 photos: chelsea's flips (282, 288), as on the device.
+  EXPECT_TRUE(contains(c.out, "inputs\t7\ntop1_agreement\t5/7\n")) << c.out;
 }
 
 TEST(CliTflite, CorruptTfliteFilesFailCleanly) {

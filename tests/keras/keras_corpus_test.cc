@@ -230,7 +230,7 @@ Result<Export> exportFile(const CorpusFile& f, bool int8, const std::vector<std:
   if (!loaded.ok()) return loaded.status();
   e.graph = loaded->graph;
   e.input = s->inputs[0].name;
-  e.output = converted->graph_outputs.at(0);
+  e.output = transforms::tflite::fileOutputs(*converted).at(0);
   const TensorRef out = parseTensorName(e.output);
   for (const auto& n : e.graph.node())
     if (n.name() == out.node && n.op() == "tfl.dequantize")

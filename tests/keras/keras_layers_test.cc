@@ -165,7 +165,7 @@ TEST_P(KerasLayerExport, TfliteExportComputesWhatNumPyComputes) {
   ASSERT_TRUE(saved.ok()) << saved.message();
   auto loaded = model::load(path);
   ASSERT_TRUE(loaded.ok()) << loaded.error();
-  auto plan = engine::compileForInference(loaded->graph, read->inputs, converted->graph_outputs, {});
+  auto plan = engine::compileForInference(loaded->graph, read->inputs, transforms::tflite::fileOutputs(*converted), {});
   ASSERT_TRUE(plan.ok()) << plan.error();
   auto outs = (*plan)->run(inputs);
   ASSERT_TRUE(outs.ok()) << outs.error();

@@ -277,7 +277,7 @@ TEST(TfliteSlice, ConverterMakesTensorFlowSlicesExplicit) {
     ASSERT_TRUE(mt::saveTflite(converted->graph, path).ok());
     auto loaded = model::load(path);
     ASSERT_TRUE(loaded.ok()) << loaded.error();
-    auto lite = engine::Plan::compile(loaded->graph, {"x"}, {converted->graph_outputs.at(0)});
+    auto lite = engine::Plan::compile(loaded->graph, {"x"}, {transforms::tflite::fileOutputs(*converted).at(0)});
     ASSERT_TRUE(lite.ok()) << lite.error();
     auto ours = (*lite)->run({Tensor::fromHost(x)});
     ASSERT_TRUE(ours.ok()) << ours.error();

@@ -508,7 +508,7 @@ TEST_F(BenchmarkPanelTest, WrongShapedNpyNamesTheInputAndFile) {
   ASSERT_TRUE(p->start());
   ASSERT_TRUE(p->waitUntilIdle(30000));
   EXPECT_EQ(p->lastError().toStdString(),
-            "input 'input': " + npy + " has shape [2,3] but the input takes [1,128,128,3]");
+            "input 'input': " + npy + " holds float[2,3]; input 'input' (float[1,128,128,3]) takes [1,128,128,3]");
   EXPECT_TRUE(p->statusText().contains("small.npy"));
   EXPECT_EQ(p->comparison(), before);
   p->inputSource()->setValue(InputSource{});

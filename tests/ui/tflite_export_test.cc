@@ -247,9 +247,9 @@ TEST(TfliteInt8Variant, AccuracyDockMatchesTheCliAndPointsToTheExport) {
   ASSERT_TRUE(tflite && tflite != recipe) << panel.lastError().toStdString();
   EXPECT_EQ("TFLite int8", tflite->other_name.toStdString());
   EXPECT_EQ(7, tflite->samples.inputs);
-  EXPECT_EQ(6, tflite->samples.agree);
+  EXPECT_EQ(5, tflite->samples.agree);  // XNNPACK's arithmetic, as the device: chelsea flips
   EXPECT_EQ("folder " + test::dataPath("images") + " (7 inputs)", tflite->calibration);
-  EXPECT_TRUE(panel.headlineText().contains("Top-1 agreement <b>6/7</b>")) << panel.headlineText().toStdString();
+  EXPECT_TRUE(panel.headlineText().contains("Top-1 agreement <b>5/7</b>")) << panel.headlineText().toStdString();
   EXPECT_TRUE(panel.headlineText().contains("TFLite int8 calibrated on folder")) << panel.headlineText().toStdString();
   // TensorFlow Lite's scheme has no op types to exclude.
   EXPECT_FALSE(panel.excludeAndRerun());
@@ -297,7 +297,7 @@ TEST(TfliteInt8Variant, AccuracyDockMatchesTheCliAndPointsToTheExport) {
   EXPECT_TRUE(advice.startsWith("<b>TensorFlow's 8-bit recipe (per-tensor weights) is much worse than the TFLite "
                                 "int8 export on these inputs</b>: top-1 agreement 2/7"))
       << advice.toStdString();
-  EXPECT_TRUE(advice.contains("top-1 agreement 6/7")) << advice.toStdString();
+  EXPECT_TRUE(advice.contains("top-1 agreement 5/7")) << advice.toStdString();
   EXPECT_TRUE(advice.contains("File ▸ Export ▸ TensorFlow Lite…")) << advice.toStdString();
   QSignalSpy requested(&panel, &AccuracyPanel::exportTfliteRequested);
   emit panel.adviceLabel()->linkActivated("#export-tflite");
@@ -309,7 +309,7 @@ TEST(TfliteInt8Variant, AccuracyDockMatchesTheCliAndPointsToTheExport) {
   EXPECT_EQ("per tensor", panel.historyModel()->index(0, 3).data().toString().toStdString());
   EXPECT_EQ("Current vs TFLite int8", panel.historyModel()->index(1, 1).data().toString().toStdString());
   EXPECT_EQ("TFLite (per channel)", panel.historyModel()->index(1, 3).data().toString().toStdString());
-  EXPECT_EQ("6/7", panel.historyModel()->index(1, 5).data().toString().toStdString());
+  EXPECT_EQ("5/7", panel.historyModel()->index(1, 5).data().toString().toStdString());
 }
 
 // The advice needs both runs on the same inputs against the same graph, and

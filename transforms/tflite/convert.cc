@@ -30,6 +30,16 @@ void nameOutputTensors(ConvertResult& result) {
     const model::TensorRef have = model::parseTensorName(result.graph_outputs[k]);
     const std::string name = want.port == 0 ? want.node : want.node + ":" + std::to_string(want.port);
     if (have.node == want.node && have.port == want.port) continue;
+    // An output that is a model input (a graph that passes its input
+    // through) keeps the input's name: one tensor has one name.
+    bool is_input = false;
+    for (const std::string& in : result.inputs)
+      is_input = is_input || model::parseTensorName(in).node == have.node;
+    if (is_input) {
+      result.notes.push_back("output '" + result.outputs[k] + "' is the input '" + result.graph_outputs[k] +
+                             "' (Identity removed); it keeps the input's name");
+      continue;
+    }
     if (names.count(want.node)) {
       result.notes.push_back("output '" + result.outputs[k] + "' is the tensor '" + result.graph_outputs[k] +
                              "' (Identity removed; another tensor has its name)");
@@ -194,8 +204,46 @@ std::vector<model::Signature> kerasModelArrays(const model::LoadedModel& keras, 
   return keras.signatures;
 }
 
+std::vector<std::string> fileOutputs(const ConvertResult& converted) {
+  std::vector<std::string> out;
+  for (const std::string& tensor : converted.graph_outputs) {
+    const model::TensorRef ref = model::parseTensorName(tensor);
+    std::string name = tensor;
+    for (const auto& n : converted.graph.node())
+      if (n.name() == ref.node && n.attr().count(mt::kOutputNamesAttr)) {
+        name = mt::tensorName(n, ref.port);
+        // The reader names a tensor's node after the tensor.
+        if (name.find(':') == std::string::npos) name += ":0";
+      }
+    out.push_back(name);
+  }
+  return out;
+}
+
+// A frozen graph's serving_default: keyed by its input and output node names
+// (":port" past the first output), so that TensorFlow Lite's signature
+// runners and `gdstudio run --output=NAME` find them.
+model::Signature frozenGraphSignature(const ConvertResult& converted) {
+  auto keyOf = [](const std::string& tensor) {
+    const model::TensorRef ref = model::parseTensorName(tensor);
+    return ref.port == 0 ? ref.node : ref.node + ":" + std::to_string(ref.port);
+  };
+  model::Signature s;
+  s.key = "serving_default";
+  for (const std::string& t : converted.inputs) {
+    const model::TensorRef ref = model::parseTensorName(t);
+    s.inputs.emplace_back(keyOf(t), ref.node + ":" + std::to_string(ref.port));
+  }
+  for (std::size_t k = 0; k < converted.outputs.size() && k < converted.graph_outputs.size(); ++k)
+    s.outputs.emplace_back(keyOf(converted.outputs[k]), converted.graph_outputs[k]);
+  std::sort(s.inputs.begin(), s.inputs.end());
+  std::sort(s.outputs.begin(), s.outputs.end());
+  return s;
+}
+
 std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
                                                   const ConvertResult& converted) {
+  if (signatures.empty()) return {frozenGraphSignature(converted)};
   std::vector<model::Signature> out;
   for (model::Signature& s : signatures) {
     bool ok = true;

@@ -98,6 +98,12 @@ struct ConvertResult {
 
 Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options);
 
+// The model's output tensors as the written file names them, for running the
+// file read back: an output array read through an Identity gives its tensor
+// the array's name (as TensorFlow's converter does), the others keep
+// graph_outputs' names.
+std::vector<std::string> fileOutputs(const ConvertResult& converted);
+
 // tflite_convert --saved_model_dir: the signature `signature_key` of a
 // SavedModel frozen (model::freeze, a TF1 or TF2 SavedModel), its inputs and
 // outputs filling options->inputs and options->outputs where those are
@@ -120,7 +126,8 @@ std::vector<model::Signature> kerasModelArrays(const model::LoadedModel& keras, 
 // Signatures of the source model named as the converted model names its
 // tensors: inputs keep their node names ("node:0"), outputs become the
 // converter's output tensors (ConvertResult::graph_outputs). A signature
-// with an output the conversion does not produce is left out.
+// with an output the conversion does not produce is left out. A frozen graph
+// (no signatures) gets serving_default keyed by its input and output nodes.
 std::vector<model::Signature> convertedSignatures(std::vector<model::Signature> signatures,
                                                   const ConvertResult& converted);
 
