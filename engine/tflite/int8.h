@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/lowp/requantize.h"
 #include "engine/ops/conv_geometry.h"
 
 namespace gds::engine::tflite {
@@ -19,8 +20,9 @@ namespace gds::engine::tflite {
 // [2^30, 2^31) (0 for real 0); shift < 0 shifts right.
 void quantizeMultiplier(double real, std::int32_t* quantized, int* shift);
 // gemmlowp's SaturatingRoundingDoublingHighMul and RoundingDivideByPOT.
-std::int32_t saturatingRoundingDoublingHighMul(std::int32_t a, std::int32_t b);
-std::int32_t roundingDivideByPOT(std::int32_t x, int exponent);
+// The fixed-point primitives are the 8-bit layer's (engine/lowp/requantize.h).
+using lowp::roundingDivideByPOT;
+using lowp::saturatingRoundingDoublingHighMul;
 // MultiplyByQuantizedMultiplier (TFLite's default double rounding).
 std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantized, int shift);
 

@@ -59,21 +59,6 @@ void quantizeMultiplier(double real, std::int32_t* quantized, int* shift) {
   *quantized = static_cast<std::int32_t>(q_fixed);
 }
 
-std::int32_t saturatingRoundingDoublingHighMul(std::int32_t a, std::int32_t b) {
-  const bool overflow = a == b && a == std::numeric_limits<std::int32_t>::min();
-  const std::int64_t ab = static_cast<std::int64_t>(a) * static_cast<std::int64_t>(b);
-  const std::int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-  const auto high = static_cast<std::int32_t>((ab + nudge) / (1LL << 31));
-  return overflow ? std::numeric_limits<std::int32_t>::max() : high;
-}
-
-std::int32_t roundingDivideByPOT(std::int32_t x, int exponent) {
-  const std::int32_t mask = static_cast<std::int32_t>((1LL << exponent) - 1);
-  const std::int32_t remainder = x & mask;
-  const std::int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
 std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantized, int shift) {
   const int left_shift = shift > 0 ? shift : 0;
   const int right_shift = shift > 0 ? 0 : -shift;
