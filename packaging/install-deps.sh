@@ -29,16 +29,22 @@ PACKAGES=(
   python3-pyarmnn libarmnn-cpuref-backend22 libarmnntfliteparser-dev
   # Device runners: the OpenSSH client (ssh, scp) and adb at run time; the tests start sshd on 127.0.0.1.
   openssh-client openssh-server adb
-  # Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there) and
-  # TensorFlow Lite itself (LiteRT.js, ../shared/tools/litert, installed by the oracle_litert test with npm).
-  nodejs npm
 )
+
+# Node.js runs the TensorFlow.js reference (../shared/tools/reference, once `npm ci` has run there) and
+# TensorFlow Lite itself (LiteRT.js, ../shared/tools/litert, installed by the oracle_litert test with npm).
+# A Node.js from outside Debian (NodeSource's nodejs bundles npm and conflicts with Debian's npm package)
+# serves as well, so these are asked for only when the command is missing.
+declare -A BY_COMMAND=([node]=nodejs [npm]=npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
+done
+for cmd in "${!BY_COMMAND[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${BY_COMMAND[$cmd]}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
