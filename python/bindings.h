@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/eval/dataset.h"
+#include "engine/lowp/requantize.h"
 #include "engine/tensor.h"
 #include "python/calls.h"
 #include "python/model_handle.h"
@@ -24,6 +25,8 @@ std::string pathArg(pybind11::handle path);
 bool isPath(pybind11::handle value);
 // None -> {}, "a" -> {"a"}, any iterable of str -> its items.
 std::vector<std::string> nameList(pybind11::handle value);
+// arithmetic="tflite-xnnpack" and the others engine/lowp/requantize.h names.
+engine::lowp::Arithmetic arithmeticArg(const std::string& name);
 // A model argument: a gdstudio.Model, or a path to load.
 ModelPtr modelArg(pybind11::handle value);
 ModelPtr loadModel(const std::string& path, const std::vector<std::string>& tags);

@@ -3,7 +3,7 @@ transform them with the Graph Transform Tool's transforms, run them in gdstudio'
 benchmark and compare them, and convert them to TensorFlow Lite (float or int8)."""
 
 import os
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -15,6 +15,8 @@ Shape = Optional[Tuple[Optional[int], ...]]
 Sample = Union[Mapping[str, Any], Sequence[Any], np.ndarray]
 # progress(done, total, what); total is -1 when unknown.
 Progress = Optional[Callable[[int, int, str], Any]]
+# Whose int8 rounding an 8-bit .tflite model follows (gdstudio --arithmetic).
+Arithmetic = Literal["tflite-xnnpack", "tflite-builtin", "tflite-reference", "armnn"]
 
 class Error(Exception):
     """Base class of gdstudio's errors; str(e) is gdstudio's message."""
@@ -230,7 +232,8 @@ class Model:
                   outputs: Union[None, str, Sequence[str]] = None, progress: Progress = None) -> "Model":
         """Graph Transform Tool transforms in TensorFlow's --transforms grammar; a new Model."""
     def run(self, feeds: Mapping[str, Any], outputs: Union[None, str, Sequence[str]] = None, threads: int = 1,
-            reference: bool = False, winograd: bool = True) -> Dict[str, Any]:
+            reference: bool = False, winograd: bool = True,
+            arithmetic: Arithmetic = "tflite-xnnpack") -> Dict[str, Any]:
         """{output name: ndarray}; the GIL is released while it runs; Ctrl+C stops it."""
     def render(self, format: str = "svg", left_to_right: bool = False,
                path: Optional[PathLike] = None) -> Union[str, bytes]:
@@ -258,7 +261,8 @@ def read_sample(path: PathLike, model: Union[None, Model, PathLike] = None, inpu
 def benchmark(model: Union[Model, PathLike], inputs: Optional[Mapping[str, Any]] = None,
               outputs: Union[None, str, Sequence[str]] = None, threads: int = -1, warmup_runs: int = 1,
               max_num_runs: int = 1000, max_time: float = 10.0, optimize_graph: bool = True,
-              reference: bool = False, winograd: bool = True, progress: Progress = None) -> BenchmarkResult:
+              reference: bool = False, winograd: bool = True, arithmetic: Arithmetic = "tflite-xnnpack",
+              progress: Progress = None) -> BenchmarkResult:
     """benchmark_model's run flow and tables."""
 
 def compare(reference: Union[Model, PathLike], other: Union[Model, PathLike],
@@ -266,7 +270,7 @@ def compare(reference: Union[Model, PathLike], other: Union[Model, PathLike],
             outputs: Union[None, str, Sequence[str]] = None, input: str = "",
             size: Optional[Tuple[int, int]] = None, mean: float = 127.5, std: float = 127.5,
             labels: Optional[PathLike] = None, label_map: Union[None, PathLike, Sequence[str]] = None,
-            per_layer: bool = True, threads: int = 1,
+            per_layer: bool = True, threads: int = 1, arithmetic: Arithmetic = "tflite-xnnpack",
             progress: Progress = None) -> Union[Comparison, DatasetComparison]:
     """Per-output and per-layer error of `other` against `reference` on the same inputs."""
 

@@ -75,7 +75,8 @@ Result<std::vector<TensorSpec>> ModelHandle::outputs() const {
 Result<std::shared_ptr<engine::Plan>> ModelHandle::plan(const std::vector<std::string>& feeds,
                                                         const std::vector<std::string>& fetches,
                                                         const engine::PlanOptions& options) const {
-  PlanKey key{feeds, fetches, options.num_threads, options.reference_kernels, options.winograd};
+  PlanKey key{feeds, fetches, options.num_threads, options.reference_kernels, options.winograd,
+              static_cast<int>(options.arithmetic)};
   std::lock_guard<std::mutex> lock(plans_mu_);
   auto it = plans_.find(key);
   if (it != plans_.end()) {

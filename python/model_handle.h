@@ -57,7 +57,7 @@ class ModelHandle {
                                              const engine::PlanOptions& options) const;
 
  private:
-  using PlanKey = std::tuple<std::vector<std::string>, std::vector<std::string>, int, bool, bool>;
+  using PlanKey = std::tuple<std::vector<std::string>, std::vector<std::string>, int, bool, bool, int>;
 
   std::shared_ptr<const model::LoadedModel> loaded_;
   std::vector<transforms::StepRecord> steps_;

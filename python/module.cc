@@ -60,6 +60,13 @@ ModelPtr loadModel(const std::string& path, const std::vector<std::string>& tags
   return std::make_shared<ModelHandle>(take(std::move(loaded), ErrorKind::Load));
 }
 
+engine::lowp::Arithmetic arithmeticArg(const std::string& name) {
+  engine::lowp::Arithmetic a;
+  if (!engine::lowp::parseArithmetic(name, &a))
+    raise(ErrorKind::Argument, "arithmetic must be " + engine::lowp::arithmeticChoices() + ", got '" + name + "'");
+  return a;
+}
+
 ModelPtr modelArg(py::handle value) {
   if (py::isinstance<ModelHandle>(value)) return value.cast<ModelPtr>();
   if (isPath(value)) return loadModel(pathArg(value), {});
@@ -351,7 +358,7 @@ ModelPtr transformModel(const ModelPtr& m, const std::string& text, py::handle i
 }
 
 py::dict runModel(const ModelPtr& m, py::dict feeds, py::handle outputs_arg, int threads, bool reference,
-                  bool winograd) {
+                  bool winograd, const std::string& arithmetic) {
   std::vector<std::string> feed_names;
   std::vector<py::object> values;
   for (auto [name, value] : feeds) {
@@ -364,6 +371,7 @@ py::dict runModel(const ModelPtr& m, py::dict feeds, py::handle outputs_arg, int
   options.num_threads = threads;
   options.reference_kernels = reference;
   options.winograd = winograd;
+  options.arithmetic = arithmeticArg(arithmetic);
   PythonCall call;
   auto compiled = call.withoutGil([&] { return m->plan(feed_names, fetches, options); });
   call.raisePending();
@@ -498,12 +506,16 @@ with --inputs and --outputs. Returns a new Model whose .steps give each step's t
 before/after figures. progress(done, total, name) is called after each step.)")
       .def("run", &runModel, py::arg("feeds"), py::arg("outputs") = py::none(), py::arg("threads") = 1,
            py::arg("reference") = false, py::arg("winograd") = true,
+           py::arg("arithmetic") = engine::lowp::arithmeticName(engine::lowp::kDefaultArithmetic),
            R"(Runs the model once: feeds {'input': array, ...} (any tensor 'node' or 'node:port'),
 outputs the tensors to fetch (any node or 'node:port', intermediate ones too; default: the
 model's outputs). Returns {name: ndarray}. C-contiguous arrays of the input's dtype are read
 without a copy; results own the engine's buffers. The GIL is released while it runs; Ctrl+C
 stops it. threads: intra-op threads (1: the calling thread only; 0 or -1: all cores).
-reference=True uses the plain reference kernels; winograd=False the direct 3x3 convolution.)")
+reference=True uses the plain reference kernels; winograd=False the direct 3x3 convolution.
+arithmetic: whose int8 rounding an 8-bit .tflite model follows, as --arithmetic: 'tflite-xnnpack'
+(TensorFlow Lite with XNNPACK, its default on devices), 'tflite-builtin', 'tflite-reference' or
+'armnn'.)")
       .def("render", &renderModel, py::arg("format") = "svg", py::arg("left_to_right") = false,
            py::arg("path") = py::none(),
            R"(The graph drawn by Graphviz as `gdstudio dot --rich` describes it (names, op types, shapes,

@@ -104,7 +104,7 @@ std::vector<std::vector<engine::Tensor>> allSamples(py::handle samples, const st
 
 py::object benchmarkModel(py::handle model_arg, py::handle inputs, py::handle outputs_arg, int threads,
                           int warmup_runs, int max_num_runs, double max_time, bool optimize_graph, bool reference,
-                          bool winograd, py::object progress) {
+                          bool winograd, const std::string& arithmetic, py::object progress) {
   ModelPtr m = modelArg(model_arg);
   const std::vector<std::string> outputs = outputs_arg.is_none() ? outputNames(*m) : nameList(outputs_arg);
   std::vector<std::string> names;
@@ -129,6 +129,7 @@ py::object benchmarkModel(py::handle model_arg, py::handle inputs, py::handle ou
   plan_options.num_threads = threads;
   plan_options.reference_kernels = reference;
   plan_options.winograd = winograd;
+  plan_options.arithmetic = arithmeticArg(arithmetic);
   plan_options.cancelled = call.cancelHook();
   engine::InferenceRewrites rewrites;
   rewrites.fold_and_fuse = rewrites.fuse_quantized = optimize_graph;
@@ -233,13 +234,15 @@ std::vector<std::string> labelMap(py::handle label_map) {
 
 py::object compareModels(py::handle a_arg, py::handle b_arg, py::handle inputs, py::handle outputs_arg,
                          const std::string& input, py::handle size, float mean, float std_dev, py::handle labels,
-                         py::handle label_map, bool per_layer, int threads, py::object progress) {
+                         py::handle label_map, bool per_layer, int threads, const std::string& arithmetic,
+                         py::object progress) {
   ModelPtr a = modelArg(a_arg), b = modelArg(b_arg);
   const std::vector<std::string> outputs = outputs_arg.is_none() ? outputNames(*a) : nameList(outputs_arg);
   PythonCall call(std::move(progress));
   engine::DatasetOptions options;
   options.compare.per_layer = per_layer;
   options.compare.plan.num_threads = threads;
+  options.compare.plan.arithmetic = arithmeticArg(arithmetic);
   options.compare.plan.cancelled = call.cancelHook();
   options.preprocess = preprocessArg(size, mean, std_dev);
   options.label_map = labelMap(label_map);
@@ -423,22 +426,27 @@ void defineEval(py::module_& m) {
   m.def("benchmark", &benchmarkModel, py::arg("model"), py::arg("inputs") = py::none(), py::arg("outputs") = py::none(),
         py::arg("threads") = -1, py::arg("warmup_runs") = 1, py::arg("max_num_runs") = 1000,
         py::arg("max_time") = 10.0, py::arg("optimize_graph") = true, py::arg("reference") = false,
-        py::arg("winograd") = true, py::arg("progress") = py::none(),
+        py::arg("winograd") = true,
+        py::arg("arithmetic") = engine::lowp::arithmeticName(engine::lowp::kDefaultArithmetic),
+        py::arg("progress") = py::none(),
         R"(benchmark_model's run flow (warm-up runs, timed runs stopping at max_num_runs or max_time
 seconds, runs with per-node statistics) on a Model or path. inputs: {name: array} (default: zeros
 of each input's shape); outputs: default the model's outputs; threads -1: all cores.
+arithmetic: whose int8 rounding an 8-bit .tflite model follows (as Model.run).
 progress(done, total, phase) after each run; Ctrl+C stops it. Returns a BenchmarkResult.)");
   m.def("compare", &compareModels, py::arg("reference"), py::arg("other"), py::arg("inputs"),
         py::arg("outputs") = py::none(), py::arg("input") = "", py::arg("size") = py::none(),
         py::arg("mean") = 127.5f, py::arg("std") = 127.5f, py::arg("labels") = py::none(),
         py::arg("label_map") = py::none(), py::arg("per_layer") = true, py::arg("threads") = 1,
+        py::arg("arithmetic") = engine::lowp::arithmeticName(engine::lowp::kDefaultArithmetic),
         py::arg("progress") = py::none(),
         R"(Runs two models (float and 8-bit, say) on the same inputs and measures the error of `other`
 against `reference` per output and per layer (tensors matched by name), as `gdstudio compare`:
 inputs is one sample ({name: array}, or a file path) -> Comparison; a folder (images resized to
 size=(H, W) and normalized as (x - mean) / std, .npy, WAV; labels.csv or labels= for accuracy,
 label_map= class names, a file or a list) or any iterable of samples (dicts by input name, lists
-in input order, or arrays) -> DatasetComparison. input names the input of a folder's files.)");
+in input order, or arrays) -> DatasetComparison. input names the input of a folder's files.
+arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)");
   m.def(
       "tflite_convert",
       [](py::handle model, py::handle output_file, py::handle inputs, py::handle outputs, py::handle input_shapes,

@@ -1,10 +1,13 @@
 #include "model/keras/hdf5_file.h"
 
+#include <fcntl.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 
@@ -125,9 +128,120 @@ Handle strongCloseAccess() {
   return fapl;
 }
 
+// Global heap collections, checked before the library reads any.
+//
+// Variable-length strings (every Keras attribute) live in global heap
+// collections ("GCOL"). HDF5 1.10 walks a collection's objects by their
+// declared sizes and loops forever on an object that does not advance the
+// walk (index 0 with size 0, which is also what a collection reaching past
+// the file's end reads as), or steps outside the collection on one that
+// claims more than is left. Every collection in the file is walked here the
+// same way first; a file with one that would stall is refused, not read.
+//
+// `read(offset, buffer, n)` fills the buffer from the file, zeros past its end.
+using ReadAt = std::function<void(std::uint64_t, unsigned char*, std::size_t)>;
+
+std::uint64_t decodeLE(const unsigned char* p, std::size_t n) {
+  std::uint64_t v = 0;
+  for (std::size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+// The superblock's size of lengths (2..8 bytes), from the first superblock
+// signature at 0, 512, 1024, ...; 0 when there is none (the library refuses
+// such a file itself).
+std::size_t lengthSize(const ReadAt& read, std::uint64_t file_size) {
+  for (std::uint64_t at = 0; at + 16 <= file_size; at = at ? at * 2 : 512) {
+    unsigned char sb[16];
+    read(at, sb, sizeof sb);
+    if (!looksLikeHdf5(std::string(reinterpret_cast<const char*>(sb), 8))) continue;
+    return sb[8] <= 1 ? sb[14] : sb[10];  // versions 0-1 and 2-3 place it differently
+  }
+  return 0;
+}
+
+Status checkHeapAt(const ReadAt& read, std::uint64_t at, std::size_t length_size, const std::string& name) {
+  const std::size_t header = 8 + length_size;         // "GCOL", version, 3 reserved, collection size
+  const std::size_t object_header = 8 + length_size;  // index, references, 4 reserved, object size
+  unsigned char buf[32];
+  read(at, buf, header);
+  if (buf[4] != 1) return Status::Ok();  // not a collection the library reads
+  const std::uint64_t size = decodeLE(buf + 8, length_size);
+  std::uint64_t p = header;
+  for (std::uint64_t object = 0; p < size; ++object) {
+    if (size - p < object_header) break;  // the tail is free space
+    read(at + p, buf, object_header);
+    const std::uint64_t index = decodeLE(buf, 2);
+    const std::uint64_t object_size = decodeLE(buf + 8, length_size);
+    std::uint64_t need = object_size;
+    if (index > 0) {
+      const std::uint64_t aligned = object_size > UINT64_MAX - 7 ? 0 : (object_size + 7) / 8 * 8;
+      need = aligned == 0 && object_size != 0 ? UINT64_MAX : object_header + aligned;
+    }
+    if (need == 0 || need > size - p)
+      return Status::Error(name + ": corrupt HDF5 file: the global heap collection at byte " + std::to_string(at) +
+                           " declares an object of " + std::to_string(object_size) + " bytes at byte " +
+                           std::to_string(at + p) + " (" + std::to_string(size - p) + " bytes left in the collection)");
+    p += need;
+  }
+  return Status::Ok();
+}
+
+Status checkGlobalHeaps(const ReadAt& read, std::uint64_t file_size, const std::string& name) {
+  const std::size_t length_size = lengthSize(read, file_size);
+  if (length_size == 0) return Status::Ok();
+  if (length_size < 2 || length_size > 8)
+    return Status::Error(name + ": HDF5 file with " + std::to_string(length_size) +
+                         "-byte lengths; 2 to 8 are supported");
+  // Collections are found by their signature, in blocks that overlap by 3
+  // bytes so that none is split.
+  constexpr std::size_t kBlock = 1 << 20;
+  std::vector<unsigned char> block(kBlock + 3);
+  for (std::uint64_t start = 0; start < file_size; start += kBlock) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kBlock + 3, file_size - start));
+    read(start, block.data(), n);
+    for (const unsigned char* hit = block.data(), *end = block.data() + n;
+         (hit = static_cast<const unsigned char*>(memmem(hit, static_cast<std::size_t>(end - hit), "GCOL", 4)));
+         ++hit) {
+      const auto i = static_cast<std::size_t>(hit - block.data());
+      if (i >= kBlock) break;  // the next block starts with it
+      GDS_RETURN_IF_ERROR(checkHeapAt(read, start + i, length_size, name));
+    }
+  }
+  return Status::Ok();
+}
+
+Status checkGlobalHeapsInImage(const std::string& bytes, const std::string& name) {
+  const ReadAt read = [&](std::uint64_t at, unsigned char* out, std::size_t n) {
+    const std::size_t have = at < bytes.size() ? std::min<std::size_t>(n, bytes.size() - at) : 0;
+    if (have) std::memcpy(out, bytes.data() + at, have);
+    std::memset(out + have, 0, n - have);
+  };
+  return checkGlobalHeaps(read, bytes.size(), name);
+}
+
+Status checkGlobalHeapsInFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Ok();  // the library's open says what is wrong
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  const ReadAt read = [&](std::uint64_t at, unsigned char* out, std::size_t n) {
+    std::size_t have = 0;
+    while (have < n) {
+      const ssize_t got = ::pread(fd, out + have, n - have, static_cast<off_t>(at + have));
+      if (got <= 0) break;
+      have += static_cast<std::size_t>(got);
+    }
+    std::memset(out + have, 0, n - have);
+  };
+  Status status = end > 0 ? checkGlobalHeaps(read, static_cast<std::uint64_t>(end), path) : Status::Ok();
+  ::close(fd);
+  return status;
+}
+
 }  // namespace
 
 Result<Hdf5File> Hdf5File::openFile(const std::string& path) {
+  GDS_RETURN_IF_ERROR(checkGlobalHeapsInFile(path));
   std::lock_guard<std::recursive_mutex> lock(hdf5Lock());
   Handle fapl = strongCloseAccess();
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
@@ -142,6 +256,7 @@ Result<Hdf5File> Hdf5File::openFile(const std::string& path) {
 Result<Hdf5File> Hdf5File::openImage(const std::string& bytes, const std::string& name) {
   // The core driver keeps its own copy of the image.
   GDS_RETURN_IF_ERROR(checkBytes(static_cast<std::int64_t>(bytes.size()), name));
+  GDS_RETURN_IF_ERROR(checkGlobalHeapsInImage(bytes, name));
   std::lock_guard<std::recursive_mutex> lock(hdf5Lock());
   Handle fapl = strongCloseAccess();
   if (H5Pset_fapl_core(fapl.get(), 1 << 16, 0) < 0 ||

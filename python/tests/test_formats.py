@@ -91,6 +91,37 @@ def test_tflite_runs_give_arm_nns_outputs(shared, name):
         np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-6)
 
 
+def test_arithmetic_picks_the_runtime_an_int8_model_is_run_as(shared, cli, tmp_path):
+    # openmv_mobilenet_int8's output as Arm NN computed it: XNNPACK rounds as Arm NN does; TensorFlow
+    # Lite's built-in and reference kernels end one step away on some classes.
+    path = shared / "models" / "tflite" / "openmv_mobilenet_int8.tflite"
+    model = gd.load(path)
+    x = np.load(shared / "models" / "tflite" / "openmv_mobilenet_int8.input.npy")
+    armnn = np.load(shared / "models" / "tflite" / "openmv_mobilenet_int8.output.npy")
+    (inp,) = model.inputs
+    (out,) = model.outputs
+    got = {}
+    for arithmetic in ("tflite-xnnpack", "tflite-builtin", "tflite-reference", "armnn"):
+        got[arithmetic] = model.run({inp.name: x}, arithmetic=arithmetic)[out.name]
+        folder = tmp_path / arithmetic
+        cli("run", f"--graph={path}", f"--input={shared / 'models' / 'tflite' / 'openmv_mobilenet_int8.input.npy'}",
+            f"--out_dir={folder}", f"--arithmetic={arithmetic}")
+        (written,) = folder.glob("*.npy")
+        assert got[arithmetic].tobytes() == np.load(written).tobytes(), arithmetic
+    assert got["tflite-xnnpack"].tobytes() == armnn.tobytes()
+    assert got["armnn"].tobytes() == armnn.tobytes()
+    assert got["tflite-builtin"].tolist() == [[-50, 52, -1, -5, 34]]
+    assert got["tflite-reference"].tolist() == [[-50, 52, -2, -4, 34]]
+    # The default is what a device runs: XNNPACK.
+    assert model.run({inp.name: x})[out.name].tobytes() == armnn.tobytes()
+    with pytest.raises(gd.ArgumentError,
+                       match="arithmetic must be tflite-xnnpack, tflite-builtin, tflite-reference or armnn, got 'fast'"):
+        model.run({inp.name: x}, arithmetic="fast")
+    with pytest.raises(gd.ArgumentError, match="arithmetic must be .* got 'xnnpack'"):
+        gd.benchmark(model, arithmetic="xnnpack")
+    assert len(gd.benchmark(model, warmup_runs=0, max_num_runs=2, arithmetic="armnn").latencies_ms) == 2
+
+
 def test_tflite_quantization_signature_and_save(shared, tmp_path):
     model = gd.load(shared / "models" / "tflite" / "hello_world_int8.tflite")
     assert model.producer == "MLIR Converted."

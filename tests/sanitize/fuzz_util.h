@@ -10,6 +10,7 @@
 // N seconds": what it covers does not depend on the machine's speed.
 #pragma once
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +131,10 @@ struct FuzzOutcome {
   }
 };
 
+// The longest one iteration may take under the sanitizers before it counts
+// as a hang (the slowest seen is well under a second).
+constexpr unsigned kIterationSeconds = 30;
+
 // What ended a child, from its standard error and wait status. An
 // allocation the sanitizer refuses as too large (max_allocation_size_mb) is
 // "unbounded allocation": a size taken from the input without a check.
@@ -146,6 +151,7 @@ inline std::string classify(const std::string& err, int status) {
   if (err.find("ERROR: LeakSanitizer") != std::string::npos) return "leak";
   if (err.find("runtime error: ") != std::string::npos) return "undefined behaviour";
   if (err.find("terminate called") != std::string::npos) return "uncaught exception";
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) return "hang";
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
   return "exit code " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
@@ -180,8 +186,12 @@ FuzzOutcome forkedLoop(const char* what, long iterations, Body body) {
       dup2(err_fd, 2);
       for (long i = next; i < iterations; ++i) {
         if (write(progress[1], &i, sizeof i) != sizeof i) _exit(120);
+        // An iteration that does not end is a finding (a hang), not a test
+        // stuck until ctest's timeout: SIGALRM ends the child.
+        alarm(kIterationSeconds);
         body(i);
       }
+      alarm(0);
       const long done = -1;
       if (write(progress[1], &done, sizeof done) != sizeof done) _exit(120);
       __lsan_do_leak_check();  // a leak ends the child with a report
