@@ -19,6 +19,7 @@
 #include <QSplitter>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QThread>
@@ -54,6 +55,11 @@ QTableView* tableView(QWidget* parent, QAbstractItemModel* model) {
 // Noise-to-signal ratio in dB (-SQNR): larger is worse, so the heat map's hot
 // end is the worst layer. Exact tensors sit at the cold end.
 constexpr double kExactNoiseDb = -60.0;
+
+// "1 step", "3 steps": the quantization steps two arithmetics differ by.
+QString stepsText(double steps) {
+  return steps == 1 ? QObject::tr("1 step") : QObject::tr("%1 steps").arg(steps);
+}
 
 }  // namespace
 
@@ -133,6 +139,31 @@ void AccuracyPanel::buildCompareRows(QVBoxLayout* col) {
   compare_row->addWidget(other_);
   compare_row->addStretch(1);
   col->addLayout(compare_row);
+  // The int8 arithmetic, or two of them on the "with" variant alone.
+  auto* arithmetic_row = new QHBoxLayout;
+  auto* arithmetic_label = new QLabel(tr("Int8"), this);
+  arithmetic_ = ui::arithmeticCombo(this);
+  arithmetic_->setObjectName("AccuracyArithmetic");
+  arithmetic_label->setBuddy(arithmetic_);
+  arithmetic_label->setToolTip(arithmetic_->toolTip());
+  against_ = new QCheckBox(tr("against"), this);
+  against_->setObjectName("AccuracyAgainst");
+  against_->setToolTip(tr("Run the \"with\" variant (a TensorFlow Lite model: the TFLite int8 export, or an open "
+                          ".tflite) under both arithmetics and show every tensor where their roundings part, as "
+                          "gdstudio compare --arithmetic2 does"));
+  arithmetic2_ = ui::arithmeticCombo(this);
+  arithmetic2_->setObjectName("AccuracyArithmetic2");
+  arithmetic2_->setCurrentIndex(arithmetic2_->findData(static_cast<int>(engine::lowp::Arithmetic::kTfliteBuiltin)));
+  arithmetic2_->setEnabled(false);
+  connect(against_, &QCheckBox::toggled, arithmetic2_, &QWidget::setEnabled);
+  // Against a second arithmetic, the reference variant takes no part.
+  connect(against_, &QCheckBox::toggled, reference_, [this](bool on) { reference_->setEnabled(!on); });
+  arithmetic_row->addWidget(arithmetic_label);
+  arithmetic_row->addWidget(arithmetic_);
+  arithmetic_row->addWidget(against_);
+  arithmetic_row->addWidget(arithmetic2_);
+  arithmetic_row->addStretch(1);
+  col->addLayout(arithmetic_row);
   auto* inputs_row = new QHBoxLayout;
   inputs_row->addWidget(new QLabel(tr("on"), this));
   mode_ = new QComboBox(this);
@@ -269,6 +300,19 @@ void AccuracyPanel::buildResultTabs(QVBoxLayout* results_col) {
   history_model_ = new AccuracyHistoryModel(this);
   history_view_ = tableView(tabs_, history_model_);
   tabs_->addTab(history_view_, tr("History"));
+
+  arithmetics_model_ = new QStandardItemModel(0, 5, this);
+  arithmetics_model_->setHorizontalHeaderLabels(
+      {tr("Tensor"), tr("Op"), tr("Max difference"), tr("Differing"), tr("Elements")});
+  arithmetics_view_ = tableView(tabs_, arithmetics_model_);
+  arithmetics_view_->setObjectName("AccuracyArithmetics");
+  tabs_->addTab(arithmetics_view_, tr("Arithmetics"));
+  connect(arithmetics_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& index) {
+            const QString name = index.siblingAtColumn(0).data(kNodeNameRole).toString();
+            if (!name.isEmpty() && document_->index() && document_->index()->find(name.toStdString()) >= 0)
+              document_->select(name);
+          });
   results_col->addWidget(tabs_, 1);
 }
 
@@ -367,6 +411,11 @@ AccuracyRequest AccuracyPanel::currentRequest(QString* error) const {
   request.preprocess.mean = static_cast<float>(mean_->value());
   request.preprocess.std_dev = static_cast<float>(std_->value());
   request.num_threads = threads_->value();
+  request.arithmetic = comboArithmetic(arithmetic_);
+  if (against_->isChecked()) {
+    request.arithmetic2 = comboArithmetic(arithmetic2_);
+    if (*request.arithmetic2 == request.arithmetic) return fail("Choose two different arithmetics to compare");
+  }
   if (error) error->clear();
   return request;
 }
@@ -426,7 +475,8 @@ void AccuracyPanel::onDone(JobOutcome<AccuracyResult> outcome) {
     return;
   }
   auto result = std::make_shared<const AccuracyResult>(std::move(*outcome.value));
-  history_model_->append(result);
+  // The history follows the quantization choices; two arithmetics make none.
+  if (!result->arithmetics) history_model_->append(result);
   showResult(result);
   run_->setStatus(tr("Done in %1 s").arg(result->seconds, 0, 'f', 2));
   updateButtons();
@@ -439,8 +489,10 @@ void AccuracyPanel::showResult(AccuracyResultPtr result) {
   layers_model_->setResult(result);
   samples_model_->setResult(result);
   layers_view_->sortByColumn(AccuracyLayersModel::Sqnr, Qt::AscendingOrder);
-  for (QTableView* v : {outputs_view_, layers_view_, samples_view_, history_view_}) v->resizeColumnsToContents();
-  tabs_->setTabEnabled(tabs_->indexOf(samples_view_), result && result->dataset);
+  showArithmetics();
+  for (QTableView* v : {outputs_view_, layers_view_, samples_view_, history_view_, arithmetics_view_})
+    v->resizeColumnsToContents();
+  tabs_->setTabEnabled(tabs_->indexOf(samples_view_), result && result->dataset && !result->arithmetics);
   headline_->setText(headlineText());
   const QString advice = adviceText();
   advice_->setText(advice);
@@ -448,8 +500,68 @@ void AccuracyPanel::showResult(AccuracyResultPtr result) {
   updateHeatMap();
 }
 
+// Every tensor of the two-arithmetic run, in execution order; the first that
+// differs is selected and shown.
+void AccuracyPanel::showArithmetics() {
+  arithmetics_model_->removeRows(0, arithmetics_model_->rowCount());
+  const bool shown = result_ && result_->arithmetics;
+  tabs_->setTabEnabled(tabs_->indexOf(arithmetics_view_), shown);
+  if (!shown) return;
+  const engine::ArithmeticComparison& c = *result_->arithmetics;
+  for (const auto& t : c.tensors) {
+    QList<QStandardItem*> row;
+    auto* tensor = new QStandardItem(QString::fromStdString(t.tensor));
+    const std::string node = t.tensor.substr(0, t.tensor.rfind(':'));
+    tensor->setData(QString::fromStdString(node), kNodeNameRole);
+    row << tensor << new QStandardItem(QString::fromStdString(t.op));
+    row << new QStandardItem(t.integer ? stepsText(t.max_steps) : QString::number(t.max_abs, 'g', 4));
+    row << new QStandardItem(QString::number(t.differing)) << new QStandardItem(QString::number(t.total));
+    for (auto* item : row) {
+      item->setEditable(false);
+      if (t.differs()) {
+        QFont f = item->font();
+        f.setBold(true);
+        item->setFont(f);
+      }
+    }
+    arithmetics_model_->appendRow(row);
+  }
+  tabs_->setCurrentWidget(arithmetics_view_);
+  if (c.first_differing >= 0) {
+    arithmetics_view_->selectRow(c.first_differing);
+    arithmetics_view_->scrollTo(arithmetics_model_->index(c.first_differing, 0));
+  }
+}
+
+QString AccuracyPanel::arithmeticsHeadline() const {
+  const AccuracyResult& r = *result_;
+  const engine::ArithmeticComparison& c = *r.arithmetics;
+  QStringList parts;
+  for (const auto& o : c.outputs) {
+    QString part = tr("output %1 up to <b>%2</b>")
+                       .arg(QString::fromStdString(o.tensor).toHtmlEscaped(),
+                            o.integer || o.step > 0 ? stepsText(o.max_steps) : QString::number(o.max_abs, 'g', 4));
+    if (o.classifier) part += tr(", top-1 flips on <b>%1</b> rows").arg(formatCount(o.top1_flips, o.rows));
+    parts << part;
+  }
+  if (c.first_differing >= 0) {
+    const auto& first = c.tensors[static_cast<std::size_t>(c.first_differing)];
+    parts << tr("they part first at %1 (%2); %3 of %4 tensors differ")
+                 .arg(QString::fromStdString(first.tensor).toHtmlEscaped(), QString::fromStdString(first.op))
+                 .arg(c.differing_tensors)
+                 .arg(c.tensors.size());
+  } else {
+    parts << tr("every tensor is identical");
+  }
+  return tr("%1 under %2 vs %3 on %4: ")
+             .arg(variantShortName(r.other_snapshot.kind), r.reference_name, r.other_name,
+                  QString::fromStdString(r.input_description).toHtmlEscaped()) +
+         parts.join(" · ");
+}
+
 QString AccuracyPanel::headlineText() const {
   if (!result_) return QString();
+  if (result_->arithmetics) return arithmeticsHeadline();
   const AccuracyResult& r = *result_;
   QStringList parts;
   auto [agree, total] = topOneAgreement(r);

@@ -33,6 +33,7 @@ class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
 class QStackedWidget;
+class QStandardItemModel;
 class QTabWidget;
 class QVBoxLayout;
 class QTableView;
@@ -91,6 +92,11 @@ class AccuracyPanel : public QWidget {
   QComboBox* referenceCombo() const { return reference_; }
   QComboBox* otherCombo() const { return other_; }
   QComboBox* inputModeCombo() const { return mode_; }
+  // The int8 arithmetic, and the second one the "with" variant is run under
+  // when `against` is ticked.
+  QComboBox* arithmeticCombo() const { return arithmetic_; }
+  QCheckBox* againstCheck() const { return against_; }
+  QComboBox* arithmetic2Combo() const { return arithmetic2_; }
   InputSourceWidget* inputSourceWidget() const { return source_; }
   QLineEdit* datasetEdit() const { return dataset_; }
   QPushButton* runButton() const { return run_->runButton(); }
@@ -104,6 +110,10 @@ class AccuracyPanel : public QWidget {
   QTableView* layersView() const { return layers_view_; }
   QTableView* samplesView() const { return samples_view_; }
   QTableView* historyView() const { return history_view_; }
+  // Two arithmetics: every tensor in execution order (tensor, op, max steps
+  // or max |difference|, differing elements, elements).
+  QTableView* arithmeticsView() const { return arithmetics_view_; }
+  QStandardItemModel* arithmeticsModel() const { return arithmetics_model_; }
   AccuracyOutputsModel* outputsModel() const { return outputs_model_; }
   AccuracyLayersModel* layersModel() const { return layers_model_; }
   QSortFilterProxyModel* layersProxy() const { return layers_proxy_; }
@@ -125,6 +135,8 @@ class AccuracyPanel : public QWidget {
   QWidget* buildLayersPage(QWidget* parent);
   void onDone(JobOutcome<AccuracyResult> outcome);
   void showResult(AccuracyResultPtr result);
+  void showArithmetics();
+  QString arithmeticsHeadline() const;
   void setError(const QString& message);
   void updateHeatMap();
   void updateButtons();
@@ -133,7 +145,8 @@ class AccuracyPanel : public QWidget {
   Document* document_;
   Variants* variants_;
   graphview::GraphScene* scene_ = nullptr;
-  QComboBox *reference_, *other_, *mode_;
+  QComboBox *reference_, *other_, *mode_, *arithmetic_, *arithmetic2_;
+  QCheckBox* against_;
   QStackedWidget* mode_pages_;
   InputSourceWidget* source_;
   QLineEdit *dataset_, *labels_, *label_map_;
@@ -145,7 +158,8 @@ class AccuracyPanel : public QWidget {
   QCheckBox* heat_map_;
   QLineEdit* filter_;
   QTabWidget* tabs_;
-  QTableView *outputs_view_, *layers_view_, *samples_view_, *history_view_;
+  QTableView *outputs_view_, *layers_view_, *samples_view_, *history_view_, *arithmetics_view_;
+  QStandardItemModel* arithmetics_model_;
   AccuracyOutputsModel* outputs_model_;
   AccuracyLayersModel* layers_model_;
   QSortFilterProxyModel* layers_proxy_;

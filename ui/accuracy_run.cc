@@ -125,14 +125,25 @@ struct ComparePair {
   engine::CompareOptions options;
 };
 
+// The one marked input a dataset's files feed.
+Result<engine::InputSpec> datasetInput(const std::vector<const IoMark*>& inputs) {
+  if (inputs.size() != 1)
+    return Status::Error("A dataset feeds one input; " + std::to_string(inputs.size()) +
+                         " inputs are marked (mark exactly one input)");
+  engine::InputSpec input;
+  input.name = inputs[0]->name;
+  input.dtype = inputs[0]->dtype;
+  if (inputs[0]->shape_known) input.shape = inputs[0]->shape;
+  return input;
+}
+
 // Every sample of the dataset folder through both variants.
 Result<std::vector<engine::ErrorAggregate>> compareOnDataset(const AccuracyRequest& request,
                                                              const AccuracyObserver& observer, const ComparePair& pair,
                                                              AccuracyResult& result) {
   result.dataset = true;
-  if (pair.inputs.size() != 1)
-    return Status::Error("A dataset feeds one input; " + std::to_string(pair.inputs.size()) +
-                         " inputs are marked (mark exactly one input)");
+  auto input = datasetInput(pair.inputs);
+  if (!input.ok()) return input.status();
   auto dataset = openRequestDataset(request);
   if (!dataset.ok()) return dataset.status();
   engine::DatasetOptions options;
@@ -150,14 +161,9 @@ Result<std::vector<engine::ErrorAggregate>> compareOnDataset(const AccuracyReque
       observer.progress(QObject::tr("Sample %1 of %2: %3").arg(done + 1).arg(total).arg(QString::fromStdString(file)),
                         done, total);
   };
-  const IoMark& mark = *pair.inputs[0];
-  engine::InputSpec input;
-  input.name = mark.name;
-  input.dtype = mark.dtype;
-  if (mark.shape_known) input.shape = mark.shape;
   result.input_description = "dataset " + dataset->dir + " (" + std::to_string(dataset->files.size()) + " files" +
                              (dataset->labels_path.empty() ? "" : ", labelled") + ")";
-  auto evaluated = engine::evaluateDataset(pair.a, pair.b, input, *dataset, pair.outputs, options);
+  auto evaluated = engine::evaluateDataset(pair.a, pair.b, *input, *dataset, pair.outputs, options);
   if (!evaluated.ok()) return evaluated.status();
   if (evaluated->cancelled) return Status::Error("cancelled");
   result.samples = std::move(*evaluated);
@@ -220,6 +226,80 @@ std::unordered_map<std::string, std::string> layerOpTypes(const AccuracyRequest&
   return ops;
 }
 
+// True for a graph in TensorFlow Lite's dialect (a .tflite file, the TFLite
+// int8 export): the graphs whose int8 kernels follow an arithmetic.
+bool isTfliteGraph(const tensorflow::GraphDef& graph) {
+  for (const auto& n : graph.node())
+    if (n.op().rfind("tfl.", 0) == 0) return true;
+  return false;
+}
+
+// The request's inputs as samples: the input source's one feed per marked
+// input, or every file of the dataset folder for the one marked input.
+Result<std::vector<std::vector<engine::Tensor>>> requestSamples(const AccuracyRequest& request,
+                                                                const AccuracyObserver& observer,
+                                                                const std::vector<const IoMark*>& inputs,
+                                                                AccuracyResult& result) {
+  if (!request.use_dataset) {
+    auto feeds = makeFeeds(request.source, request.marks);
+    if (!feeds.ok()) return feeds.status();
+    result.input_description = request.source.describe();
+    return std::vector<std::vector<engine::Tensor>>{std::move(*feeds)};
+  }
+  result.dataset = true;
+  auto input = datasetInput(inputs);
+  if (!input.ok()) return input.status();
+  auto dataset = openRequestDataset(request);
+  if (!dataset.ok()) return dataset.status();
+  result.input_description = "dataset " + dataset->dir + " (" + std::to_string(dataset->files.size()) + " files)";
+  return engine::loadSamples(dataset->paths(), *input, request.preprocess,
+                             [&](std::size_t done, std::size_t total, const std::string& path) {
+                               if (observer.progress)
+                                 observer.progress(QObject::tr("Reading %1").arg(QString::fromStdString(path)),
+                                                   static_cast<int>(done), static_cast<int>(total));
+                             });
+}
+
+// The other variant under the request's two arithmetics.
+Status compareTwoArithmetics(const AccuracyRequest& request, const AccuracyObserver& observer,
+                             const AccuracyResult* previous, AccuracyResult& result) {
+  auto built = build(request.other, previous ? &previous->other_snapshot : nullptr,
+                     previous ? previous->built_other : nullptr, observer);
+  if (!built.ok()) return built.status();
+  result.built_reference = result.built_other = *built;
+  if ((*built)->kind == VariantKind::TfliteInt8) result.calibration = (*built)->calibration;
+  const tensorflow::GraphDef& graph = *(*built)->graph;
+  if (!isTfliteGraph(graph))
+    return Status::Error(variantName(request.other.kind).toStdString() +
+                         " is a TensorFlow graph: two arithmetics apply to a TensorFlow Lite model (compare the "
+                         "TFLite int8 export, or open a .tflite file)");
+  std::vector<const IoMark*> inputs;
+  std::vector<std::string> names, outputs;
+  for (const IoMark& m : request.marks) {
+    if (m.kind == IoMark::Kind::Output) outputs.push_back(m.name);
+    else {
+      inputs.push_back(&m);
+      names.push_back(m.name);
+    }
+  }
+  auto samples = requestSamples(request, observer, inputs, result);
+  if (!samples.ok()) return samples.status();
+  if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
+  if (observer.progress)
+    observer.progress(QObject::tr("Running %1 under %2 and %3")
+                          .arg(variantName(request.other.kind), result.reference_name, result.other_name),
+                      0, 0);
+  engine::PlanOptions a, b;
+  a.num_threads = b.num_threads = std::max(1, request.num_threads);
+  a.cancelled = b.cancelled = observer.cancelled;
+  a.arithmetic = request.arithmetic;
+  b.arithmetic = *request.arithmetic2;
+  auto compared = engine::compareArithmetics(graph, names, *samples, outputs, a, b);
+  if (!compared.ok()) return compared.status();
+  result.arithmetics = std::move(*compared);
+  return Status::Ok();
+}
+
 }  // namespace
 
 const LayerError* AccuracyResult::worstLayer() const {
@@ -245,6 +325,14 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
   result.other_name = variantShortName(request.other.kind);
   result.reference_snapshot = request.reference;
   result.other_snapshot = request.other;
+  if (request.arithmetic2) {
+    result.reference_name = QString::fromUtf8(engine::lowp::arithmeticName(request.arithmetic));
+    result.other_name = QString::fromUtf8(engine::lowp::arithmeticName(*request.arithmetic2));
+    Status compared = compareTwoArithmetics(request, observer, previous, result);
+    if (!compared.ok()) return compared;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
   Status built = buildBoth(request, observer, previous, result);
   if (!built.ok()) return built;
   if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
@@ -257,6 +345,7 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
   if (pair.outputs.empty()) return Status::Error("No output marked: mark the outputs to compare");
   pair.options.per_layer = true;
   pair.options.plan.num_threads = std::max(1, request.num_threads);
+  pair.options.plan.arithmetic = request.arithmetic;
   auto layers = request.use_dataset ? compareOnDataset(request, observer, pair, result)
                                     : compareOnSource(request, observer, pair, result);
   if (!layers.ok()) return layers.status();

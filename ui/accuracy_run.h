@@ -1,6 +1,8 @@
 // One run of the Accuracy panel, off the GUI thread: build the two variants
 // (ui/variants.h), then compare them with engine::compare on the panel's
 // input source, or over a whole dataset folder with engine::evaluateDataset.
+// Or, given a second arithmetic, run one TensorFlow Lite variant under both
+// (engine::compareArithmetics): where two runtimes' int8 roundings part.
 // Values only, so a request can be copied to a worker.
 #pragma once
 
@@ -13,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/eval/arithmetic_compare.h"
 #include "engine/eval/dataset.h"
+#include "engine/lowp/requantize.h"
 #include "model/status.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
@@ -31,6 +35,10 @@ struct AccuracyRequest {
   std::string dataset_dir, labels_path, label_map_path;
   engine::ImagePreprocess preprocess;
   int num_threads = 1;
+  // Whose int8 arithmetic TFLite variants run with (--arithmetic).
+  engine::lowp::Arithmetic arithmetic = engine::lowp::kDefaultArithmetic;
+  // Set: `other` alone, under `arithmetic` and under this (compare --arithmetic2).
+  std::optional<engine::lowp::Arithmetic> arithmetic2;
 };
 
 // One row of the per-layer table: the error of a tensor matched by name
@@ -55,6 +63,9 @@ struct AccuracyResult {
   std::string unknown_label_example;
   std::vector<engine::OutputAggregate> outputs;
   std::vector<LayerError> layers;      // worst (lowest SQNR) first
+  // Two arithmetics (AccuracyRequest::arithmetic2): every tensor of the one
+  // variant under both; reference_name and other_name are the arithmetics.
+  std::optional<engine::ArithmeticComparison> arithmetics;
   double seconds = 0;
   // Built variants and what they were built from, reusable by the next run
   // when nothing changed.

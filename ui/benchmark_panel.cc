@@ -145,9 +145,11 @@ QWidget* BenchmarkPanel::createSettings() {
   time_->setSuffix(tr(" s"));
   time_->setSpecialValueText(tr("no limit"));
   time_->setToolTip(tr("Most seconds per phase (--max_time)"));
+  arithmetic_ = ui::arithmeticCombo(box);
+  arithmetic_->setObjectName("BenchmarkArithmetic");
   int row = 0;
   for (auto [label, field] : {std::pair<QString, QWidget*>{tr("Threads:"), threads_}, {tr("Warm-up:"), warmup_},
-                              {tr("Runs:"), runs_}, {tr("Time:"), time_}}) {
+                              {tr("Runs:"), runs_}, {tr("Time:"), time_}, {tr("Int8:"), arithmetic_}}) {
     auto* l = new QLabel(label, box);
     l->setBuddy(field);
     l->setToolTip(field->toolTip());
@@ -341,6 +343,7 @@ Result<BenchmarkSettings> BenchmarkPanel::settings() const {
   s.max_runs = runs_->value();
   s.max_time_s = time_->value();
   s.optimize_graph = optimize_->isChecked();
+  s.arithmetic = comboArithmetic(arithmetic_);
   if (s.max_runs <= 0 && s.max_time_s <= 0) return Status::Error("Give a number of runs or a time budget");
   auto device = device_settings_->options();
   if (!device.ok()) return device.status();

@@ -50,6 +50,7 @@ class BenchmarkPanel : public QWidget {
   bool variantChecked(VariantKind kind) const;
   InputSourceWidget* inputSource() const { return inputs_; }
   QSpinBox* threadsSpin() const { return threads_; }  // 0: all cores
+  QComboBox* arithmeticCombo() const { return arithmetic_; }
   QSpinBox* warmupSpin() const { return warmup_; }
   QSpinBox* runsSpin() const { return runs_; }        // 0: bounded by the time budget only
   QDoubleSpinBox* timeBudgetSpin() const { return time_; }  // seconds per phase; 0: runs only
@@ -148,6 +149,7 @@ class BenchmarkPanel : public QWidget {
   QCheckBox* variantBox(VariantKind kind) const;
   InputSourceWidget* inputs_;
   QSpinBox *threads_, *warmup_, *runs_;
+  QComboBox* arithmetic_;
   QDoubleSpinBox* time_;
   QCheckBox* optimize_;
   DeviceSettings* device_settings_;

@@ -59,6 +59,7 @@ BenchmarkOutcome runBenchmarks(const BenchmarkSettings& settings, const Benchmar
     report(base, total, "Compiling " + name);
     engine::PlanOptions plan_options;
     plan_options.num_threads = settings.num_threads;
+    plan_options.arithmetic = settings.arithmetic;
     engine::InferenceRewrites rewrites;
     rewrites.fold_and_fuse = settings.optimize_graph;
     rewrites.fuse_quantized = settings.optimize_graph;

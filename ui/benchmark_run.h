@@ -12,6 +12,7 @@
 
 #include "device/device_benchmark.h"
 #include "engine/eval/benchmark.h"
+#include "engine/lowp/requantize.h"
 #include "ui/input_source.h"
 #include "ui/variants.h"
 
@@ -29,6 +30,8 @@ struct BenchmarkSettings {
   // the graph as its own kernel, as TensorFlow's benchmark_model does
   // (`gdstudio benchmark --optimize_graph=false`).
   bool optimize_graph = true;
+  // Whose int8 arithmetic a TFLite variant's kernels follow (--arithmetic).
+  engine::lowp::Arithmetic arithmetic = engine::lowp::kDefaultArithmetic;
   // Also run each variant there, after the desktop runs (the Device group).
   std::optional<device::DeviceBenchOptions> device;
 };

@@ -1,5 +1,6 @@
 #include "ui/results_layout.h"
 
+#include <QComboBox>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -10,6 +11,22 @@
 #include <QVBoxLayout>
 
 namespace gds::ui {
+
+QComboBox* arithmeticCombo(QWidget* parent) {
+  auto* combo = new QComboBox(parent);
+  for (engine::lowp::Arithmetic a : engine::lowp::allArithmetics()) {
+    combo->addItem(QString::fromUtf8(engine::lowp::arithmeticName(a)), static_cast<int>(a));
+    combo->setItemData(combo->count() - 1, QString::fromUtf8(engine::lowp::arithmeticDescription(a)), Qt::ToolTipRole);
+  }
+  combo->setCurrentIndex(combo->findData(static_cast<int>(engine::lowp::kDefaultArithmetic)));
+  combo->setToolTip(QObject::tr("Whose int8 arithmetic an 8-bit TensorFlow Lite model runs with, as --arithmetic: "
+                                "tflite-xnnpack is what a phone or an Arm Linux board runs by default"));
+  return combo;
+}
+
+engine::lowp::Arithmetic comboArithmetic(const QComboBox* combo) {
+  return static_cast<engine::lowp::Arithmetic>(combo->currentData().toInt());
+}
 
 SettingsColumns settingsColumns(QWidget* parent) {
   SettingsColumns out{new QWidget(parent), new QVBoxLayout, new QVBoxLayout};

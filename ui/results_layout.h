@@ -4,7 +4,10 @@
 
 #include <QString>
 
+#include "engine/lowp/requantize.h"
+
 class QAbstractItemModel;
+class QComboBox;
 class QSplitter;
 class QTableView;
 class QVBoxLayout;
@@ -30,5 +33,11 @@ QSplitter* settingsBesideResults(QWidget* parent, const QString& scroll_name, QW
 // A read-only results table: whole rows, one at a time, compact rows without
 // numbers, alternating colours, no wrapping.
 QTableView* resultsTable(QWidget* parent, QAbstractItemModel* model);
+
+// The runtime whose int8 arithmetic an 8-bit .tflite model is run with
+// (--arithmetic): its command-line names, each described in its tooltip,
+// the default chosen.
+QComboBox* arithmeticCombo(QWidget* parent);
+engine::lowp::Arithmetic comboArithmetic(const QComboBox* combo);
 
 }  // namespace gds::ui

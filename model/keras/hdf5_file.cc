@@ -328,7 +328,12 @@ Result<std::vector<std::string>> readStrings(hid_t attr, const std::string& what
     H5Tset_size(mem.get(), H5T_VARIABLE);
     H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
     std::vector<char*> ptrs(n, nullptr);
-    if (n > 0 && H5Aread(attr, mem.get(), ptrs.data()) < 0) return Status::Error(what + " cannot be read");
+    if (n > 0 && H5Aread(attr, mem.get(), ptrs.data()) < 0) {
+      // A read that fails part-way has allocated the strings before the
+      // failure (null pointers are skipped).
+      H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, ptrs.data());
+      return Status::Error(what + " cannot be read");
+    }
     std::int64_t total = 0;
     for (char* p : ptrs) {
       std::string s = p ? std::string(p) : std::string();

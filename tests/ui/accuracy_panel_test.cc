@@ -9,6 +9,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QDockWidget>
@@ -20,6 +21,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTableView>
 
@@ -28,6 +30,8 @@
 #include <limits>
 #include <regex>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "graphview/graph_scene.h"
 #include "model/io.h"
@@ -366,6 +370,91 @@ TEST(AccuracyPanel, NoOutputMarkedIsExplained) {
   EXPECT_FALSE(f.panel->run());
   EXPECT_FALSE(f.panel->isRunning());
   EXPECT_TRUE(f.panel->lastError().startsWith("No output marked")) << f.panel->lastError().toStdString();
+}
+
+// One .tflite under two arithmetics, as `gdstudio compare --arithmetic2`:
+// the same first differing tensor, counts and output steps; a TensorFlow
+// graph is refused with the reason.
+TEST(AccuracyPanel, TwoArithmeticsShowWhereTheRoundingsPart) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  const std::string model_path = test::modelPath("tflite/openmv_mobilenet_int8.tflite");
+  const std::string input_path = test::modelPath("tflite/openmv_mobilenet_int8.input.npy");
+  auto loaded = model::load(model_path);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  Document doc;
+  doc.reset(std::move(*loaded));
+  doc.toggleMark("serving_default_input_4", IoMark::Kind::Input);
+  doc.toggleMark("StatefulPartitionedCall", IoMark::Kind::Output);
+  Variants variants(&doc);
+  AccuracyPanel panel(&doc, &variants);
+  panel.resize(1100, 700);
+  InputSource source;
+  source.kind = InputSource::Kind::NpyFiles;
+  source.files = {input_path};
+  panel.inputSourceWidget()->setValue(source);
+  panel.setVariants(VariantKind::Current, VariantKind::Current);
+  EXPECT_EQ("tflite-xnnpack", panel.arithmeticCombo()->currentText().toStdString());
+  EXPECT_FALSE(panel.arithmetic2Combo()->isEnabled());
+  panel.againstCheck()->setChecked(true);
+  EXPECT_TRUE(panel.arithmetic2Combo()->isEnabled());
+  EXPECT_FALSE(panel.referenceCombo()->isEnabled());
+  EXPECT_EQ("tflite-builtin", panel.arithmetic2Combo()->currentText().toStdString());
+  ASSERT_TRUE(panel.run()) << panel.lastError().toStdString();
+  ASSERT_TRUE(panel.waitUntilIdle());
+  ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
+  auto r = panel.lastResult();
+  ASSERT_TRUE(r && r->arithmetics);
+
+  auto cli = test::runGdstudio({"compare", "--graph=" + model_path, "--input=" + input_path,
+                                "--arithmetic=tflite-xnnpack", "--arithmetic2=tflite-builtin", "--format=json"});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  const auto json = nlohmann::json::parse(cli.out);
+  const auto& c = *r->arithmetics;
+  ASSERT_GE(c.first_differing, 0);
+  const std::string first = c.tensors[static_cast<std::size_t>(c.first_differing)].tensor;
+  EXPECT_EQ(json["first_differing"].get<std::string>(), first);
+  EXPECT_EQ(json["differing_tensors"].get<int>(), c.differing_tensors);
+  EXPECT_EQ(json["tensors_compared"].get<std::size_t>(), c.tensors.size());
+  ASSERT_EQ(1u, c.outputs.size());
+  EXPECT_EQ(1, c.outputs[0].max_steps);  // [-50 52 -2 -4 33] under XNNPACK, [-50 52 -1 -5 34] built-in
+  EXPECT_EQ(0, c.outputs[0].top1_flips);
+
+  // The table lists every tensor with the first differing one selected; the headline sums it up.
+  ASSERT_EQ(static_cast<int>(c.tensors.size()), panel.arithmeticsModel()->rowCount());
+  EXPECT_EQ(panel.tabs()->currentWidget(), panel.arithmeticsView());
+  EXPECT_EQ(c.first_differing, panel.arithmeticsView()->currentIndex().row());
+  EXPECT_EQ(first, panel.arithmeticsModel()->index(c.first_differing, 0).data().toString().toStdString());
+  EXPECT_EQ("tfl.depthwise_conv_2d",
+            panel.arithmeticsModel()->index(c.first_differing, 1).data().toString().toStdString());
+  const std::string headline = panel.headlineText().toStdString();
+  EXPECT_NE(std::string::npos, headline.find("Current under tflite-xnnpack vs tflite-builtin on ")) << headline;
+  EXPECT_NE(std::string::npos, headline.find("output StatefulPartitionedCall up to <b>1 step</b>, top-1 flips on "
+                                             "<b>0/1</b> rows")) << headline;
+  EXPECT_NE(std::string::npos,
+            headline.find("; " + std::to_string(c.differing_tensors) + " of " + std::to_string(c.tensors.size()) +
+                          " tensors differ")) << headline;
+  // Not a quantization choice: the history is left alone.
+  EXPECT_EQ(0, panel.historyModel()->rowCount());
+
+  // The same arithmetic twice is refused before anything runs.
+  panel.arithmetic2Combo()->setCurrentIndex(panel.arithmetic2Combo()->findText("tflite-xnnpack"));
+  EXPECT_FALSE(panel.run());
+  EXPECT_EQ("Choose two different arithmetics to compare", panel.lastError().toStdString());
+}
+
+TEST(AccuracyPanel, TwoArithmeticsNeedATfliteModel) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Fixture f;
+  ASSERT_TRUE(f.open());
+  f.panel->setVariants(VariantKind::Current, VariantKind::EightBit);
+  f.panel->againstCheck()->setChecked(true);
+  ASSERT_TRUE(f.panel->run()) << f.panel->lastError().toStdString();
+  ASSERT_TRUE(f.panel->waitUntilIdle());
+  EXPECT_EQ("8-bit is a TensorFlow graph: two arithmetics apply to a TensorFlow Lite model (compare the TFLite "
+            "int8 export, or open a .tflite file)",
+            f.panel->lastError().toStdString());
 }
 
 TEST(AccuracyPanel, MainWindowViewMenuOpensTheDock) {

@@ -201,6 +201,23 @@ TEST_F(BenchmarkPanelTest, RunsCurrentAndEightBitSideBySide) {
   }
 }
 
+// The Int8 choice is the run's --arithmetic: XNNPACK's by default.
+TEST_F(BenchmarkPanelTest, TheInt8ChoiceIsTheRunsArithmetic) {
+  BenchmarkPanel* p = bench_->panel.get();
+  QComboBox* combo = p->arithmeticCombo();
+  ASSERT_EQ(4, combo->count());
+  EXPECT_EQ("tflite-xnnpack", combo->currentText().toStdString());
+  EXPECT_EQ("TensorFlow Lite with the XNNPACK delegate", combo->itemData(0, Qt::ToolTipRole).toString().toStdString());
+  auto s = p->settings();
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(engine::lowp::Arithmetic::kTfliteXnnpack, s->arithmetic);
+  combo->setCurrentIndex(combo->findText("armnn"));
+  s = p->settings();
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(engine::lowp::Arithmetic::kArmnn, s->arithmetic);
+  combo->setCurrentIndex(0);
+}
+
 TEST_F(BenchmarkPanelTest, TablesSortByAnyColumn) {
   BenchmarkPanel* p = bench_->panel.get();
   QAbstractItemModel* time = p->timeTable()->model();
