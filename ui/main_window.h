@@ -103,11 +103,17 @@ class MainWindow : public QMainWindow {
   QString defaultCheckpointPrefix() const;
   // The marked outputs, else the signature's output nodes.
   QStringList defaultFreezeOutputs() const;
+  // The model's signature keys, serving_default first; the Freeze dialog
+  // offers them (freezing by signature names the outputs after its keys,
+  // as `gdstudio freeze --signature_name` does).
+  QStringList freezeSignatures() const;
   // Freezes the current graph in a worker (the window keeps painting) and
   // pushes the frozen graph as one undoable "freeze" step. Empty `outputs`:
-  // the signature's. On failure the graph is unchanged and `error` (also
-  // lastError()) names the checkpoint.
-  bool freezeModel(const QString& checkpoint_prefix, const QStringList& outputs, QString* error = nullptr);
+  // the outputs of `signature` (empty: serving_default, else the only one).
+  // On failure the graph is unchanged and `error` (also lastError()) names
+  // the checkpoint.
+  bool freezeModel(const QString& checkpoint_prefix, const QStringList& outputs, QString* error = nullptr,
+                   const QString& signature = {});
   bool isFreezing() const { return freezing_; }
   QAction* freezeAction() const { return freeze_; }
 

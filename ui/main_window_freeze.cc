@@ -3,6 +3,7 @@
 #include "ui/main_window.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -68,7 +69,20 @@ QStringList MainWindow::defaultFreezeOutputs() const {
   return out;
 }
 
-bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList& outputs, QString* error) {
+QStringList MainWindow::freezeSignatures() const {
+  QStringList keys;
+  if (document_->isEmpty()) return keys;
+  for (const auto& s : document_->info().signatures) {
+    const QString key = QString::fromStdString(s.key);
+    if (key.startsWith("__saved_model")) continue;  // TensorFlow's init op, not a function to serve
+    if (key == "serving_default") keys.prepend(key);
+    else if (!keys.contains(key)) keys << key;
+  }
+  return keys;
+}
+
+bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList& outputs, QString* error,
+                             const QString& signature) {
   auto fail = [&](const QString& message) {
     last_error_ = message;
     if (error) *error = message;
@@ -81,6 +95,7 @@ bool MainWindow::freezeModel(const QString& checkpoint_prefix, const QStringList
   loaded.graph = *before;
   model::FreezeOptions options;
   options.checkpoint = checkpoint_prefix.trimmed().toStdString();
+  options.signature = signature.toStdString();
   for (const QString& o : outputs)
     if (!o.trimmed().isEmpty()) options.output_nodes.push_back(o.trimmed().toStdString());
 
@@ -149,9 +164,25 @@ void MainWindow::freezeDialog() {
   row->addWidget(prefix);
   row->addWidget(browse);
   layout->addLayout(row);
+  // Keep a signature's outputs (named after its keys, as the command line
+  // does) or the nodes named below.
+  const QStringList signatures = freezeSignatures();
+  auto* keep = new QComboBox(&dialog);
+  keep->setObjectName("FreezeSignature");
+  for (const QString& key : signatures) keep->addItem(tr("the outputs of signature %1").arg(key), key);
+  keep->addItem(tr("the output nodes named below"), QString());
+  // Marked outputs are the user's choice over any signature.
+  keep->setCurrentIndex(document_->outputNames().empty() ? 0 : keep->count() - 1);
+  auto* keep_row = new QHBoxLayout;
+  keep_row->addWidget(new QLabel(tr("Keep:"), &dialog));
+  keep_row->addWidget(keep, 1);
+  layout->addLayout(keep_row);
   layout->addWidget(new QLabel(tr("Output node names (comma separated):"), &dialog));
   auto* outputs = new QLineEdit(defaultFreezeOutputs().join(","), &dialog);
   layout->addWidget(outputs);
+  auto updateOutputs = [keep, outputs] { outputs->setEnabled(keep->currentData().toString().isEmpty()); };
+  connect(keep, &QComboBox::currentIndexChanged, &dialog, updateOutputs);
+  updateOutputs();
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
   buttons->button(QDialogButtonBox::Ok)->setText(tr("Freeze"));
   layout->addWidget(buttons);
@@ -165,13 +196,14 @@ void MainWindow::freezeDialog() {
   });
   dialog.resize(560, dialog.sizeHint().height());
   if (dialog.exec() != QDialog::Accepted) return;
-  const QStringList names = outputs->text().split(',', Qt::SkipEmptyParts);
-  if (names.isEmpty() && document_->info().signatures.empty()) {
+  const QString signature = keep->currentData().toString();
+  const QStringList names = signature.isEmpty() ? outputs->text().split(',', Qt::SkipEmptyParts) : QStringList();
+  if (names.isEmpty() && signature.isEmpty()) {
     showError(tr("Cannot freeze"), tr("Give the output node names to keep"));
     return;
   }
   QString err;
-  if (!freezeModel(prefix->text(), names, &err)) showError(tr("Cannot freeze"), err);
+  if (!freezeModel(prefix->text(), names, &err, signature)) showError(tr("Cannot freeze"), err);
 }
 
 }  // namespace gds::ui

@@ -587,6 +587,39 @@ TEST_F(WindowTest, FreezeSavedModelIsOneUndoableStep) {
   EXPECT_EQ(count_op(*doc->graph(), "VariableV2"), 0);
 }
 
+// A TF2 SavedModel frozen by its signature in the window is the graph
+// `gdstudio freeze --input_saved_model_dir` writes: outputs named after the
+// signature's keys, byte for byte the same.
+TEST_F(WindowTest, FreezeTf2SavedModelBySignatureAsTheCommandLineDoes) {
+  GDS_REQUIRE_SHARED();
+  MainWindow w;
+  w.setInteractive(false);
+  w.show();
+  const std::string dir = test::modelPath("tf2/binary_cnn_256");
+  w.openFile(QString::fromStdString(dir));
+  ASSERT_TRUE(w.waitUntilIdle());
+  ASSERT_FALSE(w.document()->isEmpty()) << w.lastError().toStdString();
+  EXPECT_EQ(w.freezeSignatures(), QStringList({"serving_default"}));
+  QString error;
+  ASSERT_TRUE(w.freezeModel(w.defaultCheckpointPrefix(), {}, &error, "serving_default")) << error.toStdString();
+  ASSERT_TRUE(w.waitUntilIdle());
+  const auto steps = w.document()->appliedSteps();
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].outputs, (std::vector<std::string>{"dense_1"}));
+  const std::string out = test::tempDir() + "/binary_cnn_256.pb";
+  auto cli = test::runGdstudio({"freeze", "--input_saved_model_dir=" + dir, "--output_graph=" + out});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  auto written = model::readFile(out);
+  ASSERT_TRUE(written.ok()) << written.error();
+  EXPECT_TRUE(model::serialize(*w.document()->graph()) == *written);
+  // An unknown signature is named with the ones there are.
+  w.document()->undoStack()->undo();
+  ASSERT_TRUE(w.waitUntilIdle());
+  EXPECT_FALSE(w.freezeModel(w.defaultCheckpointPrefix(), {}, &error, "serve"));
+  EXPECT_TRUE(error.contains("serve")) << error.toStdString();
+  EXPECT_TRUE(error.contains("serving_default")) << error.toStdString();
+}
+
 TEST_F(WindowTest, FreezeMetaGraphWithItsCheckpoint) {
   GDS_REQUIRE_SHARED();
   MainWindow w;
