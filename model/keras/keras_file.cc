@@ -4,7 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "model/io.h"
+#include "model/isolated.h"
 #include "model/keras/config.h"
 #include "model/keras/convert.h"
 #include "model/keras/hdf5_file.h"
@@ -169,12 +172,10 @@ Status readHdf5(const std::string& path, KerasFile* out) {
 
 bool looksLikeKerasFile(const std::string& header) { return looksLikeZip(header) || looksLikeHdf5(header); }
 
-Result<KerasFile> readKerasFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char header[8] = {};
-  if (!in.read(header, sizeof header)) return Status::Error(path + ": too short for a Keras model file");
-  in.close();
-  const std::string head(header, sizeof header);
+namespace {
+
+// Reads the file in this process.
+Result<KerasFile> readHere(const std::string& path, const std::string& head) {
   KerasFile out;
   try {
     Status s = looksLikeZip(head)    ? readArchive(path, &out)
@@ -187,6 +188,76 @@ Result<KerasFile> readKerasFile(const std::string& path) {
     return Status::Error(path + ": malformed model config (" + e.what() + ")");
   }
   return out;
+}
+
+// A KerasFile as bytes from the reader process: the length of a JSON
+// document of its fields (8 bytes, little-endian), the document, the graph.
+std::string encode(const KerasFile& f) {
+  nlohmann::json j;
+  j["format"] = f.format;
+  j["keras_version"] = f.keras_version;
+  j["backend"] = f.backend;
+  j["model_class"] = f.model_class;
+  j["model_name"] = f.model_name;
+  j["inputs"] = f.inputs;
+  j["outputs"] = f.outputs;
+  j["warnings"] = f.warnings;
+  j["layers"] = nlohmann::json::array();
+  for (const auto& l : f.layers)
+    j["layers"].push_back({{"path", l.path}, {"class_name", l.class_name}, {"name", l.name}, {"depth", l.depth}});
+  // Invalid UTF-8 in a layer name must not end the encoding.
+  const std::string meta = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<std::size_t>(i)] = static_cast<char>((meta.size() >> (8 * i)) & 0xff);
+  return out + meta + f.graph.SerializeAsString();
+}
+
+Result<KerasFile> decode(const std::string& bytes, const std::string& path) {
+  const Status bad = Status::Error(path + ": the reader process sent a malformed result");
+  if (bytes.size() < 8) return bad;
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  if (n > bytes.size() - 8) return bad;
+  KerasFile f;
+  try {
+    const auto j = nlohmann::json::parse(bytes.substr(8, n));
+    f.format = j.at("format");
+    f.keras_version = j.at("keras_version");
+    f.backend = j.at("backend");
+    f.model_class = j.at("model_class");
+    f.model_name = j.at("model_name");
+    f.inputs = j.at("inputs").get<std::vector<std::string>>();
+    f.outputs = j.at("outputs").get<std::vector<std::string>>();
+    f.warnings = j.at("warnings").get<std::vector<std::string>>();
+    for (const auto& l : j.at("layers"))
+      f.layers.push_back({l.at("path"), l.at("class_name"), l.at("name"), l.at("depth").get<int>()});
+  } catch (const std::exception&) {
+    return bad;
+  }
+  if (!f.graph.ParseFromArray(bytes.data() + 8 + n, static_cast<int>(bytes.size() - 8 - n))) return bad;
+  return f;
+}
+
+}  // namespace
+
+Result<KerasFile> readKerasFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char header[8] = {};
+  if (!in.read(header, sizeof header)) return Status::Error(path + ": too short for a Keras model file");
+  in.close();
+  const std::string head(header, sizeof header);
+  // The HDF5 library crashes or loops on some damaged files: it reads in a
+  // process of its own, given two minutes and a second per MB.
+  std::error_code ec;
+  const auto bytes = fs::file_size(path, ec);
+  const double deadline_s = 120.0 + (ec ? 0.0 : static_cast<double>(bytes) / (1 << 20));
+  auto encoded = runIsolated(path, deadline_s, [&]() -> Result<std::string> {
+    auto read = readHere(path, head);
+    if (!read.ok()) return read.status();
+    return encode(*read);
+  });
+  if (!encoded.ok()) return encoded.status();
+  return decode(*encoded, path);
 }
 
 }  // namespace gds::model::keras
