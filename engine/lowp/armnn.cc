@@ -299,7 +299,15 @@ bool poolWindow(const ops::ConvGeometry& s, std::int64_t oy, std::int64_t ox, st
 
 }  // namespace
 
-void averagePool(const ops::ConvGeometry& s, Quant input, Quant output, const std::int8_t* in, std::int8_t* out) {
+namespace {
+
+// The window loop both pools share: each output pixel's window, its values
+// decoded and folded per channel by fold(acc, v) from `start`, then
+// finish(acc, area) encoded. A pixel without a window (and, with
+// `empty_is_zero`, one whose window is empty) is 0.
+template <typename Fold, typename Finish>
+void poolWindows(const ops::ConvGeometry& s, Quant input, Quant output, const std::int8_t* in, std::int8_t* out,
+                 bool empty_is_zero, float start, Fold fold, Finish finish) {
   const DecodeTable t = decodeTable(input);
   const std::int64_t c_n = s.in_c;
   std::vector<float> acc(static_cast<std::size_t>(c_n));
@@ -308,45 +316,36 @@ void averagePool(const ops::ConvGeometry& s, Quant input, Quant output, const st
       for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
         std::int8_t* o = out + ((b * s.out_h + oy) * s.out_w + ox) * c_n;
         std::int64_t h0, h1, w0, w1;
-        if (!poolWindow(s, oy, ox, &h0, &h1, &w0, &w1) || h1 <= h0 || w1 <= w0) {
+        if (!poolWindow(s, oy, ox, &h0, &h1, &w0, &w1) || (empty_is_zero && (h1 <= h0 || w1 <= w0))) {
           for (std::int64_t c = 0; c < c_n; ++c) o[c] = encode(0.0f, output);
           continue;
         }
-        std::fill(acc.begin(), acc.end(), 0.0f);
+        std::fill(acc.begin(), acc.end(), start);
         for (std::int64_t y = h0; y < h1; ++y)
           for (std::int64_t x = w0; x < w1; ++x) {
             const std::int8_t* p = in + ((b * s.in_h + y) * s.in_w + x) * c_n;
-            for (std::int64_t c = 0; c < c_n; ++c) acc[static_cast<std::size_t>(c)] += decode(t, p[c]);
+            for (std::int64_t c = 0; c < c_n; ++c) fold(acc[static_cast<std::size_t>(c)], decode(t, p[c]));
           }
         const auto area = static_cast<float>((h1 - h0) * (w1 - w0));
-        for (std::int64_t c = 0; c < c_n; ++c) o[c] = encode(acc[static_cast<std::size_t>(c)] / area, output);
+        for (std::int64_t c = 0; c < c_n; ++c) o[c] = encode(finish(acc[static_cast<std::size_t>(c)], area), output);
       }
 }
 
+}  // namespace
+
+void averagePool(const ops::ConvGeometry& s, Quant input, Quant output, const std::int8_t* in, std::int8_t* out) {
+  poolWindows(
+      s, input, output, in, out, true, 0.0f, [](float& acc, float v) { acc += v; },
+      [](float acc, float area) { return acc / area; });
+}
+
 void maxPool(const ops::ConvGeometry& s, Quant input, Quant output, const std::int8_t* in, std::int8_t* out) {
-  const DecodeTable t = decodeTable(input);
-  const std::int64_t c_n = s.in_c;
-  std::vector<float> acc(static_cast<std::size_t>(c_n));
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-        std::int8_t* o = out + ((b * s.out_h + oy) * s.out_w + ox) * c_n;
-        std::int64_t h0, h1, w0, w1;
-        if (!poolWindow(s, oy, ox, &h0, &h1, &w0, &w1)) {
-          for (std::int64_t c = 0; c < c_n; ++c) o[c] = encode(0.0f, output);
-          continue;
-        }
-        std::fill(acc.begin(), acc.end(), std::numeric_limits<float>::lowest());
-        for (std::int64_t y = h0; y < h1; ++y)
-          for (std::int64_t x = w0; x < w1; ++x) {
-            const std::int8_t* p = in + ((b * s.in_h + y) * s.in_w + x) * c_n;
-            for (std::int64_t c = 0; c < c_n; ++c) {
-              const float v = decode(t, p[c]);
-              if (v > acc[static_cast<std::size_t>(c)]) acc[static_cast<std::size_t>(c)] = v;
-            }
-          }
-        for (std::int64_t c = 0; c < c_n; ++c) o[c] = encode(acc[static_cast<std::size_t>(c)], output);
-      }
+  poolWindows(
+      s, input, output, in, out, false, std::numeric_limits<float>::lowest(),
+      [](float& acc, float v) {
+        if (v > acc) acc = v;
+      },
+      [](float acc, float) { return acc; });
 }
 
 void softmax(Quant input, Quant output, float beta, const std::int8_t* in, std::int64_t rows, std::int64_t depth,

@@ -240,17 +240,23 @@ Status checkGlobalHeapsInFile(const std::string& path) {
 
 }  // namespace
 
+static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hid_t passes as std::int64_t");
+
+Result<Hdf5File> Hdf5File::open(const std::string& file_name, std::int64_t fapl, const std::string& name) {
+  Handle file(H5Fopen(file_name.c_str(), H5F_ACC_RDONLY, static_cast<hid_t>(fapl)));
+  if (!file.ok()) return Status::Error(name + ": not a valid HDF5 file (corrupt or truncated)");
+  Hdf5File out;
+  out.name_ = name;
+  out.impl_ = std::make_unique<Impl>();
+  out.impl_->file = std::move(file);
+  return out;
+}
+
 Result<Hdf5File> Hdf5File::openFile(const std::string& path) {
   GDS_RETURN_IF_ERROR(checkGlobalHeapsInFile(path));
   std::lock_guard<std::recursive_mutex> lock(hdf5Lock());
   Handle fapl = strongCloseAccess();
-  Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
-  if (!file.ok()) return Status::Error(path + ": not a valid HDF5 file (corrupt or truncated)");
-  Hdf5File out;
-  out.name_ = path;
-  out.impl_ = std::make_unique<Impl>();
-  out.impl_->file = std::move(file);
-  return out;
+  return open(path, fapl.get(), path);
 }
 
 Result<Hdf5File> Hdf5File::openImage(const std::string& bytes, const std::string& name) {
@@ -264,14 +270,7 @@ Result<Hdf5File> Hdf5File::openImage(const std::string& bytes, const std::string
     return Status::Error(name + ": cannot load the HDF5 image");
   // Core-driver files are told apart by name while open.
   static std::atomic<unsigned> serial{0};
-  const std::string image_name = "gds-keras-image-" + std::to_string(serial++);
-  Handle file(H5Fopen(image_name.c_str(), H5F_ACC_RDONLY, fapl.get()));
-  if (!file.ok()) return Status::Error(name + ": not a valid HDF5 file (corrupt or truncated)");
-  Hdf5File out;
-  out.name_ = name;
-  out.impl_ = std::make_unique<Impl>();
-  out.impl_->file = std::move(file);
-  return out;
+  return open("gds-keras-image-" + std::to_string(serial++), fapl.get(), name);
 }
 
 bool Hdf5File::isGroup(const std::string& path) const {

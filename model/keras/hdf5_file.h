@@ -10,6 +10,7 @@
 // from any thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,9 @@ class Hdf5File {
 
  private:
   Hdf5File() = default;
+  // H5Fopen of `file_name` with the file access list `fapl` (an hid_t); the
+  // lock held. `name` is used in errors.
+  static Result<Hdf5File> open(const std::string& file_name, std::int64_t fapl, const std::string& name);
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string name_;
