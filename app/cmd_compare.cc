@@ -382,13 +382,26 @@ int compareOneInput(const CompareArgs& a, const CompareInputs& in) {
 
 void printDatasetJson(const engine::DatasetResult& r) {
   nlohmann::json items = nlohmann::json::array();
-  for (const auto& item : r.items)
-    items.push_back({{"file", item.file}, {"top1_float", item.top1_reference}, {"top1_8bit", item.top1_other},
-                     {"sqnr_db", item.sqnr_db}});
-  nlohmann::json j = {{"inputs", r.inputs}, {"top1_agreement", r.agree}, {"labelled", r.labelled},
-                      {"accuracy_float", r.labelled ? static_cast<double>(r.correct_reference) / r.labelled : 0.0},
-                      {"accuracy_8bit", r.labelled ? static_cast<double>(r.correct_other) / r.labelled : 0.0},
-                      {"mean_sqnr_db", r.mean_sqnr_db}, {"items", items}};
+  for (const auto& item : r.items) {
+    nlohmann::json x = {{"file", item.file}, {"sqnr_db", item.sqnr_db}};
+    if (r.classifier) {
+      x["top1_float"] = item.top1_reference;
+      x["top1_8bit"] = item.top1_other;
+    }
+    items.push_back(x);
+  }
+  nlohmann::json j = {{"inputs", r.inputs}, {"classifier", r.classifier}, {"mean_sqnr_db", r.mean_sqnr_db},
+                      {"items", items}};
+  if (r.classifier) {
+    j["top1_agreement"] = r.agree;
+    j["labelled"] = r.labelled;
+    j["accuracy_float"] = r.labelled ? static_cast<double>(r.correct_reference) / r.labelled : 0.0;
+    j["accuracy_8bit"] = r.labelled ? static_cast<double>(r.correct_other) / r.labelled : 0.0;
+  }
+  for (const auto& o : r.outputs)
+    j["outputs"].push_back({{"name", o.error.stats.name}, {"max_abs", o.error.stats.max_abs},
+                            {"mean_abs", o.error.stats.mean_abs}, {"rmse", o.error.stats.rmse},
+                            {"sqnr_db", o.error.stats.sqnr_db}});
   for (const auto& [k, v] : r.confusion) j["confusion"].push_back({{"float", k.first}, {"8bit", k.second}, {"count", v}});
   std::printf("%s\n", j.dump(2).c_str());
 }
@@ -396,6 +409,18 @@ void printDatasetJson(const engine::DatasetResult& r) {
 void printDatasetTable(const engine::DatasetResult& r, const Cells& cell) {
   const char sep = cell.sep;
   const int n = r.inputs;
+  if (!r.classifier) {
+    // No classes (a regression or a single sigmoid): each input's SQNR, and
+    // the outputs' errors over all of them.
+    std::printf("file%csqnr_db\n", sep);
+    for (const auto& item : r.items) std::printf("%s%c%s\n", cell(item.file).c_str(), sep, fmt(item.sqnr_db).c_str());
+    std::printf("\ninputs%c%d\nmean_sqnr_db%c%s\n", sep, n, sep, fmt(r.mean_sqnr_db).c_str());
+    std::printf("\noutput%cmax_abs%cmean_abs%crmse\n", sep, sep, sep);
+    for (const auto& o : r.outputs)
+      std::printf("%s%c%s%c%s%c%s\n", cell(o.error.stats.name).c_str(), sep, fmt(o.error.stats.max_abs).c_str(), sep,
+                  fmt(o.error.stats.mean_abs).c_str(), sep, fmt(o.error.stats.rmse).c_str());
+    return;
+  }
   std::printf("file%ctop1_float%ctop1_8bit%csqnr_db\n", sep, sep, sep);
   for (const auto& item : r.items)
     std::printf("%s%c%s%c%s%c%s\n", cell(item.file).c_str(), sep, cell(item.top1_reference).c_str(), sep,

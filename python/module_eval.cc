@@ -58,7 +58,8 @@ void defineEvalRecords(py::module_& m) {
                {"inputs", "agree", "labelled", "correct_reference", "correct_other", "mean_sqnr_db", "samples",
                 "confusion", "outputs", "layers"},
                "gdstudio.compare over several inputs, with the figures of `gdstudio compare --dataset`: inputs, "
-               "top-1 agreement, labelled samples and how many each model got right, mean output SQNR, the "
+               "top-1 agreement (None when the first output is not a classifier's), labelled samples and how many each "
+               "model got right, mean output SQNR, the "
                "SampleResult of each input, the Confusion pairs, and OutputError / LayerError aggregated over the "
                "samples.");
   defineRecord(m, "ConvertResult",
@@ -185,7 +186,8 @@ py::object datasetRecord(const engine::DatasetResult& r) {
   py::list confusion;
   for (const auto& [pair, count] : r.confusion) confusion.append(record("Confusion", pair.first, pair.second, count));
   return record(
-      "DatasetComparison", r.inputs, r.agree, r.labelled, r.correct_reference, r.correct_other, r.mean_sqnr_db,
+      "DatasetComparison", r.inputs, r.classifier ? py::object(py::cast(r.agree)) : py::object(py::none()),
+      r.labelled, r.correct_reference, r.correct_other, r.mean_sqnr_db,
       records(r.items,
               [](const engine::DatasetItem& i) {
                 return record("SampleResult", i.file, i.top1_reference, i.top1_other, i.sqnr_db, i.labelled,

@@ -109,7 +109,10 @@ bool showsTopFive(const engine::OutputAggregate& output) {
 }
 
 std::pair<std::int64_t, std::int64_t> topOneAgreement(const AccuracyResult& result) {
-  if (result.dataset) return {result.samples.agree, result.samples.inputs};
+  if (result.dataset) {
+    if (!result.samples.classifier) return {0, 0};
+    return {result.samples.agree, result.samples.inputs};
+  }
   for (const auto& o : result.outputs)
     if (o.classifier) return {o.top1_agree, o.rows};
   return {0, 0};

@@ -298,16 +298,21 @@ class DatasetAccumulator {
 
   Status add(const Sample& sample, const CompareResult& compared) {
     const auto& o = compared.outputs[0];
-    if (!o.classifier)
-      return Status::Error("'" + outputs_[0] + "' is not a classifier output (last dimension >= 2); " +
-                           "a dataset needs one");
+    if (result_.inputs == 0) result_.classifier = o.classifier;
     ++result_.inputs;
     sqnr_sum_ += std::isinf(o.stats.sqnr_db) ? kExactSqnrDb : o.stats.sqnr_db;
     DatasetItem item;
     item.file = sample.name;
+    item.sqnr_db = o.stats.sqnr_db;
+    if (!result_.classifier || !o.classifier) {
+      // No classes to agree on (labels name classes): the errors only.
+      result_.classifier = false;
+      result_.items.push_back(std::move(item));
+      addErrors(compared);
+      return Status::Ok();
+    }
     item.top1_reference = className(o.top1_reference[0]);
     item.top1_other = className(o.top1_other[0]);
-    item.sqnr_db = o.stats.sqnr_db;
     if (item.top1_reference == item.top1_other) ++result_.agree;
     else ++result_.confusion[{item.top1_reference, item.top1_other}];
     if (!sample.labels.empty()) {
@@ -319,6 +324,12 @@ class DatasetAccumulator {
       result_.correct_other += item.correct_other ? 1 : 0;
     }
     result_.items.push_back(std::move(item));
+    addErrors(compared);
+    return Status::Ok();
+  }
+
+  // Every output's and layer's error of one sample.
+  void addErrors(const CompareResult& compared) {
     for (std::size_t i = 0; i < outputs_.size(); ++i) {
       const auto& oc = compared.outputs[i];
       output_sums_[i].add(oc.stats);
@@ -333,13 +344,17 @@ class DatasetAccumulator {
       if (added) layer_sums_.emplace_back();
       layer_sums_[it->second].add(layer);
     }
-    return Status::Ok();
   }
 
   int inputs() const { return result_.inputs; }
 
   DatasetResult finish(bool cancelled) {
     result_.cancelled = cancelled;
+    if (!result_.classifier) {  // a first output that stopped being a classifier's part-way
+      result_.agree = result_.labelled = result_.correct_reference = result_.correct_other = 0;
+      result_.confusion.clear();
+      for (auto& item : result_.items) item = DatasetItem{item.file, "", "", item.sqnr_db};
+    }
     result_.mean_sqnr_db = result_.inputs ? sqnr_sum_ / result_.inputs : 0.0;
     for (std::size_t i = 0; i < outputs_.size(); ++i) {
       OutputAggregate a = output_counts_[i];

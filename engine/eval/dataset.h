@@ -123,6 +123,11 @@ struct DatasetItem {
 
 struct DatasetResult {
   int inputs = 0;     // samples evaluated
+  // Whether the first output is a classifier's (last dimension >= 2). When
+  // not (a regression, a single sigmoid), there are no classes: agree,
+  // labelled, the accuracies and the confusion stay empty, the items and
+  // outputs give the errors.
+  bool classifier = true;
   int agree = 0;      // top-1 agreement on the first output
   int labelled = 0;   // samples with a label
   int correct_reference = 0, correct_other = 0;

@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "model/io.h"
 #include "model/npy.h"
 #include "tests/test_util.h"
@@ -252,6 +254,43 @@ TEST(CliTf2, TransformInlinesTheOuterGraph) {
   }
   EXPECT_EQ(calls, 0);
   EXPECT_EQ(convs, 2);
+}
+
+// A TF2 Keras CNN with one sigmoid output, from its SavedModel to an int8
+// .tflite compared with the frozen float graph on the photos: no name given
+// anywhere, and a dataset comparison of an output that is no classifier's
+// gives each input's SQNR and the output's errors instead of refusing.
+TEST(CliTf2, SigmoidModelFrozenConvertedAndComparedOnAFolder) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::tempDir();
+  const std::string saved = test::modelPath("tf2/binary_cnn_256");
+  auto frozen = test::runGdstudio({"freeze", "--input_saved_model_dir=" + saved, "--output_graph=" + dir + "/frozen.pb"});
+  ASSERT_EQ(frozen.exit_code, 0) << frozen.err;
+  EXPECT_NE(frozen.out.find("Inputs: conv2d_input\nOutputs: dense_1\n"), std::string::npos) << frozen.out;
+  auto int8 = test::runGdstudio({"tflite_convert", "--saved_model_dir=" + saved, "--output_file=" + dir + "/int8.tflite",
+                                 "--quantize=int8", "--calibration_data=" + test::dataPath("images")});
+  ASSERT_EQ(int8.exit_code, 0) << int8.err;
+  EXPECT_NE(int8.out.find("Calibrated on 7 inputs from "), std::string::npos) << int8.out;
+  auto compared = test::runGdstudio({"compare", "--graph=" + dir + "/frozen.pb", "--graph2=" + dir + "/int8.tflite",
+                                     "--dataset=" + test::dataPath("images"), "--format=json"});
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  const auto j = nlohmann::json::parse(compared.out);
+  EXPECT_EQ(j["inputs"], 7);
+  EXPECT_EQ(j["classifier"], false);
+  EXPECT_FALSE(j.contains("top1_agreement"));
+  ASSERT_EQ(j["items"].size(), 7u);
+  EXPECT_EQ(j["items"][0]["file"], "astronaut.png");
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  EXPECT_EQ(j["outputs"][0]["name"], "dense_1:0");
+  // The float sigmoid is within one step of the int8 output's scale (1/256) on every photo.
+  EXPECT_LE(j["outputs"][0]["max_abs"].get<double>(), 1.0 / 256 + 1e-9);
+  EXPECT_GT(j["mean_sqnr_db"].get<double>(), 40.0);
+  auto text = test::runGdstudio({"compare", "--graph=" + dir + "/frozen.pb", "--graph2=" + dir + "/int8.tflite",
+                                 "--dataset=" + test::dataPath("images")});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.rfind("file\tsqnr_db\nastronaut.png\t", 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("\ninputs\t7\nmean_sqnr_db\t"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\noutput\tmax_abs\tmean_abs\trmse\ndense_1:0\t"), std::string::npos) << text.out;
 }
 
 }  // namespace
