@@ -1,6 +1,7 @@
 // gdstudio run: runs a graph once in the interpreter on inputs from files
 // and writes every fetched tensor as .npy, with a one-line summary each.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -12,6 +13,7 @@
 
 #include "app/arithmetic_flag.h"
 #include "app/flags.h"
+#include "engine/eval/dataset.h"
 #include "engine/eval/feeds.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/endpoints.h"
@@ -62,6 +64,7 @@ std::string summaryLine(const std::string& name, const engine::Tensor& t) {
 const char* kUsage =
     "Usage: gdstudio run --graph=FILE --input=NAME=FILE.npy [--input=...] [--output=NAME[,NAME...]] --out_dir=DIR\n"
     "                    [--signature_name=KEY] [--num_threads=N] [--reference] [--winograd=false]\n"
+    "                    [--input_mean=127.5 --input_std=127.5 for PNG/JPEG inputs]\n"
     "                    [--arithmetic=tflite-xnnpack|tflite-builtin|tflite-reference|armnn]\n\n"
     "Runs the model once on the given inputs and writes every output as .npy. Inputs and outputs may be named by\n"
     "node, by tensor (node:port) or by signature key (a SavedModel's, or a .tflite file's SignatureDef); a\n"
@@ -74,8 +77,11 @@ std::vector<FlagSpec> runFlags() {
   return {
       {"graph", T::String, "", "model file (.pb, .pbtxt, .meta, .tflite or SavedModel)", kRequired | kPath},
       {"input", T::Repeated, "",
-       "NAME=FILE: a tensor to feed (node, node:port or signature key) and its value as .npy; for string "
-       "inputs any file, passed as one string (for example a WAV file for wav_data)"},
+       "NAME=FILE: a tensor to feed (node, node:port or signature key) and its value as .npy, or a PNG or JPEG "
+       "image for an image input (resized to its height and width, then (x - input_mean) / input_std); for "
+       "string inputs any file, passed as one string (for example a WAV file for wav_data)"},
+      {"input_mean", T::Float, "127.5", "image inputs: subtracted from the pixels (as compare and calibrate)"},
+      {"input_std", T::Float, "127.5", "image inputs: the pixels are then divided by this"},
       {"output", T::Repeated, "",
        "tensors to fetch, comma separated (node, node:port or signature key; default: the model's outputs)"},
       {"signature_name", T::String, "", "SavedModel: the signature to run (default serving_default)"},
@@ -99,6 +105,7 @@ struct RunArgs {
   std::vector<std::string> outputs;
   std::string out_dir;
   engine::PlanOptions plan;
+  engine::ImagePreprocess image;  // --input_mean, --input_std for image files
 };
 
 Result<RunArgs> parseRunFlags(const Flags& flags) {
@@ -121,6 +128,11 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
   a.plan.num_threads = static_cast<int>(*threads);
   a.plan.reference_kernels = flags.boolean("reference");
   a.plan.winograd = flags.boolean("winograd");
+  auto mean = flags.number("input_mean");
+  auto std_dev = flags.number("input_std");
+  if (!mean.ok() || !std_dev.ok()) return Status::Error("--input_mean and --input_std must be numbers");
+  a.image.mean = static_cast<float>(*mean);
+  a.image.std_dev = static_cast<float>(*std_dev);
   auto arithmetic = arithmeticFlag(flags);
   if (!arithmetic.ok()) return arithmetic.status();
   a.plan.arithmetic = *arithmetic;
@@ -156,6 +168,12 @@ Status resolveNames(RunArgs& a, const model::RunnableModel& m, std::vector<std::
   return Status::Ok();
 }
 
+bool isImageFile(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
 // Loads and compiles the graph, reads the feeds in the types the plan
 // expects, and runs it once.
 Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
@@ -173,7 +191,22 @@ Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
   if (!plan.ok()) return Status::Error(a.graph + ": " + plan.error());
   std::vector<engine::Tensor> feeds;
   for (size_t i = 0; i < a.feed_names.size(); ++i) {
-    auto t = engine::tensorFromFile(a.feed_files[i], (*plan)->feedType(static_cast<int>(i)), "--input " + a.feed_names[i]);
+    const int k = static_cast<int>(i);
+    const std::string what = "--input " + a.feed_names[i];
+    Result<engine::Tensor> t = Status::Error("");
+    if (isImageFile(a.feed_files[i]) && (*plan)->feedType(k) != tensorflow::DT_STRING) {
+      // An image, as compare and calibrate read one for this input.
+      engine::InputSpec spec;
+      spec.name = a.feed_names[i];
+      spec.dtype = (*plan)->feedType(k);
+      bool known = false;
+      const model::Shape shape = (*plan)->feedShape(k, &known);
+      if (known) spec.shape = shape;
+      t = engine::loadSample(a.feed_files[i], spec, a.image);
+      if (!t.ok()) t = t.status().withContext(what);
+    } else {
+      t = engine::tensorFromFile(a.feed_files[i], (*plan)->feedType(k), what);
+    }
     if (!t.ok()) return t.status();
     feeds.push_back(std::move(t).value());
   }

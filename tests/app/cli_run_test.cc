@@ -33,6 +33,39 @@ TEST(CliRun, WritesNpyOutputsAndSummaries) {
   for (std::int64_t i = 0; i < arg_want->size(); ++i) EXPECT_EQ(arg->valueAt(i), arg_want->valueAt(i));
 }
 
+// A photo feeds an image input as label_image reads it with the same
+// scaling: resized to the input's 128x128, (x - 127.5) / 127.5.
+TEST(CliRun, APhotoFeedsAnImageInputAsLabelImageReadsIt) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::tempDir();
+  const std::string graph = test::modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  const std::string photo = test::dataPath("images/coffee.png");
+  auto r = test::runGdstudio({"run", "--graph=" + graph, "--input=input=" + photo, "--out_dir=" + dir});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("MobilenetV1/Predictions/Reshape_1: float[1,1001] min="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" max=0.97642 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" argmax=968"), std::string::npos) << r.out;  // espresso
+  auto label = test::runGdstudio({"label_image", "--graph=" + graph, "--image=" + photo,
+                                  "--labels=" + test::modelPath("mobilenet_v1_0.25_128_labels.txt"),
+                                  "--input_mean=127.5", "--input_std=127.5", "--input_height=128",
+                                  "--input_width=128", "--input_layer=input",
+                                  "--output_layer=MobilenetV1/Predictions/Reshape_1"});
+  ASSERT_EQ(label.exit_code, 0) << label.err;
+  EXPECT_NE(label.out.find("968:espresso (968): 0.97642"), std::string::npos) << label.out;
+  // Another scaling is another input.
+  auto scaled = test::runGdstudio({"run", "--graph=" + graph, "--input=input=" + photo, "--input_mean=0",
+                                   "--input_std=255", "--out_dir=" + dir + "/scaled"});
+  ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
+  EXPECT_EQ(scaled.out.find(" max=0.97642 "), std::string::npos) << scaled.out;
+  // An int8 input takes no photo: the error names the input and its type.
+  auto int8 = test::runGdstudio({"run", "--graph=" + test::modelPath("tflite/openmv_mobilenet_int8.tflite"),
+                                 "--input=" + photo, "--out_dir=" + dir + "/int8"});
+  EXPECT_EQ(int8.exit_code, 1);
+  EXPECT_NE(int8.err.find(photo + ": images feed float or uint8 inputs; input 'input_4' (int8[1,96,96,1]) is int8"),
+            std::string::npos)
+      << int8.err;
+}
+
 TEST(CliRun, RawWavFileFeedsAStringPlaceholder) {
   GDS_REQUIRE_SHARED();
   const std::string dir = test::tempDir();
