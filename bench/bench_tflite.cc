@@ -6,6 +6,9 @@
 // 8-bit variants are calibrated on the same four seeded random inputs. 1 and
 // 2 threads; median ms, the three variants taking turns run by run; ratios float / TFLite int8 (> 1: int8 faster) and
 // per-channel / TFLite int8 (>= 1: no slower than the per-channel path).
+// A line under each row times the TFLite model under each runtime's
+// arithmetic (--arithmetic), taking turns with the others, as a ratio to
+// the default (tflite-xnnpack).
 //
 //   bench_tflite --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=N] [--threads=1,2] [--profile=1]
 //                [--clock=wall|cpu]
@@ -29,6 +32,7 @@
 #include "engine/eval/calibrate.h"
 #include "engine/lowp/conv_dnnl.h"
 #include "engine/lowp/gemm.h"
+#include "engine/lowp/requantize.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "engine/tflite/fast.h"
 #include "model/io.h"
@@ -102,7 +106,15 @@ struct Variant {
   std::string name;
   std::shared_ptr<tensorflow::GraphDef> graph;
   std::string input, output;
+  // The TFLite model runs once per arithmetic (--arithmetic).
+  engine::lowp::Arithmetic arithmetic = engine::lowp::kDefaultArithmetic;
 };
+
+std::string fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
 
 }  // namespace
 
@@ -186,8 +198,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", m.label.c_str(), reread.error().c_str());
       continue;
     }
-    variants.push_back({"tflite", std::make_shared<tensorflow::GraphDef>(std::move(reread->graph)), m.input,
-                        transforms::tflite::fileOutputs(*converted).at(0)});
+    auto tflite = std::make_shared<tensorflow::GraphDef>(std::move(reread->graph));
+    const std::string tflite_output = transforms::tflite::fileOutputs(*converted).at(0);
+    // The default arithmetic third (the table's column), then the others.
+    variants.push_back({"tflite", tflite, m.input, tflite_output, engine::lowp::kDefaultArithmetic});
+    for (engine::lowp::Arithmetic a : engine::lowp::allArithmetics())
+      if (a != engine::lowp::kDefaultArithmetic)
+        variants.push_back({engine::lowp::arithmeticName(a), tflite, m.input, tflite_output, a});
     const engine::Tensor input = randomInput(m.shape, 3);
     for (int threads : thread_counts) {
       engine::PlanOptions options;
@@ -196,6 +213,7 @@ int main(int argc, char** argv) {
       std::vector<engine::Plan*> live;
       std::vector<std::size_t> index;  // variant of each live plan
       for (std::size_t i = 0; i < variants.size(); ++i) {
+        options.arithmetic = variants[i].arithmetic;
         auto plan = engine::compileForInference(variants[i].graph, {variants[i].input}, {variants[i].output}, options);
         if (!plan.ok()) {
           std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), variants[i].name.c_str(), plan.error().c_str());
@@ -217,6 +235,12 @@ int main(int argc, char** argv) {
       }
       std::printf("%-18s\t%d\t%.2f\t%.2f\t%.2f\t%.2fx\t%.2fx\n", m.label.c_str(), threads, ms[0], ms[1], ms[2],
                   ms[0] / ms[2], ms[1] / ms[2]);
+      // The TFLite int8 model under each runtime's arithmetic, against the default.
+      std::string modes = "  TFLite int8 by arithmetic: " + std::string(engine::lowp::arithmeticName(variants[2].arithmetic)) +
+                          " " + fixed(ms[2]) + " ms";
+      for (std::size_t i = 3; i < variants.size(); ++i)
+        modes += ", " + variants[i].name + " " + fixed(ms[i]) + " ms (" + fixed(ms[i] / ms[2]) + "x)";
+      std::printf("%s\n", modes.c_str());
       for (const std::string& line : profiles) std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }

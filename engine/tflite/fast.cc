@@ -326,50 +326,66 @@ __attribute__((target("avx2"))) std::int64_t requantizeRowFp32Avx2(const std::in
 }
 #endif
 
-}  // namespace
-
-void Requantizer::runSingle(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
-                            std::int8_t* output) const {
-  const std::int64_t channels = channels_;
+// The row loop both single-rounding and fp32 requantizers share: per row,
+// the AVX2 kernel takes what it can (avx2(a, o) returns the channels done),
+// the scalar step scalar(biased accumulator, channel) the rest.
+template <typename Avx2Row, typename Scalar>
+void requantizeEachRow(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows, std::int64_t channels,
+                       std::int8_t* output, [[maybe_unused]] Avx2Row avx2, Scalar scalar) {
   for (std::int64_t i = 0; i < rows; ++i) {
     const std::int32_t* a = acc + i * channels;
     std::int8_t* o = output + i * channels;
     std::int64_t c = 0;
 #ifdef GDS_TFL_AVX2
-    if (lowp::cpuHasAvx2())
-      c = requantizeRowSingleAvx2(a, bias, channels, multiplier_.data(), add_even_.data(), add_odd_.data(),
-                                  shift_even_.data(), shift_odd_.data(), single_correction_.data(), output_offset_,
-                                  act_min_, act_max_, o);
+    if (lowp::cpuHasAvx2()) c = avx2(a, o);
 #endif
     for (; c < channels; ++c) {
+      // Wrapping add, as the kernels' int32 arithmetic does.
       const std::int32_t x = bias ? static_cast<std::int32_t>(static_cast<std::uint32_t>(a[c]) +
                                                               static_cast<std::uint32_t>(bias[c]))
                                   : a[c];
-      const auto k = static_cast<std::size_t>(c);
-      const lowp::FixedMultiplier m{multiplier_[k], 31 - static_cast<int>(single_shift_[k])};
-      o[c] = clampToInt8(lowp::multiplySingleRounding(x, m) + output_offset_, act_min_, act_max_);
+      o[c] = scalar(x, static_cast<std::size_t>(c));
     }
   }
 }
 
+}  // namespace
+
+void Requantizer::runSingle(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
+                            std::int8_t* output) const {
+  requantizeEachRow(
+      acc, bias, rows, channels_, output,
+      [&](const std::int32_t* a, std::int8_t* o) -> std::int64_t {
+#ifdef GDS_TFL_AVX2
+        return requantizeRowSingleAvx2(a, bias, channels_, multiplier_.data(), add_even_.data(), add_odd_.data(),
+                                       shift_even_.data(), shift_odd_.data(), single_correction_.data(),
+                                       output_offset_, act_min_, act_max_, o);
+#else
+        (void)a, (void)o;
+        return 0;
+#endif
+      },
+      [&](std::int32_t x, std::size_t k) {
+        const lowp::FixedMultiplier m{multiplier_[k], 31 - static_cast<int>(single_shift_[k])};
+        return clampToInt8(lowp::multiplySingleRounding(x, m) + output_offset_, act_min_, act_max_);
+      });
+}
+
 void Requantizer::runFp32(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
                           std::int8_t* output) const {
-  const std::int64_t channels = channels_;
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const std::int32_t* a = acc + i * channels;
-    std::int8_t* o = output + i * channels;
-    std::int64_t c = 0;
+  requantizeEachRow(
+      acc, bias, rows, channels_, output,
+      [&](const std::int32_t* a, std::int8_t* o) -> std::int64_t {
 #ifdef GDS_TFL_AVX2
-    if (lowp::cpuHasAvx2())
-      c = requantizeRowFp32Avx2(a, bias, channels, scale_.data(), output_offset_, act_min_, act_max_, o);
+        return requantizeRowFp32Avx2(a, bias, channels_, scale_.data(), output_offset_, act_min_, act_max_, o);
+#else
+        (void)a, (void)o;
+        return 0;
 #endif
-    for (; c < channels; ++c) {
-      const std::int32_t x = bias ? static_cast<std::int32_t>(static_cast<std::uint32_t>(a[c]) +
-                                                              static_cast<std::uint32_t>(bias[c]))
-                                  : a[c];
-      o[c] = lowp::xnnRequantizeFp32(x, scale_[static_cast<std::size_t>(c)], output_offset_, act_min_, act_max_);
-    }
-  }
+      },
+      [&](std::int32_t x, std::size_t k) {
+        return lowp::xnnRequantizeFp32(x, scale_[k], output_offset_, act_min_, act_max_);
+      });
 }
 
 void Requantizer::run(const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,

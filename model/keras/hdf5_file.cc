@@ -487,17 +487,13 @@ Result<HostTensor> Hdf5File::readDataset(const std::string& path) const {
   auto elements = checkedElements(t.shape.data(), t.shape.size(), 8, what);
   if (!elements.ok()) return elements.status();
   const H5T_class_t cls = H5Tget_class(type.get());
-  if (cls == H5T_FLOAT) {
-    t.dtype = tensorflow::DT_FLOAT;
-    t.data.resize(static_cast<std::size_t>(*elements) * 4);
-    if (*elements > 0 && H5Dread(obj.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data.data()) < 0)
-      return Status::Error(what + ": its data cannot be read (corrupt or truncated file)");
-    return t;
-  }
-  if (cls == H5T_INTEGER) {
-    t.dtype = tensorflow::DT_INT64;
-    t.data.resize(static_cast<std::size_t>(*elements) * 8);
-    if (*elements > 0 && H5Dread(obj.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.data.data()) < 0)
+  if (cls == H5T_FLOAT || cls == H5T_INTEGER) {
+    // Read converted by the library: floats of any width as float32, integers as int64.
+    const bool is_float = cls == H5T_FLOAT;
+    t.dtype = is_float ? tensorflow::DT_FLOAT : tensorflow::DT_INT64;
+    t.data.resize(static_cast<std::size_t>(*elements) * (is_float ? 4 : 8));
+    if (*elements > 0 && H5Dread(obj.get(), is_float ? H5T_NATIVE_FLOAT : H5T_NATIVE_INT64, H5S_ALL, H5S_ALL,
+                                 H5P_DEFAULT, t.data.data()) < 0)
       return Status::Error(what + ": its data cannot be read (corrupt or truncated file)");
     return t;
   }
