@@ -149,7 +149,7 @@ QWidget* BenchmarkPanel::createSettings() {
   arithmetic_->setObjectName("BenchmarkArithmetic");
   int row = 0;
   for (auto [label, field] : {std::pair<QString, QWidget*>{tr("Threads:"), threads_}, {tr("Warm-up:"), warmup_},
-                              {tr("Runs:"), runs_}, {tr("Time:"), time_}, {tr("Int8:"), arithmetic_}}) {
+                              {tr("Runs:"), runs_}, {tr("Time:"), time_}}) {
     auto* l = new QLabel(label, box);
     l->setBuddy(field);
     l->setToolTip(field->toolTip());
@@ -165,6 +165,13 @@ QWidget* BenchmarkPanel::createSettings() {
                            "on its own, as TensorFlow's benchmark_model does: the tables then show Conv2D, "
                            "BiasAdd and Relu6 rows as the profiling guides read them (--optimize_graph=false)"));
   grid->addWidget(optimize_, row++, 0, 1, 2);
+  // Label and choice on rows of their own: beside each other they would
+  // widen the column past a 1200-pixel window.
+  auto* arithmetic_label = new QLabel(tr("Int8 arithmetic:"), box);
+  arithmetic_label->setBuddy(arithmetic_);
+  arithmetic_label->setToolTip(arithmetic_->toolTip());
+  grid->addWidget(arithmetic_label, row++, 0, 1, 2);
+  grid->addWidget(arithmetic_, row++, 0, 1, 2);
   right->addLayout(grid);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(run_->runButton());
