@@ -78,8 +78,9 @@ std::vector<FlagSpec> runFlags() {
       {"graph", T::String, "", "model file (.pb, .pbtxt, .meta, .tflite or SavedModel)", kRequired | kPath},
       {"input", T::Repeated, "",
        "NAME=FILE: a tensor to feed (node, node:port or signature key) and its value as .npy, or a PNG or JPEG "
-       "image for an image input (resized to its height and width, then (x - input_mean) / input_std); for "
-       "string inputs any file, passed as one string (for example a WAV file for wav_data)"},
+       "image for an image input (resized to its height and width, then (x - input_mean) / input_std, and for "
+       "an int8 .tflite input quantized with its scale and zero point); for string inputs any file, passed as "
+       "one string (for example a WAV file for wav_data)"},
       {"input_mean", T::Float, "127.5", "image inputs: subtracted from the pixels (as compare and calibrate)"},
       {"input_std", T::Float, "127.5", "image inputs: the pixels are then divided by this"},
       {"output", T::Repeated, "",
@@ -168,6 +169,16 @@ Status resolveNames(RunArgs& a, const model::RunnableModel& m, std::vector<std::
   return Status::Ok();
 }
 
+// An image for an input, as compare and calibrate read one: the
+// Placeholder's own spec when the feed is one (an int8 .tflite input brings
+// its scale and zero point), else the plan's type and shape.
+Result<engine::Tensor> readImageFeed(const std::string& path, const engine::InputSpec& plan_spec,
+                                     const tensorflow::GraphDef& graph, const std::string& tensor,
+                                     const engine::ImagePreprocess& image) {
+  auto placeholder = engine::findGraphInput(graph, tensor);
+  return engine::loadSample(path, placeholder.ok() ? *placeholder : plan_spec, image);
+}
+
 bool isImageFile(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -202,7 +213,7 @@ Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
       bool known = false;
       const model::Shape shape = (*plan)->feedShape(k, &known);
       if (known) spec.shape = shape;
-      t = engine::loadSample(a.feed_files[i], spec, a.image);
+      t = readImageFeed(a.feed_files[i], spec, *graph, feed_tensors[i], a.image);
       if (!t.ok()) t = t.status().withContext(what);
     } else {
       t = engine::tensorFromFile(a.feed_files[i], (*plan)->feedType(k), what);

@@ -8,10 +8,12 @@
 #include <sstream>
 
 #include "engine/eval/feeds.h"
+#include "engine/lowp/requantize.h"
 #include "engine/ops/image_decode.h"
 #include "engine/ops/nn.h"
 #include "model/graph.h"
 #include "model/io.h"
+#include "model/tflite/dialect.h"
 
 namespace gds::engine {
 namespace {
@@ -96,6 +98,13 @@ Result<InputSpec> findGraphInput(const tensorflow::GraphDef& graph, const std::s
   bool known = false;
   if (found->attr().count("shape")) spec.shape = model::shapeFromProto(found->attr().at("shape").shape(), &known);
   if (!known) spec.shape.clear();
+  if (spec.dtype == tensorflow::DT_INT8) {
+    const model::tflite::Quantization q = model::tflite::quantizationOf(*found, 0);
+    if (q.scale.size() == 1 && q.zero_point.size() == 1 && q.scale[0] > 0) {
+      spec.scale = q.scale[0];
+      spec.zero_point = static_cast<std::int32_t>(q.zero_point[0]);
+    }
+  }
   return spec;
 }
 
@@ -169,9 +178,11 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
     }
     // uint8 image inputs take the resized pixels themselves (no mean/std).
     const bool as_uint8 = input.dtype == tensorflow::DT_UINT8;
-    if (!as_uint8 && input.dtype != tensorflow::DT_FLOAT && input.dtype != tensorflow::DT_INVALID)
-      return Status::Error(path + ": images feed float or uint8 inputs; " + describeInput(input) + " is " +
-                           model::dtypeName(input.dtype));
+    const bool as_int8 = input.dtype == tensorflow::DT_INT8 && input.scale > 0;
+    if (!as_uint8 && !as_int8 && input.dtype != tensorflow::DT_FLOAT && input.dtype != tensorflow::DT_INVALID)
+      return Status::Error(path + ": images feed float, uint8 or quantized int8 inputs; " + describeInput(input) +
+                           " is " + model::dtypeName(input.dtype) +
+                           (input.dtype == tensorflow::DT_INT8 ? " without one scale and zero point" : ""));
     if (input.shape.size() == 4 && input.shape[3] > 0 && input.shape[3] != 1 && input.shape[3] != 3)
       return Status::Error(path + ": images have 1 or 3 channels; " + describeInput(input) + " takes " +
                            std::to_string(input.shape[3]));
@@ -198,6 +209,12 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
       return u;
     }
     for (std::int64_t i = 0; i < t.numElements(); ++i) out[i] = (out[i] - preprocess.mean) / preprocess.std_dev;
+    if (as_int8) {
+      Tensor q(tensorflow::DT_INT8, t.shape());
+      for (std::int64_t i = 0; i < q.numElements(); ++i)
+        q.data<std::int8_t>()[i] = lowp::tfliteQuantizeBuiltin(out[i], input.scale, input.zero_point);
+      return q;
+    }
     return t;
   }
   return Status::Error(path + ": unsupported input file (expected .npy, .png, .jpg or, for string inputs, any file)");

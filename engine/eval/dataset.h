@@ -29,6 +29,11 @@ struct InputSpec {
   std::string name;
   DataType dtype = tensorflow::DT_FLOAT;
   Shape shape;  // from the Placeholder's shape attr; empty when unknown
+  // An int8 input of a TensorFlow Lite model: its scale and zero point
+  // (scale 0: none). An image for it is read as for a float input, then
+  // quantized as TensorFlow Lite's QUANTIZE does.
+  float scale = 0;
+  std::int32_t zero_point = 0;
 };
 
 // The graph's Placeholder named `name` (any port suffix is ignored) or, when

@@ -122,6 +122,25 @@ def test_arithmetic_picks_the_runtime_an_int8_model_is_run_as(shared, cli, tmp_p
     assert len(gd.benchmark(model, warmup_runs=0, max_num_runs=2, arithmetic="armnn").latencies_ms) == 2
 
 
+def test_a_photo_feeds_an_int8_tflite_input_quantized_with_its_scale(shared, cli, tmp_path):
+    # openmv_mobilenet_int8 takes grey pixels quantized with scale 1 and zero point -128: read with
+    # mean 0 and std 1 a photo becomes pixel - 128; with the default scaling to [-1, 1] it collapses
+    # onto -128 and -127 (TFLite's QUANTIZE: round half away from zero, then clamp).
+    path = shared / "models" / "tflite" / "openmv_mobilenet_int8.tflite"
+    photo = shared / "data" / "images" / "coffee.png"
+    model = gd.load(path)
+    (inp,) = model.inputs
+    (out,) = model.outputs
+    q = gd.read_sample(photo, model=model, mean=0, std=1)
+    assert q.dtype == np.int8 and q.shape == (1, 96, 96, 1)
+    assert int(q.max()) - int(q.min()) > 100
+    assert set(np.unique(gd.read_sample(photo, model=model)).tolist()) <= {-128, -127}
+    want = model.run({inp.name: q})[out.name]
+    cli("run", f"--graph={path}", f"--input={photo}", "--input_mean=0", "--input_std=1", f"--out_dir={tmp_path}")
+    (written,) = tmp_path.glob("*.npy")
+    assert np.load(written).tobytes() == want.tobytes()
+
+
 def test_tflite_quantization_signature_and_save(shared, tmp_path):
     model = gd.load(shared / "models" / "tflite" / "hello_world_int8.tflite")
     assert model.producer == "MLIR Converted."
