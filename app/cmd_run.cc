@@ -1,7 +1,6 @@
 // gdstudio run: runs a graph once in the interpreter on inputs from files
 // and writes every fetched tensor as .npy, with a one-line summary each.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
@@ -179,12 +178,6 @@ Result<engine::Tensor> readImageFeed(const std::string& path, const engine::Inpu
   return engine::loadSample(path, placeholder.ok() ? *placeholder : plan_spec, image);
 }
 
-bool isImageFile(const std::string& path) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
-
 // Loads and compiles the graph, reads the feeds in the types the plan
 // expects, and runs it once.
 Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
@@ -205,7 +198,7 @@ Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
     const int k = static_cast<int>(i);
     const std::string what = "--input " + a.feed_names[i];
     Result<engine::Tensor> t = Status::Error("");
-    if (isImageFile(a.feed_files[i]) && (*plan)->feedType(k) != tensorflow::DT_STRING) {
+    if (engine::isImageFile(a.feed_files[i]) && (*plan)->feedType(k) != tensorflow::DT_STRING) {
       // An image, as compare and calibrate read one for this input.
       engine::InputSpec spec;
       spec.name = a.feed_names[i];

@@ -119,9 +119,7 @@ std::string listed(const std::vector<std::string>& names) {
 // The SavedModel signature to freeze: the one asked for, else
 // serving_default, else the only one.
 Result<std::string> chooseSignature(const LoadedModel& model, const std::string& wanted) {
-  std::vector<std::string> keys;
-  for (const auto& s : model.signatures)
-    if (s.key != "__saved_model_init_op") keys.push_back(s.key);
+  const std::vector<std::string> keys = signatureKeys(model);
   if (!wanted.empty()) {
     if (std::find(keys.begin(), keys.end(), wanted) != keys.end()) return wanted;
     // A TF2 function name (freeze's --signature_name also takes those).
@@ -153,6 +151,13 @@ std::vector<std::string> sameLastComponent(const tensorflow::GraphDef& graph, co
 }
 
 }  // namespace
+
+std::vector<std::string> signatureKeys(const LoadedModel& model) {
+  std::vector<std::string> keys;
+  for (const auto& s : model.signatures)
+    if (s.key != "__saved_model_init_op") keys.push_back(s.key);
+  return keys;
+}
 
 std::string Endpoint::display() const {
   if (!key.empty()) return key;

@@ -67,6 +67,10 @@ struct RunnableOptions {
 // a TF2 function returns several tensors), other nodes their output 0.
 std::vector<std::string> graphOutputs(const tensorflow::GraphDef& graph);
 
+// The keys of the signatures a model can be run or frozen by, in the
+// model's order: every one but TensorFlow's __saved_model_init_op.
+std::vector<std::string> signatureKeys(const LoadedModel& model);
+
 // Inputs, outputs and aliases of a loaded model whose graph runs as it is
 // (GraphDef, frozen graph, .tflite). For SavedModels use makeRunnable.
 Endpoints endpointsOf(const LoadedModel& model);

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/eval/compare.h"
+#include "model/tflite/dialect.h"
 
 namespace gds::ui {
 namespace {
@@ -226,14 +227,6 @@ std::unordered_map<std::string, std::string> layerOpTypes(const AccuracyRequest&
   return ops;
 }
 
-// True for a graph in TensorFlow Lite's dialect (a .tflite file, the TFLite
-// int8 export): the graphs whose int8 kernels follow an arithmetic.
-bool isTfliteGraph(const tensorflow::GraphDef& graph) {
-  for (const auto& n : graph.node())
-    if (n.op().rfind("tfl.", 0) == 0) return true;
-  return false;
-}
-
 // The request's inputs as samples: the input source's one feed per marked
 // input, or every file of the dataset folder for the one marked input.
 Result<std::vector<std::vector<engine::Tensor>>> requestSamples(const AccuracyRequest& request,
@@ -269,7 +262,8 @@ Status compareTwoArithmetics(const AccuracyRequest& request, const AccuracyObser
   result.built_reference = result.built_other = *built;
   if ((*built)->kind == VariantKind::TfliteInt8) result.calibration = (*built)->calibration;
   const tensorflow::GraphDef& graph = *(*built)->graph;
-  if (!isTfliteGraph(graph))
+  // Only TensorFlow Lite's dialect (a .tflite, the TFLite int8 export) follows an arithmetic.
+  if (!model::tflite::isDialectGraph(graph))
     return Status::Error(variantName(request.other.kind).toStdString() +
                          " is a TensorFlow graph: two arithmetics apply to a TensorFlow Lite model (compare the "
                          "TFLite int8 export, or open a .tflite file)");

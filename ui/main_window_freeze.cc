@@ -17,6 +17,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "model/endpoints.h"
 #include "model/freeze.h"
 #include "model/summary_diff.h"
 #include "ui/blocking_job.h"
@@ -72,9 +73,8 @@ QStringList MainWindow::defaultFreezeOutputs() const {
 QStringList MainWindow::freezeSignatures() const {
   QStringList keys;
   if (document_->isEmpty()) return keys;
-  for (const auto& s : document_->info().signatures) {
-    const QString key = QString::fromStdString(s.key);
-    if (key.startsWith("__saved_model")) continue;  // TensorFlow's init op, not a function to serve
+  for (const std::string& s : model::signatureKeys(document_->info())) {
+    const QString key = QString::fromStdString(s);
     if (key == "serving_default") keys.prepend(key);
     else if (!keys.contains(key)) keys << key;
   }

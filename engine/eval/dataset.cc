@@ -158,6 +158,11 @@ Result<ops::DecodedImage> decodeFor(const std::string& path, const std::string& 
 
 }  // namespace
 
+bool isImageFile(const std::string& path) {
+  const std::string ext = lower(std::filesystem::path(path).extension().string());
+  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
+}
+
 Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const ImagePreprocess& preprocess) {
   const std::string ext = lower(std::filesystem::path(path).extension().string());
   if (input.dtype == tensorflow::DT_STRING) return tensorFromFile(path, tensorflow::DT_STRING, path);
@@ -166,7 +171,7 @@ Result<Tensor> loadSample(const std::string& path, const InputSpec& input, const
     if (!t.ok()) return t.status();
     return checkNpyShape(path, input, std::move(*t));
   }
-  if (ext == ".png" || ext == ".jpg" || ext == ".jpeg") {
+  if (isImageFile(path)) {
     std::int64_t h = 224, w = 224;
     if (input.shape.size() == 4 && input.shape[1] > 0 && input.shape[2] > 0) {
       h = input.shape[1];

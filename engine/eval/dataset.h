@@ -60,6 +60,9 @@ struct ImagePreprocess {
   bool grayscale = false;
 };
 
+// Whether `path` names an image loadSample decodes (.png, .jpg, .jpeg, any case).
+bool isImageFile(const std::string& path);
+
 // One input file as the tensor fed to `input`: for string inputs the raw
 // bytes; .npy as stored (checked against the input's shape; one sample
 // without its batch dimension gets it); .png/.jpg/.jpeg as a [1, H, W, C]
