@@ -26,6 +26,8 @@
 #include <QTableView>
 #include <QTextDocumentFragment>
 #include <QWindow>
+
+#include <optional>
 #include <QDir>
 #include <QIcon>
 #include <QImage>
@@ -60,7 +62,7 @@ struct GuiArgs {
   bool welcome = false;
   bool benchmark = false;
   QString accuracy, class_names;
-  std::vector<gds::ui::VariantKind> accuracy_variants;  // empty: the dock's default (8-bit)
+  std::vector<gds::ui::VariantKind> accuracy_variants;  // empty: the dock's default (the TFLite int8 export)
   std::string error;
 };
 
@@ -265,10 +267,12 @@ int runScreenshot(gds::ui::MainWindow& window, const GuiArgs& args) {
     window.accuracyAction()->trigger();
     panel->setUseDataset(true);
     panel->setDataset(args.accuracy, QString(), args.class_names);
-    std::vector<gds::ui::VariantKind> others = args.accuracy_variants;
-    if (others.empty()) others.push_back(gds::ui::VariantKind::EightBit);
-    for (gds::ui::VariantKind other : others) {
-      panel->setVariants(gds::ui::VariantKind::Current, other);
+    // Without --accuracy_variants, the dock's own choice for the model.
+    std::vector<std::optional<gds::ui::VariantKind>> others(args.accuracy_variants.begin(),
+                                                            args.accuracy_variants.end());
+    if (others.empty()) others.emplace_back();
+    for (const auto& other : others) {
+      if (other) panel->setVariants(gds::ui::VariantKind::Current, *other);
       if (!panel->run()) return fail("--accuracy: " + panel->lastError().toStdString());
       if (!panel->waitUntilIdle(600000)) return fail("--accuracy: timed out");
       if (!panel->lastResult()) return fail("--accuracy: " + panel->lastError().toStdString());

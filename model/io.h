@@ -76,6 +76,13 @@ struct LoadedModel {
   // TF2 SavedModel: the chosen meta graph has an object graph
   // (meta.object_graph_def()); the functions are graph.library().
   bool object_based = false;
+  // TF2 SavedModel opened on a function (showServingFunction): what `graph`
+  // shows ("signature 'serving_default'") and its key, and the meta graph's
+  // own graph, whose library freezing and other signatures read.
+  std::string shown_function;
+  std::string shown_signature;
+  std::vector<std::string> shown_outputs;  // its Identity outputs, named after the signature's keys
+  std::shared_ptr<const tensorflow::GraphDef> saved_graph;
   std::vector<KerasObject> keras_objects;
   std::vector<std::string> warnings;
   // What wrote the file, when the format records it (a .tflite's

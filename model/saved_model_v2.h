@@ -72,8 +72,45 @@ class ObjectCheckpoint {
   std::vector<std::string> paths_;
 };
 
+// One signature or function of a TF2 SavedModel as a graph, before its
+// variables become constants: Placeholders named after its inputs, a
+// VarHandleOp per captured variable, every call inlined and control flow
+// lowered, Identity outputs named after its outputs. What the window shows of
+// a TF2 SavedModel, and the first half of freezing it.
+struct FunctionGraph {
+  tensorflow::GraphDef graph;
+  // VarHandleOp node -> checkpoint key (filled when a checkpoint is given).
+  std::map<std::string, std::string> variable_keys;
+  std::vector<std::string> inputs, outputs;  // Placeholder and Identity node names
+  // The signature's (key, tensor) pairs, tensors named as in `graph` ("x:0").
+  std::vector<std::pair<std::string, std::string>> signature_inputs, signature_outputs;
+  std::string what;      // "signature 'serving_default'"
+  std::string function;  // the concrete function
+  std::vector<std::string> warnings;
+  int inlined_calls = 0;
+  int lowered_control_flow = 0;
+};
+// options.signature chooses the function as freezeObjectGraph does;
+// options.output_nodes stay fetchable. `checkpoint` may be null.
+Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointReader* checkpoint,
+                                   const FreezeOptions& options);
+// The second half: `graph` (the FunctionGraph's own, or it after transforms)
+// with its variables read from the checkpoint as constants, pruned to the
+// outputs. Errors name what updates a variable or holds another resource.
+Result<FreezeResult> freezeFunctionGraph(const LoadedModel& model, const FunctionGraph& function,
+                                         const tensorflow::GraphDef& graph, const CheckpointReader& checkpoint,
+                                         const FreezeOptions& options);
+
+// Shows a TF2 SavedModel as the graph a user cares about: its serving
+// signature's function (serving_default, else the only signature) as
+// functionGraph builds it, the meta graph's own graph (its calls and
+// optimizer slots) kept in model->saved_graph. False, with the reason in
+// model->warnings, when there is no such signature or it cannot be built;
+// the model is then unchanged.
+bool showServingFunction(LoadedModel* model);
+
 // Freezes one signature or function of a TF2 SavedModel (see the top of this
-// file). options.signature: a signature key, an object path of a function
+// file): functionGraph, then freezeFunctionGraph. options.signature: a signature key, an object path of a function
 // with one concrete function, or a concrete function's name; empty:
 // serving_default, else the only signature. options.output_nodes, when
 // given, name nodes of the inlined graph to keep instead of the outputs.

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -380,8 +382,8 @@ void addDefaultAttrs(tensorflow::GraphDef* g, const tensorflow::OpList& op_list)
 
 }  // namespace
 
-Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const CheckpointReader& ckpt,
-                                       const FreezeOptions& options) {
+Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointReader* ckpt,
+                                   const FreezeOptions& options) {
   const SavedObjectGraph& og = model.meta.object_graph_def();
   const tensorflow::OpList& op_list = model.meta.meta_info_def().stripped_op_list();
   FunctionLibrary lib(model.graph.library(), &op_list);
@@ -405,7 +407,9 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
   };
   const int user = static_cast<int>(in_types->size()) - static_cast<int>(t.captured.size());
   std::vector<std::string> arg_tensors(in_types->size());
-  FreezeResult result;
+  FunctionGraph result;
+  result.what = t.what;
+  result.function = t.function;
   for (const auto& in : t.inputs) {
     NodeDef* p = g.add_node();
     p->set_name(unique(in.name));
@@ -416,8 +420,8 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
     result.inputs.push_back(p->name());
     result.signature_inputs.emplace_back(in.name, p->name() + ":0");
   }
-  auto object = ObjectCheckpoint::open(og, ckpt);
-  std::map<std::string, std::string> keys;
+  std::optional<Result<ObjectCheckpoint>> object;
+  if (ckpt) object.emplace(ObjectCheckpoint::open(og, *ckpt));
   const std::string dir = fs::path(model.file).parent_path().string();
   for (size_t k = 0; k < t.captured.size(); ++k) {
     const int id = t.captured[k];
@@ -430,16 +434,18 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
       if ((*in_types)[static_cast<size_t>(arg)] != tensorflow::DT_RESOURCE)
         return Status::Error(t.what + ": argument " + std::to_string(arg) + " of '" + t.function +
                              "' is bound to variable '" + o.variable().name() + "' but is not a resource");
-      if (!object.ok()) return object.status();
-      auto key = object->variableKey(id);
-      if (!key.ok()) return key.status();
       n->set_name(unique(o.variable().name().empty() ? "variable_" + std::to_string(id) : o.variable().name()));
       n->set_op("VarHandleOp");
       (*n->mutable_attr())["dtype"].set_type(o.variable().dtype());
       *(*n->mutable_attr())["shape"].mutable_shape() = o.variable().shape();
       (*n->mutable_attr())["shared_name"].set_s(o.variable().name());
       (*n->mutable_attr())["container"].set_s("");
-      keys[n->name()] = *key;
+      if (object) {
+        if (!object->ok()) return object->status();
+        auto key = (*object)->variableKey(id);
+        if (!key.ok()) return key.status();
+        result.variable_keys[n->name()] = *key;
+      }
     } else if (o.kind_case() == SavedObject::kAsset) {
       int a = o.asset().asset_file_def_index();
       if (a < 0 || a >= model.meta.asset_file_def_size())
@@ -476,14 +482,13 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
   (*call->mutable_attr())["f"].mutable_func()->set_name(t.function);
   for (DataType d : *in_types) (*call->mutable_attr())["Tin"].mutable_list()->add_type(d);
   for (DataType d : *out_types) (*call->mutable_attr())["Tout"].mutable_list()->add_type(d);
-  std::vector<std::string> outputs;
   for (const auto& o : t.outputs) {
     NodeDef* id = g.add_node();
     id->set_name(unique(o.name));
     id->set_op("Identity");
     id->add_input(o.ret == 0 ? call->name() : call->name() + ":" + std::to_string(o.ret));
     (*id->mutable_attr())["T"].set_type((*out_types)[static_cast<size_t>(o.ret)]);
-    outputs.push_back(id->name());
+    result.outputs.push_back(id->name());
     result.signature_outputs.emplace_back(o.name, id->name() + ":0");
   }
   *g.mutable_library() = model.graph.library();
@@ -495,19 +500,33 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
   auto inlined = inlineFunctions(g, inline_options);
   if (!inlined.ok()) return inlined.status().withContext(t.what);
   for (const auto& w : inlined->warnings) result.warnings.push_back(w);
+  for (const auto& x : inlined->inlined) {
+    if (x.function.empty()) ++result.lowered_control_flow;
+    else ++result.inlined_calls;
+  }
+  result.graph = std::move(inlined->graph);
+  if (model.graph.has_versions()) *result.graph.mutable_versions() = model.graph.versions();
+  return result;
+}
 
+Result<FreezeResult> freezeFunctionGraph(const LoadedModel& model, const FunctionGraph& function,
+                                         const tensorflow::GraphDef& graph, const CheckpointReader& ckpt,
+                                         const FreezeOptions& options) {
+  const tensorflow::OpList& op_list = model.meta.meta_info_def().stripped_op_list();
+  const std::string& what = function.what;
   FreezeOptions fo = options;
   fo.signature.clear();
-  fo.variable_keys = keys;
+  fo.variable_keys = function.variable_keys;
   fo.output_nodes.clear();
   for (const auto& o : options.output_nodes)
     if (!o.empty()) fo.output_nodes.emplace_back(nodeNameOf(o));
-  if (fo.output_nodes.empty()) fo.output_nodes = outputs;
-  auto frozen = freezeGraph(inlined->graph, nullptr, ckpt, fo);
-  if (!frozen.ok()) return frozen.status().withContext(t.what);
+  if (fo.output_nodes.empty()) fo.output_nodes = function.outputs;
+  auto frozen = freezeGraph(graph, nullptr, ckpt, fo);
+  if (!frozen.ok()) return frozen.status().withContext(what);
 
   // What cannot be frozen: functions that update variables or use other
   // resources (lookup tables, iterators).
+  FunctionLibrary lib(graph.library(), &op_list);
   tensorflow::GraphDef& out = frozen->graph;
   std::unordered_map<std::string, const NodeDef*> by_name;
   for (const auto& n : out.node()) by_name.emplace(n.name(), &n);
@@ -518,33 +537,75 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
                           by_name[var]->input_size();
            ++guard)
         var = std::string(nodeNameOf(by_name[var]->input(0)));
-      return Status::Error(t.what + " updates variable '" + var + "' (node '" + n.name() + "', " + n.op() +
+      return Status::Error(what + " updates variable '" + var + "' (node '" + n.name() + "', " + n.op() +
                            "); a frozen graph has no variables to update: freeze a signature that only reads them");
     }
     if (isResourceOp(n.op()) || isPartitionedCall(n.op()) || isFunctionalControlFlow(n.op()) || lib.find(n.op()))
-      return Status::Error(t.what + ": node '" + n.name() + "' (" + n.op() + ") uses a resource or function that "
+      return Status::Error(what + ": node '" + n.name() + "' (" + n.op() + ") uses a resource or function that "
                            "freezing cannot replace");
   }
   dropPureControlEdges(&out);
   auto pruned = extractSubGraph(out, fo.output_nodes);
-  if (!pruned.ok()) return pruned.status().withContext(t.what);
+  if (!pruned.ok()) return pruned.status().withContext(what);
   out = std::move(pruned.value());
   out.clear_library();
   addDefaultAttrs(&out, op_list);
   if (model.graph.has_versions()) *out.mutable_versions() = model.graph.versions();
 
-  frozen->inputs = result.inputs;
+  frozen->inputs = function.inputs;
   frozen->outputs = fo.output_nodes;
-  frozen->signature_inputs = result.signature_inputs;
-  if (fo.output_nodes == outputs) frozen->signature_outputs = result.signature_outputs;
-  frozen->frozen = t.what;
-  frozen->function = t.function;
-  for (const auto& x : inlined->inlined) {
-    if (x.function.empty()) ++frozen->lowered_control_flow;
-    else ++frozen->inlined_calls;
-  }
-  for (auto& w : result.warnings) frozen->warnings.push_back(std::move(w));
+  frozen->signature_inputs = function.signature_inputs;
+  if (fo.output_nodes == function.outputs) frozen->signature_outputs = function.signature_outputs;
+  frozen->frozen = what;
+  frozen->function = function.function;
+  frozen->inlined_calls = function.inlined_calls;
+  frozen->lowered_control_flow = function.lowered_control_flow;
+  for (const auto& w : function.warnings) frozen->warnings.push_back(w);
   return frozen;
+}
+
+Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const CheckpointReader& ckpt,
+                                       const FreezeOptions& options) {
+  if (!model.saved_graph) {
+    auto function = functionGraph(model, &ckpt, options);
+    if (!function.ok()) return function.status();
+    return freezeFunctionGraph(model, *function, function->graph, ckpt, options);
+  }
+  // Shown on a function: the functions are in the meta graph's own graph.
+  // The function shown is frozen as it is now (after any transforms), another
+  // signature as the SavedModel has it.
+  LoadedModel saved = model;
+  saved.graph = *model.saved_graph;
+  saved.saved_graph.reset();
+  FreezeOptions choose = options;
+  if (choose.signature.empty()) choose.signature = model.shown_signature;
+  auto function = functionGraph(saved, &ckpt, choose);
+  if (!function.ok()) return function.status();
+  const bool shown = choose.signature == model.shown_signature;
+  return freezeFunctionGraph(saved, *function, shown ? model.graph : function->graph, ckpt, options);
+}
+
+bool showServingFunction(LoadedModel* model) {
+  if (!model->object_based || model->saved_graph) return false;
+  std::string key;
+  for (const Signature* s : userSignatures(*model))
+    if (s->key == "serving_default") key = s->key;
+  if (key.empty() && userSignatures(*model).size() == 1) key = userSignatures(*model).front()->key;
+  if (key.empty()) return false;
+  FreezeOptions options;
+  options.signature = key;
+  auto function = functionGraph(*model, nullptr, options);
+  if (!function.ok()) {
+    model->warnings.push_back("Showing the SavedModel's own graph: " + function.error());
+    return false;
+  }
+  model->saved_graph = std::make_shared<const tensorflow::GraphDef>(std::move(model->graph));
+  model->graph = std::move(function->graph);
+  model->shown_function = function->what;
+  model->shown_signature = key;
+  model->shown_outputs = function->outputs;
+  for (auto& w : function->warnings) model->warnings.push_back(std::move(w));
+  return true;
 }
 
 }  // namespace gds::model

@@ -97,6 +97,10 @@ struct Summary {
   std::int64_t variable_shape_parameters = 0;
   std::int64_t const_bytes = 0;     // bytes of those Const tensors (strings: their lengths)
   std::int64_t variable_bytes = 0;  // bytes declared by the variables' shape and dtype
+  // The model's parameters: constants' elements and variables' declared
+  // shapes (a variable's values are in its checkpoint, not in the graph).
+  std::int64_t parameters() const { return const_parameters + variable_shape_parameters; }
+  std::int64_t parameterBytes() const { return const_bytes + variable_bytes; }
   int control_edges = 0;
   std::map<std::string, int> devices;  // device -> node count (non-empty devices)
   // Op type -> count over the graph and its function library, ordered as

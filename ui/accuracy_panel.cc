@@ -75,14 +75,22 @@ AccuracyPanel::AccuracyPanel(Document* document, Variants* variants, QWidget* pa
     showResult(nullptr);
     run_->setStatus(QString());
     error_->clear();
+    applyDefaultVariants();
   });
   auto updateInputs = [this] { source_->setInputNames(document_->inputNames()); };
   connect(document_, &Document::ioMarksChanged, this, updateInputs);
   updateInputs();
+  applyDefaultVariants();
   updateButtons();
 }
 
 AccuracyPanel::~AccuracyPanel() = default;
+
+void AccuracyPanel::applyDefaultVariants() {
+  const bool convertible = variants_->convertible();
+  setVariants(VariantKind::Current, convertible ? VariantKind::TfliteInt8 : VariantKind::Current);
+  against_->setChecked(!convertible && !document_->isEmpty());
+}
 
 void AccuracyPanel::buildUi() {
   // The settings in two columns, as the Benchmark dock's: what to compare,
@@ -128,7 +136,7 @@ void AccuracyPanel::buildUi() {
 void AccuracyPanel::buildCompareRows(QVBoxLayout* col) {
   auto* compare_row = new QHBoxLayout;
   reference_ = variantCombo(this, VariantKind::Current);
-  other_ = variantCombo(this, VariantKind::EightBit);
+  other_ = variantCombo(this, VariantKind::TfliteInt8);
   reference_->setObjectName("AccuracyReference");
   other_->setObjectName("AccuracyOther");
   reference_->setToolTip(tr("The reference (float) variant"));

@@ -127,6 +127,9 @@ class AccuracyPanel : public QWidget {
 
  private:
   void buildUi();
+  // What a new model is compared with: its TFLite int8 export (the file a
+  // device runs); a .tflite under two arithmetics (it is that file already).
+  void applyDefaultVariants();
   void buildCompareRows(QVBoxLayout* col);
   void buildInputPages(QVBoxLayout* col);
   QWidget* buildDatasetPage(QWidget* parent);

@@ -58,8 +58,10 @@ BenchmarkPanel::BenchmarkPanel(Document* document, Variants* variants, graphview
     cancel();
     updateInputs();
     setResults(nullptr);
+    applyDefaultVariants();
   });
   updateInputs();
+  applyDefaultVariants();
   if (scene_) {
     // Another overlay (a step's diff colours, the accuracy heat map) replaced ours: untick.
     connect(scene_, &graphview::GraphScene::overlayChanged, this, [this] {
@@ -92,14 +94,9 @@ QWidget* BenchmarkPanel::createSettings() {
   original_ = new QCheckBox(variantName(VariantKind::Original), which);
   original_->setToolTip(tr("The graph as it was loaded"));
   eight_bit_ = new QCheckBox(tr("8-bit"), which);
-  eight_bit_->setToolTip(tr("The current graph after the 8-bit pipeline below"));
-  current_->setChecked(true);
-  eight_bit_->setChecked(true);
+  eight_bit_->setObjectName("BenchmarkEightBit");
   tflite_int8_ = new QCheckBox(tr("TFLite int8"), which);
   tflite_int8_->setObjectName("BenchmarkTfliteInt8");
-  tflite_int8_->setToolTip(tr("The current graph exported as the .tflite that File ▸ Export ▸ TensorFlow Lite "
-                              "writes (int8, calibrated on the inputs: a dataset sample stands for its whole "
-                              "folder), run with TensorFlow Lite's arithmetic"));
   wl->addWidget(current_, 0, 0);
   wl->addWidget(original_, 0, 1);
   wl->addWidget(eight_bit_, 1, 0);
@@ -107,6 +104,7 @@ QWidget* BenchmarkPanel::createSettings() {
   QWidget* pipeline = variants_->createPipelineEditor(which);
   wl->addWidget(pipeline, 2, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
+  pipeline->setEnabled(false);  // 8-bit starts unticked (applyDefaultVariants)
   left->addWidget(which);
   // Inputs and device as labelled rows: label lines of their own would push
   // the device out of a 1366x768 screen's dock.
@@ -327,6 +325,26 @@ QCheckBox* BenchmarkPanel::variantBox(VariantKind kind) const {
     case VariantKind::TfliteInt8: return tflite_int8_;
   }
   return current_;
+}
+
+void BenchmarkPanel::applyDefaultVariants() {
+  // TensorFlow's 8-bit recipe is what TensorFlow 1 shipped, not what a
+  // device runs: it starts unticked, the TFLite int8 export ticked.
+  const bool convertible = variants_->convertible();
+  current_->setChecked(true);
+  original_->setChecked(false);
+  eight_bit_->setChecked(false);
+  tflite_int8_->setChecked(convertible);
+  eight_bit_->setEnabled(convertible);
+  tflite_int8_->setEnabled(convertible);
+  const QString already = tr("\n\nThe open model is a .tflite: it is the file a device runs (Current graph).");
+  eight_bit_->setToolTip(tr("The current graph after the 8-bit pipeline below: TensorFlow's own 8-bit ops, "
+                            "as TensorFlow 1 ran them") +
+                         (convertible ? QString() : already));
+  tflite_int8_->setToolTip(tr("The current graph exported as the .tflite that File ▸ Export ▸ TensorFlow Lite "
+                              "writes (int8, calibrated on the inputs: a dataset sample stands for its whole "
+                              "folder), run with TensorFlow Lite's arithmetic as a device runs it") +
+                           (convertible ? QString() : already));
 }
 
 void BenchmarkPanel::setVariantChecked(VariantKind kind, bool on) { variantBox(kind)->setChecked(on); }

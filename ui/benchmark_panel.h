@@ -147,6 +147,9 @@ class BenchmarkPanel : public QWidget {
 
   QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_;
   QCheckBox* variantBox(VariantKind kind) const;
+  // The variants a new model starts with: as it is and the TFLite int8
+  // export a device runs; a .tflite alone (it is that file already).
+  void applyDefaultVariants();
   InputSourceWidget* inputs_;
   QSpinBox *threads_, *warmup_, *runs_;
   QComboBox* arithmetic_;

@@ -241,7 +241,7 @@ void MainWindow::updateStatus() {
   } else {
     status_nodes_->setText(tr("%1 nodes").arg(document_->graph()->node_size()));
     status_params_->setText(s ? tr("%1 parameters").arg(QString::fromStdString(
-                                    model::humanReadableNum(s->const_parameters + s->variable_parameters)))
+                                    model::humanReadableNum(s->parameters())))
                               : QString());
     status_size_->setText(humanBytes(document_->info().file_bytes));
   }

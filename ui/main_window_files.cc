@@ -20,6 +20,7 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include "model/saved_model_v2.h"
 #include "ui/blocking_job.h"
 #include "ui/task_indicator.h"
 #include "ui/transform_runner.h"
@@ -150,7 +151,13 @@ void MainWindow::updateRecentMenu() {
 void MainWindow::openFile(const QString& path) {
   std::string p = path.toStdString();
   startLoad(tr("Loading %1…").arg(QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName()), path,
-            [p] { return model::load(p); });
+            [p]() -> Result<model::LoadedModel> {
+              auto loaded = model::load(p);
+              // A TF2 SavedModel opens on its serving signature's function,
+              // not on the calls and optimizer slots around it.
+              if (loaded.ok()) model::showServingFunction(&*loaded);
+              return loaded;
+            });
 }
 
 void MainWindow::openSampleModel() {

@@ -57,6 +57,9 @@ QStringList MainWindow::defaultFreezeOutputs() const {
   QStringList out;
   for (const auto& name : document_->outputNames()) out << QString::fromStdString(name);
   if (!out.isEmpty()) return out;
+  // A SavedModel shown on its serving function: that function's outputs.
+  for (const auto& name : document_->info().shown_outputs) out << QString::fromStdString(name);
+  if (!out.isEmpty()) return out;
   const auto& sigs = document_->info().signatures;
   const model::Signature* sig = nullptr;
   for (const auto& s : sigs)

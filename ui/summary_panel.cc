@@ -54,11 +54,16 @@ void SummaryPanel::refresh() {
     text_->clear();
     return;
   }
-  headline_->setText(tr("<b>%1</b> nodes &nbsp; <b>%2</b> parameters (%3 bytes) &nbsp; <b>%4</b> FLOPs")
+  int variables = 0;
+  for (const auto& [op, count] : s->op_types)
+    if (op == "Variable" || op == "VariableV2" || op == "VarHandleOp") variables += count;
+  const QString held = variables == 0 ? QString() : tr(", %n in variables", nullptr, variables);
+  headline_->setText(tr("<b>%1</b> nodes &nbsp; <b>%2</b> parameters (%3 bytes%5) &nbsp; <b>%4</b> FLOPs")
                          .arg(s->node_count)
-                         .arg(QString::fromStdString(model::humanReadableNum(s->const_parameters + s->variable_parameters)))
-                         .arg(QString::fromStdString(model::humanReadableNum(s->const_bytes + s->variable_bytes)))
-                         .arg(QString::fromStdString(model::humanReadableNum(s->flops))) +
+                         .arg(QString::fromStdString(model::humanReadableNum(s->parameters())))
+                         .arg(QString::fromStdString(model::humanReadableNum(s->parameterBytes())))
+                         .arg(QString::fromStdString(model::humanReadableNum(s->flops)))
+                         .arg(held) +
                      flopsNote(*s));
   text_->setPlainText(QString::fromStdString(model::formatSummaryText(*s)));
 }

@@ -12,6 +12,7 @@
 #include <chrono>
 
 #include "model/io.h"
+#include "model/tflite/dialect.h"
 #include "model/tflite/reader.h"
 #include "transforms/parser.h"
 #include "transforms/pipeline.h"
@@ -197,6 +198,11 @@ Variants::Variants(Document* document, QObject* parent) : QObject(parent), docum
     followMarks();
   });
   followMarks();
+}
+
+bool Variants::convertible() const {
+  const auto graph = document_->graph();
+  return graph && !model::tflite::isDialectGraph(*graph);
 }
 
 QString Variants::defaultPipeline() const {

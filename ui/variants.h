@@ -123,6 +123,11 @@ class Variants : public QObject {
   // The default pipeline for the Document's current marks.
   QString defaultPipeline() const;
 
+  // Whether the open model can be made into the 8-bit and TFLite int8
+  // variants: a TensorFlow graph can, a .tflite already is the file a
+  // device runs (false, also with no model open).
+  bool convertible() const;
+
   // Per-channel weights (quantize_weights/quantize_nodes per_channel=true)
   // instead of TensorFlow's per-tensor recipe. Changing it goes back to the
   // default text for that mode, keeping the excluded ops.

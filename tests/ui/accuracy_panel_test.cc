@@ -50,6 +50,8 @@ const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
 
 using uitest::ensureApp;
 
+VariantKind kindOf(const QComboBox* combo) { return static_cast<VariantKind>(combo->currentData().toInt()); }
+
 // MobileNet in a Document with its input and output marked, the 8-bit
 // variant's pipeline following the marks.
 struct Fixture {
@@ -66,6 +68,11 @@ struct Fixture {
     variants = std::make_unique<Variants>(&doc);
     panel = std::make_unique<AccuracyPanel>(&doc, variants.get());
     panel->resize(1100, 700);
+    // A TensorFlow graph starts against its TFLite int8 export; these tests
+    // measure TensorFlow's 8-bit recipe.
+    EXPECT_EQ(VariantKind::TfliteInt8, kindOf(panel->otherCombo()));
+    EXPECT_FALSE(panel->againstCheck()->isChecked());
+    panel->setVariants(VariantKind::Current, VariantKind::EightBit);
     return true;
   }
   void useImages() {
@@ -393,8 +400,13 @@ TEST(AccuracyPanel, TwoArithmeticsShowWhereTheRoundingsPart) {
   source.kind = InputSource::Kind::NpyFiles;
   source.files = {input_path};
   panel.inputSourceWidget()->setValue(source);
-  panel.setVariants(VariantKind::Current, VariantKind::Current);
+  // A .tflite is the file a device runs: the dock starts on it under two
+  // arithmetics, the device's (XNNPACK) and TFLite's built-in kernels.
+  EXPECT_EQ(VariantKind::Current, kindOf(panel.referenceCombo()));
+  EXPECT_EQ(VariantKind::Current, kindOf(panel.otherCombo()));
   EXPECT_EQ("tflite-xnnpack", panel.arithmeticCombo()->currentText().toStdString());
+  EXPECT_TRUE(panel.againstCheck()->isChecked());
+  panel.againstCheck()->setChecked(false);
   EXPECT_FALSE(panel.arithmetic2Combo()->isEnabled());
   panel.againstCheck()->setChecked(true);
   EXPECT_TRUE(panel.arithmetic2Combo()->isEnabled());

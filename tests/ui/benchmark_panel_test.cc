@@ -81,6 +81,10 @@ struct Bench {
     if (!scene.setGraph(doc.graph()).ok()) return false;
     variants = std::make_unique<Variants>(&doc);
     panel = std::make_unique<BenchmarkPanel>(&doc, variants.get(), &scene);
+    // The suite measures TensorFlow's 8-bit recipe beside the float graph
+    // (a new model starts with its TFLite int8 export instead).
+    panel->setVariantChecked(VariantKind::EightBit, true);
+    panel->setVariantChecked(VariantKind::TfliteInt8, false);
     panel->resize(1400, 700);
     panel->show();
     panel->threadsSpin()->setValue(1);
@@ -625,6 +629,55 @@ TEST(BenchmarkPanelUnfused, EveryNodeIsItsOwnRowWhenTheGraphIsNotOptimized) {
   EXPECT_EQ(layers->index(conv_row, 2).data().toString(), "_FusedConv2D (Conv2D+Mul+Add+Relu6)");
 }
 
+// A first-time user benchmarks what the device runs: a TensorFlow graph
+// beside its TFLite int8 export, a .tflite alone (it is that file already;
+// TensorFlow's 8-bit recipe and another export do not apply to it).
+TEST(BenchmarkPanelDefaults, TheModelAndTheFileADeviceRuns) {
+  ensureApp();
+  GDS_REQUIRE_SHARED();
+  Document doc;
+  Variants variants(&doc);
+  BenchmarkPanel panel(&doc, &variants, nullptr);
+  auto* eight_bit = panel.findChild<QCheckBox*>("BenchmarkEightBit");
+  auto* tflite_int8 = panel.findChild<QCheckBox*>("BenchmarkTfliteInt8");
+  ASSERT_TRUE(eight_bit && tflite_int8);
+
+  auto graph = model::load(test::modelPath(kMobilenet));
+  ASSERT_TRUE(graph.ok()) << graph.error();
+  doc.reset(std::move(*graph));
+  EXPECT_TRUE(panel.variantChecked(VariantKind::Current));
+  EXPECT_FALSE(panel.variantChecked(VariantKind::Original));
+  EXPECT_FALSE(panel.variantChecked(VariantKind::EightBit));
+  EXPECT_TRUE(panel.variantChecked(VariantKind::TfliteInt8));
+  EXPECT_TRUE(eight_bit->isEnabled() && tflite_int8->isEnabled());
+  EXPECT_FALSE(tflite_int8->toolTip().contains(".tflite: it is the file"));
+
+  const std::string tflite = test::modelPath("tflite/openmv_mobilenet_int8.tflite");
+  auto device_file = model::load(tflite);
+  ASSERT_TRUE(device_file.ok()) << device_file.error();
+  doc.reset(std::move(*device_file));
+  doc.toggleMark("serving_default_input_4", IoMark::Kind::Input);
+  doc.toggleMark("StatefulPartitionedCall", IoMark::Kind::Output);
+  EXPECT_TRUE(panel.variantChecked(VariantKind::Current));
+  EXPECT_FALSE(panel.variantChecked(VariantKind::EightBit));
+  EXPECT_FALSE(panel.variantChecked(VariantKind::TfliteInt8));
+  EXPECT_FALSE(eight_bit->isEnabled());
+  EXPECT_FALSE(tflite_int8->isEnabled());
+  EXPECT_TRUE(tflite_int8->toolTip().contains("The open model is a .tflite: it is the file a device runs"))
+      << tflite_int8->toolTip().toStdString();
+  InputSource source;
+  source.kind = InputSource::Kind::NpyFiles;
+  source.files = {test::modelPath("tflite/openmv_mobilenet_int8.input.npy")};
+  panel.inputSource()->setValue(source);
+  panel.threadsSpin()->setValue(1);
+  panel.runsSpin()->setValue(2);
+  ASSERT_TRUE(panel.start()) << panel.lastError().toStdString();
+  ASSERT_TRUE(panel.waitUntilIdle(120000));
+  ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
+  ASSERT_EQ(1, panel.comparison()->variantCount());
+  EXPECT_EQ("Current", panel.comparison()->label(0));
+}
+
 // ---------------------------------------------------------------- shared pieces
 
 TEST(Variants, PipelineFollowsTheMarksAndTakesIgnoredOps) {
@@ -836,7 +889,7 @@ TEST(BenchmarkDock, ScreenshotModeRunsTheBenchmark) {
                               "--outputs=" + std::string(kOutput), "--size=1200x1000"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("Benchmarked: Median latency: Current "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(", 8-bit "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", TFLite int8 "), std::string::npos) << r.out;
   ensureApp();
   QImage image(QString::fromStdString(png));
   ASSERT_FALSE(image.isNull());

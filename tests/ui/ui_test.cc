@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include "graphview/graph_scene.h"
 #include "model/io.h"
@@ -599,6 +600,27 @@ TEST_F(WindowTest, FreezeTf2SavedModelBySignatureAsTheCommandLineDoes) {
   w.openFile(QString::fromStdString(dir));
   ASSERT_TRUE(w.waitUntilIdle());
   ASSERT_FALSE(w.document()->isEmpty()) << w.lastError().toStdString();
+  // It opens on its serving function, not on the calls and optimizer slots
+  // around it: the signature's input and output keys as nodes, the layers'
+  // variables as VarHandleOps, the layers inlined.
+  EXPECT_EQ(w.document()->info().shown_function, "signature 'serving_default'");
+  std::map<std::string, std::string> ops;
+  int variables = 0;
+  for (const auto& n : w.document()->graph()->node()) {
+    ops[n.name()] = n.op();
+    variables += n.op() == "VarHandleOp";
+  }
+  EXPECT_EQ(ops["conv2d_input"], "Placeholder");
+  EXPECT_EQ(ops["dense_1"], "Identity");
+  EXPECT_EQ(variables, 8);  // two Conv2D and two Dense layers: kernel and bias each
+  EXPECT_EQ(ops.count("StatefulPartitionedCall"), 0u);
+  EXPECT_EQ(w.defaultFreezeOutputs(), QStringList({"dense_1"}));
+  // The Summary counts the variables' parameters and the layers' FLOPs (batch 1).
+  QTRY_VERIFY_WITH_TIMEOUT(w.liveSummary()->current() != nullptr, 20000);
+  const auto summary = w.liveSummary()->current();
+  EXPECT_EQ(summary->variable_shape_parameters, 896 + 9248 + 1568 * 128 + 128 + 129);
+  EXPECT_GT(summary->flops, 0);
+  EXPECT_TRUE(summary->flops_unknown_nodes.empty());
   EXPECT_EQ(w.freezeSignatures(), QStringList({"serving_default"}));
   QString error;
   ASSERT_TRUE(w.freezeModel(w.defaultCheckpointPrefix(), {}, &error, "serving_default")) << error.toStdString();
