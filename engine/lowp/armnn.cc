@@ -66,7 +66,7 @@ float weightScale(const std::vector<float>& scales, std::int64_t c) {
 Conv::Conv(const ops::ConvGeometry& s, bool depthwise, const std::int8_t* filter, const std::vector<float>& weight_scales,
            const std::int32_t* bias, const std::vector<float>& bias_scales, Quant input, Quant output)
     : s_(s), depthwise_(depthwise), out_channels_(depthwise ? s.in_c * s.out_c : s.out_c),
-      input_table_(decodeTable(input)), output_(output) {
+      input_table_(decodeTable(input)), input_(input), output_(output) {
   const std::int64_t kh = s.filter_h, kw = s.filter_w, in_c = s.in_c, oc_n = out_channels_;
   if (!depthwise) {
     // TFLite [oc][kh][kw][ic] -> [oc][ic][kh][kw] and [ic][kh][kw][oc].
@@ -152,17 +152,105 @@ __attribute__((target("avx2"))) std::int64_t laneMulAdd(float* acc, const float*
   return o;
 }
 
-// acc[o] += w[o] * decode(x[o]) (a depthwise layer with multiplier 1).
-__attribute__((target("avx2"))) std::int64_t laneMulAddDecoded(float* acc, const float* w, const std::int8_t* x,
-                                                                const DecodeTable& table, std::int64_t n) {
+// dst[i] = decode(src[i]) for i < n rounded down to 8: (float)(q - offset)
+// * scale, armnnDequantize's arithmetic, eight at a time.
+__attribute__((target("avx2"))) std::int64_t decodeRow(const std::int8_t* src, std::int64_t n, Quant q, float* dst) {
+  const __m256i offset = _mm256_set1_epi32(q.offset);
+  const __m256 scale = _mm256_set1_ps(q.scale);
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i v = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i)));
+    _mm256_storeu_ps(dst + i, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(v, offset)), scale));
+  }
+  return i;
+}
+
+// One output pixel of a depthwise layer with multiplier 1, channels in
+// blocks of 8 held in a register: per lane the taps in Convolve's order
+// (filter rows, then columns), positions outside the input skipped. rows[y]:
+// the decoded input row of filter row y (null outside the input); cols[x]:
+// the offset of column x's pixel in that row (-1 outside). Returns the
+// channels done (a multiple of 8).
+__attribute__((target("avx2"))) std::int64_t depthwisePixel(const float* lane_w, const float* const* rows,
+                                                             const std::int64_t* cols, std::int64_t kh,
+                                                             std::int64_t kw, std::int64_t oc_n, const float* bias,
+                                                             Quant q, std::int8_t* out) {
   std::int64_t o = 0;
-  alignas(32) float v[8];
-  for (; o + 8 <= n; o += 8) {
-    for (int k = 0; k < 8; ++k) v[k] = decode(table, x[o + k]);
-    _mm256_storeu_ps(acc + o, _mm256_add_ps(_mm256_loadu_ps(acc + o), _mm256_mul_ps(_mm256_loadu_ps(w + o),
-                                                                                      _mm256_load_ps(v))));
+  for (; o + 8 <= oc_n; o += 8) {
+    __m256 acc = _mm256_setzero_ps();
+    for (std::int64_t y = 0; y < kh; ++y) {
+      if (!rows[y]) continue;
+      for (std::int64_t x = 0; x < kw; ++x) {
+        if (cols[x] < 0) continue;
+        const __m256 w = _mm256_loadu_ps(lane_w + (y * kw + x) * oc_n + o);
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(w, _mm256_loadu_ps(rows[y] + cols[x] + o)));
+      }
+    }
+    if (bias) acc = _mm256_add_ps(acc, _mm256_loadu_ps(bias + o));
+    encode8(acc, q, out + o);
   }
   return o;
+}
+
+// Four output pixels side by side, output channels [o0, o0 + 16): the
+// convolution with weights read once for all four. patch holds the four
+// pixels' decoded inputs, [K][4] in the summation order (input channel,
+// filter row, column); each lane sums its K terms in that order, a separate
+// multiply and add each. A position outside the input holds 0: w * 0 added
+// leaves the sum's encoded value as Arm NN's loop, which adds the same zero.
+constexpr std::int64_t kTilePixels = 4;
+__attribute__((target("avx2"))) void convTile(const float* lane_w, std::int64_t oc_n, std::int64_t o0,
+                                              const float* patch, std::int64_t k_n, const float* bias, Quant q,
+                                              std::int8_t* out) {
+  __m256 acc[kTilePixels][2];
+  for (auto& a : acc) a[0] = a[1] = _mm256_setzero_ps();
+  const float* w = lane_w + o0;
+  for (std::int64_t k = 0; k < k_n; ++k, w += oc_n, patch += kTilePixels) {
+    const __m256 w0 = _mm256_loadu_ps(w), w1 = _mm256_loadu_ps(w + 8);
+    for (int p = 0; p < kTilePixels; ++p) {
+      const __m256 v = _mm256_broadcast_ss(patch + p);
+      acc[p][0] = _mm256_add_ps(acc[p][0], _mm256_mul_ps(w0, v));
+      acc[p][1] = _mm256_add_ps(acc[p][1], _mm256_mul_ps(w1, v));
+    }
+  }
+  for (int p = 0; p < kTilePixels; ++p) {
+    __m256 a0 = acc[p][0], a1 = acc[p][1];
+    if (bias) {
+      a0 = _mm256_add_ps(a0, _mm256_loadu_ps(bias + o0));
+      a1 = _mm256_add_ps(a1, _mm256_loadu_ps(bias + o0 + 8));
+    }
+    encode8(a0, q, out + p * oc_n + o0);
+    encode8(a1, q, out + p * oc_n + o0 + 8);
+  }
+}
+
+// convTile with 32 output channels in two AVX-512 registers: twice the
+// lanes per multiply and add, the same order and roundings (this file is
+// compiled without contraction into fused multiply-adds).
+__attribute__((target("avx512f,avx512bw"))) void convTile512(const float* lane_w, std::int64_t oc_n, std::int64_t o0,
+                                                             const float* patch, std::int64_t k_n, const float* bias,
+                                                             Quant q, std::int8_t* out) {
+  __m512 acc[kTilePixels][2];
+  for (auto& a : acc) a[0] = a[1] = _mm512_setzero_ps();
+  const float* w = lane_w + o0;
+  for (std::int64_t k = 0; k < k_n; ++k, w += oc_n, patch += kTilePixels) {
+    const __m512 w0 = _mm512_loadu_ps(w), w1 = _mm512_loadu_ps(w + 16);
+    for (int p = 0; p < kTilePixels; ++p) {
+      const __m512 v = _mm512_set1_ps(patch[p]);
+      acc[p][0] = _mm512_add_ps(acc[p][0], _mm512_mul_ps(w0, v));
+      acc[p][1] = _mm512_add_ps(acc[p][1], _mm512_mul_ps(w1, v));
+    }
+  }
+  for (int p = 0; p < kTilePixels; ++p)
+    for (int h = 0; h < 2; ++h) {
+      __m512 a = acc[p][h];
+      if (bias) a = _mm512_add_ps(a, _mm512_loadu_ps(bias + o0 + 16 * h));
+      std::int8_t* y = out + p * oc_n + o0 + 16 * h;
+      alignas(64) float halves[16];
+      _mm512_store_ps(halves, a);
+      encode8(_mm256_load_ps(halves), q, y);
+      encode8(_mm256_load_ps(halves + 8), q, y + 8);
+    }
 }
 
 // out[o] = encode(acc[o] + bias[o]) for o < n rounded down to 8.
@@ -188,9 +276,86 @@ void Conv::run(const std::int8_t* input, std::int64_t row_begin, std::int64_t ro
 #ifdef GDS_ARMNN_AVX2
   const bool avx2 = cpuHasAvx2();
 #endif
+#ifdef GDS_ARMNN_AVX2
+  // A convolution with 16 or more output channels: four pixels at a time
+  // (convTile), the weights read once per tile instead of once per pixel.
+  const bool tiled = avx2 && !depthwise_ && oc_n >= 16 && s.out_w >= kTilePixels;
+  const bool avx512 = tiled && cpuHasAvx512();
+  // A depthwise layer with multiplier 1: rows decoded once, channels in registers (depthwisePixel).
+  const bool decoded_rows = avx2 && depthwise_ && multiplier == 1;
+  std::vector<float> decoded(decoded_rows ? static_cast<std::size_t>(s.filter_h * s.in_w * oc_n) : 0);
+  const std::int64_t k_n = s.in_c * s.filter_h * s.filter_w;
+  std::vector<float> patch(tiled ? static_cast<std::size_t>(k_n * kTilePixels) : 0);
+  const float* bias = bias_.empty() ? nullptr : bias_.data();
+#endif
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t b = row / s.out_h, oy = row % s.out_h;
-    for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+    std::int64_t ox = 0;
+#ifdef GDS_ARMNN_AVX2
+    for (; tiled && ox + kTilePixels <= s.out_w; ox += kTilePixels) {
+      float* v = patch.data();
+      for (std::int64_t c = 0; c < s.in_c; ++c)
+        for (std::int64_t y = 0; y < s.filter_h; ++y) {
+          const std::int64_t iy = oy * s.stride_h + y * s.dilation_h - s.pad_top;
+          for (std::int64_t x = 0; x < s.filter_w; ++x, v += kTilePixels)
+            for (std::int64_t p = 0; p < kTilePixels; ++p) {
+              const std::int64_t ix = (ox + p) * s.stride_w + x * s.dilation_w - s.pad_left;
+              v[p] = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w
+                         ? 0.0f
+                         : decode(input_table_, input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + c]);
+            }
+        }
+      std::int8_t* out = output + (row * s.out_w + ox) * oc_n;
+      std::int64_t o = 0;
+      if (avx512)
+        for (; o + 32 <= oc_n; o += 32)
+          convTile512(lane_weights_.data(), oc_n, o, patch.data(), k_n, bias, output_, out);
+      for (; o + 16 <= oc_n; o += 16) convTile(lane_weights_.data(), oc_n, o, patch.data(), k_n, bias, output_, out);
+      // The last channels one by one, in the same order.
+      for (; o < oc_n; ++o)
+        for (std::int64_t p = 0; p < kTilePixels; ++p) {
+          float sum = 0.0f;
+          for (std::int64_t k = 0; k < k_n; ++k)
+            sum += lane_weights_[static_cast<std::size_t>(k * oc_n + o)] * patch[static_cast<std::size_t>(k * kTilePixels + p)];
+          if (bias) sum += bias[o];
+          out[p * oc_n + o] = encode(sum, output_);
+        }
+    }
+    if (decoded_rows) {
+      // The filter rows' input rows decoded once for the whole output row.
+      std::vector<const float*> rows(static_cast<std::size_t>(s.filter_h), nullptr);
+      for (std::int64_t y = 0; y < s.filter_h; ++y) {
+        const std::int64_t iy = oy * s.stride_h + y * s.dilation_h - s.pad_top;
+        if (iy < 0 || iy >= s.in_h) continue;
+        float* d = decoded.data() + y * s.in_w * oc_n;
+        const std::int8_t* src = input + (b * s.in_h + iy) * s.in_w * oc_n;
+        for (std::int64_t i = decodeRow(src, s.in_w * oc_n, input_, d); i < s.in_w * oc_n; ++i)
+          d[i] = decode(input_table_, src[i]);
+        rows[static_cast<std::size_t>(y)] = d;
+      }
+      std::vector<std::int64_t> cols(static_cast<std::size_t>(s.filter_w));
+      for (; ox < s.out_w; ++ox) {
+        for (std::int64_t x = 0; x < s.filter_w; ++x) {
+          const std::int64_t ix = ox * s.stride_w + x * s.dilation_w - s.pad_left;
+          cols[static_cast<std::size_t>(x)] = ix < 0 || ix >= s.in_w ? -1 : ix * oc_n;
+        }
+        std::int8_t* out = output + (row * s.out_w + ox) * oc_n;
+        std::int64_t o = depthwisePixel(lane_weights_.data(), rows.data(), cols.data(), s.filter_h, s.filter_w, oc_n,
+                                        bias, output_, out);
+        for (; o < oc_n; ++o) {
+          float sum = 0.0f;
+          for (std::int64_t y = 0; y < s.filter_h; ++y)
+            for (std::int64_t x = 0; x < s.filter_w; ++x)
+              if (rows[static_cast<std::size_t>(y)] && cols[static_cast<std::size_t>(x)] >= 0)
+                sum += lane_weights_[static_cast<std::size_t>((y * s.filter_w + x) * oc_n + o)] *
+                       rows[static_cast<std::size_t>(y)][cols[static_cast<std::size_t>(x)] + o];
+          if (bias) sum += bias[o];
+          out[o] = encode(sum, output_);
+        }
+      }
+    }
+#endif
+    for (; ox < s.out_w; ++ox) {
       std::fill(acc.begin(), acc.end(), 0.0f);
       // Per lane (output channel) the order of Convolve: input channels,
       // then filter rows, then columns (a depthwise lane has one channel).
@@ -212,9 +377,6 @@ void Conv::run(const std::int8_t* input, std::int64_t row_begin, std::int64_t ro
 #endif
               for (; o < oc_n; ++o) acc[static_cast<std::size_t>(o)] += w[o] * v;
             } else if (multiplier == 1) {
-#ifdef GDS_ARMNN_AVX2
-              if (avx2) o = laneMulAddDecoded(acc.data(), w, pixel, input_table_, oc_n);
-#endif
               for (; o < oc_n; ++o) acc[static_cast<std::size_t>(o)] += w[o] * decode(input_table_, pixel[o]);
             } else {
               for (; o < oc_n; ++o) acc[static_cast<std::size_t>(o)] += w[o] * decode(input_table_, pixel[o / multiplier]);

@@ -81,7 +81,7 @@ class Conv {
   std::vector<float> weights_, lane_weights_;
   std::vector<float> bias_;  // decoded, one per output channel (empty: none)
   DecodeTable input_table_;
-  Quant output_;
+  Quant input_, output_;
 };
 
 // FullyConnected (FullyConnected.cpp): per unit, outval = 0; outval += w * x

@@ -63,6 +63,12 @@ TEST(LowpArmnn, VectorConvolutionMatchesArmnnLoopOrder) {
       {"3x3 stride 2, 3 -> 8", false, 9, 8, 3, 8, 3, 2, 1, 1, true, true},
       {"1x1, 16 -> 21", false, 5, 6, 16, 21, 1, 1, 1, 0, true, true},
       {"3x3 dilated, per tensor, no bias", false, 7, 7, 5, 9, 3, 1, 2, 2, false, false},
+      // Four pixels at a time: 16-channel blocks, the last channels and
+      // pixels alone, padding inside a tile.
+      {"3x3 pad 1, 6 -> 37, 9 wide", false, 6, 9, 6, 37, 3, 1, 1, 1, true, true},
+      {"1x1, 32 -> 48, per tensor, no bias", false, 3, 8, 32, 48, 1, 1, 1, 0, false, false},
+      {"3x3 stride 2 pad 1, 8 -> 16", false, 11, 11, 8, 16, 3, 2, 1, 1, true, true},
+      {"3x3 pad 1, 4 -> 70 (32-channel blocks, then 16, then 6)", false, 5, 10, 4, 70, 3, 1, 1, 1, true, true},
       {"depthwise 3x3, 19 channels", true, 8, 7, 19, 1, 3, 1, 1, 1, true, true},
       {"depthwise 3x3 stride 2, 16 channels", true, 9, 9, 16, 1, 3, 2, 1, 1, true, true},
       {"depthwise multiplier 2", true, 6, 5, 5, 2, 3, 1, 1, 1, true, true},
