@@ -145,6 +145,12 @@ Result<RunArgs> parseRunFlags(const Flags& flags) {
 // display names become the outputs' names).
 Status resolveNames(RunArgs& a, const model::RunnableModel& m, std::vector<std::string>* feeds,
                     std::vector<std::string>* fetches) {
+  if (a.feed_names.empty() && !m.endpoints.inputs.empty()) {
+    const std::size_t n = m.endpoints.inputs.size();
+    return Status::Error(a.graph + " has " + std::to_string(n) + (n == 1 ? " input" : " inputs") + " (" +
+                         model::endpointList(m.endpoints.inputs) + "): give " + (n == 1 ? "it" : "each") +
+                         " a value with --input=NAME=FILE.npy" + (n == 1 ? " or --input=FILE.npy" : ""));
+  }
   for (auto& name : a.feed_names) {
     if (name.empty()) {
       if (m.endpoints.inputs.size() != 1)

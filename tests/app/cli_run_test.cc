@@ -113,11 +113,20 @@ TEST(CliRun, ErrorsExitWithCodeOne) {
   EXPECT_NE(raw.err.find("is not a .npy file (raw files are only accepted for string inputs; this input is float)"),
             std::string::npos)
       << raw.err;
-  // An unfed Placeholder.
+  // No input given: the error lists the model's inputs and says how to feed them.
   auto unfed = test::runGdstudio({"run", "--graph=" + test::modelPath("mnist_softmax_android.pb"), "--output=output",
                                   "--out_dir=" + dir});
   EXPECT_EQ(unfed.exit_code, 1);
-  EXPECT_NE(unfed.err.find("node 'input/x_input' (Placeholder): must be fed"), std::string::npos) << unfed.err;
+  EXPECT_EQ(unfed.err, "error: " + test::modelPath("mnist_softmax_android.pb") +
+                           " has 1 input (input/x_input (float[?,784])): give it a value with --input=NAME=FILE.npy "
+                           "or --input=FILE.npy\n");
+  // A SavedModel, by its signature's key.
+  const std::string saved = test::modelPath("tf2/nordpool_conv1d");
+  auto unfed_saved = test::runGdstudio({"run", "--graph=" + saved, "--out_dir=" + dir});
+  EXPECT_EQ(unfed_saved.exit_code, 1);
+  EXPECT_NE(unfed_saved.err.find("error: " + saved + " has 1 input (input_1 (float[?,5,1])): give it a value"),
+            std::string::npos)
+      << unfed_saved.err;
   // A training graph reading variables: the error says to freeze it.
   auto train = test::runGdstudio({"run", "--graph=" + test::modelPath("mlnet_cifar_checkpoint/model.ckpt.meta"),
                                   "--output=Adam", "--input=Input=" + test::modelPath("reference/mlnet_cifar_frozen.random.Input.npy"),
