@@ -331,9 +331,10 @@ void FastLayer::conv(const ops::ConvGeometry& s, const Requant& r, const std::in
                r.input_offset, bias, output, pool);
     return;
   }
-  if (kind_ == Kind::kDepthwise && backend != lowp::GemmBackend::kDnnl && st.depthwise.prepare(s, r, filter)) {
-    // Without oneDNN's VNNI kernels: the fused AVX2 depthwise pass on the
-    // int8 input as it is.
+  if (kind_ == Kind::kDepthwise && st.depthwise.prepare(s, r, filter)) {
+    // The fused AVX2 depthwise pass on the int8 input as it is, also where
+    // oneDNN has VNNI kernels: no input shift and no separate
+    // requantization pass over int32 accumulators.
     last_ = "avx2";
     st.depthwise.setBias(bias);
     auto band = [&](std::int64_t begin, std::int64_t end) { st.depthwise.run(s, r, input, begin, end, output); };
