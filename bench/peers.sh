@@ -117,10 +117,11 @@ for line in open(sys.argv[1]):
     f = line.split()
     if len(f) >= 6 and f[0] in ('gdstudio', 'onnxruntime', 'opencv', 'gdstudio-int8', 'onnxruntime-int8'):
         try:
-            times.setdefault(f[0], []).append(float(f[3]))
-            gflops.setdefault(f[0], []).append(float(f[5]))
-        except ValueError:
-            pass
+            ms, gf = float(f[3]), float(f[5])
+        except ValueError:  # a FAILED row: no figures
+            continue
+        times.setdefault(f[0], []).append(ms)
+        gflops.setdefault(f[0], []).append(gf)
 rows = {e: (statistics.median(times[e]), f"{statistics.median(gflops[e]):.1f}") for e in times}
 def ratio(peer, ours='gdstudio'):
     if peer in rows and ours in rows:
