@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/lowp/cpu.h"
+
 namespace gds::engine::lowp {
 
 namespace {
@@ -251,6 +253,34 @@ bool xnnAddParams(float a_scale, std::int32_t a_zero_point, float b_scale, std::
 std::int32_t xnnAddUnclamped(const XnnAdd& p, std::int8_t a, std::int8_t b) {
   const std::int32_t acc = p.bias + a * p.a_multiplier + b * p.b_multiplier;
   return (acc >> p.shift) + p.output_zero_point;  // math_asr_s32: arithmetic shift
+}
+
+namespace {
+// One loop for both builds: the compiler vectorizes it (with AVX2's 32-bit
+// multiplies in the avx2 clone).
+inline void xnnAddLoop(const XnnAdd& p, std::int32_t lo, std::int32_t hi, const std::int8_t* a, const std::int8_t* b,
+                       std::int64_t n, std::int8_t* out) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t acc = p.bias + a[i] * p.a_multiplier + b[i] * p.b_multiplier;
+    const std::int32_t v = (acc >> p.shift) + p.output_zero_point;
+    out[i] = static_cast<std::int8_t>(std::min(std::max(v, lo), hi));
+  }
+}
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) void xnnAddAvx2(const XnnAdd& p, std::int32_t lo, std::int32_t hi,
+                                                 const std::int8_t* a, const std::int8_t* b, std::int64_t n,
+                                                 std::int8_t* out) {
+  xnnAddLoop(p, lo, hi, a, b, n, out);
+}
+#endif
+}  // namespace
+
+void xnnAddRows(const XnnAdd& p, std::int32_t lo, std::int32_t hi, const std::int8_t* a, const std::int8_t* b,
+                std::int64_t n, std::int8_t* out) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (cpuHasAvx2()) return xnnAddAvx2(p, lo, hi, a, b, n, out);
+#endif
+  xnnAddLoop(p, lo, hi, a, b, n, out);
 }
 
 float xnnMulScale(float a_scale, float b_scale, float output_scale) {

@@ -153,6 +153,11 @@ struct XnnAdd {
 bool xnnAddParams(float a_scale, std::int32_t a_zero_point, float b_scale, std::int32_t b_zero_point,
                   float output_scale, std::int32_t output_zero_point, bool subtract, XnnAdd* p);
 std::int32_t xnnAddUnclamped(const XnnAdd& p, std::int8_t a, std::int8_t b);
+// out[i] = xnnAddUnclamped(p, a[i], b[i]) clamped to [lo, hi], for n
+// elements (XNNPACK's qs8 vadd; exact integer arithmetic, vectorized where
+// the CPU has AVX2).
+void xnnAddRows(const XnnAdd& p, std::int32_t lo, std::int32_t hi, const std::int8_t* a, const std::int8_t* b,
+                std::int64_t n, std::int8_t* out);
 
 // MUL (qs8-vmul fp32): (float)((a - a_zp) * (b - b_zp)) * scale with
 // scale = (a_scale * b_scale) / output_scale in float, rounded as

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "engine/lowp/requantize.h"
 
@@ -332,6 +333,29 @@ TEST(LowpTables, ApplyTableLooksUpEveryValue) {
   for (int i = 0; i < 300; ++i) in[i] = static_cast<std::int8_t>(i - 150);
   applyTable(negate, in, 300, out);
   for (int i = 0; i < 300; ++i) EXPECT_EQ(out[i], in[i] == -128 ? 127 : -in[i]) << i;
+}
+
+// The vector ADD/SUB equals the per-element formula, clamped, on every
+// input pair and odd lengths (the loop's tail).
+TEST(LowpXnnpack, AddRowsEqualTheElementFormulaOnEveryPair) {
+  std::vector<std::int8_t> a, b;
+  for (int x = -128; x <= 127; ++x)
+    for (int y = -128; y <= 127; ++y) {
+      a.push_back(static_cast<std::int8_t>(x));
+      b.push_back(static_cast<std::int8_t>(y));
+    }
+  for (bool subtract : {false, true}) {
+    XnnAdd p;
+    ASSERT_TRUE(xnnAddParams(0.043f, -7, 0.021f, 11, 0.05f, 3, subtract, &p));
+    for (std::int64_t n : {std::int64_t{65536}, std::int64_t{37}}) {
+      std::vector<std::int8_t> out(static_cast<std::size_t>(n), 0x55);
+      xnnAddRows(p, -100, 120, a.data(), b.data(), n, out.data());
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int32_t v = std::min(std::max(xnnAddUnclamped(p, a[static_cast<std::size_t>(i)], b[static_cast<std::size_t>(i)]), -100), 120);
+        ASSERT_EQ(out[static_cast<std::size_t>(i)], v) << subtract << " " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -98,6 +98,12 @@ class BinaryKernel : public TflKernel {
       fillTable([&](std::int8_t x, std::int8_t y) {
         return static_cast<std::int8_t>(std::min(std::max(lowp::xnnAddUnclamped(p, x, y), lo), hi));
       });
+      // Equal shapes compute instead of looking up: the table misses the
+      // first-level cache on every element.
+      xnn_add_ = p;
+      xnn_lo_ = lo;
+      xnn_hi_ = hi;
+      has_xnn_add_ = true;
     } else if (xnnpack() && op_ == tflite::BinaryOp::kMul) {
       const float scale = lowp::xnnMulScale(a.scale, b.scale, out.scale);
       if (!(scale >= 0x1.0p-16f && scale < 0x1.0p+8f)) return Status::Ok();
@@ -172,6 +178,12 @@ class BinaryKernel : public TflKernel {
     const tflite::BinaryOp op = op_;
     const std::int64_t n = y->numElements();
     const bool a_whole = a.numElements() == n, b_whole = b.numElements() == n;
+    if (has_xnn_add_ && a_whole && b_whole && !ctx.referenceKernels()) {
+      ctx.pool().parallelFor(n, 2, [&](std::int64_t begin, std::int64_t end) {
+        lowp::xnnAddRows(xnn_add_, xnn_lo_, xnn_hi_, pa + begin, pb + begin, end - begin, py + begin);
+      });
+      return Status::Ok();
+    }
     if (!table_.empty()) {
       const std::int8_t* t = table_.data();
       if (a_whole && b_whole) {
@@ -205,6 +217,10 @@ class BinaryKernel : public TflKernel {
   tflite::BinaryOp op_;
   tflite::BinaryParams params_;
   std::vector<std::int8_t> table_;  // [a][b] (uint8 bit patterns): runtimeTable, empty for TFLite's own
+  // XNNPACK's ADD or SUB (runtimeTable): its parameters and activation bounds.
+  bool has_xnn_add_ = false;
+  lowp::XnnAdd xnn_add_;
+  std::int32_t xnn_lo_ = 0, xnn_hi_ = 0;
 };
 
 // tfl.softmax over the last dimension.
