@@ -26,8 +26,6 @@
 #include <QTableView>
 #include <QTextDocumentFragment>
 #include <QWindow>
-
-#include <optional>
 #include <QDir>
 #include <QIcon>
 #include <QImage>
@@ -36,6 +34,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -15,9 +15,9 @@
 namespace gds::model {
 namespace fs = std::filesystem;
 
-namespace {
-
 bool isVariableOp(const std::string& op) { return op == "Variable" || op == "VariableV2" || op == "VarHandleOp"; }
+
+namespace {
 
 // Ops that pass a resource handle through unchanged; between a VarHandleOp
 // and its ReadVariableOp their "T" becomes the variable's dtype

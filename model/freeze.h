@@ -37,6 +37,10 @@ struct FreezeOptions {
   std::map<std::string, std::string> variable_keys;
 };
 
+// The ops that hold a variable, which freezing makes a Const: Variable,
+// VariableV2 and VarHandleOp.
+bool isVariableOp(const std::string& op);
+
 struct FrozenVariable {
   std::string node;            // the variable node, now a Const
   std::string op;              // Variable, VariableV2 or VarHandleOp

@@ -254,6 +254,14 @@ Result<Target> functionTarget(const LoadedModel& m, const std::string& name, con
   return t;
 }
 
+// What runs without a signature named: serving_default, else the only
+// signature; null when neither exists.
+const Signature* defaultSignature(const std::vector<const Signature*>& sigs) {
+  for (const Signature* s : sigs)
+    if (s->key == "serving_default") return s;
+  return sigs.size() == 1 ? sigs[0] : nullptr;
+}
+
 Result<Target> chooseTarget(const LoadedModel& m, const FreezeOptions& options, const FunctionLibrary& lib) {
   const auto sigs = userSignatures(m);
   const auto& og = m.meta.object_graph_def();
@@ -270,9 +278,7 @@ Result<Target> chooseTarget(const LoadedModel& m, const FreezeOptions& options, 
                            "; functions: " + functionChoices(og));
     }
   } else {
-    for (const Signature* s : sigs)
-      if (s->key == "serving_default") chosen = s;
-    if (!chosen && sigs.size() == 1) chosen = sigs[0];
+    chosen = defaultSignature(sigs);
     if (!chosen && sigs.empty())
       return Status::Error("the SavedModel has no signatures; choose a function to freeze with --signature_name "
                            "(functions: " + functionChoices(og) + ")");
@@ -587,11 +593,9 @@ Result<FreezeResult> freezeObjectGraph(const LoadedModel& model, const Checkpoin
 
 bool showServingFunction(LoadedModel* model) {
   if (!model->object_based || model->saved_graph) return false;
-  std::string key;
-  for (const Signature* s : userSignatures(*model))
-    if (s->key == "serving_default") key = s->key;
-  if (key.empty() && userSignatures(*model).size() == 1) key = userSignatures(*model).front()->key;
-  if (key.empty()) return false;
+  const Signature* serving = defaultSignature(userSignatures(*model));
+  if (!serving) return false;
+  const std::string key = serving->key;
   FreezeOptions options;
   options.signature = key;
   auto function = functionGraph(*model, nullptr, options);

@@ -29,7 +29,7 @@ namespace gds::ui {
 bool MainWindow::hasVariables() const {
   if (document_->isEmpty()) return false;
   for (const auto& n : document_->graph()->node())
-    if (n.op() == "Variable" || n.op() == "VariableV2" || n.op() == "VarHandleOp") return true;
+    if (model::isVariableOp(n.op())) return true;
   return false;
 }
 

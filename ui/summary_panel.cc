@@ -7,6 +7,7 @@
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
 
+#include "model/freeze.h"
 #include "model/summary.h"
 #include "ui/live_summary.h"
 
@@ -56,7 +57,7 @@ void SummaryPanel::refresh() {
   }
   int variables = 0;
   for (const auto& [op, count] : s->op_types)
-    if (op == "Variable" || op == "VariableV2" || op == "VarHandleOp") variables += count;
+    if (model::isVariableOp(op)) variables += count;
   const QString held = variables == 0 ? QString() : tr(", %n in variables", nullptr, variables);
   headline_->setText(tr("<b>%1</b> nodes &nbsp; <b>%2</b> parameters (%3 bytes%5) &nbsp; <b>%4</b> FLOPs")
                          .arg(s->node_count)

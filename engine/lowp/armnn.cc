@@ -275,8 +275,6 @@ void Conv::run(const std::int8_t* input, std::int64_t row_begin, std::int64_t ro
   std::vector<float> acc(static_cast<std::size_t>(oc_n));
 #ifdef GDS_ARMNN_AVX2
   const bool avx2 = cpuHasAvx2();
-#endif
-#ifdef GDS_ARMNN_AVX2
   // A convolution with 16 or more output channels: four pixels at a time
   // (convTile), the weights read once per tile instead of once per pixel.
   const bool tiled = avx2 && !depthwise_ && oc_n >= 16 && s.out_w >= kTilePixels;
