@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "model/freeze.h"
 #include "model/io.h"
 #include "model/tflite/dialect.h"
 #include "model/tflite/reader.h"
@@ -73,6 +74,22 @@ namespace {
 // dialect graph is exactly what the file holds. The export keeps the
 // TensorFlow names of the model's inputs and outputs (float ones, with
 // QUANTIZE/DEQUANTIZE at the edges), so the same feeds and fetches work.
+// The graph to build from: the source, or its copy frozen with the
+// checkpoint when it still reads variables. `note` says what was done.
+Result<GraphPtr> runnableSource(const VariantSnapshot& snapshot, const std::string& name, std::string* note) {
+  if (!snapshot.freeze_from) return snapshot.source;
+  model::FreezeOptions options;
+  options.output_nodes = snapshot.outputs;
+  auto frozen = model::freeze(*snapshot.freeze_from, options);
+  if (!frozen.ok())
+    return Status::Error(name + ": the graph reads variables and freezing a copy with its checkpoint failed: " +
+                         frozen.error() + " (File > Freeze… names another checkpoint)");
+  *note = "froze a copy with " + std::to_string(frozen->converted.size()) + " variable" +
+          (frozen->converted.size() == 1 ? "" : "s") + " from " + frozen->checkpoint_prefix +
+          " (File > Freeze… makes it the current graph)";
+  return GraphPtr(std::make_shared<const tensorflow::GraphDef>(std::move(frozen->graph)));
+}
+
 Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const BuildObserver& observer,
                                         const std::string& name) {
   TfliteExportOptions options;
@@ -85,7 +102,10 @@ Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const B
     if (observer.step) observer.step(stage++, 4, text);
   };
   const auto start = std::chrono::steady_clock::now();
-  auto model = convertGraphToTflite(*snapshot.source, snapshot.marks, options, export_observer);
+  std::string froze;
+  auto source = runnableSource(snapshot, name, &froze);
+  if (!source.ok()) return source.status();
+  auto model = convertGraphToTflite(**source, snapshot.marks, options, export_observer);
   if (!model.ok()) return model.status().withContext(name);
   if (observer.step) observer.step(3, 4, "Reading the .tflite back");
   auto read = model::tflite::readTflite(model->bytes, name);
@@ -100,7 +120,8 @@ Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const B
   built.compressed_bytes = compressedSize(model->bytes);
   built.calibration = snapshot.calibration.describe() + " (" + std::to_string(model->calibration_samples) + " input" +
                       (model->calibration_samples == 1 ? "" : "s") + ")";
-  built.notes = model->converted.notes;
+  if (!froze.empty()) built.notes.push_back(froze);
+  for (const auto& n : model->converted.notes) built.notes.push_back(n);
   return built;
 }
 
@@ -114,8 +135,12 @@ Result<BuiltVariant> buildVariant(const VariantSnapshot& snapshot, const BuildOb
   built.kind = snapshot.kind;
   built.inputs = snapshot.inputs;
   built.outputs = snapshot.outputs;
+  std::string froze;
+  auto source = runnableSource(snapshot, name, &froze);
+  if (!source.ok()) return source.status();
+  if (!froze.empty()) built.notes.push_back(froze);
   if (snapshot.kind != VariantKind::EightBit) {
-    built.graph = snapshot.source;
+    built.graph = *source;
   } else {
     auto steps = transforms::parseTransforms(snapshot.pipeline);
     if (!steps.ok()) return Status::Error(name + " pipeline: " + steps.error());
@@ -131,7 +156,7 @@ Result<BuiltVariant> buildVariant(const VariantSnapshot& snapshot, const BuildOb
       if (observer.step) observer.step(index++, count, step.text());
     };
     const auto start = std::chrono::steady_clock::now();
-    auto r = transforms::applyPipeline(*snapshot.source, *steps, snapshot.inputs, snapshot.outputs, options, progress);
+    auto r = transforms::applyPipeline(**source, *steps, snapshot.inputs, snapshot.outputs, options, progress);
     if (!r.ok()) {
       if (r.error() == transforms::TransformContext::kCancelledMessage) return r.status();
       return Status::Error(name + ": " + r.error());
@@ -286,6 +311,19 @@ Result<VariantSnapshot> Variants::snapshot(VariantKind kind, const TfliteCalibra
   if (kind == VariantKind::TfliteInt8) {
     s.marks = document_->ioMarks();
     s.calibration = calibration;
+  }
+  // A graph that reads variables runs frozen: a copy, with the checkpoint
+  // its SavedModel or MetaGraph has beside it.
+  const auto variable = std::find_if(s.source->node().begin(), s.source->node().end(),
+                                     [](const auto& n) { return model::isVariableOp(n.op()); });
+  if (variable != s.source->node().end()) {
+    const model::LoadedModel& info = document_->info();
+    if (info.kind != model::ModelKind::SavedModel && info.kind != model::ModelKind::MetaGraph)
+      return Status::Error(name + ": the graph reads variables (node '" + variable->name() + "', " + variable->op() +
+                           "); freeze it first with File > Freeze… and its checkpoint");
+    auto loaded = std::make_shared<model::LoadedModel>(info);
+    loaded->graph = *s.source;
+    s.freeze_from = std::move(loaded);
   }
   return s;
 }

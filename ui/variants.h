@@ -58,6 +58,11 @@ struct VariantSnapshot {
   // calibration input source) and the representative inputs.
   std::vector<IoMark> marks;
   TfliteCalibration calibration;
+  // The source still reads variables (a SavedModel or checkpointed
+  // MetaGraph not frozen yet): the model to freeze a copy of first, with
+  // the checkpoint beside it and the marked outputs, as `gdstudio benchmark`
+  // runs a SavedModel's signature. The Document keeps its variables.
+  std::shared_ptr<const model::LoadedModel> freeze_from;
 };
 
 struct BuiltVariant {
@@ -81,7 +86,8 @@ struct BuildObserver {
   std::function<void(int, int, const std::string&)> step;
 };
 
-// Builds a snapshot: Current/Original use the graph as is, EightBit applies
+// Builds a snapshot (a copy frozen first when freeze_from is set; the note
+// says from which checkpoint): Current/Original use the graph as is, EightBit applies
 // the pipeline to it step by step, TfliteInt8 converts it (int8, float model
 // inputs and outputs) and reads the written FlatBuffer back. Errors name the
 // variant and the step ("8-bit: quantize_nodes: ...") or what the converter

@@ -40,6 +40,7 @@
 #include "graphview/graph_scene.h"
 #include "model/io.h"
 #include "model/npy.h"
+#include "model/saved_model_v2.h"
 #include "model/summary.h"
 #include "tests/test_util.h"
 #include "tests/ui/ui_test_app.h"
@@ -676,6 +677,65 @@ TEST(BenchmarkPanelDefaults, TheModelAndTheFileADeviceRuns) {
   ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
   ASSERT_EQ(1, panel.comparison()->variantCount());
   EXPECT_EQ("Current", panel.comparison()->label(0));
+}
+
+// A TF2 SavedModel shown on its serving function still reads its variables:
+// the dock runs a copy frozen with the checkpoint beside it (the graph
+// `gdstudio freeze` writes, byte for byte) and the Document keeps its
+// variables; a bare GraphDef that reads variables is refused with where to
+// freeze it.
+TEST(BenchmarkPanelDefaults, ASavedModelRunsFrozenWithItsCheckpoint) {
+  ensureApp();
+  GDS_REQUIRE_SHARED();
+  const std::string dir = test::modelPath("tf2/binary_cnn_256");
+  auto loaded = model::load(dir);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  ASSERT_TRUE(model::showServingFunction(&*loaded));
+  const tensorflow::GraphDef function = loaded->graph;
+  Document doc;
+  Variants variants(&doc);
+  BenchmarkPanel panel(&doc, &variants, nullptr);
+  doc.reset(std::move(*loaded));
+  doc.toggleMark("conv2d_input", IoMark::Kind::Input);
+  doc.toggleMark("dense_1", IoMark::Kind::Output);
+  EXPECT_TRUE(panel.variantChecked(VariantKind::Current));
+  EXPECT_TRUE(panel.variantChecked(VariantKind::TfliteInt8));
+  panel.threadsSpin()->setValue(1);
+  panel.runsSpin()->setValue(2);
+  ASSERT_TRUE(panel.start()) << panel.lastError().toStdString();
+  ASSERT_TRUE(panel.waitUntilIdle(120000));
+  ASSERT_TRUE(panel.lastError().isEmpty()) << panel.lastError().toStdString();
+  ASSERT_EQ(2, panel.comparison()->variantCount());
+  const std::string froze = "froze a copy with 8 variables from " + dir + "/variables/variables";
+  for (int v = 0; v < 2; ++v) {
+    const auto& notes = panel.comparison()->variant(v).built.notes;
+    ASSERT_FALSE(notes.empty()) << v;
+    EXPECT_EQ(notes[0].substr(0, froze.size()), froze) << notes[0];
+  }
+  const std::string out = test::tempDir() + "/binary_cnn_256_bench.pb";
+  auto cli = test::runGdstudio({"freeze", "--input_saved_model_dir=" + dir, "--output_graph=" + out});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  auto written = model::readFile(out);
+  ASSERT_TRUE(written.ok()) << written.error();
+  EXPECT_TRUE(model::serialize(*panel.comparison()->variant(0).built.graph) == *written);
+  EXPECT_GT(panel.comparison()->variant(0).result.stats.details().count(
+                "StatefulPartitionedCall/StatefulPartitionedCall/sequential/max_pooling2d/MaxPool"),
+            0u);
+  int variables = 0;
+  for (const auto& n : doc.graph()->node()) variables += n.op() == "VarHandleOp";
+  EXPECT_EQ(variables, 8);
+
+  model::LoadedModel bare;
+  bare.path = "function.pb";
+  bare.graph = function;
+  doc.reset(std::move(bare));
+  doc.toggleMark("conv2d_input", IoMark::Kind::Input);
+  doc.toggleMark("dense_1", IoMark::Kind::Output);
+  auto snap = variants.snapshot(VariantKind::Current);
+  ASSERT_FALSE(snap.ok());
+  EXPECT_EQ(snap.error().substr(0, 52), "Current graph: the graph reads variables (node 'conv");
+  EXPECT_NE(snap.error().find("VarHandleOp); freeze it first with File > Freeze… and its checkpoint"), std::string::npos)
+      << snap.error();
 }
 
 // ---------------------------------------------------------------- shared pieces
