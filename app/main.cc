@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/flags.h"
+#include "app/kernel_environment.h"
 #include "app/version.h"
 #ifdef GDS_HAVE_GUI
 #include "app/gui_main.h"
@@ -63,6 +64,7 @@ int runCommand(const gds::app::Command& c, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gds::app::applyKernelEnvironment();
   if (argc >= 2) {
     std::string first = argv[1];
     if (first == "--help" || first == "-h" || first == "help") {

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "app/kernel_environment.h"
+#include "engine/kernel_choice.h"
 #include "engine/ops/conv.h"
 #include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
@@ -97,6 +99,7 @@ std::vector<float> randomVector(std::size_t n, unsigned seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gds::app::applyKernelEnvironment();
   // OpenMP workers (oneDNN's) must not spin between peer calls while the
   // engine is being timed.
   setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
@@ -160,13 +163,12 @@ int main(int argc, char** argv) {
         ms = minMs(runs, [&] { ops::depthwiseConv2dOptimized(s, in.data(), filt.data(), out.data(), &pool); });
       } else {
         for (auto b : backends) {
-          ops::setGemmBackend(b);
+          gds::engine::ScopedKernelChoice choice(b);
           const double t_b = minMs(runs, [&] { ops::conv2dOptimized(s, in.data(), filt.data(), out.data(), &pool, &scratch); });
           engine_name = ms == 0 || t_b < ms ? ops::gemmBackendName(b) : engine_name;
           if (b != backends.back()) std::printf("%s [%s]\t%d\t%.1f\t%.3f\t%.1f\t-\t-\t-\n", c.name, ops::gemmBackendName(b), t, flop / 1e6, t_b, flop / t_b / 1e6);
           ms = ms == 0 ? t_b : std::min(ms, t_b);
         }
-        ops::setGemmBackend(backends.back());
       }
       double peer_ms = 0;
 #ifdef GDS_BENCH_DNNL

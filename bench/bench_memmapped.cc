@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "app/kernel_environment.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
 #include "model/memmapped.h"
@@ -251,6 +252,7 @@ int benchModel(const std::string& models, const std::string& model, const std::s
 }  // namespace
 
 int main(int argc, char** argv) {
+  gds::app::applyKernelEnvironment();
   std::string models = "../shared/models", input = "input", output = "MobilenetV1/Predictions/Reshape_1", path;
   std::vector<std::string> list;
   bool is_child = false, mapped = false;

@@ -29,9 +29,11 @@
 #include <string>
 #include <vector>
 
+#include "app/kernel_environment.h"
 #include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
+#include "engine/kernel_choice.h"
 #include "engine/lowp/conv_dnnl.h"
 #include "engine/lowp/gemm.h"
 #include "engine/ops/gemm.h"
@@ -205,9 +207,10 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
       std::vector<engine::Plan*> live = {fplan->get()};
       for (const Variant& v : variants)
         for (auto b : backends) {
-          lowp::setDefaultGemmBackend(b);
-          auto qplan = engine::compileForInference(v.graph, {m.input}, {m.output}, options, rewrites);
-          lowp::resetDefaultGemmBackend();
+          auto qplan = [&] {
+            engine::ScopedKernelChoice choice(b);
+            return engine::compileForInference(v.graph, {m.input}, {m.output}, options, rewrites);
+          }();
           if (!qplan.ok()) {
             std::fprintf(stderr, "%s 8-bit %s %s: %s\n", m.label.c_str(), v.name, lowp::gemmBackendName(b),
                          qplan.error().c_str());
@@ -266,6 +269,7 @@ std::vector<int> intList(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gds::app::applyKernelEnvironment();
   const int runs = std::stoi(flag(argc, argv, "runs", "20"));
   const std::vector<int> threads = intList(flag(argc, argv, "threads", "1,2"));
   const std::string models_dir = flag(argc, argv, "models", "");

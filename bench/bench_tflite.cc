@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "app/kernel_environment.h"
 #include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
@@ -119,6 +120,7 @@ std::string fixed(double v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gds::app::applyKernelEnvironment();
   const int runs = std::stoi(flag(argc, argv, "runs", "10"));
   const std::vector<int> thread_counts = intList(flag(argc, argv, "threads", "1,2"));
   const std::string models_dir = flag(argc, argv, "models", "");

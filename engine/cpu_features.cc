@@ -1,9 +1,8 @@
 #include "engine/cpu_features.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
-#include <cstdio>
-#include <cstdlib>
 
 namespace gds::engine {
 
@@ -32,7 +31,7 @@ Result<CpuLevel> parseCpuLevel(const std::string& value) {
   if (v == "generic") return CpuLevel::kGeneric;
   if (v == "avx2") return CpuLevel::kAvx2;
   if (v == "avx512") return CpuLevel::kAvx512;
-  return Status::Error("GDS_CPU='" + value + "' is not a CPU level (expected generic, avx2 or avx512)");
+  return Status::Error("'" + value + "' is not a CPU level (expected generic, avx2 or avx512)");
 }
 
 CpuFeatures detectedCpuFeatures() {
@@ -53,22 +52,32 @@ CpuFeatures capCpuFeatures(const CpuFeatures& detected, CpuLevel cap) {
   return f;
 }
 
-CpuFeatures cpuFeaturesFor(const char* gds_cpu, const CpuFeatures& detected, std::string* warning) {
-  if (gds_cpu == nullptr || *gds_cpu == '\0') return detected;
-  Result<CpuLevel> level = parseCpuLevel(gds_cpu);
-  if (!level.ok()) {
-    if (warning) *warning = level.error() + "; ignored, using every feature of this CPU";
-    return detected;
-  }
-  return capCpuFeatures(detected, *level);
+namespace {
+
+// -1: no cap, else a CpuLevel. `g_fixed` once cpuFeatures() has been read.
+std::atomic<int> g_cap{-1};
+std::atomic<bool> g_fixed{false};
+
+}  // namespace
+
+bool setCpuCap(std::optional<CpuLevel> cap) {
+  const int value = cap ? static_cast<int>(*cap) : -1;
+  if (g_fixed.load()) return g_cap.load() == value;
+  g_cap.store(value);
+  return true;
+}
+
+std::optional<CpuLevel> cpuCap() {
+  const int value = g_cap.load();
+  if (value < 0) return std::nullopt;
+  return static_cast<CpuLevel>(value);
 }
 
 const CpuFeatures& cpuFeatures() {
   static const CpuFeatures features = [] {
-    std::string warning;
-    const CpuFeatures f = cpuFeaturesFor(std::getenv("GDS_CPU"), detectedCpuFeatures(), &warning);
-    if (!warning.empty()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
-    return f;
+    g_fixed.store(true);
+    const auto cap = cpuCap();
+    return cap ? capCpuFeatures(detectedCpuFeatures(), *cap) : detectedCpuFeatures();
   }();
   return features;
 }
@@ -78,10 +87,7 @@ std::string cpuFeaturesSummary() {
   const CpuLevel has = levelOf(detectedCpuFeatures());
   std::string s = cpuLevelName(used);
   if (cpuFeatures().avx512_vnni) s += "+vnni";
-  if (used != has) {
-    const char* env = std::getenv("GDS_CPU");
-    s += std::string(" (GDS_CPU=") + (env ? env : "") + "; CPU has " + cpuLevelName(has) + ")";
-  }
+  if (used != has) s += std::string(" (capped; CPU has ") + cpuLevelName(has) + ")";
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "app/kernel_environment.h"
 #include "engine/eval/dataset.h"
 #include "model/freeze.h"
 #include "model/io.h"
@@ -598,6 +599,7 @@ else 224 x 224, then (x - mean) / std), a .npy as stored, or for a string input 
 
 PYBIND11_MODULE(gdstudio, m) {
   using namespace gds::python;
+  gds::app::applyKernelEnvironment();  // GDS_CPU and the GEMM choices, as the gdstudio command reads them
   m.doc() = R"(GraphDef Studio from Python: open TensorFlow graphs, SavedModels and TensorFlow Lite
 models, transform them with the Graph Transform Tool's transforms, run them in gdstudio's
 interpreter, benchmark and compare them, and convert them to TensorFlow Lite (float or int8).)";

@@ -33,8 +33,8 @@ Result<GemmBackend> parseGemmBackend(const std::string& name) {
   }
   if (name == "avx2") {
     if (!avx2GemmAvailable())
-      return Status::Error("8-bit GEMM backend 'avx2' is not available here (no AVX2 on this CPU, or GDS_CPU=generic); "
-                           "use 'gemmlowp' or 'reference'");
+      return Status::Error("8-bit GEMM backend 'avx2' is not available here (no AVX2 on this CPU, or the CPU capped "
+                           "at generic); use 'gemmlowp' or 'reference'");
     return GemmBackend::kAvx2;
   }
   if (name == "auto" || name.empty()) return defaultGemmBackend();
@@ -56,12 +56,8 @@ namespace {
 // -1: no override; otherwise a GemmBackend value.
 std::atomic<int> g_backend_override{-1};
 
-GemmBackend environmentOrAutomatic() {
+GemmBackend automatic() {
   static const GemmBackend chosen = [] {
-    if (const char* env = std::getenv("GDS_QUANTIZED_GEMM")) {
-      Result<GemmBackend> parsed = parseGemmBackend(env);
-      if (parsed.ok()) return *parsed;
-    }
     if (dnnlAvailable()) return GemmBackend::kDnnl;
     return avx2GemmAvailable() ? GemmBackend::kAvx2 : GemmBackend::kGemmlowp;
   }();
@@ -72,7 +68,7 @@ GemmBackend environmentOrAutomatic() {
 GemmBackend defaultGemmBackend() {
   const int override_value = g_backend_override.load();
   if (override_value >= 0) return static_cast<GemmBackend>(override_value);
-  return environmentOrAutomatic();
+  return automatic();
 }
 
 void setDefaultGemmBackend(GemmBackend backend) { g_backend_override.store(static_cast<int>(backend)); }

@@ -36,14 +36,13 @@ const char* gemmBackendName(GemmBackend backend);  // "reference", "gemmlowp", "
 Result<GemmBackend> parseGemmBackend(const std::string& name);
 // True when oneDNN was linked in and this CPU has AVX-512 VNNI.
 bool dnnlAvailable();
-// True on x86-64 CPUs with AVX2 (after the GDS_CPU cap).
+// True on x86-64 CPUs with AVX2 (after the CPU cap).
 bool avx2GemmAvailable();
 // The backend used when none is requested: dnnl where available, else avx2
-// where available, gemmlowp otherwise. The environment variable
-// GDS_QUANTIZED_GEMM (reference, gemmlowp, avx2, dnnl) overrides it for
-// benchmarks and comparisons.
+// where available, gemmlowp otherwise; KernelChoice::quantized_gemm
+// (engine/kernel_choice.h) overrides it.
 GemmBackend defaultGemmBackend();
-// Process-wide override (for benchmarks and tests); kept until reset.
+// setKernelChoice's part: an override kept until reset.
 void setDefaultGemmBackend(GemmBackend backend);
 void resetDefaultGemmBackend();
 

@@ -92,8 +92,6 @@ bool gemmOneDnn(const float* a, const float* b, float* c, std::int64_t m, std::i
 
 GemmBackend defaultBackend() {
 #ifdef GDS_HAVE_DNNL
-  const char* env = std::getenv("GDS_FLOAT_GEMM");
-  if (env && std::strcmp(env, "eigen") == 0) return GemmBackend::kEigen;
   return GemmBackend::kOneDnn;
 #else
   return GemmBackend::kEigen;
@@ -126,6 +124,16 @@ bool setGemmBackend(GemmBackend backend) {
 
 const char* gemmBackendName(GemmBackend backend) {
   return backend == GemmBackend::kEigen ? "eigen" : "onednn";
+}
+
+Result<GemmBackend> parseGemmBackend(const std::string& name) {
+  if (name == "eigen") return GemmBackend::kEigen;
+  if (name == "onednn" || name == "dnnl") {
+    if (!gemmBackendAvailable(GemmBackend::kOneDnn))
+      return Status::Error("float GEMM backend 'onednn' is not available here (built without oneDNN); use 'eigen'");
+    return GemmBackend::kOneDnn;
+  }
+  return Status::Error("unknown float GEMM backend '" + name + "' (expected eigen or onednn)");
 }
 
 bool gemmWith(GemmBackend backend, const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "model/status.h"
 
 namespace gds::engine {
 
@@ -21,13 +24,16 @@ void gemm(const float* a, const float* b, float* c, std::int64_t m, std::int64_t
 // Backends: Eigen's tensor contraction (always built, the baseline) and
 // oneDNN's sgemm (when the library is found at build time), which the pool's
 // threads call on row or column blocks of C. The default is oneDNN when
-// built in, unless the environment variable GDS_FLOAT_GEMM=eigen is set.
+// built in; KernelChoice::float_gemm (engine/kernel_choice.h) chooses.
 enum class GemmBackend { kEigen, kOneDnn };
 bool gemmBackendAvailable(GemmBackend backend);
 GemmBackend gemmBackend();
-// For benches and tests; returns false (and changes nothing) when unavailable.
+// setKernelChoice's part; returns false (and changes nothing) when unavailable.
 bool setGemmBackend(GemmBackend backend);
-const char* gemmBackendName(GemmBackend backend);
+const char* gemmBackendName(GemmBackend backend);  // "eigen", "onednn"
+// "eigen", "onednn" (or "dnnl"); an unknown or unavailable one is an error
+// that lists the names.
+Result<GemmBackend> parseGemmBackend(const std::string& name);
 // One backend explicitly (false when it is not built in).
 bool gemmWith(GemmBackend backend, const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
               std::int64_t k, bool transpose_a, bool transpose_b, const ThreadPool* pool);

@@ -1,10 +1,11 @@
-// GDS_CPU: one cap on the engine's own run-time dispatch.
+// One cap on the engine's own run-time dispatch (KernelChoice::cpu).
 #include "engine/cpu_features.h"
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
+
+#include "engine/kernel_choice.h"
 
 #include "engine/lowp/cpu.h"
 #include "engine/lowp/gemm.h"
@@ -25,7 +26,7 @@ TEST(CpuFeatures, ParsesTheLevels) {
   EXPECT_EQ(CpuLevel::kAvx512, *parseCpuLevel("avx512"));
   Result<CpuLevel> bad = parseCpuLevel("sse9");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ("GDS_CPU='sse9' is not a CPU level (expected generic, avx2 or avx512)", bad.error());
+  EXPECT_EQ("'sse9' is not a CPU level (expected generic, avx2 or avx512)", bad.error());
   EXPECT_STREQ("avx2", cpuLevelName(CpuLevel::kAvx2));
 }
 
@@ -46,19 +47,41 @@ TEST(CpuFeatures, CapTurnsOffWhatIsAbove) {
   EXPECT_FALSE(capped.avx512);
 }
 
-TEST(CpuFeatures, EnvironmentValueCapsOrWarns) {
-  std::string warning;
-  EXPECT_FALSE(cpuFeaturesFor("avx2", everything(), &warning).avx512);
-  EXPECT_TRUE(warning.empty());
-  EXPECT_TRUE(cpuFeaturesFor(nullptr, everything(), &warning).avx512);
-  EXPECT_TRUE(cpuFeaturesFor("", everything(), &warning).avx512);
-  EXPECT_TRUE(warning.empty());
-  // A bad value is ignored (no cap) with a warning that names the variable.
-  const CpuFeatures f = cpuFeaturesFor("avx-2", everything(), &warning);
-  EXPECT_TRUE(f.avx512_vnni);
-  EXPECT_EQ("GDS_CPU='avx-2' is not a CPU level (expected generic, avx2 or avx512); ignored, using every feature of "
-            "this CPU",
-            warning);
+// The choice is the process's, one switch: a backend per scope, restored
+// after; the CPU cap fixed once kernels have read the features; an
+// unavailable backend refused without changing anything.
+TEST(KernelChoice, OneSwitchScopedAndChecked) {
+  const KernelChoice before = kernelChoice();
+  {
+    ScopedKernelChoice reference(lowp::GemmBackend::kReference);
+    ASSERT_TRUE(reference.status().ok()) << reference.status().message();
+    EXPECT_EQ(lowp::GemmBackend::kReference, lowp::defaultGemmBackend());
+    EXPECT_EQ(lowp::GemmBackend::kReference, *kernelChoice().quantized_gemm);
+    EXPECT_EQ(before.cpu, kernelChoice().cpu);
+    ScopedKernelChoice eigen(ops::GemmBackend::kEigen);
+    ASSERT_TRUE(eigen.status().ok());
+    EXPECT_EQ(ops::GemmBackend::kEigen, ops::gemmBackend());
+    EXPECT_EQ(lowp::GemmBackend::kReference, lowp::defaultGemmBackend());
+    EXPECT_EQ("quantized_gemm=reference", describe(KernelChoice{std::nullopt, std::nullopt, lowp::GemmBackend::kReference}));
+  }
+  EXPECT_EQ(before.float_gemm, kernelChoice().float_gemm);
+  EXPECT_EQ(before.quantized_gemm, kernelChoice().quantized_gemm);
+  (void)cpuFeatures();  // kernels have read the features: the cap is fixed
+  KernelChoice other = before;
+  other.cpu = before.cpu == CpuLevel::kGeneric ? CpuLevel::kAvx2 : CpuLevel::kGeneric;
+  other.quantized_gemm = lowp::GemmBackend::kReference;
+  const Status refused = setKernelChoice(other);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("since kernels read the CPU's features; set it before the first plan"),
+            std::string::npos)
+      << refused.message();
+  EXPECT_EQ(before.quantized_gemm, kernelChoice().quantized_gemm);  // nothing changed
+  if (!lowp::dnnlAvailable()) {
+    ScopedKernelChoice dnnl(lowp::GemmBackend::kDnnl);
+    EXPECT_FALSE(dnnl.status().ok());
+    EXPECT_NE(dnnl.status().message().find("8-bit GEMM backend 'dnnl' is not available here"), std::string::npos);
+    EXPECT_EQ(before.quantized_gemm, kernelChoice().quantized_gemm);
+  }
 }
 
 TEST(CpuFeatures, DispatchFollowsTheCappedFeatures) {
@@ -74,8 +97,7 @@ TEST(CpuFeatures, DispatchFollowsTheCappedFeatures) {
   if (!used.avx512_vnni) {
     EXPECT_FALSE(lowp::dnnlAvailable());
   }
-  const char* env = std::getenv("GDS_CPU");
-  if (env && std::string(env) == "avx2") {
+  if (kernelChoice().cpu == CpuLevel::kAvx2) {
     EXPECT_FALSE(used.avx512);
     EXPECT_FALSE(lowp::dnnlAvailable());
   }

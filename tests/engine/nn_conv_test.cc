@@ -5,9 +5,11 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/kernel_choice.h"
 #include "engine/ops/conv.h"
 #include "engine/ops/gemm.h"
 #include "engine/thread_pool.h"
@@ -94,11 +96,10 @@ class NnConvBackendTest : public ::testing::TestWithParam<GemmBackend> {
  protected:
   void SetUp() override {
     if (!gemmBackendAvailable(GetParam())) GTEST_SKIP() << gemmBackendName(GetParam()) << " is not built in";
-    saved_ = gemmBackend();
-    setGemmBackend(GetParam());
+    choice_ = std::make_unique<ScopedKernelChoice>(GetParam());
   }
-  void TearDown() override { setGemmBackend(saved_); }
-  GemmBackend saved_ = GemmBackend::kEigen;
+  void TearDown() override { choice_.reset(); }
+  std::unique_ptr<ScopedKernelChoice> choice_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, NnConvBackendTest, ::testing::Values(GemmBackend::kEigen, GemmBackend::kOneDnn),

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "engine/kernel_choice.h"
 #include "engine/lowp/gemm.h"
 #include "engine/thread_pool.h"
 
@@ -155,10 +156,11 @@ TEST(QuantGemm, BackendNames) {
   Result<GemmBackend> bad = parseGemmBackend("cublas");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ("unknown 8-bit GEMM backend 'cublas' (expected reference, gemmlowp, avx2, dnnl or auto)", bad.error());
-  setDefaultGemmBackend(GemmBackend::kReference);
-  EXPECT_EQ(GemmBackend::kReference, defaultGemmBackend());
-  resetDefaultGemmBackend();
-  if (std::getenv("GDS_QUANTIZED_GEMM") == nullptr) {
+  {
+    ScopedKernelChoice reference(GemmBackend::kReference);
+    EXPECT_EQ(GemmBackend::kReference, defaultGemmBackend());
+  }
+  if (!kernelChoice().quantized_gemm) {
     EXPECT_EQ(dnnlAvailable()        ? GemmBackend::kDnnl
               : avx2GemmAvailable() ? GemmBackend::kAvx2
                                     : GemmBackend::kGemmlowp,

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "engine/kernel_choice.h"
 #include "engine/lowp/gemm.h"
 #include "engine/quantized/ops.h"
 #include "engine/quantized/quantization.h"
@@ -134,7 +135,7 @@ TEST(QuantKernels, Conv2DMatchesReferenceForEveryBackend) {
     auto ref = runConv(cc, in, f, -1.0f, 3.0f, -0.5f, 0.25f, true);
     ASSERT_EQ(3u, ref.size());
     for (auto backend : backends) {
-      lowp::setDefaultGemmBackend(backend);
+      ScopedKernelChoice choice(backend);
       for (int threads : {1, 2}) {
         auto got = runConv(cc, in, f, -1.0f, 3.0f, -0.5f, 0.25f, false, threads);
         ASSERT_EQ(3u, got.size());
@@ -143,7 +144,6 @@ TEST(QuantKernels, Conv2DMatchesReferenceForEveryBackend) {
             << lowp::gemmBackendName(backend) << " threads=" << threads << " padding=" << cc.padding;
       }
     }
-    lowp::resetDefaultGemmBackend();
     float lo, hi;
     quantized::quantizationRangeForMultiplication<std::uint8_t, std::uint8_t, std::int32_t>(-1.0f, 3.0f, -0.5f, 0.25f,
                                                                                            &lo, &hi);

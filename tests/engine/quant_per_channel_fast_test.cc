@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "engine/kernel_choice.h"
 #include "engine/lowp/cpu.h"
 #include "engine/lowp/depthwise.h"
 #include "engine/lowp/gemm.h"
@@ -111,7 +112,7 @@ void expectOptimizedEqualsReference(const Case& k) {
   if (lowp::avx2GemmAvailable()) backends.push_back(lowp::GemmBackend::kAvx2);
   if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
   for (lowp::GemmBackend backend : backends) {
-    lowp::setDefaultGemmBackend(backend);
+    ScopedKernelChoice choice(backend);
     for (int threads : {1, 2}) {
       auto opt = run(k, false, threads);
       ASSERT_TRUE(opt.ok()) << opt.error();
@@ -123,7 +124,6 @@ void expectOptimizedEqualsReference(const Case& k) {
       EXPECT_EQ(scalarOf((*ref)[2]), scalarOf((*opt)[2])) << where;
     }
   }
-  lowp::resetDefaultGemmBackend();
 }
 
 // Depthwise, multiplier 1: 32-channel (AVX-512), 16- and 8-channel blocks and

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/eval/benchmark.h"
+#include "engine/kernel_choice.h"
 #include "engine/ops/dnnl_float.h"
 #include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
@@ -55,8 +56,8 @@ struct Config {
 // Restores the float backend a test changed.
 class FusionTest : public ::testing::Test {
  protected:
-  void TearDown() override { ops::setGemmBackend(saved_); }
-  ops::GemmBackend saved_ = ops::gemmBackend();
+  void TearDown() override { (void)setKernelChoice(saved_); }
+  KernelChoice saved_ = kernelChoice();
 };
 
 struct RunResult {
@@ -66,7 +67,10 @@ struct RunResult {
 
 RunResult run(const tensorflow::GraphDef& g, const std::vector<std::string>& feeds, const std::vector<Tensor>& values,
               const std::vector<std::string>& fetches, const Config& c) {
-  EXPECT_TRUE(ops::setGemmBackend(c.backend));
+  KernelChoice choice = kernelChoice();
+  choice.float_gemm = c.backend;
+  const Status set = setKernelChoice(choice);
+  EXPECT_TRUE(set.ok()) << set.message();
   PlanOptions options;
   options.reference_kernels = c.reference;
   options.num_threads = c.threads;

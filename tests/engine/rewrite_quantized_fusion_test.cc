@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/eval/benchmark.h"
+#include "engine/kernel_choice.h"
 #include "engine/lowp/gemm.h"
 #include "engine/quantized/fused_chain.h"
 #include "engine/rewrite/optimize_for_inference.h"
@@ -188,11 +189,7 @@ int count(const std::vector<std::string>& ops, const std::string& op) {
   return static_cast<int>(std::count(ops.begin(), ops.end(), op));
 }
 
-class BackendScope {
- public:
-  explicit BackendScope(lowp::GemmBackend b) { lowp::setDefaultGemmBackend(b); }
-  ~BackendScope() { lowp::resetDefaultGemmBackend(); }
-};
+using BackendScope = ScopedKernelChoice;
 
 std::vector<lowp::GemmBackend> backends() {
   std::vector<lowp::GemmBackend> b = {lowp::GemmBackend::kReference, lowp::GemmBackend::kGemmlowp};

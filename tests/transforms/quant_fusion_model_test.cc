@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 
+#include "engine/kernel_choice.h"
 #include "engine/lowp/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
@@ -51,9 +52,11 @@ TEST(QuantFusionModel, MobilenetEightBitGraphIsBitIdenticalFusedAndUnfused) {
   std::vector<lowp::GemmBackend> backends = {lowp::GemmBackend::kGemmlowp};
   if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
   for (auto backend : backends) {
-    lowp::setDefaultGemmBackend(backend);
-    const Tensor got = run(true, &fused_nodes);
-    lowp::resetDefaultGemmBackend();
+    Tensor got;
+    {
+      ScopedKernelChoice choice(backend);
+      got = run(true, &fused_nodes);
+    }
     // Every pointwise and full convolution of the model (15) is one node.
     EXPECT_EQ(15, fused_nodes) << lowp::gemmBackendName(backend);
     ASSERT_EQ(expected.shape(), got.shape());

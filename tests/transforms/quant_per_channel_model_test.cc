@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "engine/kernel_choice.h"
 #include "engine/lowp/gemm.h"
 #include "engine/rewrite/optimize_for_inference.h"
 #include "model/io.h"
@@ -63,9 +64,11 @@ TEST(QuantPerChannelModel, MobilenetPerChannelLayersAreBitIdenticalToTheReferenc
   if (lowp::dnnlAvailable()) backends.push_back(lowp::GemmBackend::kDnnl);
   for (auto backend : backends) {
     for (int threads : {1, 2}) {
-      lowp::setDefaultGemmBackend(backend);
-      const std::vector<Tensor> got = run(false, threads);
-      lowp::resetDefaultGemmBackend();
+      std::vector<Tensor> got;
+      {
+        ScopedKernelChoice choice(backend);
+        got = run(false, threads);
+      }
       ASSERT_EQ(expected.size(), got.size());
       for (std::size_t i = 0; i < got.size(); ++i) {
         ASSERT_EQ(expected[i].shape(), got[i].shape()) << fetches[i];
