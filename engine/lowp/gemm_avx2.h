@@ -15,7 +15,7 @@ namespace gds::engine::lowp {
 
 class Avx2Gemm {
  public:
-  // x86-64 with AVX2 (engine::cpuFeatures(), so GDS_CPU=generic turns it off).
+  // x86-64 with AVX2 (engine::cpuFeatures(), so a generic CPU cap turns it off).
   static bool available();
   // True when a value v in [0, 255] plus `offset` fits the kernel's int16
   // operands (|v + offset| <= 32767, so no pair sum can overflow int32).

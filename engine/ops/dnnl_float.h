@@ -10,7 +10,7 @@
 // Built only when oneDNN is found (GDS_WITH_DNNL); available() tells at run
 // time. The Eigen kernels (engine/ops/conv.h, gemm.h) stay the baseline: the
 // oneDNN path is taken when ops::gemmBackend() is kOneDnn (the default when
-// built in; GDS_FLOAT_GEMM=eigen selects Eigen for everything).
+// built in; KernelChoice::float_gemm = eigen selects Eigen for everything).
 #pragma once
 
 #include <cstdint>
