@@ -14,7 +14,7 @@
 #include <filesystem>
 
 #include "model/checkpoint_impl.h"
-#include "model/io.h"
+#include "model/file_io.h"
 
 namespace gds::model {
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include "model/attr.h"
-#include "model/io.h"
+#include "model/file_io.h"
 #include "model/tensor.h"
 
 namespace gds::model {

@@ -13,6 +13,7 @@
 
 #include "keras_metadata.pb.h"
 #include "model/attr.h"
+#include "model/file_io.h"
 #include "model/functions.h"
 #include "model/graph.h"
 #include "model/saved_model_v2_impl.h"

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "model/checkpoint.h"
-#include "model/freeze.h"
-#include "model/io.h"
+#include "model/freeze_graph.h"
+#include "model/loaded_model.h"
 #include "model/proto.h"
 #include "model/status.h"
 

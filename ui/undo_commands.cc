@@ -2,7 +2,7 @@
 
 namespace gds::ui {
 
-ApplyTransformCommand::ApplyTransformCommand(Document* document, GraphPtr before, GraphPtr after, StepInfo step,
+ApplyTransformCommand::ApplyTransformCommand(EditTarget* document, GraphPtr before, GraphPtr after, StepInfo step,
                                              std::optional<StepInfo> previous_step, GraphPtr previous_before)
     : document_(document),
       before_(std::move(before)),
@@ -19,7 +19,7 @@ void ApplyTransformCommand::undo() {
 
 void ApplyTransformCommand::redo() { document_->setGraphFromCommand(after_, &step_, before_); }
 
-MarkInputOutputCommand::MarkInputOutputCommand(Document* document, std::vector<IoMark> before,
+MarkInputOutputCommand::MarkInputOutputCommand(EditTarget* document, std::vector<IoMark> before,
                                                std::vector<IoMark> after, const QString& text)
     : document_(document), before_(std::move(before)), after_(std::move(after)) {
   setText(text);

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "ui/document.h"
+#include "ui/graph_edit.h"
 
 namespace gds::ui {
 
@@ -16,7 +16,7 @@ namespace gds::ui {
 // one), so the before/after figures always describe the graph shown.
 class ApplyTransformCommand : public QUndoCommand {
  public:
-  ApplyTransformCommand(Document* document, GraphPtr before, GraphPtr after, StepInfo step,
+  ApplyTransformCommand(EditTarget* document, GraphPtr before, GraphPtr after, StepInfo step,
                         std::optional<StepInfo> previous_step = std::nullopt, GraphPtr previous_before = nullptr);
   void undo() override;
   void redo() override;
@@ -25,7 +25,7 @@ class ApplyTransformCommand : public QUndoCommand {
   const GraphPtr& after() const { return after_; }
 
  private:
-  Document* document_;
+  EditTarget* document_;
   GraphPtr before_, after_;
   StepInfo step_;
   std::optional<StepInfo> previous_step_;
@@ -35,13 +35,13 @@ class ApplyTransformCommand : public QUndoCommand {
 // Marking or unmarking inputs/outputs and editing an input's shape.
 class MarkInputOutputCommand : public QUndoCommand {
  public:
-  MarkInputOutputCommand(Document* document, std::vector<IoMark> before, std::vector<IoMark> after,
+  MarkInputOutputCommand(EditTarget* document, std::vector<IoMark> before, std::vector<IoMark> after,
                          const QString& text);
   void undo() override;
   void redo() override;
 
  private:
-  Document* document_;
+  EditTarget* document_;
   std::vector<IoMark> before_, after_;
 };
 

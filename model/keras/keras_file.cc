@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/io.h"
+#include "model/file_io.h"
 #include "model/isolated.h"
 #include "model/keras/config.h"
 #include "model/keras/convert.h"

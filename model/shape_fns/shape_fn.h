@@ -17,7 +17,8 @@
 #include <vector>
 
 #include "model/attr.h"
-#include "model/shape_inference.h"
+#include "model/graph.h"
+#include "model/tensor_info.h"
 
 namespace gds::model::shape_fns {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/io.h"
+#include "model/loaded_model.h"
 #include "model/proto.h"
 #include "model/status.h"
 

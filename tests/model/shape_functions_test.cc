@@ -4,6 +4,7 @@
 
 #include "model/graph_builder.h"
 #include "model/shape_fns/shape_fn.h"
+#include "model/shape_inference.h"
 
 namespace gds::model {
 namespace {
