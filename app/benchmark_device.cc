@@ -1,7 +1,6 @@
 #include "app/benchmark_device.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -9,31 +8,10 @@
 #include "device/variant_bench.h"
 
 namespace gds::app {
-namespace fs = std::filesystem;
 
-namespace {
-
-// A local folder for the variants' files, removed when the command ends.
-struct TempFolder {
-  std::string path;
-  TempFolder() {
-    std::string tmpl = (fs::temp_directory_path() / "gdstudio-variants-XXXXXX").string();
-    if (mkdtemp(tmpl.data())) path = tmpl;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
-}  // namespace
-
-std::vector<FlagSpec> deviceFlags() {
+std::vector<FlagSpec> deviceConnectionFlags() {
   using T = FlagSpec::Type;
   return {
-      {"variants", T::String, "",
-       "variants to run in turns, comma separated: float (the graph), tflite_int8 (its TensorFlow Lite int8 export, "
-       "calibrated on the inputs), eightbit (TensorFlow's 8-bit recipe)"},
       {"device", T::String, "",
        "also run on a device: ssh://[user@]host[:port][/folder] (OpenSSH, your keys and ~/.ssh/config) or "
        "adb[:serial][/folder]"},
@@ -44,6 +22,34 @@ std::vector<FlagSpec> deviceFlags() {
       {"device_ssh_options", T::String, "", "options for every ssh and scp call, e.g. '-F FILE -i KEY -J jumphost'"},
       {"device_timeout", T::Float, "600", "seconds one run on the device may take (connects and copies: 60 s each)"},
   };
+}
+
+std::vector<FlagSpec> deviceFlags() {
+  std::vector<FlagSpec> flags = {
+      {"variants", FlagSpec::Type::String, "",
+       "variants to run in turns, comma separated: float (the graph), tflite_int8 (its TensorFlow Lite int8 export, "
+       "calibrated on the inputs), eightbit (TensorFlow's 8-bit recipe)"}};
+  for (auto& f : deviceConnectionFlags()) flags.push_back(f);
+  return flags;
+}
+
+Result<device::DeviceBenchOptions> deviceOptions(const Flags& flags) {
+  auto uri = device::parseDeviceUri(flags.str("device"));
+  if (!uri.ok()) return uri.status();
+  auto runtime = device::parseRuntime(flags.str("device_runtime"));
+  if (!runtime.ok()) return runtime.status();
+  auto ssh_options = device::splitShellWords(flags.str("device_ssh_options"));
+  if (!ssh_options.ok()) return Status::Error("--device_ssh_options: " + ssh_options.error());
+  auto timeout = flags.number("device_timeout");
+  if (!timeout.ok() || *timeout <= 0) return Status::Error("--device_timeout must be a number of seconds above 0");
+  device::DeviceBenchOptions o;
+  o.uri = *uri;
+  o.runtime = *runtime;
+  o.runtime_path = flags.str("device_runtime_path");
+  o.armnn_backend = flags.str("device_backend");
+  o.transport.ssh_options = *ssh_options;
+  o.run_timeout_s = *timeout;
+  return o;
 }
 
 bool deviceRequested(const Flags& flags) { return !flags.str("device").empty() || !flags.str("variants").empty(); }
@@ -59,29 +65,17 @@ int runDeviceBenchmark(const Flags& flags, const DeviceBenchmarkInputs& in) {
   request.optimize_graph = in.optimize_graph;
   std::string device_name = "the device";
   if (!flags.str("device").empty()) {
-    auto uri = device::parseDeviceUri(flags.str("device"));
-    if (!uri.ok()) return fail(uri.error());
-    auto runtime = device::parseRuntime(flags.str("device_runtime"));
-    if (!runtime.ok()) return fail(runtime.error());
-    auto ssh_options = device::splitShellWords(flags.str("device_ssh_options"));
-    if (!ssh_options.ok()) return fail("--device_ssh_options: " + ssh_options.error());
-    auto timeout = flags.number("device_timeout");
-    if (!timeout.ok() || *timeout <= 0) return fail("--device_timeout must be a number of seconds above 0");
-    device::DeviceBenchOptions o;
-    o.uri = *uri;
-    o.runtime = *runtime;
-    o.runtime_path = flags.str("device_runtime_path");
-    o.armnn_backend = flags.str("device_backend");
-    o.transport.ssh_options = *ssh_options;
-    o.run_timeout_s = *timeout;
+    auto options = deviceOptions(flags);
+    if (!options.ok()) return fail(options.error());
+    device::DeviceBenchOptions o = *options;
     o.num_threads = in.num_threads;
     o.warmup_runs = in.desktop.warmup_runs;
     o.num_runs = in.desktop.max_num_runs > 0 ? in.desktop.max_num_runs : 50;
     o.max_time_s = in.desktop.max_time_s > 0 ? in.desktop.max_time_s : 150;
     request.device = o;
-    device_name = uri->text();
+    device_name = o.uri.text();
   }
-  TempFolder temp;
+  TempFolder temp("variants");
   if (temp.path.empty()) return fail("cannot make a temporary folder for the variants");
   request.temp_folder = temp.path;
   ProgressLine progress;

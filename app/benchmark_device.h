@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/flags.h"
+#include "device/device_benchmark.h"
 #include "device/variants.h"
 #include "engine/eval/benchmark.h"
 #include "engine/plan.h"
@@ -14,8 +15,13 @@
 namespace gds::app {
 
 // --device, --device_runtime, --device_runtime_path, --device_backend,
-// --device_ssh_options, --device_timeout, --variants.
+// --device_ssh_options, --device_timeout: where and with what a model runs
+// on a device (benchmark and compare).
+std::vector<FlagSpec> deviceConnectionFlags();
+// Those and --variants (benchmark).
 std::vector<FlagSpec> deviceFlags();
+// The device options those flags give; errors name the flag.
+Result<device::DeviceBenchOptions> deviceOptions(const Flags& flags);
 // Whether the command line asks for devices or variants.
 bool deviceRequested(const Flags& flags);
 

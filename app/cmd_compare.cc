@@ -12,13 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "app/arithmetic_flag.h"
+#include "app/benchmark_device.h"
 #include "app/flags.h"
 #include "engine/eval/arithmetic_compare.h"
 #include "engine/eval/compare.h"
 #include "engine/eval/dataset.h"
+#include "engine/rewrite/optimize_for_inference.h"
 #include "model/endpoints.h"
 #include "model/graph.h"
 #include "model/io.h"
+#include "model/npy.h"
 
 namespace gds::app {
 namespace {
@@ -27,7 +30,8 @@ const char* kUsage =
     "Usage: gdstudio compare --graph=FLOAT.pb --graph2=QUANT.pb [--output=NAME [--output2=NAME]]\n"
     "                        (--input=[NAME=]FILE | --dataset=DIR)\n"
     "                        [--labels=labels.csv --label_map=labels.txt] [--format=text|csv|json]\n"
-    "       gdstudio compare --graph=MODEL.tflite --arithmetic=A --arithmetic2=B (--input=[NAME=]FILE | --dataset=DIR)\n\n"
+    "       gdstudio compare --graph=MODEL.tflite --arithmetic=A --arithmetic2=B (--input=[NAME=]FILE | --dataset=DIR)\n"
+    "       gdstudio compare --graph=MODEL --device=URI [--device_runtime=armnn|gdstudio] --input=[NAME=]FILE\n\n"
     "Runs both graphs on the same inputs in the interpreter. Inputs are .npy files, images (PNG/JPEG: RGB,\n"
     "resized to --input_size, then (x - input_mean) / input_std) or, for string inputs, raw files such as WAV.\n"
     "With --input: per-output max/mean absolute error, RMSE, SQNR, cosine, top-1/top-5, and the layers\n"
@@ -39,7 +43,10 @@ const char* kUsage =
     "With --arithmetic2 instead of --graph2: one .tflite model under two runtimes' int8 arithmetic (A and B:\n"
     "tflite-xnnpack, tflite-builtin, tflite-reference, armnn), every tensor compared in execution order: the\n"
     "first layer where they part, the steps each layer and output differ by, and the inputs whose top-1 class\n"
-    "flips.";
+    "flips.\n"
+    "With --device instead: the model on the desktop (under --arithmetic) and on the device with its runtime (Arm NN\n"
+    "runs the .tflite; gdstudio runs the model file), on the same input, output by output: whether the device\n"
+    "computes what the desktop shows.";
 
 std::vector<FlagSpec> compareFlags() {
   using T = FlagSpec::Type;
@@ -69,6 +76,21 @@ std::vector<FlagSpec> compareFlags() {
       {"arithmetic2", T::String, "",
        "compare --graph (a .tflite) under --arithmetic and under this arithmetic instead of against --graph2"},
   };
+}
+
+// compareFlags() and the device's (app/benchmark_device.h). Comparing needs
+// the outputs back, which benchmark_model does not write: Arm NN by default.
+std::vector<FlagSpec> compareAndDeviceFlags() {
+  std::vector<FlagSpec> specs = compareFlags();
+  for (FlagSpec f : deviceConnectionFlags()) {
+    if (f.name == "device_runtime") {
+      f.default_value = "armnn";
+      f.help = "the device's runtime: armnn (Arm NN through pyarmnn, on the .tflite) or gdstudio (TensorFlow Lite's "
+               "benchmark_model writes no outputs)";
+    }
+    specs.push_back(f);
+  }
+  return specs;
 }
 
 std::string fmt(double v) {
@@ -111,6 +133,8 @@ struct CompareArgs {
   // --arithmetic2: --graph under compare.plan.arithmetic and under this.
   bool arithmetic_mode = false;
   engine::lowp::Arithmetic arithmetic2 = engine::lowp::kDefaultArithmetic;
+  // --device: --graph on the desktop against the device's run of it.
+  bool device_mode = false;
 };
 
 Result<CompareArgs> parseCompareFlags(const Flags& flags) {
@@ -121,7 +145,14 @@ Result<CompareArgs> parseCompareFlags(const Flags& flags) {
   if (!arithmetic.ok()) return arithmetic.status();
   a.compare.plan.arithmetic = *arithmetic;
   a.arithmetic_mode = flags.has("arithmetic2");
-  if (a.arithmetic_mode) {
+  a.device_mode = !flags.str("device").empty();
+  if (a.device_mode) {
+    if (!a.graph2.empty() || a.arithmetic_mode)
+      return Status::Error("--device compares --graph on the desktop with the device's run of it; leave out "
+                           "--graph2 and --arithmetic2");
+    if (flags.str("input").empty())
+      return Status::Error("--device compares one input: give --input=FILE (not --dataset)");
+  } else if (a.arithmetic_mode) {
     auto second = arithmeticFlag(flags, "arithmetic2");
     if (!second.ok()) return second.status();
     a.arithmetic2 = *second;
@@ -278,8 +309,8 @@ Status chooseOutputs(const CompareArgs& a, CompareInputs& in) {
 Result<CompareInputs> loadCompareInputs(const CompareArgs& a) {
   auto g1 = openModel(a.graph, a.signature);
   if (!g1.ok()) return g1.status();
-  // --arithmetic2 runs the one model twice: it is its own second model.
-  auto g2 = openModel(a.arithmetic_mode ? a.graph : a.graph2, a.signature);
+  // --arithmetic2 and --device run the one model twice: it is its own second model.
+  auto g2 = openModel(a.arithmetic_mode || a.device_mode ? a.graph : a.graph2, a.signature);
   if (!g2.ok()) return g2.status();
   CompareInputs in;
   in.float_model = std::move(*g1);
@@ -543,14 +574,124 @@ int compareArithmeticsCommand(const CompareArgs& a, const CompareInputs& in) {
   return 0;
 }
 
+// The file the device runs and the input it is fed, in `temp`: the .tflite
+// as it is (Arm NN and gdstudio read it), another model as the GraphDef the
+// desktop runs (a SavedModel's signature frozen).
+Result<device::DeviceModel> deviceModelFor(const CompareArgs& a, const CompareInputs& in, const engine::Tensor& input,
+                                           const std::string& temp) {
+  const model::LoadedModel& m = in.float_model.model;
+  device::DeviceModel dm;
+  dm.label = std::filesystem::path(a.graph).filename().string();
+  if (m.kind == model::ModelKind::TFLite) {
+    dm.path = m.file.empty() ? m.path : m.file;
+    dm.arithmetic = engine::lowp::arithmeticName(a.compare.plan.arithmetic);
+  } else {
+    dm.path = temp + "/model.pb";
+    Status saved = model::saveGraph(m.graph, dm.path, model::SaveFormat::Binary);
+    if (!saved.ok()) return saved;
+  }
+  const std::string input_file = temp + "/input.npy";
+  Status written = model::writeNpy(input_file, input.toHost());
+  if (!written.ok()) return written;
+  dm.input_names = {in.spec.name};
+  dm.input_files = {input_file};
+  dm.outputs = in.float_outputs;
+  return dm;
+}
+
+void printDeviceComparison(const std::vector<engine::ArithmeticOutputDiff>& outputs, const CompareArgs& a,
+                           const device::DeviceOutputs& run, const std::string& input) {
+  bool equal = true;
+  for (const auto& o : outputs) equal = equal && o.differing == 0;
+  const std::string desktop = std::string("desktop (gdstudio, ") +
+                              engine::lowp::arithmeticName(a.compare.plan.arithmetic) + ")";
+  if (a.format == "json") {
+    nlohmann::json j = {{"desktop", desktop}, {"device", run.device}, {"runtime", run.runtime},
+                        {"command", run.command}, {"input", input}, {"equal", equal}};
+    j["outputs"] = nlohmann::json::array();
+    for (const auto& o : outputs) {
+      nlohmann::json x = {{"name", o.tensor}, {"max_abs", o.max_abs}, {"differing", o.differing}, {"total", o.total}};
+      if (o.integer || o.step > 0) x["max_steps"] = o.max_steps;
+      if (o.classifier) x["top1_flips"] = o.top1_flips;
+      j["outputs"].push_back(x);
+    }
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  std::printf("%s vs %s with %s, input %s\n%s", desktop.c_str(), run.device.c_str(), run.runtime.c_str(), input.c_str(),
+              engine::formatOutputDiffs(outputs).c_str());
+  std::printf(equal ? "\nthe device computes exactly what the desktop shows\n"
+                    : "\nthe device's outputs differ from the desktop's (above)\n");
+}
+
+// --device: --graph on the desktop (under --arithmetic) and on the device
+// with its runtime, on the same input, output by output.
+int compareOnDevice(const Flags& flags, const CompareArgs& a, const CompareInputs& in) {
+  auto options = deviceOptions(flags);
+  if (!options.ok()) return fail(options.error());
+  const model::LoadedModel& m = in.float_model.model;
+  const bool tflite = m.kind == model::ModelKind::TFLite;
+  if (options->runtime == device::RuntimeKind::Tflite)
+    return fail("--device_runtime=tflite: TensorFlow Lite's benchmark_model writes no output tensors; compare on the "
+                "device with --device_runtime=armnn or gdstudio");
+  if (options->runtime == device::RuntimeKind::Armnn) {
+    if (!tflite)
+      return fail("--device_runtime=armnn runs a .tflite; " + a.graph + " is a " + model::modelKindName(m.kind) +
+                  " (convert it with gdstudio tflite_convert, or compare with --device_runtime=gdstudio)");
+    if (!a.outputs.empty())
+      return fail("--output: Arm NN's runner returns every output of the .tflite; leave --output out to compare "
+                  "them all");
+  }
+  auto input = engine::loadSample(in.input_file, in.spec, a.preprocess);
+  if (!input.ok()) return fail(input.error());
+  auto plan = engine::compileForInference(m.graph, {in.spec.name}, in.float_outputs, a.compare.plan);
+  if (!plan.ok()) return fail(plan.error());
+  auto desktop = (*plan)->run({*input});
+  if (!desktop.ok()) return fail(desktop.error());
+  TempFolder temp("compare");
+  if (temp.path.empty()) return fail("cannot make a local temporary folder for the device's files");
+  auto dm = deviceModelFor(a, in, *input, temp.path);
+  if (!dm.ok()) return fail(dm.error());
+  ProgressLine progress;
+  if (progress.enabled()) options->progress = [&progress](const std::string& text) { progress.update(text); };
+  auto bench = device::DeviceBench::open(*options);
+  if (!bench.ok()) return fail(bench.error());
+  auto run = (*bench)->outputs(*dm);
+  Status closed = (*bench)->close();
+  progress.finish();
+  if (!run.ok()) return fail(run.error());
+  if (!closed.ok()) return fail(closed.message());
+  if (run->tensors.size() != desktop->size())
+    return fail("device " + run->device + ": the " + run->runtime + " runtime returned " +
+                std::to_string(run->tensors.size()) + " outputs; the desktop computed " +
+                std::to_string(desktop->size()) + " (" + model::endpointList(in.float_model.endpoints.outputs) + ")");
+  std::vector<engine::ArithmeticOutputDiff> outputs;
+  for (std::size_t i = 0; i < run->tensors.size(); ++i) {
+    const model::HostTensor here = (*desktop)[i].toHost();
+    const model::HostTensor& there = run->tensors[i];
+    if (here.shape != there.shape || here.dtype != there.dtype)
+      return fail("device " + run->device + ": output " + in.output_names[i] + " is " + model::dtypeName(there.dtype) +
+                  model::shapeString(there.shape) + " on the device and " + model::dtypeName(here.dtype) +
+                  model::shapeString(here.shape) + " on the desktop");
+    engine::ArithmeticOutputDiff od;
+    od.tensor = in.output_names[i];
+    od.step = tflite ? engine::outputStep(m.graph, in.float_outputs[i]) : 0;
+    engine::addOutputSample(here, there, 0, &od);
+    outputs.push_back(od);
+  }
+  printDeviceComparison(outputs, a, *run, std::filesystem::path(in.input_file).filename().string());
+  return 0;
+}
+
 int runCompareCommand(int argc, char** argv) {
-  Flags flags("compare", kUsage, compareFlags());
+  Flags flags("compare", kUsage, compareAndDeviceFlags());
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
   auto args = parseCompareFlags(flags);
   if (!args.ok()) return fail(args.error());
   auto inputs = loadCompareInputs(*args);
   if (!inputs.ok()) return fail(inputs.error());
   if (args->arithmetic_mode) return compareArithmeticsCommand(*args, *inputs);
+  if (args->device_mode) return compareOnDevice(flags, *args, *inputs);
   return args->dataset_mode ? compareDataset(*args, *inputs) : compareOneInput(*args, *inputs);
 }
 

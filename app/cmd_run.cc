@@ -23,13 +23,6 @@
 namespace gds::app {
 namespace {
 
-std::string fileNameFor(const std::string& tensor) {
-  std::string s = tensor;
-  std::replace(s.begin(), s.end(), '/', '_');
-  std::replace(s.begin(), s.end(), ':', '_');
-  return s + ".npy";
-}
-
 // "name: float[1,1001] min=0 max=0.93 mean=0.000999 argmax=282"
 std::string summaryLine(const std::string& name, const engine::Tensor& t) {
   std::string line = name + ": " + model::dtypeName(t.dtype()) + model::shapeString(t.shape());
@@ -228,7 +221,7 @@ Result<std::vector<engine::Tensor>> runOnce(RunArgs& a) {
 Status checkDistinctFiles(const RunArgs& a) {
   std::map<std::string, std::string> file_owner;
   for (const auto& o : a.outputs) {
-    auto [it, inserted] = file_owner.emplace(fileNameFor(o), o);
+    auto [it, inserted] = file_owner.emplace(model::npyFileName(o), o);
     if (!inserted && it->second != o)
       return Status::Error("--output: " + it->second + " and " + o + " would both be written to " + a.out_dir + "/" +
                            it->first + "; fetch one of them in another run");
@@ -258,7 +251,7 @@ Status printAndWrite(const RunArgs& a, const std::vector<engine::Tensor>& result
       continue;
     }
     if (!written.insert(a.outputs[i]).second) continue;  // fetched twice: one file
-    auto file = model::StagedFile::create(dir + "/" + fileNameFor(a.outputs[i]), model::toNpy(t.toHost()));
+    auto file = model::StagedFile::create(dir + "/" + model::npyFileName(a.outputs[i]), model::toNpy(t.toHost()));
     if (!file.ok()) return file.status();
     staged.push_back(std::move(file).value());
   }

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include <pwd.h>
 #include <unistd.h>
@@ -386,6 +387,16 @@ void warn(const std::string& message) {
 
 void note(const std::string& message) {
   if (g_min_log_level < 1) std::fprintf(stderr, "note: %s\n", message.c_str());
+}
+
+TempFolder::TempFolder(const std::string& what) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / ("gdstudio-" + what + "-XXXXXX")).string();
+  if (mkdtemp(tmpl.data())) path = tmpl;
+}
+
+TempFolder::~TempFolder() {
+  std::error_code ec;
+  if (!path.empty()) std::filesystem::remove_all(path, ec);
 }
 
 }  // namespace gds::app

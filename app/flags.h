@@ -114,6 +114,16 @@ std::string csvField(const std::string& field);
 
 // A one-line progress display on standard error, redrawn in place, shown only
 // when standard error is a terminal (so logs and pipes stay clean).
+// A fresh local temporary folder ("gdstudio-<what>-XXXXXX"; path empty when
+// it could not be made), removed with its contents when destroyed.
+struct TempFolder {
+  explicit TempFolder(const std::string& what);
+  ~TempFolder();
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  std::string path;
+};
+
 class ProgressLine {
  public:
   ProgressLine();

@@ -8,6 +8,7 @@
 
 #include "device/runtime_output.h"
 #include "device/tflite_output.h"
+#include "model/npy.h"
 
 namespace gds::device {
 namespace fs = std::filesystem;
@@ -195,16 +196,40 @@ Result<DeviceProfile> DeviceBench::parse(const RunOutput& out, const DeviceModel
   return Status::Error("unknown runtime");
 }
 
-Result<DeviceRun> DeviceBench::run(const DeviceModel& model) {
-  const std::string runtime = runtimeName(options_.runtime);
+std::vector<std::string> DeviceBench::filesFor(const DeviceModel& model,
+                                               std::vector<std::string>* remote_inputs) const {
   std::vector<std::string> files = {model.path};
-  std::vector<std::string> inputs;
   if (options_.runtime != RuntimeKind::Tflite)
     for (const auto& in : model.input_files) {
       files.push_back(in);
-      inputs.push_back(fs::path(in).filename().string());
+      remote_inputs->push_back(fs::path(in).filename().string());
     }
   if (options_.runtime == RuntimeKind::Armnn) files.push_back(options_.armnn_script);
+  return files;
+}
+
+Status DeviceBench::runFailed(const RunOutput& out, const DeviceModel& model) const {
+  const std::string line = errorLine(out.err + "\n" + out.out);
+  return session_->error(Step::Run, std::string(runtimeName(options_.runtime)) + " runtime (" +
+                                        fs::path(program_).filename().string() + ") failed on " + model.label +
+                                        ", exit status " + std::to_string(out.exit_code) + ": " + line +
+                                        describeNamedOperator(out.err + "\n" + out.out, model.operators));
+}
+
+Status DeviceBench::removeFiles(const std::string& label, const std::vector<std::string>& names) {
+  std::string remove = "cd " + shellQuote(session_->folder()) + " && rm -f";
+  for (const auto& n : names) remove += " " + shellQuote(n);
+  ProcessOptions po;
+  po.timeout_s = options_.command_timeout_s;
+  const ProcessResult r = session_->transport().shell(remove, po);
+  if (!r.succeeded()) return session_->error(Step::Cleanup, r.describe("removing " + label + "'s files"));
+  return Status::Ok();
+}
+
+Result<DeviceRun> DeviceBench::run(const DeviceModel& model) {
+  const std::string runtime = runtimeName(options_.runtime);
+  std::vector<std::string> inputs;
+  const std::vector<std::string> files = filesFor(model, &inputs);
   progress("copying " + fs::path(model.path).filename().string() + " to " + session_->device());
   GDS_RETURN_IF_ERROR(session_->push(files));
   DeviceRun run;
@@ -216,30 +241,94 @@ Result<DeviceRun> DeviceBench::run(const DeviceModel& model) {
   auto out = session_->run(run.command, options_.run_timeout_s);
   if (!out.ok()) return out.status();
   run.output = out->out + (out->err.empty() ? "" : "\n" + out->err);
-  const std::string what = fs::path(program_).filename().string();
-  if (out->exit_code != 0) {
-    const std::string line = errorLine(out->err + "\n" + out->out);
-    return session_->error(Step::Run, runtime + " runtime (" + what + ") failed on " + model.label + ", exit status " +
-                                          std::to_string(out->exit_code) + ": " + line +
-                                          describeNamedOperator(out->err + "\n" + out->out, model.operators));
-  }
+  if (out->exit_code != 0) return runFailed(*out, model);
   progress("fetching the results from " + session_->device());
   auto profile = parse(*out, model);
   if (!profile.ok()) {
     if (profile.error().rfind("device ", 0) == 0) return profile.status();
-    return session_->error(Step::Run, runtime + " runtime (" + what + ") on " + model.label + ": " + profile.error());
+    return session_->error(Step::Run, runtime + " runtime (" + fs::path(program_).filename().string() + ") on " +
+                                          model.label + ": " + profile.error());
   }
   run.profile = std::move(*profile);
   // The model and its inputs go; the folder stays for the next model.
-  std::string remove = "cd " + shellQuote(session_->folder()) + " && rm -f op_profile.csv";
-  for (std::size_t i = 0; i < files.size(); ++i)
-    if (!(options_.runtime == RuntimeKind::Armnn && files[i] == options_.armnn_script))
-      remove += " " + shellQuote(fs::path(files[i]).filename().string());
-  ProcessOptions po;
-  po.timeout_s = options_.command_timeout_s;
-  const ProcessResult r = session_->transport().shell(remove, po);
-  if (!r.succeeded()) return session_->error(Step::Cleanup, r.describe("removing " + model.label + "'s files"));
+  std::vector<std::string> remove = {"op_profile.csv"};
+  for (const auto& f : files)
+    if (!(options_.runtime == RuntimeKind::Armnn && f == options_.armnn_script))
+      remove.push_back(fs::path(f).filename().string());
+  GDS_RETURN_IF_ERROR(removeFiles(model.label, remove));
   return run;
+}
+
+std::string DeviceBench::outputsCommandFor(const DeviceModel& model, const std::vector<std::string>& inputs) const {
+  const std::string f = session_->folder() + "/";
+  const std::string graph = f + fs::path(model.path).filename().string();
+  std::vector<std::string> a = {program_};
+  if (options_.runtime == RuntimeKind::Armnn) {
+    a.insert(a.end(), {f + "armnn_benchmark.py", graph, "--backend", options_.armnn_backend, "--num_runs", "1",
+                       "--warmup_runs", "0", "--save_outputs", session_->folder()});
+    for (const auto& in : inputs) a.insert(a.end(), {"--input", f + in});
+  } else {
+    a.insert(a.end(), {"run", "--graph=" + graph, "--output=" + join(model.outputs, ","), "--out_dir=" + session_->folder()});
+    for (std::size_t i = 0; i < inputs.size() && i < model.input_names.size(); ++i)
+      a.push_back("--input=" + model.input_names[i] + "=" + f + inputs[i]);
+    if (!model.arithmetic.empty()) a.push_back("--arithmetic=" + model.arithmetic);
+  }
+  std::string line;
+  for (const auto& w : a) line += (line.empty() ? "" : " ") + shellQuote(w);
+  return line;
+}
+
+Result<DeviceOutputs> DeviceBench::outputs(const DeviceModel& model) {
+  const std::string runtime = runtimeName(options_.runtime);
+  if (options_.runtime == RuntimeKind::Tflite)
+    return session_->error(Step::Run, "the tflite runtime (benchmark_model) writes no output tensors; compare on the "
+                                      "device with --device_runtime=gdstudio or armnn");
+  if (options_.runtime == RuntimeKind::Gdstudio && model.outputs.empty())
+    return Status::Error("the gdstudio runtime needs the outputs to fetch");
+  std::vector<std::string> inputs;
+  const std::vector<std::string> files = filesFor(model, &inputs);
+  progress("copying " + fs::path(model.path).filename().string() + " to " + session_->device());
+  GDS_RETURN_IF_ERROR(session_->push(files));
+  DeviceOutputs result;
+  result.label = model.label;
+  result.device = session_->device();
+  result.runtime = runtime + " (" + program_ + ")";
+  result.command = outputsCommandFor(model, inputs);
+  progress("running " + model.label + " once with " + runtime + " on " + session_->device());
+  auto out = session_->run(result.command, options_.run_timeout_s);
+  if (!out.ok()) return out.status();
+  if (out->exit_code != 0) return runFailed(*out, model);
+  std::vector<std::string> written;  // the outputs' files in the folder
+  if (options_.runtime == RuntimeKind::Armnn) {
+    // The runner's JSON names each output and its file.
+    auto parsed = parseArmnnOutputs(out->out);
+    if (!parsed.ok())
+      return session_->error(Step::Run, "armnn runtime (" + fs::path(program_).filename().string() + ") on " +
+                                            model.label + ": " + parsed.error());
+    for (const auto& [name, file] : *parsed) {
+      result.names.push_back(name);
+      written.push_back(file);
+    }
+  } else {
+    for (const auto& o : model.outputs) {
+      result.names.push_back(o);
+      written.push_back(model::npyFileName(o));
+    }
+  }
+  progress("fetching the outputs from " + session_->device());
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    auto bytes = session_->fetch(written[i]);
+    if (!bytes.ok()) return bytes.status();
+    auto tensor = model::parseNpy(*bytes, session_->device() + ":" + written[i]);
+    if (!tensor.ok()) return session_->error(Step::Fetch, tensor.error());
+    result.tensors.push_back(std::move(*tensor));
+  }
+  std::vector<std::string> remove = written;
+  for (const auto& f : files)
+    if (!(options_.runtime == RuntimeKind::Armnn && f == options_.armnn_script))
+      remove.push_back(fs::path(f).filename().string());
+  GDS_RETURN_IF_ERROR(removeFiles(model.label, remove));
+  return result;
 }
 
 Status DeviceBench::close() { return session_->close(); }

@@ -29,6 +29,7 @@
 #include "device/remote_session.h"
 #include "device/transport.h"
 #include "model/status.h"
+#include "model/tensor.h"
 
 namespace gds::device {
 
@@ -68,6 +69,17 @@ struct DeviceModel {
   // gdstudio runtime: `gdstudio benchmark` flags.
   std::vector<std::string> input_names, input_shapes, input_types, outputs;
   std::vector<std::string> input_files;  // local .npy per input (optional; armnn and gdstudio)
+  // gdstudio runtime on a .tflite: whose int8 arithmetic ("" its default).
+  std::string arithmetic;
+};
+
+// One run's outputs, brought back from the device.
+struct DeviceOutputs {
+  std::string label, device, runtime, command;
+  // gdstudio: DeviceModel::outputs in order; armnn: every output of the
+  // .tflite in the file's order, named as Arm NN's parser names them.
+  std::vector<std::string> names;
+  std::vector<model::HostTensor> tensors;
 };
 
 struct DeviceRun {
@@ -84,6 +96,11 @@ class DeviceBench {
   // Connects, makes the folder, finds the runtime.
   static Result<std::unique_ptr<DeviceBench>> open(const DeviceBenchOptions& options);
   Result<DeviceRun> run(const DeviceModel& model);
+  // Runs the model once on its input files and brings its outputs back (the
+  // gdstudio runtime's `run --out_dir`, Arm NN's runner with
+  // --save_outputs). TensorFlow Lite's benchmark_model writes no outputs:
+  // an error naming the runtimes that do.
+  Result<DeviceOutputs> outputs(const DeviceModel& model);
   Status close();  // deletes the folder (also done by the destructor)
   const std::string& folder() const { return session_->folder(); }
   std::string device() const { return session_->device(); }
@@ -93,6 +110,14 @@ class DeviceBench {
   DeviceBench(DeviceBenchOptions options, std::unique_ptr<RemoteSession> session, std::string program)
       : options_(std::move(options)), session_(std::move(session)), program_(std::move(program)) {}
   std::string commandFor(const DeviceModel& model, const std::vector<std::string>& remote_inputs) const;
+  std::string outputsCommandFor(const DeviceModel& model, const std::vector<std::string>& remote_inputs) const;
+  // The local files a model's run copies (the model, its inputs, the Arm NN
+  // runner) and its inputs' names in the device's folder.
+  std::vector<std::string> filesFor(const DeviceModel& model, std::vector<std::string>* remote_inputs) const;
+  // The error of a runtime that exited with a failure status.
+  Status runFailed(const RunOutput& out, const DeviceModel& model) const;
+  // Removes the named files of the folder (the folder stays for the next model).
+  Status removeFiles(const std::string& label, const std::vector<std::string>& names);
   Result<DeviceProfile> parse(const RunOutput& out, const DeviceModel& model);
   void progress(const std::string& text) const {
     if (options_.progress) options_.progress(text);

@@ -120,6 +120,23 @@ Result<DeviceProfile> parseArmnnOutput(const std::string& stdout_text) {
   return p;
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> parseArmnnOutputs(const std::string& stdout_text) {
+  auto j = lastJsonObject(stdout_text, "armnn_benchmark.py");
+  if (!j.ok()) return j.status();
+  auto outputs = j->find("outputs");
+  if (outputs == j->end() || !outputs->is_array() || outputs->empty())
+    return Status::Error("armnn_benchmark.py printed no outputs (an older runner without --save_outputs?)");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& o : *outputs) {
+    const std::string file = text(o, "file");
+    // A file of the folder, by name: never a path elsewhere on the device.
+    if (file.empty() || file.find('/') != std::string::npos || file == "." || file == "..")
+      return Status::Error("armnn_benchmark.py named an output file '" + file + "'; expected a file name");
+    out.emplace_back(text(o, "name"), file);
+  }
+  return out;
+}
+
 Result<DeviceProfile> parseGdstudioOutput(const std::string& stdout_text) {
   auto j = lastJsonObject(stdout_text, "gdstudio benchmark");
   if (!j.ok()) return j.status();

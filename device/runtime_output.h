@@ -5,6 +5,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "device/device_profile.h"
 #include "model/status.h"
@@ -13,5 +15,8 @@ namespace gds::device {
 
 Result<DeviceProfile> parseArmnnOutput(const std::string& stdout_text);
 Result<DeviceProfile> parseGdstudioOutput(const std::string& stdout_text);
+// armnn_benchmark.py --save_outputs: each output's name (as Arm NN's parser
+// names it) and its .npy file in the folder, in the model's order.
+Result<std::vector<std::pair<std::string, std::string>>> parseArmnnOutputs(const std::string& stdout_text);
 
 }  // namespace gds::device

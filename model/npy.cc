@@ -1,5 +1,6 @@
 #include "model/npy.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "model/io.h"
@@ -146,6 +147,13 @@ Status writeNpy(const std::string& path, const HostTensor& tensor) {
   if (baseDtype(tensor.dtype) == tensorflow::DT_STRING)
     return Status::Error(path + ": string tensors cannot be written as .npy");
   return writeFileAtomic(path, toNpy(tensor));
+}
+
+std::string npyFileName(const std::string& tensor) {
+  std::string s = tensor;
+  std::replace(s.begin(), s.end(), '/', '_');
+  std::replace(s.begin(), s.end(), ':', '_');
+  return s + ".npy";
 }
 
 }  // namespace gds::model

@@ -49,21 +49,6 @@ std::vector<std::string> modelOutputs(const tensorflow::GraphDef& graph) {
 
 // The quantization step of an output: its own scale (an int8 output), or
 // its DEQUANTIZE input's.
-double outputStep(const tensorflow::GraphDef& graph, const std::string& tensor) {
-  std::map<std::string, const tensorflow::NodeDef*> by_name;
-  for (const auto& n : graph.node()) by_name[n.name()] = &n;
-  const model::TensorRef r = model::parseTensorName(tensor);
-  auto it = by_name.find(r.node);
-  if (it == by_name.end()) return 0;
-  mt::Quantization q = mt::quantizationOf(*it->second, r.port);
-  if (q.scale.empty() && it->second->op() == "tfl.dequantize" && it->second->input_size() > 0) {
-    const model::TensorRef in = model::parseTensorName(it->second->input(0));
-    auto p = by_name.find(in.node);
-    if (p != by_name.end()) q = mt::quantizationOf(*p->second, in.port);
-  }
-  return q.scale.size() == 1 ? q.scale[0] : 0;
-}
-
 void accumulate(const model::HostTensor& a, const model::HostTensor& b, ArithmeticTensorDiff* d) {
   d->integer = a.dtype != tensorflow::DT_FLOAT && a.dtype != tensorflow::DT_DOUBLE && a.dtype != tensorflow::DT_HALF;
   double largest = 0;
@@ -88,6 +73,58 @@ std::int64_t argmax(const model::HostTensor& t, std::int64_t row, std::int64_t n
 }
 
 }  // namespace
+
+double outputStep(const tensorflow::GraphDef& graph, const std::string& tensor) {
+  std::map<std::string, const tensorflow::NodeDef*> by_name;
+  for (const auto& n : graph.node()) by_name[n.name()] = &n;
+  const model::TensorRef r = model::parseTensorName(tensor);
+  auto it = by_name.find(r.node);
+  if (it == by_name.end()) return 0;
+  mt::Quantization q = mt::quantizationOf(*it->second, r.port);
+  if (q.scale.empty() && it->second->op() == "tfl.dequantize" && it->second->input_size() > 0) {
+    const model::TensorRef in = model::parseTensorName(it->second->input(0));
+    auto p = by_name.find(in.node);
+    if (p != by_name.end()) q = mt::quantizationOf(*p->second, in.port);
+  }
+  return q.scale.size() == 1 ? q.scale[0] : 0;
+}
+
+void addOutputSample(const model::HostTensor& x, const model::HostTensor& y, std::int64_t sample,
+                     ArithmeticOutputDiff* od) {
+  ArithmeticTensorDiff d;
+  accumulate(x, y, &d);
+  od->integer = d.integer;
+  od->max_steps = std::max(od->max_steps, d.integer ? d.max_steps : (od->step > 0 ? d.max_abs / od->step : 0));
+  od->max_abs = std::max(od->max_abs, d.integer ? d.max_steps * od->step : d.max_abs);
+  od->differing += d.differing;
+  od->total += d.total;
+  const std::int64_t classes = x.shape.empty() ? 0 : x.shape.back();
+  od->classifier = classes >= 2 && x.size() == y.size();
+  if (!od->classifier) return;
+  bool flipped = false;
+  for (std::int64_t r = 0; r < x.size() / classes; ++r) {
+    ++od->rows;
+    if (argmax(x, r, classes) != argmax(y, r, classes)) {
+      ++od->top1_flips;
+      flipped = true;
+    }
+  }
+  if (flipped) od->flipped_samples.push_back(sample);
+}
+
+std::string formatOutputDiffs(const std::vector<ArithmeticOutputDiff>& outputs) {
+  std::string s = "output\tmax difference (steps)\tmax |difference|\tdiffering elements\ttop-1 flips\n";
+  char line[512];
+  for (const auto& o : outputs) {
+    std::snprintf(line, sizeof line, "%s\t%s\t%.6g\t%lld of %lld\t%s\n", o.tensor.c_str(),
+                  o.step > 0 || o.integer ? std::to_string(static_cast<long long>(std::lround(o.max_steps))).c_str()
+                                          : "-",
+                  o.max_abs, static_cast<long long>(o.differing), static_cast<long long>(o.total),
+                  o.classifier ? (std::to_string(o.top1_flips) + " of " + std::to_string(o.rows)).c_str() : "-");
+    s += line;
+  }
+  return s;
+}
 
 Result<ArithmeticComparison> compareArithmetics(const tensorflow::GraphDef& graph,
                                                 const std::vector<std::string>& feed_names,
@@ -131,28 +168,8 @@ Result<ArithmeticComparison> compareArithmetics(const tensorflow::GraphDef& grap
       const std::size_t k = slot.at(d.tensor);
       accumulate(ra->at(k).toHost(), rb->at(k).toHost(), &d);
     }
-    for (std::size_t i = 0; i < outs.size(); ++i) {
-      const model::HostTensor x = ra->at(i).toHost(), y = rb->at(i).toHost();
-      ArithmeticTensorDiff d;
-      accumulate(x, y, &d);
-      ArithmeticOutputDiff& od = c.outputs[i];
-      od.integer = d.integer;
-      od.max_steps = std::max(od.max_steps, d.integer ? d.max_steps : (od.step > 0 ? d.max_abs / od.step : 0));
-      od.max_abs = std::max(od.max_abs, d.integer ? d.max_steps * od.step : d.max_abs);
-      const std::int64_t classes = x.shape.empty() ? 0 : x.shape.back();
-      od.classifier = classes >= 2 && x.size() == y.size();
-      if (od.classifier) {
-        bool flipped = false;
-        for (std::int64_t r = 0; r < x.size() / classes; ++r) {
-          ++od.rows;
-          if (argmax(x, r, classes) != argmax(y, r, classes)) {
-            ++od.top1_flips;
-            flipped = true;
-          }
-        }
-        if (flipped) od.flipped_samples.push_back(static_cast<std::int64_t>(s));
-      }
-    }
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      addOutputSample(ra->at(i).toHost(), rb->at(i).toHost(), static_cast<std::int64_t>(s), &c.outputs[i]);
     ++c.samples;
   }
   for (std::size_t i = 0; i < c.tensors.size(); ++i)
@@ -167,15 +184,7 @@ std::string formatArithmeticComparison(const ArithmeticComparison& c, const std:
                                        const std::string& label_b, bool all_tensors) {
   std::string s = label_a + " vs " + label_b + ", " + std::to_string(c.samples) + " input(s)\n";
   char line[512];
-  s += "output\tmax difference (steps)\tmax |difference|\ttop-1 flips\n";
-  for (const auto& o : c.outputs) {
-    std::snprintf(line, sizeof line, "%s\t%s\t%.6g\t%s\n", o.tensor.c_str(),
-                  o.step > 0 || o.integer ? std::to_string(static_cast<long long>(std::lround(o.max_steps))).c_str()
-                                          : "-",
-                  o.max_abs,
-                  o.classifier ? (std::to_string(o.top1_flips) + " of " + std::to_string(o.rows)).c_str() : "-");
-    s += line;
-  }
+  s += formatOutputDiffs(c.outputs);
   s += "\ntensor\top\tmax difference\tdiffering elements\n";
   for (const auto& t : c.tensors) {
     if (!t.differs() && !all_tensors) continue;

@@ -42,6 +42,7 @@ struct ArithmeticOutputDiff {
   double max_steps = 0, max_abs = 0;
   double step = 0;  // the output's quantization step (an int8 output, or the input of its DEQUANTIZE); 0 unknown
   bool classifier = false;  // last dimension >= 2
+  std::int64_t differing = 0, total = 0;  // elements, over all samples
   std::int64_t rows = 0, top1_flips = 0;  // over all samples
   std::vector<std::int64_t> flipped_samples;  // samples where some row's top-1 differs
 };
@@ -63,6 +64,20 @@ Result<ArithmeticComparison> compareArithmetics(const tensorflow::GraphDef& grap
                                                 const std::vector<std::vector<Tensor>>& samples,
                                                 const std::vector<std::string>& outputs, const PlanOptions& a,
                                                 const PlanOptions& b);
+
+// The quantization step of an output of a TFLite dialect graph (an int8
+// tensor, or the input of its DEQUANTIZE); 0 when unknown.
+double outputStep(const tensorflow::GraphDef& graph, const std::string& tensor);
+
+// Adds one sample's values of an output from two runs (x: the first, y: the
+// second; od->step set by the caller) to `od`: steps, |difference|,
+// differing elements, top-1 flips. Also what compares the desktop's outputs
+// with a device's (`gdstudio compare --device`).
+void addOutputSample(const model::HostTensor& x, const model::HostTensor& y, std::int64_t sample,
+                     ArithmeticOutputDiff* od);
+
+// The outputs' table of the report below (tab separated, with a header).
+std::string formatOutputDiffs(const std::vector<ArithmeticOutputDiff>& outputs);
 
 // A plain-text report (tab separated table): the outputs, then every tensor
 // that differs (all with `all_tensors`) with its op, steps and counts, and

@@ -5,10 +5,12 @@ timed run's latency and each layer's time per run, with the layer's name as
 the TfLite parser gave it ("Conv2D:0:3" is operator 3 of subgraph 0).
 
   armnn_benchmark.py MODEL.tflite [--backend CpuAcc] [--num_runs 50]
-                     [--warmup_runs 1] [--input IN0.npy ...]
+                     [--warmup_runs 1] [--input IN0.npy ...] [--save_outputs DIR]
 
 Installed with GraphDef Studio (share/gdstudio/) and copied to the device
-beside the model by `gdstudio benchmark --device=... --device_runtime=armnn`.
+beside the model by `gdstudio benchmark --device=... --device_runtime=armnn`;
+with --save_outputs (`gdstudio compare --device=...`) the last run's outputs
+are written to DIR as output_<k>.npy and listed in the document.
 Arm NN 20.08's profiler names workloads ("RefConvolution2dWorkload_Execute"),
 not layers, and runs them in the optimized graph's topological order; the
 layers are read, in that order, from the optimized network's Graphviz dump,
@@ -84,6 +86,7 @@ def main():
     parser.add_argument("--num_runs", type=int, default=50)
     parser.add_argument("--warmup_runs", type=int, default=1)
     parser.add_argument("--input", action="append", default=[])
+    parser.add_argument("--save_outputs", default="")
     args = parser.parse_args()
     try:
         import numpy as np
@@ -158,8 +161,17 @@ def main():
             row["name"], row["type"], row["backend"] = layers[k]
             li = k + 1
         rows.append(row)
-    print(json.dumps({"runtime": "armnn", "backend": args.backend, "init_us": init_us, "warmup_us": warmup,
-                      "runs_us": runs, "layers": rows}))
+    document = {"runtime": "armnn", "backend": args.backend, "init_us": init_us, "warmup_us": warmup,
+                "runs_us": runs, "layers": rows}
+    if args.save_outputs:
+        document["outputs"] = []
+        for k, (name, array) in enumerate(zip(out_names, ann.workload_tensors_to_ndarray(outputs))):
+            info = out_bindings[k][1]
+            shape = [info.GetShape()[i] for i in range(info.GetNumDimensions())]
+            file = "output_%d.npy" % k
+            np.save(os.path.join(args.save_outputs, file), array.reshape(shape))
+            document["outputs"].append({"name": name, "file": file})
+    print(json.dumps(document))
     return 0
 
 

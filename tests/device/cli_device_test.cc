@@ -1,7 +1,8 @@
 // `gdstudio benchmark --variants= --device=` end to end against the local
 // sshd: the variants in turns on the desktop and on the "device" (gdstudio,
 // then Arm NN on CpuRef), the device's tables with the graph's nodes, the
-// side-by-side summary, JSON, and the errors a user can cause.
+// side-by-side summary, JSON, and the errors a user can cause; `compare
+// --device` against the desktop's outputs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -90,6 +91,78 @@ TEST_F(CliDevice, ErrorsNameTheDeviceAndTheStep) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "error: --variants: unknown variant 'int4' (expected float, tflite_int8 or eightbit, separated by "
                    "commas)\n");
+}
+
+// `compare --device`: the model on the desktop and on the device, on the
+// same input, output by output.
+class CliDeviceCompare : public CliDevice {
+ protected:
+  std::vector<std::string> compareArgs(const std::string& graph, const std::string& input,
+                                       const std::string& runtime) const {
+    return {"compare", "--graph=" + graph, "--input=" + input, "--device=" + server_->uri(remote_),
+            "--device_runtime=" + runtime, "--device_ssh_options=-F " + server_->dir() + "/ssh_config"};
+  }
+};
+
+// gdstudio on the device runs the same graph with the same kernels: every
+// element of MobileNet's output equal on a photo.
+TEST_F(CliDeviceCompare, GdstudioOnTheDeviceComputesWhatTheDesktopShows) {
+  auto a = compareArgs(test::modelPath("mobilenet_v1_0.25_128_frozen.pb"), test::dataPath("images/chelsea.png"),
+                       "gdstudio");
+  a.push_back("--device_runtime_path=" + test::gdstudioPath());
+  auto r = test::runGdstudio(a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("desktop (gdstudio, tflite-xnnpack) vs " + server_->uri(remote_) + " with gdstudio (" +
+                       test::gdstudioPath() + "), input chelsea.png\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(std::string(kOutput) + "\t-\t0\t0 of 1001\t0 of 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the device computes exactly what the desktop shows"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(remote_));
+}
+
+// Arm NN on the device (CpuRef) against the desktop's Arm NN arithmetic on a
+// TensorFlow-made int8 .tflite: 0 steps at its output.
+TEST_F(CliDeviceCompare, ArmnnOnTheDeviceAgreesWithTheArmnnArithmetic) {
+  if (!device::runProcess({"/usr/bin/python3", "-c", "import pyarmnn"}).succeeded())
+    GTEST_SKIP() << "pyarmnn is not installed";
+  auto a = compareArgs(test::modelPath("tflite/openmv_mobilenet_int8.tflite"),
+                       test::modelPath("tflite/openmv_mobilenet_int8.input.npy"), "armnn");
+  a.insert(a.end(), {"--arithmetic=armnn", "--device_backend=CpuRef", "--device_runtime_path=/usr/bin/python3",
+                     "--format=json"});
+  auto r = test::runGdstudio(a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["desktop"], "desktop (gdstudio, armnn)");
+  EXPECT_EQ(j["device"], server_->uri(remote_));
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  EXPECT_EQ(j["outputs"][0]["max_steps"], 0.0);
+  EXPECT_EQ(j["outputs"][0]["differing"], 0);
+  EXPECT_GT(j["outputs"][0]["total"], 1);
+  EXPECT_EQ(j["equal"], true);
+  EXPECT_NE(j["command"].get<std::string>().find("--save_outputs"), std::string::npos);
+  EXPECT_TRUE(fs::is_empty(remote_));
+}
+
+TEST_F(CliDeviceCompare, ErrorsSayWhichRuntimeCanAndWhatToGive) {
+  const std::string pb = test::modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  const std::string photo = test::dataPath("images/chelsea.png");
+  auto r = test::runGdstudio(compareArgs(pb, photo, "tflite"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --device_runtime=tflite: TensorFlow Lite's benchmark_model writes no output tensors; "
+                   "compare on the device with --device_runtime=armnn or gdstudio\n");
+  r = test::runGdstudio(compareArgs(pb, photo, "armnn"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --device_runtime=armnn runs a .tflite; " + pb +
+                       " is a GraphDef (convert it with gdstudio tflite_convert, or compare with "
+                       "--device_runtime=gdstudio)\n");
+  auto a = compareArgs(pb, photo, "gdstudio");
+  a.push_back("--graph2=" + pb);
+  r = test::runGdstudio(a);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "error: --device compares --graph on the desktop with the device's run of it; leave out --graph2 "
+                   "and --arithmetic2\n");
+  EXPECT_TRUE(fs::is_empty(remote_));
 }
 
 }  // namespace
