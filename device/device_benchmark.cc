@@ -226,22 +226,29 @@ Status DeviceBench::removeFiles(const std::string& label, const std::vector<std:
   return Status::Ok();
 }
 
+Result<RunOutput> DeviceBench::copyAndRun(const DeviceModel& model, const std::vector<std::string>& files,
+                                          const std::string& command, const std::string& doing) {
+  progress("copying " + fs::path(model.path).filename().string() + " to " + session_->device());
+  GDS_RETURN_IF_ERROR(session_->push(files));
+  progress(doing + " with " + runtimeName(options_.runtime) + " on " + session_->device());
+  auto out = session_->run(command, options_.run_timeout_s);
+  if (!out.ok()) return out.status();
+  if (out->exit_code != 0) return runFailed(*out, model);
+  return out;
+}
+
 Result<DeviceRun> DeviceBench::run(const DeviceModel& model) {
   const std::string runtime = runtimeName(options_.runtime);
   std::vector<std::string> inputs;
   const std::vector<std::string> files = filesFor(model, &inputs);
-  progress("copying " + fs::path(model.path).filename().string() + " to " + session_->device());
-  GDS_RETURN_IF_ERROR(session_->push(files));
   DeviceRun run;
   run.label = model.label;
   run.device = session_->device();
   run.runtime = runtime + " (" + program_ + ")";
   run.command = commandFor(model, inputs);
-  progress("running " + model.label + " with " + runtime + " on " + session_->device());
-  auto out = session_->run(run.command, options_.run_timeout_s);
+  auto out = copyAndRun(model, files, run.command, "running " + model.label);
   if (!out.ok()) return out.status();
   run.output = out->out + (out->err.empty() ? "" : "\n" + out->err);
-  if (out->exit_code != 0) return runFailed(*out, model);
   progress("fetching the results from " + session_->device());
   auto profile = parse(*out, model);
   if (!profile.ok()) {
@@ -287,17 +294,13 @@ Result<DeviceOutputs> DeviceBench::outputs(const DeviceModel& model) {
     return Status::Error("the gdstudio runtime needs the outputs to fetch");
   std::vector<std::string> inputs;
   const std::vector<std::string> files = filesFor(model, &inputs);
-  progress("copying " + fs::path(model.path).filename().string() + " to " + session_->device());
-  GDS_RETURN_IF_ERROR(session_->push(files));
   DeviceOutputs result;
   result.label = model.label;
   result.device = session_->device();
   result.runtime = runtime + " (" + program_ + ")";
   result.command = outputsCommandFor(model, inputs);
-  progress("running " + model.label + " once with " + runtime + " on " + session_->device());
-  auto out = session_->run(result.command, options_.run_timeout_s);
+  auto out = copyAndRun(model, files, result.command, "running " + model.label + " once");
   if (!out.ok()) return out.status();
-  if (out->exit_code != 0) return runFailed(*out, model);
   std::vector<std::string> written;  // the outputs' files in the folder
   if (options_.runtime == RuntimeKind::Armnn) {
     // The runner's JSON names each output and its file.

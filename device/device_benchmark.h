@@ -114,6 +114,10 @@ class DeviceBench {
   // The local files a model's run copies (the model, its inputs, the Arm NN
   // runner) and its inputs' names in the device's folder.
   std::vector<std::string> filesFor(const DeviceModel& model, std::vector<std::string>* remote_inputs) const;
+  // Copies the files, runs the command in the folder and returns what the
+  // runtime printed; a runtime that fails is an error naming it and the model.
+  Result<RunOutput> copyAndRun(const DeviceModel& model, const std::vector<std::string>& files,
+                               const std::string& command, const std::string& doing);
   // The error of a runtime that exited with a failure status.
   Status runFailed(const RunOutput& out, const DeviceModel& model) const;
   // Removes the named files of the folder (the folder stays for the next model).
