@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "graphview/graph_scene.h"
 #include "graphview/scene_data.h"
 #include "graphview/style.h"
 
@@ -66,8 +65,8 @@ void drawMark(QPainter* p, const QRectF& box, int mark) {
 
 // ---------------------------------------------------------------- NodeItem
 
-NodeItem::NodeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int node, const QRectF& rect)
-    : scene_(scene), data_(std::move(data)), node_(node), size_(rect.size()) {
+NodeItem::NodeItem(const ItemLabels* labels, std::shared_ptr<const SceneData> data, int node, const QRectF& rect)
+    : labels_(labels), data_(std::move(data)), node_(node), size_(rect.size()) {
   setPos(rect.topLeft());
   setFlag(ItemIsSelectable);
   setAcceptHoverEvents(false);
@@ -119,7 +118,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
       p->drawText(QRectF(0, 0, r.width(), style::kTitleHeight), Qt::AlignCenter, look.title);
       p->setFont(style::nameFont());
       p->drawText(QRectF(0, style::kTitleHeight - 3, r.width(), style::kRowHeight), Qt::AlignCenter,
-                  scene_->showFullNames() ? look.full_name : look.name);
+                  labels_->full_names ? look.full_name : look.name);
     }
   } else {
     QPainterPath outline;
@@ -140,7 +139,7 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
       p->setFont(style::nameFont());
       double y = style::kTitleHeight + 1;
       p->drawText(QRectF(6, y, r.width() - 12, style::kRowHeight), Qt::AlignCenter,
-                  scene_->showFullNames() ? look.full_name : look.name);
+                  labels_->full_names ? look.full_name : look.name);
       y += style::kRowHeight;
       if (!look.weights.empty()) {
         p->setPen(QPen(QColor(220, 220, 220), 0.8));
@@ -166,9 +165,9 @@ void NodeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
 
 // ---------------------------------------------------------------- GroupItem
 
-GroupItem::GroupItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int group, const QRectF& rect,
+GroupItem::GroupItem(const ItemLabels* labels, std::shared_ptr<const SceneData> data, int group, const QRectF& rect,
                      bool expanded)
-    : scene_(scene), data_(std::move(data)), group_(group), size_(rect.size()), expanded_(expanded) {
+    : labels_(labels), data_(std::move(data)), group_(group), size_(rect.size()), expanded_(expanded) {
   setPos(rect.topLeft());
   setFlag(ItemIsSelectable, !expanded);
   setZValue(expanded ? data_->hierarchy().group(group).depth : 200);
@@ -228,7 +227,7 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
   p->setPen(QPen(isSelected() ? style::selection() : style::frameBorder(), isSelected() ? 2.5 : 1.2));
   p->drawRoundedRect(r, 9, 9);
   if (!text) return;
-  const QStringList lines = d.metaLines(group_, scene_->showFullNames());
+  const QStringList lines = d.metaLines(group_, labels_->full_names);
   p->setFont(style::titleFont());
   p->setPen(QColor(30, 45, 70));
   p->drawText(QRectF(8, 4, r.width() - 16, 18), Qt::AlignCenter, QStringLiteral("+  ") + lines.value(0));
@@ -245,9 +244,9 @@ void GroupItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidg
 
 // ---------------------------------------------------------------- EdgeItem
 
-EdgeItem::EdgeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int group, int bundle,
+EdgeItem::EdgeItem(const ItemLabels* labels, std::shared_ptr<const SceneData> data, int group, int bundle,
                    const QPainterPath& path, bool arrow)
-    : scene_(scene), data_(std::move(data)), group_(group), bundle_(bundle), path_(path) {
+    : labels_(labels), data_(std::move(data)), group_(group), bundle_(bundle), path_(path) {
   const auto& b = data_->hierarchy().bundles(group)[bundle];
   control_ = b.data == 0;
   const int count = b.data + b.control;
@@ -267,7 +266,7 @@ EdgeItem::EdgeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int
     }
   }
   bounds_ = path_.controlPointRect().adjusted(-8, -8, 8, 8);
-  if (scene->showEdgeLabels()) bounds_ = bounds_.united(QRectF(path_.pointAtPercent(0.5), QSizeF(1, 1)).adjusted(-4, -10, 200, 10));
+  if (labels->edge_labels) bounds_ = bounds_.united(QRectF(path_.pointAtPercent(0.5), QSizeF(1, 1)).adjusted(-4, -10, 200, 10));
   setZValue(100);
   setAcceptHoverEvents(false);
   setAcceptedMouseButtons(Qt::NoButton);
@@ -287,7 +286,7 @@ void EdgeItem::paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidge
     p->setBrush(control_ ? style::controlEdge() : style::edge());
     p->drawPolygon(arrow_);
   }
-  if (lod >= 0.6 && scene_->showEdgeLabels()) {
+  if (lod >= 0.6 && labels_->edge_labels) {
     QString label = data_->edgeLabel(group_, bundle_);
     if (label.isEmpty()) return;
     p->setFont(style::smallFont());

@@ -1,7 +1,7 @@
 // Scene items: op node boxes, name-scope groups (collapsed meta-node or
 // expanded frame) and edges. Each item shares ownership of the SceneData it
-// was built from and paints only from it (plus the scene's index-free display
-// options), so it stays consistent while a new graph is being laid out.
+// was built from and paints only from it (plus the scene's ItemLabels), so it
+// stays consistent while a new graph is being laid out.
 // Painting drops text and detail when zoomed out (level of detail), so
 // panning a 10k-node scene stays smooth.
 #pragma once
@@ -13,13 +13,19 @@
 
 namespace gds::graphview {
 
-class GraphScene;
 class SceneData;
+
+// What items label beside their shapes; owned by the scene (GraphScene),
+// which repaints its items when it changes.
+struct ItemLabels {
+  bool full_names = false;   // nodes and groups by full name, not the last component
+  bool edge_labels = false;  // tensor shapes on edges
+};
 
 class NodeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 101 };
-  NodeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int node, const QRectF& rect);
+  NodeItem(const ItemLabels* labels, std::shared_ptr<const SceneData> data, int node, const QRectF& rect);
   int type() const override { return Type; }
   int node() const { return node_; }  // in data()'s graph
   const SceneData& data() const { return *data_; }
@@ -28,7 +34,7 @@ class NodeItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  GraphScene* scene_;
+  const ItemLabels* labels_;
   std::shared_ptr<const SceneData> data_;
   int node_;
   QSizeF size_;
@@ -37,7 +43,7 @@ class NodeItem : public QGraphicsItem {
 class GroupItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 102 };
-  GroupItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int group, const QRectF& rect, bool expanded);
+  GroupItem(const ItemLabels* labels, std::shared_ptr<const SceneData> data, int group, const QRectF& rect, bool expanded);
   int type() const override { return Type; }
   int group() const { return group_; }  // in data()'s hierarchy
   const SceneData& data() const { return *data_; }
@@ -47,7 +53,7 @@ class GroupItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  GraphScene* scene_;
+  const ItemLabels* labels_;
   std::shared_ptr<const SceneData> data_;
   int group_;
   QSizeF size_;
@@ -57,7 +63,7 @@ class GroupItem : public QGraphicsItem {
 class EdgeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 103 };
-  EdgeItem(GraphScene* scene, std::shared_ptr<const SceneData> data, int group, int bundle, const QPainterPath& path,
+  EdgeItem(const ItemLabels* labels, std::shared_ptr<const SceneData> data, int group, int bundle, const QPainterPath& path,
            bool arrow);
   int type() const override { return Type; }
   QRectF boundingRect() const override { return bounds_; }
@@ -65,7 +71,7 @@ class EdgeItem : public QGraphicsItem {
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  GraphScene* scene_;
+  const ItemLabels* labels_;
   std::shared_ptr<const SceneData> data_;
   int group_, bundle_;
   QPainterPath path_;

@@ -4,11 +4,11 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QGraphicsView>
 #include <QThread>
 
 #include "graphview/call_expansion.h"
 #include "graphview/graph_items.h"
-#include "graphview/graph_view.h"
 #include "graphview/style.h"
 #include "model/tensor.h"
 
@@ -65,10 +65,8 @@ GraphScene::~GraphScene() {
   // Views let go now, while this is a GraphScene: ~QGraphicsScene would
   // detach them later, and their handlers (scrolling, painting) would call
   // into a scene whose GraphScene part is gone.
-  for (QGraphicsView* view : views()) {
-    if (auto* graph_view = qobject_cast<GraphView*>(view)) graph_view->detachScene();
-    else view->setScene(nullptr);
-  }
+  emit detaching();
+  for (QGraphicsView* view : views()) view->setScene(nullptr);
   // Items go now, while the members their removal signals touch still exist.
   rebuilding_ = true;
   disconnect(this, nullptr, this, nullptr);
@@ -93,7 +91,7 @@ Status GraphScene::setGraph(std::shared_ptr<const tensorflow::GraphDef> def) {
   hierarchy_options.fold_constants = fold_constants_;
   hierarchy_options.call_functions = std::move(calls.functions);
   data_ = std::make_shared<SceneData>(Hierarchy::build(graph, hierarchy_options));
-  sizes_ = data_->computeSizes(full_names_);
+  sizes_ = data_->computeSizes(labels_.full_names);
   cache_ = std::make_shared<LayoutCache>();
   matches_.clear();
   search_error_.clear();
@@ -127,16 +125,16 @@ void GraphScene::clearGraph() {
 
 
 void GraphScene::setShowFullNames(bool on) {
-  if (on == full_names_) return;
-  full_names_ = on;
+  if (on == labels_.full_names) return;
+  labels_.full_names = on;
   if (!data_) return;
-  sizes_ = data_->computeSizes(full_names_);
+  sizes_ = data_->computeSizes(labels_.full_names);
   requestLayout();
 }
 
 void GraphScene::setShowEdgeLabels(bool on) {
-  if (on == edge_labels_) return;
-  edge_labels_ = on;
+  if (on == labels_.edge_labels) return;
+  labels_.edge_labels = on;
   if (shown_ && !layoutPending()) rebuildItems(shown_);
 }
 
@@ -323,18 +321,18 @@ void GraphScene::rebuildItems(std::shared_ptr<const SceneData> data) {
   // Bulk insertion without the BSP index, which is rebuilt once afterwards.
   setItemIndexMethod(QGraphicsScene::NoIndex);
   for (const auto& g : layout_.groups) {
-    auto* item = new GroupItem(this, shown_, g.group, g.rect, g.expanded);
+    auto* item = new GroupItem(&labels_, shown_, g.group, g.rect, g.expanded);
     item_of_group_[g.group] = static_cast<int>(group_items_.size());
     group_items_.push_back(item);
     addItem(item);
   }
   for (const auto& e : layout_.edges) {
-    auto* item = new EdgeItem(this, shown_, e.group, e.bundle, e.path, e.arrow);
+    auto* item = new EdgeItem(&labels_, shown_, e.group, e.bundle, e.path, e.arrow);
     edge_items_.push_back(item);
     addItem(item);
   }
   for (const auto& n : layout_.nodes) {
-    auto* item = new NodeItem(this, shown_, n.node, n.rect);
+    auto* item = new NodeItem(&labels_, shown_, n.node, n.rect);
     item_of_node_[n.node] = static_cast<int>(node_items_.size());
     node_items_.push_back(item);
     addItem(item);

@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphview/graph_items.h"
 #include "graphview/hierarchy.h"
 #include "graphview/job_runner.h"
 #include "graphview/layout.h"
@@ -62,9 +63,9 @@ class GraphScene : public QGraphicsScene {
 
   // --- Display options (each re-lays out when it changes geometry).
   void setShowFullNames(bool on);
-  bool showFullNames() const { return full_names_; }
+  bool showFullNames() const { return labels_.full_names; }
   void setShowEdgeLabels(bool on);
-  bool showEdgeLabels() const { return edge_labels_; }
+  bool showEdgeLabels() const { return labels_.edge_labels; }
   void setFoldConstants(bool on);  // rebuilds the hierarchy, keeping marks, overlay, search, selection
   bool foldConstants() const { return fold_constants_; }
   void setLeftToRight(bool on);
@@ -146,7 +147,7 @@ class GraphScene : public QGraphicsScene {
   QString groupOverlayBadge(int group) const { return data_->groupOverlayBadge(group); }
   int markOf(int node) const { return data_ ? data_->markOf(node) : 0; }  // 0 none, 1 input mark, 2 output mark
   QString edgeLabel(int group, int bundle) const { return data_->edgeLabel(group, bundle); }
-  QStringList metaLines(int group) const { return data_->metaLines(group, full_names_); }
+  QStringList metaLines(int group) const { return data_->metaLines(group, labels_.full_names); }
 
  signals:
   void layoutStarted();
@@ -157,6 +158,9 @@ class GraphScene : public QGraphicsScene {
   void expansionChanged();
   void selectionNamesChanged();
   void overlayChanged();
+  // From the destructor, while this is still a GraphScene: views showing it
+  // let go now (GraphView::detachScene), before ~QGraphicsScene would.
+  void detaching();
 
  private:
   void requestLayout();
@@ -180,7 +184,8 @@ class GraphScene : public QGraphicsScene {
   std::shared_ptr<LayoutCache> cache_;
   Expansion expansion_;
   LayoutOptions options_;
-  bool full_names_ = false, edge_labels_ = false, fold_constants_ = true, synchronous_ = false;
+  ItemLabels labels_;  // the items hold a pointer to it
+  bool fold_constants_ = true, synchronous_ = false;
 
   // Layout requests: only the newest result is applied; a newer request
   // cancels and drops the older one.

@@ -34,6 +34,7 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
   minimap_ = new Minimap(this);
   legend_ = new LegendBar(this);
   connect(scene_, &GraphScene::layoutApplied, this, &GraphView::onLayoutApplied);
+  connect(scene_, &GraphScene::detaching, this, &GraphView::detachScene);
   connect(scene_, &GraphScene::overlayChanged, this, [this] {
     updateLegend();
     viewport()->update();

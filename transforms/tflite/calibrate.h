@@ -14,7 +14,7 @@
 #include "engine/tensor.h"
 #include "model/proto.h"
 #include "model/status.h"
-#include "transforms/tflite/convert.h"
+#include "transforms/tflite/convert_options.h"
 
 namespace gds::transforms::tflite {
 

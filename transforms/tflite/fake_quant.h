@@ -11,7 +11,7 @@
 
 #include "model/proto.h"
 #include "model/status.h"
-#include "transforms/tflite/convert.h"
+#include "transforms/tflite/convert_options.h"
 
 namespace gds::transforms::tflite {
 

@@ -15,7 +15,7 @@
 #include "model/proto.h"
 #include "model/status.h"
 #include "model/tensor.h"
-#include "transforms/tflite/convert.h"
+#include "transforms/tflite/convert_options.h"
 
 namespace gds::transforms::tflite {
 

@@ -29,7 +29,7 @@
 
 #include "model/proto.h"
 #include "model/status.h"
-#include "transforms/tflite/convert.h"
+#include "transforms/tflite/convert_options.h"
 
 namespace gds::transforms::tflite {
 

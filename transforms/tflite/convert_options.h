@@ -1,0 +1,67 @@
+// What a TensorFlow Lite conversion is asked for (transforms/tflite/convert.h
+// runs it): the model's inputs, outputs and shapes, the quantization and its
+// calibration. Below the converter's phases (prepare, calibrate, quantize,
+// fake_quant), which read it, and the driver that calls them.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/tensor.h"
+#include "model/proto.h"
+#include "model/tensor.h"
+
+namespace gds::transforms::tflite {
+
+enum class Quantize { None, Int8 };
+
+// The observed range of one tensor over the calibration samples.
+struct TensorRange {
+  float min = 0, max = 0;
+};
+
+// Called before each calibration sample runs (done = samples finished).
+using CalibrationProgress = std::function<void(int done, int total)>;
+
+struct ConvertOptions {
+  // --input_arrays: node names (any node; a non-Placeholder becomes the
+  // model's input and what computes it is dropped). Empty: the Placeholders.
+  std::vector<std::string> inputs;
+  // --output_arrays: node names (port 0) or tensor names "node:k". Empty: the
+  // nodes nothing consumes.
+  std::vector<std::string> outputs;
+  // --input_shapes, one per input (empty: the Placeholder's shape; a free
+  // batch dimension becomes 1, as TensorFlow's converter does).
+  std::vector<model::Shape> input_shapes;
+
+  Quantize quantize = Quantize::None;
+  // Representative inputs for Quantize::Int8: one vector per sample, a tensor
+  // per input in `inputs` order (values of the graph's input tensors).
+  std::vector<std::vector<engine::Tensor>> calibration;
+  // Without calibration samples, TensorFlow 1.x's quantization
+  // (tflite_convert --inference_type=INT8): each activation's range from the
+  // FakeQuant node after it (quantization-aware training,
+  // transforms/tflite/fake_quant.h), each input's from input_ranges
+  // (--mean_values/--std_dev_values: [(qmin - mean) / std, (qmax - mean) /
+  // std]), and every other tensor `default_range` (--default_ranges_min/max,
+  // "dummy quantization"); a tensor with none is an error naming it.
+  std::vector<std::optional<TensorRange>> input_ranges;  // one per input, or empty
+  std::optional<TensorRange> default_range;
+  // Model input and output types for int8: DT_FLOAT (QUANTIZE/DEQUANTIZE at
+  // the edges) or DT_INT8.
+  tensorflow::DataType inference_input_type = tensorflow::DT_FLOAT;
+  tensorflow::DataType inference_output_type = tensorflow::DT_FLOAT;
+  // FULLY_CONNECTED weights per tensor (operator_property.cc; TensorFlow's
+  // converter until 2024, and what Arm NN 20.08, NNAPI and TFLite Micro
+  // before 2024 run) or per output channel (TensorFlow's converter since).
+  bool per_channel_fully_connected = false;
+  int num_threads = 1;  // for the calibration runs
+  CalibrationProgress calibration_progress;  // may be empty
+  // Polled between the calibration runs' nodes (engine::PlanOptions::cancelled):
+  // true ends the conversion with the error "cancelled".
+  std::function<bool()> cancelled;
+};
+
+}  // namespace gds::transforms::tflite
