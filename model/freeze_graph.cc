@@ -296,86 +296,76 @@ Result<HostTensor> variableValue(const tensorflow::NodeDef& var, const std::map<
                        " has no value for it (no restore op assigns it and no tensor is named '" + var.name() + "')");
 }
 
-}  // namespace
+// "a, b, c": the signature keys of `meta`, sorted.
+std::string signatureKeyList(const tensorflow::MetaGraphDef& meta) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : meta.signature_def()) keys.push_back(k);
+  std::sort(keys.begin(), keys.end());
+  std::string list;
+  for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+  return list;
+}
 
-Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensorflow::MetaGraphDef* meta,
-                                 const CheckpointReader& ckpt, const FreezeOptions& options) {
-  FreezeResult result;
-  result.checkpoint_prefix = ckpt.prefix();
-
-  // Outputs: given, else from a signature.
+// The output nodes: given, else the outputs of a signature (options.signature,
+// else serving_default, else the only one), whose inputs and outputs are
+// recorded in `result` by key.
+Result<std::vector<std::string>> chooseOutputs(const tensorflow::MetaGraphDef* meta, const FreezeOptions& options,
+                                               FreezeResult* result) {
   std::vector<std::string> outputs;
   for (const auto& o : options.output_nodes)
     if (!o.empty()) outputs.emplace_back(nodeNameOf(o));
-  if (outputs.empty()) {
-    if (!meta || meta->signature_def().empty())
-      return Status::Error("no output nodes given (--output_node_names) and the model has no signature to choose them");
-    std::string key = options.signature;
-    if (key.empty()) {
-      if (meta->signature_def().count("serving_default")) {
-        key = "serving_default";
-      } else if (meta->signature_def().size() == 1) {
-        key = meta->signature_def().begin()->first;
-      } else {
-        std::vector<std::string> keys;
-        for (const auto& [k, v] : meta->signature_def()) keys.push_back(k);
-        std::sort(keys.begin(), keys.end());
-        std::string list;
-        for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
-        return Status::Error("no output nodes given and no 'serving_default' signature; choose one of: " + list);
-      }
-    }
-    auto it = meta->signature_def().find(key);
-    if (it == meta->signature_def().end()) {
-      std::vector<std::string> keys;
-      for (const auto& [k, v] : meta->signature_def()) keys.push_back(k);
-      std::sort(keys.begin(), keys.end());
-      std::string list;
-      for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
-      return Status::Error("signature '" + key + "' not found; available: " + list);
-    }
-    for (const auto& [alias, info] : it->second.outputs()) {
-      if (info.name().empty())
-        return Status::Error("signature '" + key + "': output '" + alias + "' is not a plain tensor");
-    }
-    std::map<std::string, std::string> sorted_outs;
-    for (const auto& [alias, info] : it->second.outputs()) sorted_outs[alias] = info.name();
-    for (const auto& [alias, name] : sorted_outs) {
-      std::string node(nodeNameOf(name));
-      if (std::find(outputs.begin(), outputs.end(), node) == outputs.end()) outputs.push_back(node);
-    }
-    std::map<std::string, std::string> sorted_ins;
-    for (const auto& [alias, info] : it->second.inputs()) sorted_ins[alias] = info.name();
-    for (const auto& [alias, name] : sorted_ins) result.inputs.push_back(name);
-    result.signature_inputs.assign(sorted_ins.begin(), sorted_ins.end());
-    result.signature_outputs.assign(sorted_outs.begin(), sorted_outs.end());
+  if (!outputs.empty()) return outputs;
+  if (!meta || meta->signature_def().empty())
+    return Status::Error("no output nodes given (--output_node_names) and the model has no signature to choose them");
+  std::string key = options.signature;
+  if (key.empty()) {
+    if (meta->signature_def().count("serving_default")) key = "serving_default";
+    else if (meta->signature_def().size() == 1) key = meta->signature_def().begin()->first;
+    else
+      return Status::Error("no output nodes given and no 'serving_default' signature; choose one of: " +
+                           signatureKeyList(*meta));
   }
-  result.outputs = outputs;
+  auto it = meta->signature_def().find(key);
+  if (it == meta->signature_def().end())
+    return Status::Error("signature '" + key + "' not found; available: " + signatureKeyList(*meta));
+  for (const auto& [alias, info] : it->second.outputs())
+    if (info.name().empty())
+      return Status::Error("signature '" + key + "': output '" + alias + "' is not a plain tensor");
+  std::map<std::string, std::string> sorted_outs;
+  for (const auto& [alias, info] : it->second.outputs()) sorted_outs[alias] = info.name();
+  for (const auto& [alias, name] : sorted_outs) {
+    std::string node(nodeNameOf(name));
+    if (std::find(outputs.begin(), outputs.end(), node) == outputs.end()) outputs.push_back(node);
+  }
+  std::map<std::string, std::string> sorted_ins;
+  for (const auto& [alias, info] : it->second.inputs()) sorted_ins[alias] = info.name();
+  for (const auto& [alias, name] : sorted_ins) result->inputs.push_back(name);
+  result->signature_inputs.assign(sorted_ins.begin(), sorted_ins.end());
+  result->signature_outputs.assign(sorted_outs.begin(), sorted_outs.end());
+  return outputs;
+}
 
-  tensorflow::GraphDef full = graph;
-  if (options.clear_devices)
-    for (auto& n : *full.mutable_node()) n.clear_device();
-
-  auto sub = extractSubGraph(full, outputs);
-  if (!sub.ok()) return sub.status();
-  const tensorflow::GraphDef& g = sub.value();
-
-  NodeIndex full_index(full);
-  auto specs = restoreSpecs(full, full_index);
-  NodeIndex idx(g);
-
-  auto allowed = [&](const std::string& name) {
-    if (!options.variable_allowlist.empty() &&
-        std::find(options.variable_allowlist.begin(), options.variable_allowlist.end(), name) ==
-            options.variable_allowlist.end())
-      return false;
-    return std::find(options.variable_denylist.begin(), options.variable_denylist.end(), name) ==
-           options.variable_denylist.end();
-  };
-
-  // Values of the variables to convert.
-  std::map<int, HostTensor> values;
+// What freezing decides about the nodes of the extracted graph, by index.
+struct FrozenNodes {
+  std::map<int, HostTensor> values;  // variables to convert -> their checkpoint values
   std::map<int, FrozenVariable> infos;
+  // Nodes between a frozen VarHandleOp and its readers: their T becomes the
+  // variable's dtype.
+  std::map<int, tensorflow::DataType> retyped;
+  std::set<int> readers;  // ReadVariableOp, ResourceGather(Nd) of a frozen variable
+  std::map<int, const char*> unref;  // ref-typed control flow -> its value-typed twin
+};
+
+// Reads every variable to convert (allowed by the options) from the
+// checkpoint, checking its dtype and declared shape.
+Status readVariables(const tensorflow::GraphDef& g, const std::map<std::string, RestoreSpec>& specs,
+                     const CheckpointReader& ckpt, const FreezeOptions& options, FrozenNodes* frozen) {
+  auto allowed = [&](const std::string& name) {
+    const auto& allow = options.variable_allowlist;
+    const auto& deny = options.variable_denylist;
+    if (!allow.empty() && std::find(allow.begin(), allow.end(), name) == allow.end()) return false;
+    return std::find(deny.begin(), deny.end(), name) == deny.end();
+  };
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     if (!isVariableOp(n.op()) || !allowed(n.name())) continue;
@@ -401,14 +391,15 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
                              ckpt.prefix() + " holds " + shapeString(value->shape) + " for '" + info.checkpoint_key +
                              "'" + (info.slice.empty() ? "" : " slice " + info.slice));
     }
-    values.emplace(i, std::move(value.value()));
-    infos.emplace(i, std::move(info));
+    frozen->values.emplace(i, std::move(value.value()));
+    frozen->infos.emplace(i, std::move(info));
   }
+  return Status::Ok();
+}
 
-  // Nodes between a frozen VarHandleOp and its readers: their T becomes the
-  // variable's dtype. Readers must trace back to a frozen variable.
-  std::map<int, tensorflow::DataType> retyped;
-  std::set<int> readers;
+// The readers of frozen resource variables and the pass-through nodes
+// between them. A reader must trace back to one frozen variable only.
+Status traceResourceReaders(const tensorflow::GraphDef& g, const NodeIndex& idx, FrozenNodes* frozen) {
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     if (n.op() != "ReadVariableOp" && n.op() != "ResourceGather" && n.op() != "ResourceGatherNd") continue;
@@ -427,7 +418,7 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
         chain.push_back(c);
         if (cn.input_size() > 0) todo.push_back(idx.find(std::string(nodeNameOf(cn.input(0)))));
         if (cn.op() == "Merge" && cn.input_size() > 1) todo.push_back(idx.find(std::string(nodeNameOf(cn.input(1)))));
-      } else if (values.count(c)) {
+      } else if (frozen->values.count(c)) {
         reaches_frozen = true;
       } else {
         reaches_other = true;
@@ -441,13 +432,15 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
                            " reads a resource that is not always the same frozen variable; cannot freeze it");
     const auto* dtype = findAttr(n, "dtype");
     if (!dtype) return Status::Error("node " + opSpelling(n) + " has no 'dtype' attr");
-    for (int c : chain) retyped.emplace(c, dtype->type());
-    readers.insert(i);
+    for (int c : chain) frozen->retyped.emplace(c, dtype->type());
+    frozen->readers.insert(i);
   }
+  return Status::Ok();
+}
 
-  // Ref-typed control flow fed by frozen VariableV2s becomes value-typed.
-  std::map<int, const char*> unref;
-  for (const auto& [v, t] : values) {
+// Ref-typed control flow fed by frozen VariableV2s becomes value-typed.
+void findRefTwins(const tensorflow::GraphDef& g, const NodeIndex& idx, FrozenNodes* frozen) {
+  for (const auto& [v, t] : frozen->values) {
     std::deque<int> todo{v};
     std::set<int> seen;
     while (!todo.empty()) {
@@ -458,30 +451,64 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
         (void)k;
         (void)port;
         if (const char* twin = nonRefTwin(g.node(consumer).op())) {
-          unref.emplace(consumer, twin);
+          frozen->unref.emplace(consumer, twin);
           todo.push_back(consumer);
         }
       }
     }
   }
+}
 
-  // Warn about kept nodes that write a frozen variable (their outputs were
-  // asked for, so they stay, but they cannot run on a Const).
-  for (const auto& [v, t] : values)
+// Kept nodes that write a frozen variable: their outputs were asked for, so
+// they stay, but they cannot run on a Const.
+void warnAboutWriters(const tensorflow::GraphDef& g, const NodeIndex& idx, const FrozenNodes& frozen,
+                      std::vector<std::string>* warnings) {
+  for (const auto& [v, t] : frozen.values)
     for (const auto& [consumer, k, port] : idx.consumers[static_cast<size_t>(v)]) {
       (void)port;
       const auto& cn = g.node(consumer);
-      if (k == 0 && !readers.count(consumer) && !retyped.count(consumer) && !unref.count(consumer) &&
-          cn.op() != "Identity" && cn.op() != "ReadVariableOp")
-        result.warnings.push_back("node " + opSpelling(cn) + " uses variable '" + g.node(v).name() +
-                                  "', which is now a constant; the frozen graph cannot run it");
+      if (k == 0 && !frozen.readers.count(consumer) && !frozen.retyped.count(consumer) &&
+          !frozen.unref.count(consumer) && cn.op() != "Identity" && cn.op() != "ReadVariableOp")
+        warnings->push_back("node " + opSpelling(cn) + " uses variable '" + g.node(v).name() +
+                            "', which is now a constant; the frozen graph cannot run it");
     }
+}
 
-  // Assemble the frozen graph in the original node order.
-  tensorflow::GraphDef& out = result.graph;
+// A frozen variable's ResourceGather as freeze_graph writes it: GatherV2
+// with a Const axis 0.
+Status addGather(const tensorflow::NodeDef& n, tensorflow::GraphDef* out) {
+  const auto* batch_dims = findAttr(n, "batch_dims");
+  if (batch_dims && batch_dims->i() != 0)
+    return Status::Error("node " + opSpelling(n) + ": batch_dims != 0 cannot be frozen (as in freeze_graph)");
+  const auto* tindices = findAttr(n, "Tindices");
+  tensorflow::DataType axis_type = tindices ? tindices->type() : tensorflow::DT_INT32;
+  auto* axis = out->add_node();
+  axis->set_name(n.name() + "/axis");
+  axis->set_op("Const");
+  (*axis->mutable_attr())["dtype"].set_type(axis_type);
+  HostTensor zero = HostTensor::zeros(axis_type, {});
+  makeTensorProto(zero, (*axis->mutable_attr())["value"].mutable_tensor());
+  auto* c = out->add_node();
+  c->set_name(n.name());
+  c->set_op("GatherV2");
+  c->add_input(n.input(0));
+  if (n.input_size() > 1) c->add_input(n.input(1));
+  c->add_input(axis->name());
+  (*c->mutable_attr())["Tparams"] = *findAttr(n, "dtype");
+  (*c->mutable_attr())["Tindices"].set_type(axis_type);
+  (*c->mutable_attr())["Taxis"].set_type(axis_type);
+  if (const auto* cls = findAttr(n, "_class")) (*c->mutable_attr())["_class"] = *cls;
+  return Status::Ok();
+}
+
+// The frozen graph in the original node order: variables as Consts, their
+// readers as Identity / GatherV2 / GatherNd, retyped and value-typed nodes.
+Status assemble(const tensorflow::GraphDef& g, const FrozenNodes& frozen, FreezeResult* result) {
+  tensorflow::GraphDef& out = result->graph;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    if (auto v = values.find(i); v != values.end()) {
+    const bool reader = frozen.readers.count(i) > 0;
+    if (auto v = frozen.values.find(i); v != frozen.values.end()) {
       auto* c = out.add_node();
       c->set_name(n.name());
       c->set_op("Const");
@@ -489,41 +516,21 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
       dtype.set_type(baseDtype(findAttr(n, "dtype")->type()));
       (*c->mutable_attr())["dtype"] = dtype;
       makeTensorProto(v->second, (*c->mutable_attr())["value"].mutable_tensor());
-      result.converted.push_back(infos[i]);
-    } else if (auto r = retyped.find(i); r != retyped.end()) {
+      result->converted.push_back(frozen.infos.at(i));
+    } else if (auto r = frozen.retyped.find(i); r != frozen.retyped.end()) {
       auto* c = out.add_node();
       *c = n;
       (*c->mutable_attr())["T"].set_type(r->second);
-    } else if (readers.count(i) && n.op() == "ReadVariableOp") {
+    } else if (reader && n.op() == "ReadVariableOp") {
       auto* c = out.add_node();
       c->set_name(n.name());
       c->set_op("Identity");
       c->add_input(n.input(0));
       (*c->mutable_attr())["T"] = *findAttr(n, "dtype");
       if (const auto* cls = findAttr(n, "_class")) (*c->mutable_attr())["_class"] = *cls;
-    } else if (readers.count(i) && n.op() == "ResourceGather") {
-      const auto* batch_dims = findAttr(n, "batch_dims");
-      if (batch_dims && batch_dims->i() != 0)
-        return Status::Error("node " + opSpelling(n) + ": batch_dims != 0 cannot be frozen (as in freeze_graph)");
-      const auto* tindices = findAttr(n, "Tindices");
-      tensorflow::DataType axis_type = tindices ? tindices->type() : tensorflow::DT_INT32;
-      auto* axis = out.add_node();
-      axis->set_name(n.name() + "/axis");
-      axis->set_op("Const");
-      (*axis->mutable_attr())["dtype"].set_type(axis_type);
-      HostTensor zero = HostTensor::zeros(axis_type, {});
-      makeTensorProto(zero, (*axis->mutable_attr())["value"].mutable_tensor());
-      auto* c = out.add_node();
-      c->set_name(n.name());
-      c->set_op("GatherV2");
-      c->add_input(n.input(0));
-      if (n.input_size() > 1) c->add_input(n.input(1));
-      c->add_input(axis->name());
-      (*c->mutable_attr())["Tparams"] = *findAttr(n, "dtype");
-      (*c->mutable_attr())["Tindices"].set_type(axis_type);
-      (*c->mutable_attr())["Taxis"].set_type(axis_type);
-      if (const auto* cls = findAttr(n, "_class")) (*c->mutable_attr())["_class"] = *cls;
-    } else if (readers.count(i) && n.op() == "ResourceGatherNd") {
+    } else if (reader && n.op() == "ResourceGather") {
+      GDS_RETURN_IF_ERROR(addGather(n, &out));
+    } else if (reader && n.op() == "ResourceGatherNd") {
       auto* c = out.add_node();
       c->set_name(n.name());
       c->set_op("GatherNd");
@@ -532,7 +539,7 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
       (*c->mutable_attr())["Tparams"] = *findAttr(n, "dtype");
       if (const auto* ti = findAttr(n, "Tindices")) (*c->mutable_attr())["Tindices"] = *ti;
       if (const auto* cls = findAttr(n, "_class")) (*c->mutable_attr())["_class"] = *cls;
-    } else if (auto u = unref.find(i); u != unref.end()) {
+    } else if (auto u = frozen.unref.find(i); u != frozen.unref.end()) {
       auto* c = out.add_node();
       *c = n;
       c->set_op(u->second);
@@ -544,6 +551,35 @@ Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensor
   }
   // convert_variables_to_constants keeps the library and leaves versions empty.
   if (g.has_library()) *out.mutable_library() = g.library();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<FreezeResult> freezeGraph(const tensorflow::GraphDef& graph, const tensorflow::MetaGraphDef* meta,
+                                 const CheckpointReader& ckpt, const FreezeOptions& options) {
+  FreezeResult result;
+  result.checkpoint_prefix = ckpt.prefix();
+  auto outputs = chooseOutputs(meta, options, &result);
+  if (!outputs.ok()) return outputs.status();
+  result.outputs = *outputs;
+
+  tensorflow::GraphDef full = graph;
+  if (options.clear_devices)
+    for (auto& n : *full.mutable_node()) n.clear_device();
+  auto sub = extractSubGraph(full, *outputs);
+  if (!sub.ok()) return sub.status();
+  const tensorflow::GraphDef& g = sub.value();
+  NodeIndex full_index(full);
+  const auto specs = restoreSpecs(full, full_index);
+  NodeIndex idx(g);
+
+  FrozenNodes frozen;
+  GDS_RETURN_IF_ERROR(readVariables(g, specs, ckpt, options, &frozen));
+  GDS_RETURN_IF_ERROR(traceResourceReaders(g, idx, &frozen));
+  findRefTwins(g, idx, &frozen);
+  warnAboutWriters(g, idx, frozen, &result.warnings);
+  GDS_RETURN_IF_ERROR(assemble(g, frozen, &result));
   return result;
 }
 
