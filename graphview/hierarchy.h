@@ -113,6 +113,15 @@ class Hierarchy {
   void expandTo(Expansion& expansion, int node) const;
 
  private:
+  // build()'s phases, in order (hierarchy.cc).
+  struct Scopes;
+  void foldWeights();
+  Scopes scopeTree() const;
+  void markAuxiliary(Scopes* scopes) const;
+  std::vector<int> makeGroups(const Scopes& scopes);
+  void placeNodes(const Scopes& scopes, const std::vector<int>& group_of_scope);
+  void bundleEdges();
+
   std::shared_ptr<const model::Graph> graph_;
   HierarchyOptions options_;
   std::vector<Group> groups_;
