@@ -26,7 +26,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/builtin_kernels.h"
 #include "engine/rewrite/optimize_for_inference.h"
@@ -95,58 +97,80 @@ void applyRecordedShapes(const model::Graph& g, model::InferredShapes* shapes) {
   }
 }
 
-Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) {
+// What fold_constants was asked: its parameters, the fed inputs and the outputs.
+struct FoldSettings {
+  std::int64_t max_bytes = 0;
+  bool clear_shapes = true;
+  std::unordered_set<std::string> excluded_ops, excluded_nodes, fed, outputs;
+};
+
+Result<FoldSettings> foldSettings(const TransformContext& ctx) {
+  FoldSettings s;
   auto max_bytes = ctx.getOneInt("max_constant_size_in_bytes", 10 * 1024 * 1024);
   if (!max_bytes.ok()) return max_bytes.status();
   auto clear_shapes = ctx.getOneBool("clear_output_shapes", true);
   if (!clear_shapes.ok()) return clear_shapes.status();
   if (ctx.outputs.empty()) return ctx.error("needs --outputs: nodes the outputs do not need are removed");
-  const auto& excluded_ops_list = ctx.list("exclude_op");
-  const auto& excluded_nodes_list = ctx.list("exclude_node");
-  const std::unordered_set<std::string> excluded_ops(excluded_ops_list.begin(), excluded_ops_list.end());
-  const std::unordered_set<std::string> excluded_nodes(excluded_nodes_list.begin(), excluded_nodes_list.end());
-  const std::unordered_set<std::string> fed = nodeNames(ctx.inputs);
-  const std::unordered_set<std::string> outputs = nodeNames(ctx.outputs);
+  s.max_bytes = *max_bytes;
+  s.clear_shapes = *clear_shapes;
+  const auto& ops = ctx.list("exclude_op");
+  const auto& nodes = ctx.list("exclude_node");
+  s.excluded_ops.insert(ops.begin(), ops.end());
+  s.excluded_nodes.insert(nodes.begin(), nodes.end());
+  s.fed = nodeNames(ctx.inputs);
+  s.outputs = nodeNames(ctx.outputs);
+  return s;
+}
 
-  GraphDef graph = in;
-  if (*clear_shapes)
-    for (auto& node : *graph.mutable_node()) node.mutable_attr()->erase("_output_shapes");
-  for (const auto& name : outputs) {
-    bool found = std::any_of(graph.node().begin(), graph.node().end(), [&](const NodeDef& n) { return n.name() == name; });
-    if (!found) return ctx.error("output node '" + name + "' (from --outputs) not found in the graph");
+// Which nodes compute from constants only, by index.
+struct ConstantNodes {
+  std::vector<char> constant;                       // the node's outputs depend on constants only
+  std::map<int, model::HostTensor> shape_value;     // Shape/Size/Rank folded from a statically known shape
+  std::vector<std::set<std::string>> control_deps;  // control inputs a Const replacing it keeps
+};
+
+// Shape, Size or Rank of a tensor whose shape is statically known, as the
+// value it would compute (int32 or int64), else nothing.
+std::optional<model::HostTensor> knownShapeValue(const NodeDef& node, const model::TensorInfo& info) {
+  auto out_type = node.attr().count("out_type") ? node.attr().at("out_type").type() : tensorflow::DT_INT32;
+  if (!info.fullyKnown() || (out_type != tensorflow::DT_INT32 && out_type != tensorflow::DT_INT64)) return std::nullopt;
+  std::vector<std::int64_t> values;
+  if (node.op() == "Shape") values = info.shape;
+  else if (node.op() == "Size") values = {info.elements()};
+  else values = {static_cast<std::int64_t>(info.shape.size())};
+  model::Shape dims = node.op() == "Shape" ? model::Shape{static_cast<std::int64_t>(values.size())} : model::Shape{};
+  model::HostTensor t = model::HostTensor::zeros(out_type, dims);
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (out_type == tensorflow::DT_INT32) t.as<std::int32_t>()[k] = static_cast<std::int32_t>(values[k]);
+    else t.as<std::int64_t>()[k] = values[k];
   }
-  auto index = model::Graph::build(graph);
-  if (!index.ok()) return ctx.error(index.error());
-  const model::Graph& g = *index;
+  return t;
+}
+
+ConstantNodes findConstants(const model::Graph& g, const model::InferredShapes& shapes, const FoldSettings& settings) {
   const int n = g.size();
   const auto& kernels = engine::builtinKernels();
   const model::OpRegistry& registry = model::OpRegistry::instance();
-  model::ShapeOverrides recorded_inputs;
-  if (!*clear_shapes) recorded_inputs = recordedPlaceholderShapes(graph);
-  model::InferredShapes shapes = model::inferShapes(g, recorded_inputs);
-  if (!*clear_shapes) applyRecordedShapes(g, &shapes);
-
-  // constant[i]: the node's outputs depend on constants only.
-  // shape_value[i]: Shape/Size/Rank folded from a statically known shape.
-  std::vector<char> constant(n, 0);
-  std::map<int, model::HostTensor> shape_value;
-  std::vector<std::set<std::string>> control_deps(n);
+  ConstantNodes c;
+  c.constant.assign(n, 0);
+  c.control_deps.resize(n);
   for (int i : g.topoOrder()) {
     const NodeDef& node = g.node(i);
     if (node.op() == "Const") {
-      constant[i] = 1;
+      c.constant[i] = 1;
       for (const auto& in_ref : g.inputs(i))
-        if (in_ref.control) control_deps[i].insert(g.name(in_ref.node));
+        if (in_ref.control) c.control_deps[i].insert(g.name(in_ref.node));
       continue;
     }
-    if (fed.count(node.name()) || registry.neverFoldOrMerge(node.op()) || excluded_ops.count(node.op()) ||
-        excluded_nodes.count(node.name()) || !kernels.hasOp(node.op()))
+    if (settings.fed.count(node.name()) || registry.neverFoldOrMerge(node.op()) ||
+        settings.excluded_ops.count(node.op()) || settings.excluded_nodes.count(node.name()) ||
+        !kernels.hasOp(node.op()))
       continue;
     // Outputs known to be too large are not worth evaluating.
     bool too_big = false;
     for (const auto& info : shapes.outputs[static_cast<size_t>(i)]) {
       std::int64_t bytes = info.elements() * static_cast<std::int64_t>(model::dtypeSize(info.dtype));
-      if (info.fullyKnown() && bytes > *max_bytes) too_big = true;
+      if (info.fullyKnown() && bytes > settings.max_bytes) too_big = true;
     }
     if (too_big) continue;
     bool all_constant = true;
@@ -154,149 +178,146 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
     for (const auto& in_ref : g.inputs(i))
       if (!in_ref.control) {
         ++data_inputs;
-        if (!constant[in_ref.node]) all_constant = false;
+        if (!c.constant[in_ref.node]) all_constant = false;
       }
     const bool shape_op = node.op() == "Shape" || node.op() == "Size" || node.op() == "Rank";
     if (!all_constant && shape_op && data_inputs == 1) {
       const auto& src = g.inputs(i)[0];
-      const model::TensorInfo& info = shapes.at(src.node, src.port);
-      auto out_type = node.attr().count("out_type") ? node.attr().at("out_type").type() : tensorflow::DT_INT32;
-      if (info.fullyKnown() && (out_type == tensorflow::DT_INT32 || out_type == tensorflow::DT_INT64)) {
-        std::vector<std::int64_t> values;
-        if (node.op() == "Shape") values = info.shape;
-        else if (node.op() == "Size") values = {info.elements()};
-        else values = {static_cast<std::int64_t>(info.shape.size())};
-        model::Shape dims = node.op() == "Shape" ? model::Shape{static_cast<std::int64_t>(values.size())} : model::Shape{};
-        model::HostTensor t = model::HostTensor::zeros(out_type, dims);
-        for (size_t k = 0; k < values.size(); ++k) {
-          if (out_type == tensorflow::DT_INT32) t.as<std::int32_t>()[k] = static_cast<std::int32_t>(values[k]);
-          else t.as<std::int64_t>()[k] = values[k];
-        }
-        shape_value.emplace(i, std::move(t));
+      if (auto value = knownShapeValue(node, shapes.at(src.node, src.port))) {
+        c.shape_value.emplace(i, std::move(*value));
         all_constant = true;
       }
     }
     if (!all_constant) continue;
-    constant[i] = 1;
+    c.constant[i] = 1;
     for (const auto& in_ref : g.inputs(i)) {
-      if (constant[in_ref.node] && !in_ref.control) {
-        control_deps[i].insert(control_deps[in_ref.node].begin(), control_deps[in_ref.node].end());
-      } else if (!(in_ref.control && constant[in_ref.node])) {
+      if (c.constant[in_ref.node] && !in_ref.control) {
+        c.control_deps[i].insert(c.control_deps[in_ref.node].begin(), c.control_deps[in_ref.node].end());
+      } else if (!(in_ref.control && c.constant[in_ref.node])) {
         // A control input, or the data input of a folded Shape: keep the ordering.
-        control_deps[i].insert(g.name(in_ref.node));
+        c.control_deps[i].insert(g.name(in_ref.node));
       } else {
-        control_deps[i].insert(control_deps[in_ref.node].begin(), control_deps[in_ref.node].end());
+        c.control_deps[i].insert(c.control_deps[in_ref.node].begin(), c.control_deps[in_ref.node].end());
       }
     }
   }
+  return c;
+}
 
-  // Tensors computed from constants that non-constant nodes (or --outputs) read.
-  std::set<std::pair<std::string, int>> to_replace;
-  for (int i = 0; i < n; ++i) {
-    if (!constant[i] || g.op(i) == "Const") continue;
-    if (outputs.count(g.name(i))) to_replace.insert({g.name(i), 0});
-    for (const auto& c : g.consumers(i))
-      if (c.port >= 0 && !constant[c.node]) to_replace.insert({g.name(i), c.port});
-  }
-
+// The Consts that replace folded tensors: by tensor, the new Const's name,
+// and the Consts that take a folded output's own name.
+struct FoldedValues {
   std::map<std::pair<std::string, int>, std::string> new_names;
   std::vector<NodeDef> new_consts;
   std::unordered_map<std::string, NodeDef> output_consts;
-  if (!to_replace.empty()) {
-    // The constant subgraph, without control edges; folded shapes as Consts.
-    std::vector<char> needed(n, 0);
-    std::vector<int> stack;
-    for (const auto& t : to_replace) stack.push_back(g.find(t.first));
-    while (!stack.empty()) {
-      int i = stack.back();
-      stack.pop_back();
-      if (needed[i]) continue;
-      needed[i] = 1;
-      if (shape_value.count(i)) continue;
-      for (const auto& in_ref : g.inputs(i))
-        if (!in_ref.control) stack.push_back(in_ref.node);
-    }
-    auto sub = std::make_shared<GraphDef>();
-    for (int i : g.topoOrder()) {
-      if (!needed[i]) continue;
-      NodeDef* node = sub->add_node();
-      auto sv = shape_value.find(i);
-      if (sv != shape_value.end()) {
-        *node = makeConst(g.name(i), sv->second);
-        continue;
-      }
-      *node = g.node(i);
-      node->clear_device();
-      auto* inputs = node->mutable_input();
-      for (int k = inputs->size() - 1; k >= 0; --k)
-        if (!inputs->Get(k).empty() && inputs->Get(k)[0] == '^') inputs->DeleteSubrange(k, 1);
-    }
-    std::vector<std::string> fetches;
-    for (const auto& t : to_replace) fetches.push_back(t.first + ":" + std::to_string(t.second));
-    // Compiling and running the constant subgraph are the long parts.
-    if (ctx.cancelled()) return TransformContext::cancelledStatus();
-    auto plan = engine::compileForInference(sub, {}, fetches);
-    if (!plan.ok()) return ctx.error("evaluating the constant subgraph failed: " + plan.error());
-    if (ctx.cancelled()) return TransformContext::cancelledStatus();
-    auto values = (*plan)->run({});
-    if (!values.ok()) return ctx.error("evaluating the constant subgraph failed: " + values.error());
+};
 
-    std::unordered_set<std::string> taken;
-    for (const auto& node : graph.node()) taken.insert(node.name());
-    int counter = 0;
-    size_t k = 0;
-    for (const auto& t : to_replace) {
-      const engine::Tensor& value = (*values)[k++];
-      if (!value.valid() || static_cast<std::int64_t>(value.bytes()) > *max_bytes) continue;
-      model::HostTensor host = value.toHost();
-      const int src = g.find(t.first);
-      if (outputs.count(t.first) && t.second == 0) {
-        NodeDef c = makeConst(t.first, host);
-        c.set_device(g.node(src).device());
-        for (const auto& dep : control_deps[static_cast<size_t>(src)]) c.add_input("^" + dep);
-        output_consts.emplace(t.first, std::move(c));
-        continue;
-      }
-      std::string name;
-      do {
-        name = t.first + "/_" + std::to_string(counter) + "__cf__" + std::to_string(counter);
-        ++counter;
-      } while (taken.count(name));
-      taken.insert(name);
-      NodeDef c = makeConst(name, host);
-      for (const auto& dep : control_deps[static_cast<size_t>(src)]) c.add_input("^" + dep);
-      new_names[t] = name;
-      new_consts.push_back(std::move(c));
-    }
+// Evaluates the constant subgraph behind `to_replace` (without control
+// edges; folded shapes as Consts) on the interpreter and makes the Consts.
+Status evaluate(const GraphDef& graph, const model::Graph& g, const ConstantNodes& c,
+                const std::set<std::pair<std::string, int>>& to_replace, const FoldSettings& settings,
+                const TransformContext& ctx, FoldedValues* folded) {
+  std::vector<char> needed(g.size(), 0);
+  std::vector<int> stack;
+  for (const auto& t : to_replace) stack.push_back(g.find(t.first));
+  while (!stack.empty()) {
+    int i = stack.back();
+    stack.pop_back();
+    if (needed[i]) continue;
+    needed[i] = 1;
+    if (c.shape_value.count(i)) continue;
+    for (const auto& in_ref : g.inputs(i))
+      if (!in_ref.control) stack.push_back(in_ref.node);
   }
-
-  // Rewire the non-constant consumers; outputs that folded become Consts.
-  GraphDef folded;
-  for (int i = 0; i < n; ++i) {
-    auto oc = output_consts.find(g.name(i));
-    if (oc != output_consts.end()) {
-      *folded.add_node() = oc->second;
+  auto sub = std::make_shared<GraphDef>();
+  for (int i : g.topoOrder()) {
+    if (!needed[i]) continue;
+    NodeDef* node = sub->add_node();
+    auto sv = c.shape_value.find(i);
+    if (sv != c.shape_value.end()) {
+      *node = makeConst(g.name(i), sv->second);
       continue;
     }
-    NodeDef* node = folded.add_node();
+    *node = g.node(i);
+    node->clear_device();
+    auto* inputs = node->mutable_input();
+    for (int k = inputs->size() - 1; k >= 0; --k)
+      if (!inputs->Get(k).empty() && inputs->Get(k)[0] == '^') inputs->DeleteSubrange(k, 1);
+  }
+  std::vector<std::string> fetches;
+  for (const auto& t : to_replace) fetches.push_back(t.first + ":" + std::to_string(t.second));
+  // Compiling and running the constant subgraph are the long parts.
+  if (ctx.cancelled()) return TransformContext::cancelledStatus();
+  auto plan = engine::compileForInference(sub, {}, fetches);
+  if (!plan.ok()) return ctx.error("evaluating the constant subgraph failed: " + plan.error());
+  if (ctx.cancelled()) return TransformContext::cancelledStatus();
+  auto values = (*plan)->run({});
+  if (!values.ok()) return ctx.error("evaluating the constant subgraph failed: " + values.error());
+
+  std::unordered_set<std::string> taken;
+  for (const auto& node : graph.node()) taken.insert(node.name());
+  int counter = 0;
+  size_t k = 0;
+  for (const auto& t : to_replace) {
+    const engine::Tensor& value = (*values)[k++];
+    if (!value.valid() || static_cast<std::int64_t>(value.bytes()) > settings.max_bytes) continue;
+    model::HostTensor host = value.toHost();
+    const int src = g.find(t.first);
+    const auto& deps = c.control_deps[static_cast<size_t>(src)];
+    if (settings.outputs.count(t.first) && t.second == 0) {
+      NodeDef out = makeConst(t.first, host);
+      out.set_device(g.node(src).device());
+      for (const auto& dep : deps) out.add_input("^" + dep);
+      folded->output_consts.emplace(t.first, std::move(out));
+      continue;
+    }
+    std::string name;
+    do {
+      name = t.first + "/_" + std::to_string(counter) + "__cf__" + std::to_string(counter);
+      ++counter;
+    } while (taken.count(name));
+    taken.insert(name);
+    NodeDef made = makeConst(name, host);
+    for (const auto& dep : deps) made.add_input("^" + dep);
+    folded->new_names[t] = name;
+    folded->new_consts.push_back(std::move(made));
+  }
+  return Status::Ok();
+}
+
+// The graph with the non-constant consumers rewired to the new Consts and
+// folded outputs as Consts of their own names.
+GraphDef rewire(const GraphDef& graph, const model::Graph& g, const ConstantNodes& c, FoldedValues folded) {
+  GraphDef out;
+  for (int i = 0; i < g.size(); ++i) {
+    auto oc = folded.output_consts.find(g.name(i));
+    if (oc != folded.output_consts.end()) {
+      *out.add_node() = oc->second;
+      continue;
+    }
+    NodeDef* node = out.add_node();
     *node = graph.node(i);
-    if (constant[i]) continue;
+    if (c.constant[i]) continue;
     for (std::string& input : *node->mutable_input()) {
       if (!input.empty() && input[0] == '^') continue;
       auto ref = model::parseTensorName(input);
-      auto it = new_names.find({ref.node, ref.port});
-      if (it != new_names.end()) input = it->second;
+      auto it = folded.new_names.find({ref.node, ref.port});
+      if (it != folded.new_names.end()) input = it->second;
     }
   }
-  for (auto& c : new_consts) *folded.add_node() = std::move(c);
+  for (auto& made : folded.new_consts) *out.add_node() = std::move(made);
+  return out;
+}
 
-  // Keep what the outputs need (TensorFlow's RemoveUnusedNodes) and the inputs.
+// What the outputs need (TensorFlow's RemoveUnusedNodes) and the inputs.
+Result<GraphDef> keepNeeded(GraphDef folded, const GraphDef& in, const FoldSettings& settings,
+                            const TransformContext& ctx) {
   std::unordered_map<std::string, int> by_name;
   for (int i = 0; i < folded.node_size(); ++i) by_name.emplace(folded.node(i).name(), i);
   std::vector<char> keep(static_cast<size_t>(folded.node_size()), 0);
   std::vector<int> stack;
-  for (const auto& name : outputs) stack.push_back(by_name.at(name));
-  for (const auto& name : fed)
+  for (const auto& name : settings.outputs) stack.push_back(by_name.at(name));
+  for (const auto& name : settings.fed)
     if (by_name.count(name)) keep[static_cast<size_t>(by_name[name])] = 1;
   while (!stack.empty()) {
     int i = stack.back();
@@ -316,6 +337,38 @@ Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) 
   *out.mutable_library() = in.library();
   if (in.has_versions()) *out.mutable_versions() = in.versions();
   return out;
+}
+
+Result<GraphDef> foldConstants(const GraphDef& in, const TransformContext& ctx) {
+  auto settings = foldSettings(ctx);
+  if (!settings.ok()) return settings.status();
+  GraphDef graph = in;
+  if (settings->clear_shapes)
+    for (auto& node : *graph.mutable_node()) node.mutable_attr()->erase("_output_shapes");
+  for (const auto& name : settings->outputs) {
+    bool found = std::any_of(graph.node().begin(), graph.node().end(), [&](const NodeDef& n) { return n.name() == name; });
+    if (!found) return ctx.error("output node '" + name + "' (from --outputs) not found in the graph");
+  }
+  auto index = model::Graph::build(graph);
+  if (!index.ok()) return ctx.error(index.error());
+  const model::Graph& g = *index;
+  model::ShapeOverrides recorded_inputs;
+  if (!settings->clear_shapes) recorded_inputs = recordedPlaceholderShapes(graph);
+  model::InferredShapes shapes = model::inferShapes(g, recorded_inputs);
+  if (!settings->clear_shapes) applyRecordedShapes(g, &shapes);
+
+  const ConstantNodes c = findConstants(g, shapes, *settings);
+  // Tensors computed from constants that non-constant nodes (or --outputs) read.
+  std::set<std::pair<std::string, int>> to_replace;
+  for (int i = 0; i < g.size(); ++i) {
+    if (!c.constant[i] || g.op(i) == "Const") continue;
+    if (settings->outputs.count(g.name(i))) to_replace.insert({g.name(i), 0});
+    for (const auto& consumer : g.consumers(i))
+      if (consumer.port >= 0 && !c.constant[consumer.node]) to_replace.insert({g.name(i), consumer.port});
+  }
+  FoldedValues folded;
+  if (!to_replace.empty()) GDS_RETURN_IF_ERROR(evaluate(graph, g, c, to_replace, *settings, ctx, &folded));
+  return keepNeeded(rewire(graph, g, c, std::move(folded)), in, *settings, ctx);
 }
 
 }  // namespace
