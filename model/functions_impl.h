@@ -128,6 +128,15 @@ class Inliner {
   }
 
   Status inlineCall(int i);
+  // inlineCall's phases (functions_inline.cc).
+  struct Inlining;
+  Status chooseFunction(Inlining& c);
+  Status checkArguments(Inlining& c);
+  Status nameBody(Inlining& c);
+  void gateOnControlInputs(Inlining& c);
+  Result<std::string> resolveBodyRef(const Inlining& c, const std::string& ref, const std::string& reader);
+  Status copyBody(Inlining& c);
+  Result<Replaced> replacement(const Inlining& c);
   Status lowerIf(int i);
   Status lowerWhile(int i);
   Status lowerCase(int i);

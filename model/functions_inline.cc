@@ -111,224 +111,276 @@ Result<InlineResult> Inliner::run() {
   return std::move(result_);
 }
 
-Status Inliner::inlineCall(int ci) {
-  NodeDef caller = nodes_[static_cast<size_t>(ci)];
-  const int caller_chain = chain_[static_cast<size_t>(ci)];
+// One call being inlined: the function and the caller's attrs, the call's
+// inputs, and the names its body takes in the graph.
+struct Inliner::Inlining {
+  NodeDef caller;
+  int caller_chain = -1;
   std::string fname;
+  const FunctionDef* fdef = nullptr;
+  AttrMap attrs;  // copied: the caller may be gone from nodes_ by the time they are read
+  InlinedNode record;
+  std::vector<std::string> data_inputs, control_inputs;
+  std::vector<DataType> in_types, out_types;
+  std::string prefix;                                     // "<caller>/" (or "<caller>_k/" on a clash)
+  std::unordered_set<std::string> reserved;               // the body's names in the graph
+  std::unordered_map<std::string, const NodeDef*> body;   // by name in the function
+  std::unordered_map<std::string, int> arg_index;         // argument name -> position
+  std::vector<std::string> arg_tensor;                    // what each argument reads in the graph
+  std::string input_control;                              // gates the body on the caller's control inputs
+  std::unordered_map<std::string, NodeDef> substituted;   // body nodes with the caller's attrs substituted
+  int chain = -1;
+};
+
+// The function the call runs (its CPU implementation when asked), refusing
+// a recursive one.
+Status Inliner::chooseFunction(Inlining& c) {
+  const NodeDef& caller = c.caller;
   const AttrMap* inst = nullptr;
-  lib_.callTarget(caller, &fname, &inst);
-  if (fname.empty())
+  lib_.callTarget(caller, &c.fname, &inst);
+  if (c.fname.empty())
     return Status::Error("node '" + caller.name() + "' (" + caller.op() + ") has no function attr 'f'");
-  const FunctionDef* fdef = lib_.find(fname);
-  if (!fdef)
-    return Status::Error("node '" + caller.name() + "' (" + caller.op() + ") calls function '" + fname +
+  c.fdef = lib_.find(c.fname);
+  if (!c.fdef)
+    return Status::Error("node '" + caller.name() + "' (" + caller.op() + ") calls function '" + c.fname +
                          "', which is not in the function library");
-  AttrMap attrs = *inst;  // the caller may be gone from nodes_ by the time they are read
-  InlinedNode record{caller.name(), caller.op(), fname, "", parentNode(caller_chain)};
+  c.attrs = *inst;
+  c.record = InlinedNode{caller.name(), caller.op(), c.fname, "", parentNode(c.caller_chain)};
   if (options_.prefer_cpu_implementation) {
-    if (const FunctionDef* cpu = lib_.cpuImplementation(*fdef)) {
-      record.requested = fname;
-      fdef = cpu;
-      fname = fdef->signature().name();
-      record.function = fname;
-    } else if (!attrString(fdef->attr(), "api_preferred_device").empty() &&
-               attrString(fdef->attr(), "api_preferred_device") != "CPU" && warned_.insert(fname).second) {
-      result_.warnings.push_back("function '" + fname + "' is meant for " +
-                                 attrString(fdef->attr(), "api_preferred_device") +
+    const std::string device = attrString(c.fdef->attr(), "api_preferred_device");
+    if (const FunctionDef* cpu = lib_.cpuImplementation(*c.fdef)) {
+      c.record.requested = c.fname;
+      c.fdef = cpu;
+      c.fname = c.fdef->signature().name();
+      c.record.function = c.fname;
+    } else if (!device.empty() && device != "CPU" && warned_.insert(c.fname).second) {
+      result_.warnings.push_back("function '" + c.fname + "' is meant for " + device +
                                  " and the library has no CPU implementation of '" +
-                                 attrString(fdef->attr(), "api_implements") + "'; it is inlined as it is");
+                                 attrString(c.fdef->attr(), "api_implements") + "'; it is inlined as it is");
     }
   }
-  for (int c = caller_chain; c >= 0; c = chains_[static_cast<size_t>(c)].parent)
-    if (chains_[static_cast<size_t>(c)].function == fname)
-      return Status::Error("function '" + fname + "' calls itself (" + chainText(caller_chain, fname) +
+  for (int k = c.caller_chain; k >= 0; k = chains_[static_cast<size_t>(k)].parent)
+    if (chains_[static_cast<size_t>(k)].function == c.fname)
+      return Status::Error("function '" + c.fname + "' calls itself (" + chainText(c.caller_chain, c.fname) +
                            ", at node '" + caller.name() + "'); recursive functions cannot be inlined");
+  return Status::Ok();
+}
 
-  const auto& sig = fdef->signature();
-  std::vector<std::string> data_inputs, control_inputs;
+// The call's inputs against the function's arguments and results.
+Status Inliner::checkArguments(Inlining& c) {
+  const NodeDef& caller = c.caller;
+  const auto& sig = c.fdef->signature();
   for (const auto& in : caller.input()) {
-    if (!in.empty() && in[0] == '^') control_inputs.push_back(in.substr(1));
-    else data_inputs.push_back(canonical(in));
+    if (!in.empty() && in[0] == '^') c.control_inputs.push_back(in.substr(1));
+    else c.data_inputs.push_back(canonical(in));
   }
-  auto in_types = argumentTypes(*fdef, attrs, false);
+  auto in_types = argumentTypes(*c.fdef, c.attrs, false);
   if (!in_types.ok()) return in_types.status().withContext("node '" + caller.name() + "'");
-  auto out_types = argumentTypes(*fdef, attrs, true);
+  auto out_types = argumentTypes(*c.fdef, c.attrs, true);
   if (!out_types.ok()) return out_types.status().withContext("node '" + caller.name() + "'");
-  if (data_inputs.size() != in_types->size()) {
+  c.in_types = std::move(*in_types);
+  c.out_types = std::move(*out_types);
+  if (c.data_inputs.size() != c.in_types.size()) {
     std::string names;
     for (const auto& a : sig.input_arg()) names += (names.empty() ? "" : ", ") + a.name();
-    return Status::Error("node '" + caller.name() + "' passes " + std::to_string(data_inputs.size()) +
-                         " inputs to function '" + fname + "', which takes " + std::to_string(in_types->size()) +
+    return Status::Error("node '" + caller.name() + "' passes " + std::to_string(c.data_inputs.size()) +
+                         " inputs to function '" + c.fname + "', which takes " + std::to_string(c.in_types.size()) +
                          (names.empty() ? "" : " (" + names + ")"));
   }
-  if (const AttrValue* tout = findAttr(caller, "Tout"); tout && isPartitionedCall(caller.op()) &&
-                                                        tout->list().type_size() != static_cast<int>(out_types->size()))
+  if (const AttrValue* tout = findAttr(caller, "Tout");
+      tout && isPartitionedCall(caller.op()) && tout->list().type_size() != static_cast<int>(c.out_types.size()))
     return Status::Error("node '" + caller.name() + "' expects " + std::to_string(tout->list().type_size()) +
-                         " outputs from function '" + fname + "', which returns " +
-                         std::to_string(out_types->size()));
-  GDS_RETURN_IF_ERROR(budget(fdef->node_def_size() + 4, "inlining function '" + fname + "' at node '" + caller.name() + "'"));
+                         " outputs from function '" + c.fname + "', which returns " +
+                         std::to_string(c.out_types.size()));
+  return budget(c.fdef->node_def_size() + 4,
+                "inlining function '" + c.fname + "' at node '" + caller.name() + "'");
+}
 
-  // Body node names: "<caller>/<node>", with another prefix in the rare case
-  // the graph already holds such names.
-  std::string prefix;
+// Body node names: "<caller>/<node>", with another prefix in the rare case
+// the graph already holds such names.
+Status Inliner::nameBody(Inlining& c) {
   for (int k = 0;; ++k) {
-    prefix = (k == 0 ? caller.name() : caller.name() + "_" + std::to_string(k)) + "/";
+    c.prefix = (k == 0 ? c.caller.name() : c.caller.name() + "_" + std::to_string(k)) + "/";
     bool clash = false;
-    for (const auto& n : fdef->node_def())
-      if (index_.count(prefix + n.name())) {
+    for (const auto& n : c.fdef->node_def())
+      if (index_.count(c.prefix + n.name())) {
         clash = true;
         break;
       }
     if (!clash) break;
   }
-  std::unordered_set<std::string> reserved;
-  std::unordered_map<std::string, const NodeDef*> body;
-  for (const auto& n : fdef->node_def()) {
-    if (!body.emplace(n.name(), &n).second)
-      return Status::Error("function '" + fname + "' has two nodes named '" + n.name() + "'");
-    reserved.insert(prefix + n.name());
+  for (const auto& n : c.fdef->node_def()) {
+    if (!c.body.emplace(n.name(), &n).second)
+      return Status::Error("function '" + c.fname + "' has two nodes named '" + n.name() + "'");
+    c.reserved.insert(c.prefix + n.name());
   }
-  std::unordered_map<std::string, int> arg_index;
-  for (int a = 0; a < sig.input_arg_size(); ++a) arg_index.emplace(sig.input_arg(a).name(), a);
+  const auto& sig = c.fdef->signature();
+  for (int a = 0; a < sig.input_arg_size(); ++a) c.arg_index.emplace(sig.input_arg(a).name(), a);
+  return Status::Ok();
+}
 
-  const int chain = static_cast<int>(chains_.size());
-  chains_.push_back({fname, caller.name(), caller_chain});
-  remove(ci);
-
-  // The caller's control inputs gate the whole body (input_control_node).
-  std::string input_control;
-  std::vector<std::string> arg_tensor = data_inputs;
-  if (!control_inputs.empty()) {
-    input_control = uniqueName(prefix + "input_control_node", reserved);
-    NodeDef noop = makeNode(input_control, "NoOp");
-    for (const auto& c : control_inputs) noop.add_input("^" + c);
-    add(std::move(noop), chain);
-    // Arguments pass through Identity nodes that wait for it, as TensorFlow's do.
-    for (size_t a = 0; a < arg_tensor.size(); ++a) {
-      NodeDef id = makeNode(uniqueName(prefix + "input/" + sig.input_arg(static_cast<int>(a)).name(), reserved), "Identity");
-      id.add_input(arg_tensor[a]);
-      id.add_input("^" + input_control);
-      (*id.mutable_attr())["T"].set_type((*in_types)[a]);
-      arg_tensor[a] = id.name();
-      add(std::move(id), chain);
-    }
+// The caller's control inputs gate the whole body (input_control_node);
+// arguments then pass through Identity nodes that wait for it, as
+// TensorFlow's do.
+void Inliner::gateOnControlInputs(Inlining& c) {
+  c.arg_tensor = c.data_inputs;
+  if (c.control_inputs.empty()) return;
+  const auto& sig = c.fdef->signature();
+  c.input_control = uniqueName(c.prefix + "input_control_node", c.reserved);
+  NodeDef noop = makeNode(c.input_control, "NoOp");
+  for (const auto& in : c.control_inputs) noop.add_input("^" + in);
+  add(std::move(noop), c.chain);
+  for (size_t a = 0; a < c.arg_tensor.size(); ++a) {
+    NodeDef id = makeNode(uniqueName(c.prefix + "input/" + sig.input_arg(static_cast<int>(a)).name(), c.reserved),
+                          "Identity");
+    id.add_input(c.arg_tensor[a]);
+    id.add_input("^" + c.input_control);
+    (*id.mutable_attr())["T"].set_type(c.in_types[a]);
+    c.arg_tensor[a] = id.name();
+    add(std::move(id), c.chain);
   }
+}
 
-  // Resolves a reference of the body ("arg", "node:out:0", "^node").
-  std::unordered_map<std::string, NodeDef> substituted;
-  auto resolve = [&](const std::string& ref, const std::string& reader) -> Result<std::string> {
-    auto where = [&] { return "function '" + fname + "': " + reader + " reads '" + ref + "'"; };
-    if (!ref.empty() && ref[0] == '^') {
-      std::string name = ref.substr(1);
-      if (auto a = arg_index.find(name); a != arg_index.end())
-        return "^" + std::string(nodeNameOf(arg_tensor[static_cast<size_t>(a->second)]));
-      if (body.count(name)) return "^" + prefix + name;
-      return Status::Error(where() + ", which is neither an argument nor a node of the function");
-    }
-    std::vector<std::string> parts = splitColons(ref);
-    if (auto a = arg_index.find(parts[0]); a != arg_index.end()) {
-      int k = 0;
-      if (parts.size() > 2 || (parts.size() == 2 && (!parseNonNegative(parts[1], &k) || k != 0)))
-        return Status::Error(where() + ": argument '" + parts[0] + "' is a single tensor");
-      return arg_tensor[static_cast<size_t>(a->second)];
-    }
-    auto b = body.find(parts[0]);
-    if (b == body.end())
-      return Status::Error(where() + ", which is neither an argument nor a node of the function");
-    int port = 0;
-    if (parts.size() == 3) {
-      int k = 0;
-      if (!parseNonNegative(parts[2], &k)) return Status::Error(where() + ": bad output index");
-      auto s = substituted.find(parts[0]);
-      const NodeDef& producer = s != substituted.end() ? s->second : *b->second;
-      std::string warning;
-      auto index = lib_.outputIndex(producer, parts[1], k, &warning);
-      if (!index.ok()) return Status::Error(where() + ": " + index.error());
-      if (!warning.empty() && warned_.insert(warning).second) result_.warnings.push_back(warning);
-      port = *index;
-    } else if (parts.size() == 2) {
-      if (!parseNonNegative(parts[1], &port)) return Status::Error(where() + ": bad output index");
-    } else if (parts.size() != 1) {
-      return Status::Error(where() + ": expected 'node:output:index'");
-    }
-    return tensorName(prefix + parts[0], port);
-  };
+// A reference of the body ("arg", "node:out:0", "^node") as the graph names it.
+Result<std::string> Inliner::resolveBodyRef(const Inlining& c, const std::string& ref, const std::string& reader) {
+  auto where = [&] { return "function '" + c.fname + "': " + reader + " reads '" + ref + "'"; };
+  if (!ref.empty() && ref[0] == '^') {
+    std::string name = ref.substr(1);
+    if (auto a = c.arg_index.find(name); a != c.arg_index.end())
+      return "^" + std::string(nodeNameOf(c.arg_tensor[static_cast<size_t>(a->second)]));
+    if (c.body.count(name)) return "^" + c.prefix + name;
+    return Status::Error(where() + ", which is neither an argument nor a node of the function");
+  }
+  std::vector<std::string> parts = splitColons(ref);
+  if (auto a = c.arg_index.find(parts[0]); a != c.arg_index.end()) {
+    int k = 0;
+    if (parts.size() > 2 || (parts.size() == 2 && (!parseNonNegative(parts[1], &k) || k != 0)))
+      return Status::Error(where() + ": argument '" + parts[0] + "' is a single tensor");
+    return c.arg_tensor[static_cast<size_t>(a->second)];
+  }
+  auto b = c.body.find(parts[0]);
+  if (b == c.body.end()) return Status::Error(where() + ", which is neither an argument nor a node of the function");
+  int port = 0;
+  if (parts.size() == 3) {
+    int k = 0;
+    if (!parseNonNegative(parts[2], &k)) return Status::Error(where() + ": bad output index");
+    auto s = c.substituted.find(parts[0]);
+    const NodeDef& producer = s != c.substituted.end() ? s->second : *b->second;
+    std::string warning;
+    auto index = lib_.outputIndex(producer, parts[1], k, &warning);
+    if (!index.ok()) return Status::Error(where() + ": " + index.error());
+    if (!warning.empty() && warned_.insert(warning).second) result_.warnings.push_back(warning);
+    port = *index;
+  } else if (parts.size() == 2) {
+    if (!parseNonNegative(parts[1], &port)) return Status::Error(where() + ": bad output index");
+  } else if (parts.size() != 1) {
+    return Status::Error(where() + ": expected 'node:output:index'");
+  }
+  return tensorName(c.prefix + parts[0], port);
+}
 
-  // Attrs first (output counts may depend on them), then inputs.
-  for (const auto& n : fdef->node_def()) {
+// The body's nodes into the graph: attrs first (output counts may depend on
+// them), then inputs, frames, colocation and debug info.
+Status Inliner::copyBody(Inlining& c) {
+  for (const auto& n : c.fdef->node_def()) {
     NodeDef copy = n;
-    for (auto& [k, v] : *copy.mutable_attr()) GDS_RETURN_IF_ERROR(substitutePlaceholders(&v, attrs, fname, n.name(), k));
-    substituted.emplace(n.name(), std::move(copy));
+    for (auto& [k, v] : *copy.mutable_attr())
+      GDS_RETURN_IF_ERROR(substitutePlaceholders(&v, c.attrs, c.fname, n.name(), k));
+    c.substituted.emplace(n.name(), std::move(copy));
   }
-  for (const auto& n : fdef->node_def()) {
-    NodeDef copy = substituted.at(n.name());
+  for (const auto& n : c.fdef->node_def()) {
+    NodeDef copy = c.substituted.at(n.name());
     const bool had_inputs = copy.input_size() > 0;
     bool had_control = false;
     for (int k = 0; k < copy.input_size(); ++k) {
-      auto r = resolve(copy.input(k), "node '" + n.name() + "'");
+      auto r = resolveBodyRef(c, copy.input(k), "node '" + n.name() + "'");
       if (!r.ok()) return r.status();
       if (copy.input(k)[0] == '^') had_control = true;
       copy.set_input(k, *r);
     }
-    copy.set_name(prefix + n.name());
+    copy.set_name(c.prefix + n.name());
     // Loop frames stay unique per inlined copy (uniquify_frame_names).
     if (copy.op() == "Enter" || copy.op() == "RefEnter")
       if (auto it = copy.mutable_attr()->find("frame_name"); it != copy.mutable_attr()->end())
-        it->second.set_s(prefix + it->second.s());
+        it->second.set_s(c.prefix + it->second.s());
     if (auto cls = copy.mutable_attr()->find("_class"); cls != copy.mutable_attr()->end())
       for (auto& s : *cls->second.mutable_list()->mutable_s()) {
         if (s.rfind("loc:@", 0) != 0) continue;
         std::string target = s.substr(5);
-        if (body.count(target)) s = "loc:@" + prefix + target;
-        else if (auto a = arg_index.find(target); a != arg_index.end())
-          s = "loc:@" + std::string(nodeNameOf(arg_tensor[static_cast<size_t>(a->second)]));
+        if (c.body.count(target)) s = "loc:@" + c.prefix + target;
+        else if (auto a = c.arg_index.find(target); a != c.arg_index.end())
+          s = "loc:@" + std::string(nodeNameOf(c.arg_tensor[static_cast<size_t>(a->second)]));
       }
     // Nodes without inputs, and calls, run only when the call would have
     // (forwarding the execution frame, as InlineFunctionBody does).
-    if (!input_control.empty() && (!had_inputs || (isCall(copy) && !had_control))) copy.add_input("^" + input_control);
+    if (!c.input_control.empty() && (!had_inputs || (isCall(copy) && !had_control)))
+      copy.add_input("^" + c.input_control);
     if (!copy.has_experimental_debug_info()) {
       copy.mutable_experimental_debug_info()->add_original_node_names(n.name());
-      copy.mutable_experimental_debug_info()->add_original_func_names(fname);
+      copy.mutable_experimental_debug_info()->add_original_func_names(c.fname);
     }
-    add(std::move(copy), chain);
+    add(std::move(copy), c.chain);
   }
+  return Status::Ok();
+}
 
+// What replaces the call for its consumers: each output's tensor, and what
+// its control consumers wait for (TF2 calls, and the branch calls of lowered
+// control flow, finish when their control outputs have run; other calls
+// when their data outputs have).
+Result<Inliner::Replaced> Inliner::replacement(const Inlining& c) {
+  const auto& sig = c.fdef->signature();
   Replaced r;
-  r.function = fname;
+  r.function = c.fname;
   r.outputs = sig.output_arg_size();
-  r.prefix = prefix;
-  r.input_control = input_control;
+  r.prefix = c.prefix;
+  r.input_control = c.input_control;
   for (const auto& out : sig.output_arg()) {
-    auto ret = fdef->ret().find(out.name());
-    if (ret == fdef->ret().end())
-      return Status::Error("function '" + fname + "': output '" + out.name() + "' has no return value");
-    auto t = resolve(ret->second, "return value '" + out.name() + "'");
+    auto ret = c.fdef->ret().find(out.name());
+    if (ret == c.fdef->ret().end())
+      return Status::Error("function '" + c.fname + "': output '" + out.name() + "' has no return value");
+    auto t = resolveBodyRef(c, ret->second, "return value '" + out.name() + "'");
     if (!t.ok()) return t.status();
     r.outputs_to.push_back(*t);
   }
-  // TF2 calls (and the branch calls of lowered control flow) finish when
-  // their control outputs have run; other calls when their data outputs have.
-  const AttrValue* multi = findAttr(caller, kMultiDeviceAttr);
-  if (isPartitionedCall(caller.op()) || (multi && multi->b())) {
-    std::vector<std::string> names(sig.control_output().begin(), sig.control_output().end());
-    if (names.empty())
-      for (const auto& [k, v] : fdef->control_ret()) names.push_back(k);
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    for (const auto& k : names) {
-      auto it = fdef->control_ret().find(k);
-      if (it == fdef->control_ret().end())
-        return Status::Error("function '" + fname + "': control output '" + k + "' has no node");
-      if (!body.count(it->second))
-        return Status::Error("function '" + fname + "': control output '" + k + "' names '" + it->second +
-                             "', which is not a node of the function");
-      r.control_sources.push_back(prefix + it->second);
-    }
-  } else {
+  const AttrValue* multi = findAttr(c.caller, kMultiDeviceAttr);
+  if (!isPartitionedCall(c.caller.op()) && !(multi && multi->b())) {
     for (const auto& t : r.outputs_to) r.control_sources.push_back(std::string(nodeNameOf(t)));
+    return r;
   }
-  result_.inlined.push_back(record);
-  return finishReplacement(ci, std::move(r), *out_types);
+  std::vector<std::string> names(sig.control_output().begin(), sig.control_output().end());
+  if (names.empty())
+    for (const auto& [k, v] : c.fdef->control_ret()) names.push_back(k);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (const auto& k : names) {
+    auto it = c.fdef->control_ret().find(k);
+    if (it == c.fdef->control_ret().end())
+      return Status::Error("function '" + c.fname + "': control output '" + k + "' has no node");
+    if (!c.body.count(it->second))
+      return Status::Error("function '" + c.fname + "': control output '" + k + "' names '" + it->second +
+                           "', which is not a node of the function");
+    r.control_sources.push_back(c.prefix + it->second);
+  }
+  return r;
+}
+
+Status Inliner::inlineCall(int ci) {
+  Inlining c;
+  c.caller = nodes_[static_cast<size_t>(ci)];
+  c.caller_chain = chain_[static_cast<size_t>(ci)];
+  GDS_RETURN_IF_ERROR(chooseFunction(c));
+  GDS_RETURN_IF_ERROR(checkArguments(c));
+  GDS_RETURN_IF_ERROR(nameBody(c));
+  c.chain = static_cast<int>(chains_.size());
+  chains_.push_back({c.fname, c.caller.name(), c.caller_chain});
+  remove(ci);
+  gateOnControlInputs(c);
+  GDS_RETURN_IF_ERROR(copyBody(c));
+  auto r = replacement(c);
+  if (!r.ok()) return r.status();
+  result_.inlined.push_back(c.record);
+  return finishReplacement(ci, std::move(*r), c.out_types);
 }
 
 // Registers what replaced node `i` and, when asked, keeps its name fetchable.
