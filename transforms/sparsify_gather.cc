@@ -146,19 +146,198 @@ struct Pass {
   bool through_identity;  // the table is read through an Identity
 };
 
+// One round of a pass: reference counts of every input (control inputs
+// counted by name), the InitializeTable nodes made and the nodes to delete.
+struct Round {
+  std::unordered_map<std::string, int>* refs;
+  std::vector<std::string> init_tables, removed;
+};
+
+// The embedding table a matched gather reads, checked as TensorFlow checks
+// it: axis 0, float, shape [N, 1].
+Result<model::HostTensor> gatheredTable(const GraphDef& current, const NodeMatch& match, const Pass& pass,
+                                        const std::optional<model::CheckpointReader>& checkpoint,
+                                        const TransformContext& ctx) {
+  const NodeDef& gather = match.def();
+  if (gather.op() == "GatherV2") {
+    auto axis = tensorAttr(match.inputs[2].def());
+    if (!axis.ok()) return ctx.error(match.inputs[2].def().name() + ": " + axis.error());
+    if (axis->dtype != tensorflow::DT_INT32 && axis->dtype != tensorflow::DT_INT64)
+      return ctx.error("Gather axis was not int32 or int64.");
+    const auto a = static_cast<std::int64_t>(axis->valueAt(0));
+    if (a != 0)
+      return ctx.error("Transform only applicable to subgraph with GatherV2 over axis 0. Found axis " +
+                       std::to_string(a) + ".");
+  }
+  if (gather.op() == "ResourceGather" && gather.attr().count("batch_dims") && gather.attr().at("batch_dims").i() != 0)
+    return ctx.error("'" + gather.name() + "': only ResourceGather with batch_dims 0 is rewritten");
+  const NodeDef& weights = (pass.through_identity ? match.inputs[0].inputs[0] : match.inputs[0]).def();
+  const auto* dtype_attr = model::findAttr(weights, "dtype");
+  const tensorflow::DataType dtype = dtype_attr ? dtype_attr->type() : tensorflow::DT_INVALID;
+  if (dtype != tensorflow::DT_FLOAT)
+    return ctx.error("Transform only applicable to subgraph with 'Const','Variable', or 'VariableV2' of "
+                     "dtype 'DT_FLOAT'. Found '" + weights.op() + "' with name '" + weights.name() +
+                     "' and dtype '" + tensorflow::DataType_Name(dtype) + "'.");
+  auto value = tableValue(current, weights, checkpoint, ctx);
+  if (!value.ok()) return value.status();
+  if (value->dtype != tensorflow::DT_FLOAT || value->shape.size() != 2 || value->shape[1] != 1)
+    return ctx.error("Transform only applicable to subgraph with 'Const' with tensor of shape [N, 1]. But "
+                     "instead get shape " + model::shapeString(value->shape) + ".");
+  return value;
+}
+
+// The gather as a hash table of the table's non-zero entries: HashTable,
+// InitializeTable, LookupTableFind and an ExpandDims named as the gather
+// (its consumers keep reading the same name).
+void addHashTable(const NodeMatch& match, const std::string& w_name, const model::HostTensor& value,
+                  const std::set<std::string>& output_nodes, Round* round, std::vector<NodeDef>* new_nodes) {
+  const NodeDef& gather = match.def();
+  std::vector<std::int64_t> keys;
+  std::vector<float> values;
+  const float* w = value.as<float>();
+  for (std::int64_t i = 0; i < value.size(); ++i)
+    if (std::fabs(w[i]) >= 1.0e-5f) {
+      keys.push_back(i);
+      values.push_back(w[i]);
+    }
+  if (keys.empty()) {  // InitializeTable refuses an empty table
+    keys.push_back(0);
+    values.push_back(0);
+  }
+  model::HostTensor key_tensor = model::HostTensor::zeros(tensorflow::DT_INT64, {static_cast<std::int64_t>(keys.size())});
+  std::copy(keys.begin(), keys.end(), key_tensor.as<std::int64_t>());
+  const std::string& g_name = gather.name();
+  NodeDef indices = makeConst(w_name + "/indices", key_tensor);
+  NodeDef values_node = makeConst(w_name + "/values", floatTensor({static_cast<std::int64_t>(values.size())}, values));
+  NodeDef table;
+  table.set_name(w_name + "/HashTable");
+  table.set_op("HashTable");
+  setTypeAttr(&table, "key_dtype", tensorflow::DT_INT64);
+  setTypeAttr(&table, "value_dtype", tensorflow::DT_FLOAT);
+  NodeDef init;
+  init.set_name(w_name + "/InitializeTable");
+  init.set_op("InitializeTable");
+  setTypeAttr(&init, "Tkey", tensorflow::DT_INT64);
+  setTypeAttr(&init, "Tval", tensorflow::DT_FLOAT);
+  round->init_tables.push_back(init.name());
+  NodeDef lookup;
+  lookup.set_name(g_name + "/LookupTableFind");
+  lookup.set_op("LookupTableFind");
+  setTypeAttr(&lookup, "Tin", tensorflow::DT_INT64);
+  setTypeAttr(&lookup, "Tout", tensorflow::DT_FLOAT);
+  NodeDef default_value = makeConst(g_name + "/Const", scalarFloat(0.0f));
+  model::HostTensor minus_one = model::HostTensor::zeros(tensorflow::DT_INT32, {});
+  minus_one.as<std::int32_t>()[0] = -1;
+  NodeDef dim = makeConst(g_name + "/ExpandDims/Const", minus_one);
+  NodeDef expand;
+  expand.set_name(g_name);
+  expand.set_op("ExpandDims");
+  setTypeAttr(&expand, "T", tensorflow::DT_FLOAT);
+  auto connect = [round](NodeDef* to, const std::string& input) {
+    to->add_input(input);
+    (*round->refs)[input] += 1;
+  };
+  connect(&init, table.name());
+  connect(&init, indices.name());
+  connect(&init, values_node.name());
+  connect(&lookup, table.name());
+  connect(&lookup, gather.input(1));
+  connect(&lookup, default_value.name());
+  connect(&expand, lookup.name());
+  connect(&expand, dim.name());
+  new_nodes->push_back(match.inputs[1].def());  // the ids
+  // Beyond TensorFlow, which drops it: an axis Const another GatherV2 still
+  // reads stays.
+  if (gather.op() == "GatherV2" && output_nodes.count(match.inputs[2].def().name()))
+    new_nodes->push_back(match.inputs[2].def());
+  for (NodeDef* n : {&indices, &values_node, &table, &init, &lookup, &default_value, &dim, &expand})
+    new_nodes->push_back(std::move(*n));
+}
+
+// The group_init_node NoOp (made when missing) waits for every new table.
+void groupTableInits(GraphDef* graph, const std::string& group_init_node, Round* round) {
+  NodeDef* init_op = nullptr;
+  for (auto& node : *graph->mutable_node())
+    if (node.name() == group_init_node && node.op() == "NoOp") {
+      init_op = &node;
+      break;
+    }
+  if (!init_op) {
+    init_op = graph->add_node();
+    init_op->set_name(group_init_node);
+    init_op->set_op("NoOp");
+  }
+  for (const auto& name : round->init_tables) {
+    init_op->add_input("^" + name);
+    (*round->refs)[name] += 1;
+  }
+}
+
+// Deletes the removed nodes, drops the inputs that named them, and cascades
+// to nodes left without a purpose (TensorFlow's clean-up, kept as is).
+Status removeCascade(GraphDef* graph, Round* round, const TransformContext& ctx) {
+  auto& refs = *round->refs;
+  auto& removed = round->removed;
+  while (!removed.empty()) {
+    const std::string name = removed.back();
+    removed.pop_back();
+    int i = 0;
+    while (i < graph->node_size()) {
+      NodeDef* node = graph->mutable_node(i);
+      if (node->name() == name && node->op() != "RestoreV2") {
+        for (const auto& input : node->input()) {
+          const std::string parsed = stripCaret(input);
+          if (--refs[parsed] == 0) removed.push_back(parsed);
+        }
+        graph->mutable_node()->DeleteSubrange(i, 1);
+        continue;
+      }
+      bool deleted_inputs = false;
+      for (int j = node->input_size() - 1; j >= 0; --j)
+        if (node->input(j) == name || node->input(j) == "^" + name) {
+          node->mutable_input()->DeleteSubrange(j, 1);
+          deleted_inputs = true;
+        }
+      if (deleted_inputs) {
+        if (node->op() == "ConcatV2") {
+          if (node->input_size() > 2) {
+            (*node->mutable_attr())["N"].set_i(node->input_size() - 1);
+          } else if (node->input_size() == 2) {
+            const std::string axis = node->input(1);
+            if (refs[axis] != 1) return ctx.error("Expect axis tensor of ConcatV2 node to only be referenced once.");
+            refs[axis] -= 1;
+            removed.push_back(axis);
+            node->mutable_input()->RemoveLast();
+            node->mutable_attr()->erase("N");
+            node->mutable_attr()->erase("Tidx");
+            node->set_op("Identity");
+          } else {
+            return ctx.error("ConcatV2 should have at least two elements");
+          }
+        }
+        const std::string& op = node->op();
+        if ((op == "Assign" || op == "Reshape" || op == "Equal" || op == "Mean" || op == "ScalarSummary") &&
+            node->input_size() == 1)
+          removed.push_back(node->name());
+        if (node->input_size() == 0) removed.push_back(node->name());
+      }
+      ++i;
+    }
+  }
+  return Status::Ok();
+}
+
 Status sparsifyPass(GraphDef* graph, const Pass& pass, const std::optional<model::CheckpointReader>& checkpoint,
                     const std::string& group_init_node, const TransformContext& ctx) {
-  // Reference counts of every input (control inputs counted by name).
   std::unordered_map<std::string, int> refs;
   for (const auto& node : graph->node())
     for (const auto& input : node.input()) refs[stripCaret(input)] += 1;
-
   // A node joins at most one match, so gathers sharing their ids need
   // several rounds.
   bool any_match = true;
   while (any_match) {
     any_match = false;
-    std::vector<std::string> init_tables, removed;
+    Round round{&refs, {}, {}};
     const GraphDef current = *graph;
     GraphDef replaced;
     ReplaceOptions options;
@@ -168,174 +347,25 @@ Status sparsifyPass(GraphDef* graph, const Pass& pass, const std::optional<model
         [&](const NodeMatch& match, const std::set<std::string>&, const std::set<std::string>& output_nodes,
             std::vector<NodeDef>* new_nodes) -> Status {
           any_match = true;
-          const NodeDef& gather = match.def();
-          if (gather.op() == "GatherV2") {
-            auto axis = tensorAttr(match.inputs[2].def());
-            if (!axis.ok()) return ctx.error(match.inputs[2].def().name() + ": " + axis.error());
-            if (axis->dtype != tensorflow::DT_INT32 && axis->dtype != tensorflow::DT_INT64)
-              return ctx.error("Gather axis was not int32 or int64.");
-            const auto a = static_cast<std::int64_t>(axis->valueAt(0));
-            if (a != 0)
-              return ctx.error("Transform only applicable to subgraph with GatherV2 over axis 0. Found axis " +
-                               std::to_string(a) + ".");
-          }
-          if (gather.op() == "ResourceGather" && gather.attr().count("batch_dims") &&
-              gather.attr().at("batch_dims").i() != 0)
-            return ctx.error("'" + gather.name() + "': only ResourceGather with batch_dims 0 is rewritten");
-          const NodeMatch& table_match = pass.through_identity ? match.inputs[0].inputs[0] : match.inputs[0];
-          const NodeDef& weights = table_match.def();
-          const auto* dtype_attr = model::findAttr(weights, "dtype");
-          const tensorflow::DataType dtype = dtype_attr ? dtype_attr->type() : tensorflow::DT_INVALID;
-          if (dtype != tensorflow::DT_FLOAT)
-            return ctx.error("Transform only applicable to subgraph with 'Const','Variable', or 'VariableV2' of "
-                             "dtype 'DT_FLOAT'. Found '" + weights.op() + "' with name '" + weights.name() +
-                             "' and dtype '" + tensorflow::DataType_Name(dtype) + "'.");
-          auto value = tableValue(current, weights, checkpoint, ctx);
+          auto value = gatheredTable(current, match, pass, checkpoint, ctx);
           if (!value.ok()) return value.status();
-          if (value->dtype != tensorflow::DT_FLOAT || value->shape.size() != 2 || value->shape[1] != 1)
-            return ctx.error("Transform only applicable to subgraph with 'Const' with tensor of shape [N, 1]. But "
-                             "instead get shape " + model::shapeString(value->shape) + ".");
-          removed.push_back(weights.name());
+          const NodeDef& weights = (pass.through_identity ? match.inputs[0].inputs[0] : match.inputs[0]).def();
+          round.removed.push_back(weights.name());
           if (pass.through_identity) {
-            removed.push_back(match.inputs[0].def().name());
+            round.removed.push_back(match.inputs[0].def().name());
             for (const auto& input : match.inputs[0].def().input()) refs[stripCaret(input)] -= 1;
           }
-
-          std::vector<std::int64_t> keys;
-          std::vector<float> values;
-          const float* w = value->as<float>();
-          for (std::int64_t i = 0; i < value->size(); ++i)
-            if (std::fabs(w[i]) >= 1.0e-5f) {
-              keys.push_back(i);
-              values.push_back(w[i]);
-            }
-          if (keys.empty()) {  // InitializeTable refuses an empty table
-            keys.push_back(0);
-            values.push_back(0);
-          }
-          model::HostTensor key_tensor =
-              model::HostTensor::zeros(tensorflow::DT_INT64, {static_cast<std::int64_t>(keys.size())});
-          std::copy(keys.begin(), keys.end(), key_tensor.as<std::int64_t>());
-          const std::string& w_name = weights.name();
-          const std::string& g_name = gather.name();
-          NodeDef indices = makeConst(w_name + "/indices", key_tensor);
-          NodeDef values_node = makeConst(w_name + "/values", floatTensor({static_cast<std::int64_t>(values.size())}, values));
-          NodeDef table;
-          table.set_name(w_name + "/HashTable");
-          table.set_op("HashTable");
-          setTypeAttr(&table, "key_dtype", tensorflow::DT_INT64);
-          setTypeAttr(&table, "value_dtype", tensorflow::DT_FLOAT);
-          NodeDef init;
-          init.set_name(w_name + "/InitializeTable");
-          init.set_op("InitializeTable");
-          setTypeAttr(&init, "Tkey", tensorflow::DT_INT64);
-          setTypeAttr(&init, "Tval", tensorflow::DT_FLOAT);
-          init_tables.push_back(init.name());
-          NodeDef lookup;
-          lookup.set_name(g_name + "/LookupTableFind");
-          lookup.set_op("LookupTableFind");
-          setTypeAttr(&lookup, "Tin", tensorflow::DT_INT64);
-          setTypeAttr(&lookup, "Tout", tensorflow::DT_FLOAT);
-          NodeDef default_value = makeConst(g_name + "/Const", scalarFloat(0.0f));
-          model::HostTensor minus_one = model::HostTensor::zeros(tensorflow::DT_INT32, {});
-          minus_one.as<std::int32_t>()[0] = -1;
-          NodeDef dim = makeConst(g_name + "/ExpandDims/Const", minus_one);
-          NodeDef expand;
-          expand.set_name(g_name);  // consumers keep reading the same name
-          expand.set_op("ExpandDims");
-          setTypeAttr(&expand, "T", tensorflow::DT_FLOAT);
-          auto connect = [&refs](NodeDef* to, const std::string& input) {
-            to->add_input(input);
-            refs[input] += 1;
-          };
-          connect(&init, table.name());
-          connect(&init, indices.name());
-          connect(&init, values_node.name());
-          connect(&lookup, table.name());
-          connect(&lookup, gather.input(1));
-          connect(&lookup, default_value.name());
-          connect(&expand, lookup.name());
-          connect(&expand, dim.name());
-          new_nodes->push_back(match.inputs[1].def());  // the ids
-          // Beyond TensorFlow, which drops it: an axis Const another GatherV2
-          // still reads stays.
-          if (gather.op() == "GatherV2" && output_nodes.count(match.inputs[2].def().name()))
-            new_nodes->push_back(match.inputs[2].def());
-          for (NodeDef* n : {&indices, &values_node, &table, &init, &lookup, &default_value, &dim, &expand})
-            new_nodes->push_back(std::move(*n));
+          addHashTable(match, weights.name(), *value, output_nodes, &round, new_nodes);
           return Status::Ok();
         },
         options, &replaced));
-
-    NodeDef* init_op = nullptr;
-    for (auto& node : *replaced.mutable_node())
-      if (node.name() == group_init_node && node.op() == "NoOp") {
-        init_op = &node;
-        break;
-      }
-    if (!init_op) {
-      init_op = replaced.add_node();
-      init_op->set_name(group_init_node);
-      init_op->set_op("NoOp");
-    }
-    for (const auto& name : init_tables) {
-      init_op->add_input("^" + name);
-      refs[name] += 1;
-    }
+    groupTableInits(&replaced, group_init_node, &round);
     // --inputs and --outputs are never deleted.
     for (const auto& name : ctx.outputs) refs.erase(name);
     for (const auto& name : ctx.inputs) refs.erase(name);
     for (const auto& [name, count] : refs)
-      if (count == 0) removed.push_back(name);
-
-    // Delete the removed nodes, drop the inputs that named them, and cascade
-    // to nodes left without a purpose (TensorFlow's clean-up, kept as is).
-    while (!removed.empty()) {
-      const std::string name = removed.back();
-      removed.pop_back();
-      int i = 0;
-      while (i < replaced.node_size()) {
-        NodeDef* node = replaced.mutable_node(i);
-        if (node->name() == name && node->op() != "RestoreV2") {
-          for (const auto& input : node->input()) {
-            const std::string parsed = stripCaret(input);
-            if (--refs[parsed] == 0) removed.push_back(parsed);
-          }
-          replaced.mutable_node()->DeleteSubrange(i, 1);
-          continue;
-        }
-        bool deleted_inputs = false;
-        for (int j = node->input_size() - 1; j >= 0; --j)
-          if (node->input(j) == name || node->input(j) == "^" + name) {
-            node->mutable_input()->DeleteSubrange(j, 1);
-            deleted_inputs = true;
-          }
-        if (deleted_inputs) {
-          if (node->op() == "ConcatV2") {
-            if (node->input_size() > 2) {
-              (*node->mutable_attr())["N"].set_i(node->input_size() - 1);
-            } else if (node->input_size() == 2) {
-              const std::string axis = node->input(1);
-              if (refs[axis] != 1) return ctx.error("Expect axis tensor of ConcatV2 node to only be referenced once.");
-              refs[axis] -= 1;
-              removed.push_back(axis);
-              node->mutable_input()->RemoveLast();
-              node->mutable_attr()->erase("N");
-              node->mutable_attr()->erase("Tidx");
-              node->set_op("Identity");
-            } else {
-              return ctx.error("ConcatV2 should have at least two elements");
-            }
-          }
-          const std::string& op = node->op();
-          if ((op == "Assign" || op == "Reshape" || op == "Equal" || op == "Mean" || op == "ScalarSummary") &&
-              node->input_size() == 1)
-            removed.push_back(node->name());
-          if (node->input_size() == 0) removed.push_back(node->name());
-        }
-        ++i;
-      }
-    }
+      if (count == 0) round.removed.push_back(name);
+    GDS_RETURN_IF_ERROR(removeCascade(&replaced, &round, ctx));
     *graph = std::move(replaced);
   }
   return Status::Ok();
