@@ -99,138 +99,130 @@ size_t LayoutCache::size() {
   return map_.size();
 }
 
-std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, const Expansion& expansion,
-                                               const ItemSizes& sizes, const LayoutOptions& options,
-                                               const std::vector<std::shared_ptr<const GroupLayout>>& child_layouts,
-                                               bool use_dot) {
-  auto start = Clock::now();
-  const auto& grp = h.group(group);
-  auto out = std::make_shared<GroupLayout>();
+namespace {
+
+// One group's level as a plain graph: its child groups and nodes as items
+// (the auxiliary group aside), its bundles as edges, In/Out points made on
+// demand.
+struct GroupLevel {
   LevelGraph level;
-  level.left_to_right = options.left_to_right;
   std::unordered_map<int, int> node_item, group_item;
-  // The auxiliary group sits beside the main graph (TensorBoard's layout):
-  // it takes no part in the level's layout and its edges are not drawn.
-  const int aside = group == 0 ? h.auxiliaryGroup() : -1;
-  for (int c : grp.groups) {
-    if (c == aside) continue;
-    group_item[c] = static_cast<int>(out->children.size());
-    out->children.push_back({ItemRef::Group, c});
-    const auto& child = child_layouts[c];
-    level.sizes.push_back(expansion[c] && child ? child->size : sizes.meta[c]);
-    level.point.push_back(0);
-  }
-  for (int v : grp.nodes) {
-    node_item[v] = static_cast<int>(out->children.size());
-    out->children.push_back({ItemRef::Node, v});
-    level.sizes.push_back(sizes.nodes[v]);
-    level.point.push_back(0);
-  }
-  const int real_items = static_cast<int>(level.sizes.size());
-  auto itemOf = [&](const ItemRef& r) {
+  int real_items = 0;                // items before the In/Out points
+  int aside = -1;                    // the auxiliary group, laid out beside the flow
+  std::vector<int> edge_of_bundle;   // per bundle: its level edge, -1 when not drawn
+
+  int itemOf(const ItemRef& r) {
     switch (r.kind) {
       case ItemRef::Node: return node_item.at(r.index);
       case ItemRef::Group: return group_item.at(r.index);
-      case ItemRef::In:
-        if (level.source < 0) {
-          level.source = static_cast<int>(level.sizes.size());
-          level.sizes.push_back(QSizeF(2, 2));
-          level.point.push_back(1);
-        }
-        return level.source;
-      case ItemRef::Out:
-        if (level.sink < 0) {
-          level.sink = static_cast<int>(level.sizes.size());
-          level.sizes.push_back(QSizeF(2, 2));
-          level.point.push_back(1);
-        }
-        return level.sink;
+      case ItemRef::In: return point(&level.source);
+      case ItemRef::Out: return point(&level.sink);
     }
     return 0;
-  };
+  }
+  int point(int* which) {
+    if (*which < 0) {
+      *which = static_cast<int>(level.sizes.size());
+      level.sizes.push_back(QSizeF(2, 2));
+      level.point.push_back(1);
+    }
+    return *which;
+  }
+};
+
+GroupLevel levelOf(const Hierarchy& h, int group, const Expansion& expansion, const ItemSizes& sizes,
+                   const LayoutOptions& options, const std::vector<std::shared_ptr<const GroupLayout>>& child_layouts,
+                   GroupLayout* out) {
+  const auto& grp = h.group(group);
+  GroupLevel l;
+  l.level.left_to_right = options.left_to_right;
+  // The auxiliary group sits beside the main graph (TensorBoard's layout):
+  // it takes no part in the level's layout and its edges are not drawn.
+  l.aside = group == 0 ? h.auxiliaryGroup() : -1;
+  for (int c : grp.groups) {
+    if (c == l.aside) continue;
+    l.group_item[c] = static_cast<int>(out->children.size());
+    out->children.push_back({ItemRef::Group, c});
+    const auto& child = child_layouts[c];
+    l.level.sizes.push_back(expansion[c] && child ? child->size : sizes.meta[c]);
+    l.level.point.push_back(0);
+  }
+  for (int v : grp.nodes) {
+    l.node_item[v] = static_cast<int>(out->children.size());
+    out->children.push_back({ItemRef::Node, v});
+    l.level.sizes.push_back(sizes.nodes[v]);
+    l.level.point.push_back(0);
+  }
+  l.real_items = static_cast<int>(l.level.sizes.size());
   auto expandedGroup = [&](const ItemRef& r) { return r.kind == ItemRef::Group && expansion[r.index]; };
   const auto& bundles = h.bundles(group);
-  auto touchesAside = [&](const Hierarchy::Bundle& b) {
-    return aside > 0 && ((b.from.kind == ItemRef::Group && b.from.index == aside) ||
-                         (b.to.kind == ItemRef::Group && b.to.index == aside));
-  };
-  std::vector<int> edge_of_bundle(bundles.size(), -1);
+  l.edge_of_bundle.assign(bundles.size(), -1);
   for (size_t k = 0; k < bundles.size(); ++k) {
     const auto& b = bundles[k];
-    if (touchesAside(b)) continue;
-    edge_of_bundle[k] = static_cast<int>(level.edges.size());
+    const bool touches_aside = l.aside > 0 && ((b.from.kind == ItemRef::Group && b.from.index == l.aside) ||
+                                               (b.to.kind == ItemRef::Group && b.to.index == l.aside));
+    if (touches_aside) continue;
+    l.edge_of_bundle[k] = static_cast<int>(l.level.edges.size());
     LevelGraph::Edge e;
-    e.from = itemOf(b.from);
-    e.to = itemOf(b.to);
+    e.from = l.itemOf(b.from);
+    e.to = l.itemOf(b.to);
     e.weight = std::min(b.data + b.control, 8);
     e.tail_port = expandedGroup(b.from);
     e.head_port = expandedGroup(b.to);
-    level.edges.push_back(e);
+    l.level.edges.push_back(e);
   }
+  return l;
+}
 
+// Places the level: a grid for many unconnected siblings, dot where it is
+// asked for and the level is small enough, else the layered fallback.
+LevelResult place(const GroupLevel& l, const LayoutOptions& options, bool use_dot, bool* fallback) {
+  const LevelGraph& level = l.level;
   int inner_edges = 0;
-  for (const auto& e : level.edges) inner_edges += e.from < real_items && e.to < real_items;
-
+  for (const auto& e : level.edges) inner_edges += e.from < l.real_items && e.to < l.real_items;
   LevelResult placed;
-  if (inner_edges == 0 && real_items > 12) {
+  if (inner_edges == 0 && l.real_items > 12) {
     // Unconnected siblings (a series, or independent init ops): a grid
     // instead of one endless rank.
-    placed = gridLayout(level, real_items);
+    placed = gridLayout(level, l.real_items);
     use_dot = false;
   }
   // dot keeps coordinates below 65535 points; huge expanded frames go to the fallback.
   double extent = 0;
   for (const auto& sz : level.sizes) extent += std::max(sz.width(), sz.height());
   if (extent > 30000) use_dot = false;
-  bool dot = !placed.ok && use_dot && real_items <= options.max_dot_items && static_cast<int>(level.edges.size()) <= options.max_dot_edges;
+  bool dot = !placed.ok && use_dot && l.real_items <= options.max_dot_items &&
+             static_cast<int>(level.edges.size()) <= options.max_dot_edges;
   if (dot) {
-    placed = dotLayout(level, real_items > 60 || level.edges.size() > 150);
+    placed = dotLayout(level, l.real_items > 60 || level.edges.size() > 150);
     if (!placed.ok) dot = false;
   }
   if (!dot && !placed.ok) placed = layeredLayout(level);
-  out->fallback = !dot;
+  *fallback = !dot;
+  return placed;
+}
 
-  const bool root = group == 0;
-  const double pad = FrameMetrics::kPad, top = root ? pad : FrameMetrics::kHeader + pad;
-  const QPointF offset(pad, top);
-  out->size = QSizeF(placed.size.width() + 2 * pad, placed.size.height() + top + pad);
-  // Header text needs room even over a narrow content.
-  if (!root) out->size.setWidth(std::max(out->size.width(), sizes.meta[group].width()));
-  const double extra_x = (out->size.width() - placed.size.width() - 2 * pad) / 2;
-  const QPointF shift = offset + QPointF(extra_x, 0);
-  for (int i = 0; i < real_items; ++i) {
-    QSizeF s = level.sizes[i];
-    QPointF c = placed.centers[i] + shift;
-    out->rects.push_back(QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height()));
-  }
-  const bool lr = options.left_to_right;
-  if (aside > 0) {
-    // Beside the flow: right of a top-to-bottom graph, below a left-to-right one.
-    const auto& child = child_layouts[aside];
-    const QSizeF s = expansion[aside] && child ? child->size : sizes.meta[aside];
-    const double gap = 60;
-    QRectF r = lr ? QRectF(pad, out->size.height() + gap - pad, s.width(), s.height())
-                  : QRectF(out->size.width() + gap - pad, top, s.width(), s.height());
-    out->children.push_back({ItemRef::Group, aside});
-    out->rects.push_back(r);
-    out->size = out->size.expandedTo(QSizeF(r.right() + pad, r.bottom() + pad));
-  }
-  if (level.source >= 0) out->in_point = placed.centers[level.source] + shift;
-  if (level.sink >= 0) out->out_point = placed.centers[level.sink] + shift;
+// The bundles' paths in the frame: edges at an expanded frame continue
+// inside it from its In/Out point, edges from In and to Out reach the
+// frame's border.
+void routeEdges(const Hierarchy& h, int group, const Expansion& expansion,
+                const std::vector<std::shared_ptr<const GroupLayout>>& child_layouts, GroupLevel& l,
+                const LevelResult& placed, QPointF shift, bool lr, GroupLayout* out) {
+  auto expandedGroup = [&](const ItemRef& r) { return r.kind == ItemRef::Group && expansion[r.index]; };
+  const auto& bundles = h.bundles(group);
   for (size_t k = 0; k < bundles.size(); ++k) {
     const auto& b = bundles[k];
-    if (edge_of_bundle[k] < 0) continue;
-    QPainterPath path = placed.paths[static_cast<size_t>(edge_of_bundle[k])].translated(shift);
-    // Edges at an expanded frame continue inside it from its In/Out point:
-    // end this part on the frame's side, level with that point.
+    if (l.edge_of_bundle[k] < 0) continue;
+    QPainterPath path = placed.paths[static_cast<size_t>(l.edge_of_bundle[k])].translated(shift);
+    // End this part on the frame's side, level with the child's point.
     if (expandedGroup(b.to)) {
-      const QRectF& r = out->rects[itemOf(b.to)];
+      const QRectF& r = out->rects[l.itemOf(b.to)];
       const auto& child = child_layouts[b.to.index];
       QPointF p = lr ? QPointF(r.left(), r.top() + child->in_point.y()) : QPointF(r.left() + child->in_point.x(), r.top());
       shiftEnd(path, p);
     }
     if (expandedGroup(b.from)) {
-      const QRectF& r = out->rects[itemOf(b.from)];
+      const QRectF& r = out->rects[l.itemOf(b.from)];
       const auto& child = child_layouts[b.from.index];
       QPointF p = lr ? QPointF(r.right(), r.top() + child->out_point.y()) : QPointF(r.left() + child->out_point.x(), r.bottom());
       shiftStart(path, p);
@@ -243,11 +235,51 @@ std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, co
       lead.connectPath(path);
       path = lead;
     }
-    if (drawn && b.to.kind == ItemRef::Out) {
+    if (drawn && b.to.kind == ItemRef::Out)
       path.lineTo(lr ? QPointF(out->size.width(), out->out_point.y()) : QPointF(out->out_point.x(), out->size.height()));
-    }
     out->edges.push_back({static_cast<int>(k), path});
   }
+}
+
+}  // namespace
+
+std::shared_ptr<const GroupLayout> layoutGroup(const Hierarchy& h, int group, const Expansion& expansion,
+                                               const ItemSizes& sizes, const LayoutOptions& options,
+                                               const std::vector<std::shared_ptr<const GroupLayout>>& child_layouts,
+                                               bool use_dot) {
+  auto start = Clock::now();
+  auto out = std::make_shared<GroupLayout>();
+  GroupLevel l = levelOf(h, group, expansion, sizes, options, child_layouts, out.get());
+  const LevelResult placed = place(l, options, use_dot, &out->fallback);
+
+  // The frame: padding, a header for a group, content centred under it.
+  const bool root = group == 0;
+  const double pad = FrameMetrics::kPad, top = root ? pad : FrameMetrics::kHeader + pad;
+  out->size = QSizeF(placed.size.width() + 2 * pad, placed.size.height() + top + pad);
+  // Header text needs room even over a narrow content.
+  if (!root) out->size.setWidth(std::max(out->size.width(), sizes.meta[group].width()));
+  const double extra_x = (out->size.width() - placed.size.width() - 2 * pad) / 2;
+  const QPointF shift = QPointF(pad, top) + QPointF(extra_x, 0);
+  for (int i = 0; i < l.real_items; ++i) {
+    QSizeF s = l.level.sizes[i];
+    QPointF c = placed.centers[i] + shift;
+    out->rects.push_back(QRectF(c.x() - s.width() / 2, c.y() - s.height() / 2, s.width(), s.height()));
+  }
+  const bool lr = options.left_to_right;
+  if (l.aside > 0) {
+    // Beside the flow: right of a top-to-bottom graph, below a left-to-right one.
+    const auto& child = child_layouts[l.aside];
+    const QSizeF s = expansion[l.aside] && child ? child->size : sizes.meta[l.aside];
+    const double gap = 60;
+    QRectF r = lr ? QRectF(pad, out->size.height() + gap - pad, s.width(), s.height())
+                  : QRectF(out->size.width() + gap - pad, top, s.width(), s.height());
+    out->children.push_back({ItemRef::Group, l.aside});
+    out->rects.push_back(r);
+    out->size = out->size.expandedTo(QSizeF(r.right() + pad, r.bottom() + pad));
+  }
+  if (l.level.source >= 0) out->in_point = placed.centers[l.level.source] + shift;
+  if (l.level.sink >= 0) out->out_point = placed.centers[l.level.sink] + shift;
+  routeEdges(h, group, expansion, child_layouts, l, placed, shift, lr, out.get());
   out->millis = msSince(start);
   return out;
 }
