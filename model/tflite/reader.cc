@@ -45,6 +45,12 @@ class Reader {
   Status checkTensor(int index);
   Status checkOperators();
   Status buildGraph(TfliteModel* out);
+  // buildGraph's parts, in order.
+  Status markConstants();
+  std::vector<std::string> nameNodes();
+  void addInputs(tensorflow::GraphDef* graph);
+  Status addOperator(int k, const std::string& name, TfliteModel* out);
+  Status readSignatures(TfliteModel* out);
   Status addConst(int index, tensorflow::GraphDef* graph);
   void setPerOutputAttrs(tensorflow::NodeDef* node, const std::vector<int>& tensors);
   std::string tensorRef(int index) const;
@@ -383,11 +389,9 @@ Status Reader::addConst(int index, tensorflow::GraphDef* graph) {
   return Status::Ok();
 }
 
-Status Reader::buildGraph(TfliteModel* out) {
-  const auto* ops = subgraph_->operators();
-  const int op_count = ops ? static_cast<int>(ops->size()) : 0;
+// Constants: tensors with data that something reads or that are outputs.
+Status Reader::markConstants() {
   const int count = tensorCount(subgraph_);
-  // Constants: tensors with data that something reads or that are outputs.
   std::vector<bool> is_output(static_cast<std::size_t>(count), false);
   if (subgraph_->outputs())
     for (std::int32_t i : *subgraph_->outputs()) is_output[static_cast<std::size_t>(i)] = true;
@@ -399,8 +403,14 @@ Status Reader::buildGraph(TfliteModel* out) {
       s.source = Source::Const;
     }
   }
-  // Names: operators first (they carry the names users compare by), then
-  // inputs, then constants.
+  return Status::Ok();
+}
+
+// Node names: operators first (they carry the names users compare by), then
+// inputs, then constants. Returns the operators' names.
+std::vector<std::string> Reader::nameNodes() {
+  const auto* ops = subgraph_->operators();
+  const int op_count = ops ? static_cast<int>(ops->size()) : 0;
   std::unordered_set<std::string> taken;
   taken.insert(kNoValueNode);
   auto nameOf = [&](int index) {
@@ -416,119 +426,136 @@ Status Reader::buildGraph(TfliteModel* out) {
   }
   if (subgraph_->inputs())
     for (std::int32_t i : *subgraph_->inputs()) tensors_[static_cast<std::size_t>(i)].node = nodeNameFor(nameOf(i), i, &taken);
-  for (int i = 0; i < count; ++i)
+  for (int i = 0; i < tensorCount(subgraph_); ++i)
     if (tensors_[static_cast<std::size_t>(i)].source == Source::Const)
       tensors_[static_cast<std::size_t>(i)].node = nodeNameFor(nameOf(i), i, &taken);
+  return op_names;
+}
 
-  tensorflow::GraphDef& graph = out->graph;
+// The no-value node (when an operator leaves an optional input out) and a
+// Placeholder per model input, in the model's order.
+void Reader::addInputs(tensorflow::GraphDef* graph) {
+  const auto* ops = subgraph_->operators();
   bool uses_no_value = false;
-  for (int k = 0; k < op_count && !uses_no_value; ++k) {
-    const fb::Operator* op = ops->Get(static_cast<flatbuffers::uoffset_t>(k));
-    if (op->inputs())
-      for (std::int32_t i : *op->inputs()) uses_no_value = uses_no_value || i == -1;
-  }
+  if (ops)
+    for (const fb::Operator* op : *ops)
+      if (op->inputs())
+        for (std::int32_t i : *op->inputs()) uses_no_value = uses_no_value || i == -1;
   if (uses_no_value) {
-    tensorflow::NodeDef* none = graph.add_node();
+    tensorflow::NodeDef* none = graph->add_node();
     none->set_name(kNoValueNode);
     none->set_op(kNoValueOp);
   }
-  if (subgraph_->inputs()) {
-    int position = 0;
-    for (std::int32_t i : *subgraph_->inputs()) {
-      const fb::Tensor* t = subgraph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i));
-      tensorflow::NodeDef* node = graph.add_node();
-      node->set_name(tensors_[static_cast<std::size_t>(i)].node);
-      node->set_op("Placeholder");
-      auto& attrs = *node->mutable_attr();
-      attrs["dtype"].set_type(dtypeFromTensorType(t->type()));
-      auto* shape = attrs["shape"].mutable_shape();
-      if (t->shape())
-        for (std::int32_t d : *t->shape()) shape->add_dim()->set_size(d);
-      attrs[kInputIndexAttr].set_i(position++);
-      setPerOutputAttrs(node, {i});
-    }
-  }
-  for (int i = 0; i < count; ++i)
-    if (tensors_[static_cast<std::size_t>(i)].source == Source::Const) GDS_RETURN_IF_ERROR(addConst(i, &graph));
-
-  for (int k = 0; k < op_count; ++k) {
-    const fb::Operator* op = ops->Get(static_cast<flatbuffers::uoffset_t>(k));
-    const int code = codes_[op->opcode_index()];
-    const BuiltinOp* builtin = builtinByCode(code);
-    tensorflow::NodeDef* node = graph.add_node();
-    node->set_name(op_names[static_cast<std::size_t>(k)]);
-    node->set_op(builtin ? builtin->op_type : kCustomOp);
-    if (op->inputs())
-      for (std::int32_t i : *op->inputs()) node->add_input(tensorRef(i));
+  if (!subgraph_->inputs()) return;
+  int position = 0;
+  for (std::int32_t i : *subgraph_->inputs()) {
+    const fb::Tensor* t = subgraph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    tensorflow::NodeDef* node = graph->add_node();
+    node->set_name(tensors_[static_cast<std::size_t>(i)].node);
+    node->set_op("Placeholder");
     auto& attrs = *node->mutable_attr();
-    if (builtin && builtin->options) {
-      const auto* table = op->builtin_options_type() == fb::BuiltinOptions_NONE
-                              ? nullptr
-                              : static_cast<const flatbuffers::Table*>(op->builtin_options());
-      Status s = optionsToAttrs(builtin->options, table, node);
-      if (!s.ok()) return error(operatorLabel(k) + ": " + s.message());
-    } else if (!builtin) {
-      const fb::OperatorCode* oc = model_->operator_codes()->Get(op->opcode_index());
-      attrs["custom_code"].set_s(oc->custom_code() ? oc->custom_code()->str() : std::string());
-      std::string options;
-      if (op->large_custom_options_offset() > 1)
-        options.assign(bytes_.data() + op->large_custom_options_offset(), op->large_custom_options_size());
-      else if (op->custom_options())
-        options.assign(reinterpret_cast<const char*>(op->custom_options()->data()), op->custom_options()->size());
-      attrs["custom_options"].set_s(options);
-      const std::string format = fb::EnumNameCustomOptionsFormat(op->custom_options_format());
-      if (format.empty())
-        return error(operatorLabel(k) + " has the unknown custom options format " +
-                     std::to_string(static_cast<int>(op->custom_options_format())));
-      attrs["custom_options_format"].set_s(format);
-    }
-    std::vector<int> outputs(op->outputs()->begin(), op->outputs()->end());
-    auto* types = attrs[kOutputTypesAttr].mutable_list();
-    auto* shapes = attrs[kOutputShapesAttr].mutable_list();
-    for (int o : outputs) {
-      const fb::Tensor* t = subgraph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(o));
-      types->add_type(dtypeFromTensorType(t->type()));
-      auto* shape = shapes->add_shape();
-      if (t->shape())
-        for (std::int32_t d : *t->shape()) shape->add_dim()->set_size(d);
-    }
-    setPerOutputAttrs(node, outputs);
-    const fb::OperatorCode* oc = model_->operator_codes()->Get(op->opcode_index());
-    out->op_versions.emplace_back(node->op(), oc->version());
+    attrs["dtype"].set_type(dtypeFromTensorType(t->type()));
+    auto* shape = attrs["shape"].mutable_shape();
+    if (t->shape())
+      for (std::int32_t d : *t->shape()) shape->add_dim()->set_size(d);
+    attrs[kInputIndexAttr].set_i(position++);
+    setPerOutputAttrs(node, {i});
   }
+}
 
-  if (const auto* sigs = model_->signature_defs()) {
-    for (const fb::SignatureDef* def : *sigs) {
-      Signature sig;
-      if (!validUtf8(def->signature_key())) return error("a signature key is not valid UTF-8");
-      sig.key = def->signature_key() ? def->signature_key()->str() : std::string();
-      if (def->subgraph_index() != 0)
-        return error("signature '" + sig.key + "' refers to subgraph " + std::to_string(def->subgraph_index()));
-      for (int side = 0; side < 2; ++side) {
-        const auto* maps = side == 0 ? def->inputs() : def->outputs();
-        auto& list = side == 0 ? sig.inputs : sig.outputs;
-        if (!maps) continue;
-        for (const fb::TensorMap* m : *maps) {
-          if (!validUtf8(m->name())) return error("signature '" + sig.key + "' has a name that is not valid UTF-8");
-          const std::string alias = m->name() ? m->name()->str() : std::string();
-          if (m->tensor_index() >= static_cast<std::uint32_t>(count))
-            return error("signature '" + sig.key + "' maps '" + alias + "' to tensor " +
-                         std::to_string(m->tensor_index()) + " of " + std::to_string(count));
-          const TensorState& s = tensors_[m->tensor_index()];
-          if (s.node.empty())
-            return error("signature '" + sig.key + "' maps '" + alias + "' to " +
-                         tensorLabel(static_cast<int>(m->tensor_index())) + ", which the model does not use");
-          list.emplace_back(alias, s.node + ":" + std::to_string(s.port));
-        }
-      }
-      std::sort(sig.inputs.begin(), sig.inputs.end());
-      std::sort(sig.outputs.begin(), sig.outputs.end());
-      out->signatures.push_back(std::move(sig));
-    }
-    std::sort(out->signatures.begin(), out->signatures.end(),
-              [](const Signature& a, const Signature& b) { return a.key < b.key; });
+// Operator k as a dialect node: its builtin's options as attrs (a custom
+// op's code and options as they are), its outputs' types and shapes.
+Status Reader::addOperator(int k, const std::string& name, TfliteModel* out) {
+  const fb::Operator* op = subgraph_->operators()->Get(static_cast<flatbuffers::uoffset_t>(k));
+  const int code = codes_[op->opcode_index()];
+  const BuiltinOp* builtin = builtinByCode(code);
+  const fb::OperatorCode* oc = model_->operator_codes()->Get(op->opcode_index());
+  tensorflow::NodeDef* node = out->graph.add_node();
+  node->set_name(name);
+  node->set_op(builtin ? builtin->op_type : kCustomOp);
+  if (op->inputs())
+    for (std::int32_t i : *op->inputs()) node->add_input(tensorRef(i));
+  auto& attrs = *node->mutable_attr();
+  if (builtin && builtin->options) {
+    const auto* table = op->builtin_options_type() == fb::BuiltinOptions_NONE
+                            ? nullptr
+                            : static_cast<const flatbuffers::Table*>(op->builtin_options());
+    Status s = optionsToAttrs(builtin->options, table, node);
+    if (!s.ok()) return error(operatorLabel(k) + ": " + s.message());
+  } else if (!builtin) {
+    attrs["custom_code"].set_s(oc->custom_code() ? oc->custom_code()->str() : std::string());
+    std::string options;
+    if (op->large_custom_options_offset() > 1)
+      options.assign(bytes_.data() + op->large_custom_options_offset(), op->large_custom_options_size());
+    else if (op->custom_options())
+      options.assign(reinterpret_cast<const char*>(op->custom_options()->data()), op->custom_options()->size());
+    attrs["custom_options"].set_s(options);
+    const std::string format = fb::EnumNameCustomOptionsFormat(op->custom_options_format());
+    if (format.empty())
+      return error(operatorLabel(k) + " has the unknown custom options format " +
+                   std::to_string(static_cast<int>(op->custom_options_format())));
+    attrs["custom_options_format"].set_s(format);
   }
+  std::vector<int> outputs(op->outputs()->begin(), op->outputs()->end());
+  auto* types = attrs[kOutputTypesAttr].mutable_list();
+  auto* shapes = attrs[kOutputShapesAttr].mutable_list();
+  for (int o : outputs) {
+    const fb::Tensor* t = subgraph_->tensors()->Get(static_cast<flatbuffers::uoffset_t>(o));
+    types->add_type(dtypeFromTensorType(t->type()));
+    auto* shape = shapes->add_shape();
+    if (t->shape())
+      for (std::int32_t d : *t->shape()) shape->add_dim()->set_size(d);
+  }
+  setPerOutputAttrs(node, outputs);
+  out->op_versions.emplace_back(node->op(), oc->version());
   return Status::Ok();
+}
+
+// The SignatureDefs, keyed and sorted, their tensors named as the graph's.
+Status Reader::readSignatures(TfliteModel* out) {
+  const auto* sigs = model_->signature_defs();
+  if (!sigs) return Status::Ok();
+  const int count = tensorCount(subgraph_);
+  for (const fb::SignatureDef* def : *sigs) {
+    Signature sig;
+    if (!validUtf8(def->signature_key())) return error("a signature key is not valid UTF-8");
+    sig.key = def->signature_key() ? def->signature_key()->str() : std::string();
+    if (def->subgraph_index() != 0)
+      return error("signature '" + sig.key + "' refers to subgraph " + std::to_string(def->subgraph_index()));
+    for (int side = 0; side < 2; ++side) {
+      const auto* maps = side == 0 ? def->inputs() : def->outputs();
+      auto& list = side == 0 ? sig.inputs : sig.outputs;
+      if (!maps) continue;
+      for (const fb::TensorMap* m : *maps) {
+        if (!validUtf8(m->name())) return error("signature '" + sig.key + "' has a name that is not valid UTF-8");
+        const std::string alias = m->name() ? m->name()->str() : std::string();
+        if (m->tensor_index() >= static_cast<std::uint32_t>(count))
+          return error("signature '" + sig.key + "' maps '" + alias + "' to tensor " +
+                       std::to_string(m->tensor_index()) + " of " + std::to_string(count));
+        const TensorState& s = tensors_[m->tensor_index()];
+        if (s.node.empty())
+          return error("signature '" + sig.key + "' maps '" + alias + "' to " +
+                       tensorLabel(static_cast<int>(m->tensor_index())) + ", which the model does not use");
+        list.emplace_back(alias, s.node + ":" + std::to_string(s.port));
+      }
+    }
+    std::sort(sig.inputs.begin(), sig.inputs.end());
+    std::sort(sig.outputs.begin(), sig.outputs.end());
+    out->signatures.push_back(std::move(sig));
+  }
+  std::sort(out->signatures.begin(), out->signatures.end(),
+            [](const Signature& a, const Signature& b) { return a.key < b.key; });
+  return Status::Ok();
+}
+
+Status Reader::buildGraph(TfliteModel* out) {
+  GDS_RETURN_IF_ERROR(markConstants());
+  const std::vector<std::string> op_names = nameNodes();
+  addInputs(&out->graph);
+  for (int i = 0; i < tensorCount(subgraph_); ++i)
+    if (tensors_[static_cast<std::size_t>(i)].source == Source::Const) GDS_RETURN_IF_ERROR(addConst(i, &out->graph));
+  for (int k = 0; k < static_cast<int>(op_names.size()); ++k) GDS_RETURN_IF_ERROR(addOperator(k, op_names[k], out));
+  return readSignatures(out);
 }
 
 Result<TfliteModel> Reader::read() {
