@@ -1,5 +1,8 @@
 #include "model/tflite/op_version.h"
 
+#include <optional>
+#include <string>
+
 #include "model/attr.h"
 #include "model/tflite/builtin_ops.h"
 
@@ -46,12 +49,11 @@ struct Sig {
 
 int int8Is2(const Sig& s) { return s.inType(0) == kInt8 ? 2 : 1; }
 
-}  // namespace
-
-int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<VersionTensor>& inputs,
-                   const std::vector<VersionTensor>& outputs) {
-  const Sig s{node, inputs, outputs};
-  const std::string name = builtinCodeName(code);
+// Versions by op family, in TensorFlow Lite's GetBuiltinOperatorVersion
+// order within each; nothing when `name` is not of the family.
+// Convolutions, fully connected, pooling, resizing, softmax and reductions.
+std::optional<int> layersVersion(const std::string& name, const Sig& s) {
+  const auto& inputs = s.in;
   if (name == "CONV_2D") {
     // Grouped: the filter's input depth differs from the input's channels.
     if (s.inRank(0) == 4 && s.inRank(1) == 4 && inputs[0].shape[3] != inputs[1].shape[3]) return 6;
@@ -75,24 +77,48 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
     if (s.s("weights_format") == "SHUFFLED4x16INT8") return 2;
     return 1;
   }
+  if (name == "MAX_POOL_2D" || name == "AVERAGE_POOL_2D") {
+    if (s.inType(0) == kInt16 && s.outType(0) == kInt16) return 3;
+    return int8Is2(s);
+  }
+  if (name == "TRANSPOSE_CONV") {
+    if (s.s("fused_activation_function") != "" && s.s("fused_activation_function") != "NONE") return 4;
+    if (inputs.size() == 4 && s.inType(3) != tensorflow::DT_INVALID) return 3;
+    return s.inType(1) == kInt8 ? 2 : 1;
+  }
+  if (name == "L2_NORMALIZATION") return s.outType(0) == kInt8 ? 2 : 1;
+  if (name == "RESIZE_BILINEAR") {
+    if (s.inType(0) == kInt16) return 4;
+    if (s.b("half_pixel_centers")) return 3;
+    return int8Is2(s);
+  }
+  if (name == "RESIZE_NEAREST_NEIGHBOR") {
+    if (s.inType(0) == kInt16) return 4;
+    if (s.b("half_pixel_centers") || s.b("align_corners")) return 3;
+    return int8Is2(s);
+  }
+  if (name == "BATCH_MATMUL") {
+    if (s.inType(0) == kInt16) return 3;
+    if (s.inType(0) == kInt8) return 2;
+    if (s.inType(0) == kFloat && s.inType(1) == kInt8 && s.outType(0) == kFloat && s.b("asymmetric_quantize_inputs"))
+      return 4;
+    return 1;
+  }
+  if (name == "SOFTMAX" || name == "MEAN" || name == "MIRROR_PAD" || name == "REDUCE_MAX" || name == "REDUCE_MIN" ||
+      name == "RELU6" || name == "RSQRT") {
+    if (s.inType(0) == kInt16) return 3;
+    return int8Is2(s);
+  }
+  return std::nullopt;
+}
+
+// Gathers, slices, reshapes, padding, concatenation, arg max/min.
+std::optional<int> arraysVersion(const std::string& name, const Sig& s) {
   if (name == "GATHER") {
     if (s.inType(1) == kInt16) return 6;
     if (s.i("batch_dims") != 0) return 5;
     if (s.inType(0) == kInt16) return 4;
     if (s.inType(0) == kBool) return 3;
-    return int8Is2(s);
-  }
-  if (name == "MUL") {
-    if ((s.inType(0) == kInt16 && inputs[0].quantization.scale.empty()) || s.inType(0) == kUInt32) return 7;
-    if (s.inType(0) == tensorflow::DT_COMPLEX64) return 6;
-    if (s.inType(0) == kInt64) return 5;
-    if (s.inType(0) == kInt16) return 4;
-    const float a = s.scale(inputs, 0), b = s.scale(inputs, 1), c = s.scale(outputs, 0);
-    if (a != 0 && b != 0 && c != 0 && a * b / c >= 1.0f) return 3;
-    return int8Is2(s);
-  }
-  if (name == "MAX_POOL_2D" || name == "AVERAGE_POOL_2D") {
-    if (s.inType(0) == kInt16 && s.outType(0) == kInt16) return 3;
     return int8Is2(s);
   }
   if (name == "TRANSPOSE") {
@@ -101,11 +127,6 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
     if (s.inRank(0) > 4) return 4;
     if (s.inType(0) == kBool) return 3;
     return int8Is2(s);
-  }
-  if (name == "TRANSPOSE_CONV") {
-    if (s.s("fused_activation_function") != "" && s.s("fused_activation_function") != "NONE") return 4;
-    if (inputs.size() == 4 && s.inType(3) != tensorflow::DT_INVALID) return 3;
-    return s.inType(1) == kInt8 ? 2 : 1;
   }
   if (name == "SPLIT") {
     if (s.inType(1) == kInt16) return 4;
@@ -125,25 +146,6 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
     if (s.inType(0) == kInt16 && s.outType(0) == kInt16) return 4;
     return 1;
   }
-  if (name == "DEQUANTIZE") {
-    if (s.inType(0) == kInt16 || s.inType(0) == kHalf) return 3;
-    if (s.inType(0) == kInt8) return s.perChannelInput(0) ? 5 : 2;
-    return 1;
-  }
-  if (name == "QUANTIZE") {
-    if (outputs.size() > 0 && outputs[0].quantization.scale.size() > 1) return 3;
-    return s.outType(0) == kInt16 ? 2 : 1;
-  }
-  if (name == "L2_NORMALIZATION") return s.outType(0) == kInt8 ? 2 : 1;
-  if (name == "ABS") {
-    if (s.inType(0) == kInt32) return 5;
-    if (s.inType(0) == kInt16) return inputs[0].quantization.scale.empty() ? 4 : 3;
-    return s.inType(0) == kInt8 || s.inType(0) == kUInt8 ? 2 : 1;
-  }
-  if (name == "RELU") {
-    if (s.inType(0) == kInt16) return 3;
-    return s.inType(0) == kInt8 || s.inType(0) == kUInt8 ? 2 : 1;
-  }
   if (name == "STRIDED_SLICE") {
     if (s.b("offset")) return 8;
     if (s.inType(0) == kUInt32) return 7;
@@ -151,21 +153,6 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
     if (s.inType(0) == kString) return 5;
     if (s.inRank(0) > 4) return 4;
     if (s.inType(0) == kBool) return 3;
-    return int8Is2(s);
-  }
-  if (name == "RESIZE_BILINEAR") {
-    if (s.inType(0) == kInt16) return 4;
-    if (s.b("half_pixel_centers")) return 3;
-    return int8Is2(s);
-  }
-  if (name == "RESIZE_NEAREST_NEIGHBOR") {
-    if (s.inType(0) == kInt16) return 4;
-    if (s.b("half_pixel_centers") || s.b("align_corners")) return 3;
-    return int8Is2(s);
-  }
-  if (name == "MAXIMUM" || name == "MINIMUM") {
-    if (s.inType(0) == kInt16 && s.outType(0) == kInt16) return 4;
-    if (s.broadcastOver4()) return 3;
     return int8Is2(s);
   }
   if (name == "PACK") {
@@ -177,6 +164,53 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
   if (name == "SPACE_TO_BATCH_ND" || name == "BATCH_TO_SPACE_ND") {
     if (s.inType(0) == kInt16) return 4;
     if (s.inRank(0) != 4) return 3;
+    return int8Is2(s);
+  }
+  if (name == "PAD" || name == "PADV2") {
+    if (s.inRank(0) > 4) return 4;
+    if (s.inType(0) == kInt16) return 3;
+    return int8Is2(s);
+  }
+  if (name == "CONCATENATION") {
+    if (s.inType(0) == kUInt32) return 4;
+    if (s.inType(0) == kInt16) return 3;
+    return int8Is2(s);
+  }
+  if (name == "ARG_MAX" || name == "ARG_MIN") {
+    if (s.inType(0) == kBool) return 3;
+    return int8Is2(s);
+  }
+  if (name == "SPACE_TO_DEPTH" || name == "SPLIT_V" || name == "SUM" || name == "LOG_SOFTMAX" ||
+      name == "SQUARED_DIFFERENCE" || name == "DEPTH_TO_SPACE")
+    return int8Is2(s);
+  return std::nullopt;
+}
+
+// Element-wise arithmetic and activations.
+std::optional<int> elementwiseVersion(const std::string& name, const Sig& s) {
+  const auto& inputs = s.in;
+  const auto& outputs = s.out;
+  if (name == "MUL") {
+    if ((s.inType(0) == kInt16 && inputs[0].quantization.scale.empty()) || s.inType(0) == kUInt32) return 7;
+    if (s.inType(0) == tensorflow::DT_COMPLEX64) return 6;
+    if (s.inType(0) == kInt64) return 5;
+    if (s.inType(0) == kInt16) return 4;
+    const float a = s.scale(inputs, 0), b = s.scale(inputs, 1), c = s.scale(outputs, 0);
+    if (a != 0 && b != 0 && c != 0 && a * b / c >= 1.0f) return 3;
+    return int8Is2(s);
+  }
+  if (name == "ABS") {
+    if (s.inType(0) == kInt32) return 5;
+    if (s.inType(0) == kInt16) return inputs[0].quantization.scale.empty() ? 4 : 3;
+    return s.inType(0) == kInt8 || s.inType(0) == kUInt8 ? 2 : 1;
+  }
+  if (name == "RELU") {
+    if (s.inType(0) == kInt16) return 3;
+    return s.inType(0) == kInt8 || s.inType(0) == kUInt8 ? 2 : 1;
+  }
+  if (name == "MAXIMUM" || name == "MINIMUM") {
+    if (s.inType(0) == kInt16 && s.outType(0) == kInt16) return 4;
+    if (s.broadcastOver4()) return 3;
     return int8Is2(s);
   }
   if (name == "ADD") {
@@ -197,37 +231,24 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
     return int8Is2(s);
   }
   if (name == "LEAKY_RELU") return s.inType(0) == kInt16 ? 2 : 1;
-  if (name == "BATCH_MATMUL") {
-    if (s.inType(0) == kInt16) return 3;
-    if (s.inType(0) == kInt8) return 2;
-    if (s.inType(0) == kFloat && s.inType(1) == kInt8 && s.outType(0) == kFloat && s.b("asymmetric_quantize_inputs"))
-      return 4;
-    return 1;
-  }
-  if (name == "PAD" || name == "PADV2") {
-    if (s.inRank(0) > 4) return 4;
-    if (s.inType(0) == kInt16) return 3;
-    return int8Is2(s);
-  }
-  if (name == "CONCATENATION") {
-    if (s.inType(0) == kUInt32) return 4;
-    if (s.inType(0) == kInt16) return 3;
-    return int8Is2(s);
-  }
-  if (name == "SOFTMAX" || name == "MEAN" || name == "MIRROR_PAD" || name == "REDUCE_MAX" || name == "REDUCE_MIN" ||
-      name == "RELU6" || name == "RSQRT") {
-    if (s.inType(0) == kInt16) return 3;
-    return int8Is2(s);
-  }
-  if (name == "ARG_MAX" || name == "ARG_MIN") {
-    if (s.inType(0) == kBool) return 3;
-    return int8Is2(s);
-  }
-  if (name == "SPACE_TO_DEPTH" || name == "SPLIT_V" || name == "SUM" || name == "LOG_SOFTMAX" ||
-      name == "SQUARED_DIFFERENCE" || name == "DEPTH_TO_SPACE")
-    return int8Is2(s);
   if (name == "EXP" || name == "LOG" || name == "REDUCE_PROD")
     return s.inType(0) == kInt8 || s.inType(0) == kInt16 ? 2 : 1;
+  if (name == "GELU") return s.inType(0) == kInt8 || s.inType(0) == kUInt8 ? 2 : 1;
+  return std::nullopt;
+}
+
+// Quantize, dequantize and cast.
+std::optional<int> typesVersion(const std::string& name, const Sig& s) {
+  const auto& outputs = s.out;
+  if (name == "DEQUANTIZE") {
+    if (s.inType(0) == kInt16 || s.inType(0) == kHalf) return 3;
+    if (s.inType(0) == kInt8) return s.perChannelInput(0) ? 5 : 2;
+    return 1;
+  }
+  if (name == "QUANTIZE") {
+    if (outputs.size() > 0 && outputs[0].quantization.scale.size() > 1) return 3;
+    return s.outType(0) == kInt16 ? 2 : 1;
+  }
   if (name == "CAST") {
     if (s.inType(0) == kBFloat16 || s.outType(0) == kBFloat16) return 7;
     if (s.inType(0) == kDouble || s.outType(0) == kDouble || s.inType(0) == kHalf || s.outType(0) == kHalf) return 5;
@@ -236,7 +257,16 @@ int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<
     if (s.inType(0) == kUInt32 || s.outType(0) == kUInt32) return 2;
     return 1;
   }
-  if (name == "GELU") return s.inType(0) == kInt8 || s.inType(0) == kUInt8 ? 2 : 1;
+  return std::nullopt;
+}
+}  // namespace
+
+int builtinVersion(int code, const tensorflow::NodeDef& node, const std::vector<VersionTensor>& inputs,
+                   const std::vector<VersionTensor>& outputs) {
+  const Sig s{node, inputs, outputs};
+  const std::string name = builtinCodeName(code);
+  for (auto family : {layersVersion, arraysVersion, elementwiseVersion, typesVersion})
+    if (const std::optional<int> v = family(name, s)) return *v;
   return 1;
 }
 
