@@ -109,6 +109,31 @@ Status Lowering::lowerTranspose(int i) {
 // whose kernel pads missing entries at the front and takes no ellipsis or
 // new axis (legalize_tf.cc, ConvertTFStridedSlice). New axes become a
 // RESHAPE of the input, their entries taken whole.
+// The input of slice `i` reshaped to `expanded` (its new axes inserted), a
+// node of its own named after the slice; returns that node.
+Result<std::string> Lowering::reshapeForNewAxes(int i, int src, int port, const std::string& input,
+                                                const Shape& expanded, tensorflow::DataType dtype) {
+  const std::int64_t dense = static_cast<std::int64_t>(expanded.size());
+  HostTensor shape = HostTensor::zeros(tensorflow::DT_INT32, {dense});
+  for (std::int64_t k = 0; k < dense; ++k)
+    shape.as<std::int32_t>()[k] = static_cast<std::int32_t>(expanded[static_cast<std::size_t>(k)]);
+  const std::string shape_const = addConst(name(i) + "/new_axes/shape", shape, false);
+  NodeDef* r = out_.graph.add_node();
+  r->set_name(claim(name(i) + "/new_axes", false));
+  r->set_op("tfl.reshape");
+  r->add_input(input);
+  r->add_input(shape_const);
+  GDS_RETURN_IF_ERROR(mt::optionsToAttrs("ReshapeOptions", nullptr, r));
+  auto& at = *r->mutable_attr();
+  at[mt::kOutputTypesAttr].mutable_list()->add_type(dtype);
+  model::shapeToProto(expanded, at[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  auto* list = at["new_shape"].mutable_list();
+  list->Clear();
+  for (std::int64_t e : expanded) list->add_i(e);
+  out_.source[r->name() + ":0"] = name(src) + ":" + std::to_string(port);
+  return std::string(r->name());
+}
+
 Status Lowering::lowerStridedSlice(int i) {
   int port = 0;
   const int src = dataInput(i, 0, &port);
@@ -199,25 +224,9 @@ Status Lowering::lowerStridedSlice(int i) {
   if (!a.ok()) return a.status();
   std::string input = *a;
   if (new_axes > 0) {
-    // The input reshaped to `expanded` (a node of its own, named after the slice).
-    HostTensor shape = HostTensor::zeros(tensorflow::DT_INT32, {dense});
-    for (std::int64_t k = 0; k < dense; ++k)
-      shape.as<std::int32_t>()[k] = static_cast<std::int32_t>(expanded[static_cast<std::size_t>(k)]);
-    const std::string shape_const = addConst(name(i) + "/new_axes/shape", shape, false);
-    NodeDef* r = out_.graph.add_node();
-    r->set_name(claim(name(i) + "/new_axes", false));
-    r->set_op("tfl.reshape");
-    r->add_input(input);
-    r->add_input(shape_const);
-    GDS_RETURN_IF_ERROR(mt::optionsToAttrs("ReshapeOptions", nullptr, r));
-    auto& at = *r->mutable_attr();
-    at[mt::kOutputTypesAttr].mutable_list()->add_type(in.dtype);
-    model::shapeToProto(expanded, at[mt::kOutputShapesAttr].mutable_list()->add_shape());
-    auto* list = at["new_shape"].mutable_list();
-    list->Clear();
-    for (std::int64_t e : expanded) list->add_i(e);
-    out_.source[r->name() + ":0"] = name(src) + ":" + std::to_string(port);
-    input = r->name();
+    auto reshaped = reshapeForNewAxes(i, src, port, input, expanded, in.dtype);
+    if (!reshaped.ok()) return reshaped.status();
+    input = *reshaped;
   }
   std::vector<std::string> inputs = {input};
   const HostTensor* values[] = {&begin, &end, &strides};

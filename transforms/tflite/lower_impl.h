@@ -115,6 +115,8 @@ class Lowering {
   Status lowerResize(int i, const char* op_type);
   Status lowerTranspose(int i);
   Status lowerStridedSlice(int i);
+  Result<std::string> reshapeForNewAxes(int i, int src, int port, const std::string& input, const Shape& expanded,
+                                        tensorflow::DataType dtype);
   Status lowerSlice(int i);
   Status lowerArgMax(int i);
   Status lowerPack(int i);
