@@ -631,9 +631,8 @@ int compareOnDevice(const Flags& flags, const CompareArgs& a, const CompareInput
   if (!options.ok()) return fail(options.error());
   const model::LoadedModel& m = in.float_model.model;
   const bool tflite = m.kind == model::ModelKind::TFLite;
-  if (options->runtime == device::RuntimeKind::Tflite)
-    return fail("--device_runtime=tflite: TensorFlow Lite's benchmark_model writes no output tensors; compare on the "
-                "device with --device_runtime=armnn or gdstudio");
+  // Before connecting: a runtime that cannot return outputs is refused here.
+  if (Status s = device::checkRuntimeReturnsOutputs(options->runtime); !s.ok()) return fail(s.message());
   if (options->runtime == device::RuntimeKind::Armnn) {
     if (!tflite)
       return fail("--device_runtime=armnn runs a .tflite; " + a.graph + " is a " + model::modelKindName(m.kind) +

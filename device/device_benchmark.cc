@@ -63,6 +63,12 @@ const char* runtimeName(RuntimeKind kind) {
   return "?";
 }
 
+Status checkRuntimeReturnsOutputs(RuntimeKind kind) {
+  if (kind != RuntimeKind::Tflite) return Status::Ok();
+  return Status::Error("--device_runtime=tflite: TensorFlow Lite's benchmark_model writes no output tensors; compare "
+                       "on the device with --device_runtime=armnn or gdstudio");
+}
+
 const char* defaultRuntimeProgram(RuntimeKind kind) {
   switch (kind) {
     case RuntimeKind::Tflite: return "benchmark_model";
@@ -287,9 +293,7 @@ std::string DeviceBench::outputsCommandFor(const DeviceModel& model, const std::
 
 Result<DeviceOutputs> DeviceBench::outputs(const DeviceModel& model) {
   const std::string runtime = runtimeName(options_.runtime);
-  if (options_.runtime == RuntimeKind::Tflite)
-    return session_->error(Step::Run, "the tflite runtime (benchmark_model) writes no output tensors; compare on the "
-                                      "device with --device_runtime=gdstudio or armnn");
+  if (Status s = checkRuntimeReturnsOutputs(options_.runtime); !s.ok()) return session_->error(Step::Run, s.message());
   if (options_.runtime == RuntimeKind::Gdstudio && model.outputs.empty())
     return Status::Error("the gdstudio runtime needs the outputs to fetch");
   std::vector<std::string> inputs;

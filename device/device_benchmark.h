@@ -41,6 +41,10 @@ const char* runtimeName(RuntimeKind kind);
 const char* defaultRuntimeProgram(RuntimeKind kind);
 // Whether the runtime runs a .tflite (the graph is exported for it).
 inline bool runtimeTakesTflite(RuntimeKind kind) { return kind != RuntimeKind::Gdstudio; }
+// Whether the runtime can bring a run's outputs back (DeviceBench::outputs):
+// an error naming the runtimes that can when it cannot (benchmark_model
+// writes no output tensors).
+Status checkRuntimeReturnsOutputs(RuntimeKind kind);
 
 struct DeviceBenchOptions {
   DeviceUri uri;

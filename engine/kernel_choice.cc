@@ -26,8 +26,8 @@ Status setKernelChoice(const KernelChoice& choice) {
     return Status::Error(std::string("the CPU cap is ") + (cap ? cpuLevelName(*cap) : "none") +
                          " since kernels read the CPU's features; set it before the first plan");
   }
-  ops::setGemmBackend(choice.float_gemm.value_or(
-      ops::gemmBackendAvailable(ops::GemmBackend::kOneDnn) ? ops::GemmBackend::kOneDnn : ops::GemmBackend::kEigen));
+  if (choice.float_gemm) ops::setGemmBackend(*choice.float_gemm);
+  else ops::resetGemmBackend();
   g_float.store(choice.float_gemm ? static_cast<int>(*choice.float_gemm) : -1);
   if (choice.quantized_gemm) lowp::setDefaultGemmBackend(*choice.quantized_gemm);
   else lowp::resetDefaultGemmBackend();

@@ -70,10 +70,6 @@ void measureGraphSize(const tensorflow::GraphDef& graph, std::int64_t* serialize
 
 namespace {
 
-// The int8 .tflite of the current graph, read back from its bytes: the
-// dialect graph is exactly what the file holds. The export keeps the
-// TensorFlow names of the model's inputs and outputs (float ones, with
-// QUANTIZE/DEQUANTIZE at the edges), so the same feeds and fetches work.
 // The graph to build from: the source, or its copy frozen with the
 // checkpoint when it still reads variables. `note` says what was done.
 Result<GraphPtr> runnableSource(const VariantSnapshot& snapshot, const std::string& name, std::string* note) {
@@ -90,6 +86,10 @@ Result<GraphPtr> runnableSource(const VariantSnapshot& snapshot, const std::stri
   return GraphPtr(std::make_shared<const tensorflow::GraphDef>(std::move(frozen->graph)));
 }
 
+// The int8 .tflite of the current graph, read back from its bytes: the
+// dialect graph is exactly what the file holds. The export keeps the
+// TensorFlow names of the model's inputs and outputs (float ones, with
+// QUANTIZE/DEQUANTIZE at the edges), so the same feeds and fetches work.
 Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const BuildObserver& observer,
                                         const std::string& name) {
   TfliteExportOptions options;

@@ -122,6 +122,8 @@ bool setGemmBackend(GemmBackend backend) {
   return true;
 }
 
+void resetGemmBackend() { currentBackend() = defaultBackend(); }
+
 const char* gemmBackendName(GemmBackend backend) {
   return backend == GemmBackend::kEigen ? "eigen" : "onednn";
 }

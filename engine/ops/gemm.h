@@ -30,6 +30,8 @@ bool gemmBackendAvailable(GemmBackend backend);
 GemmBackend gemmBackend();
 // setKernelChoice's part; returns false (and changes nothing) when unavailable.
 bool setGemmBackend(GemmBackend backend);
+// Back to the default: oneDNN where built in, else Eigen.
+void resetGemmBackend();
 const char* gemmBackendName(GemmBackend backend);  // "eigen", "onednn"
 // "eigen", "onednn" (or "dnnl"); an unknown or unavailable one is an error
 // that lists the names.
