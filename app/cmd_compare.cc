@@ -14,6 +14,7 @@
 #include "app/arithmetic_flag.h"
 #include "app/benchmark_device.h"
 #include "app/flags.h"
+#include "device/device_compare.h"
 #include "engine/eval/arithmetic_compare.h"
 #include "engine/eval/compare.h"
 #include "engine/eval/dataset.h"
@@ -574,11 +575,10 @@ int compareArithmeticsCommand(const CompareArgs& a, const CompareInputs& in) {
   return 0;
 }
 
-// The file the device runs and the input it is fed, in `temp`: the .tflite
-// as it is (Arm NN and gdstudio read it), another model as the GraphDef the
-// desktop runs (a SavedModel's signature frozen).
-Result<device::DeviceModel> deviceModelFor(const CompareArgs& a, const CompareInputs& in, const engine::Tensor& input,
-                                           const std::string& temp) {
+// The file the device runs: the .tflite as it is (Arm NN and gdstudio read
+// it), another model as the GraphDef the desktop runs (a SavedModel's
+// signature frozen) written in `temp`.
+Result<device::DeviceModel> deviceModelFor(const CompareArgs& a, const CompareInputs& in, const std::string& temp) {
   const model::LoadedModel& m = in.float_model.model;
   device::DeviceModel dm;
   dm.label = std::filesystem::path(a.graph).filename().string();
@@ -590,19 +590,14 @@ Result<device::DeviceModel> deviceModelFor(const CompareArgs& a, const CompareIn
     Status saved = model::saveGraph(m.graph, dm.path, model::SaveFormat::Binary);
     if (!saved.ok()) return saved;
   }
-  const std::string input_file = temp + "/input.npy";
-  Status written = model::writeNpy(input_file, input.toHost());
-  if (!written.ok()) return written;
   dm.input_names = {in.spec.name};
-  dm.input_files = {input_file};
   dm.outputs = in.float_outputs;
   return dm;
 }
 
-void printDeviceComparison(const std::vector<engine::ArithmeticOutputDiff>& outputs, const CompareArgs& a,
-                           const device::DeviceOutputs& run, const std::string& input) {
-  bool equal = true;
-  for (const auto& o : outputs) equal = equal && o.differing == 0;
+void printDeviceComparison(const device::DeviceComparison& run, const CompareArgs& a, const std::string& input) {
+  const bool equal = run.equal();
+  const std::vector<engine::ArithmeticOutputDiff>& outputs = run.outputs;
   const std::string desktop = std::string("desktop (gdstudio, ") +
                               engine::lowp::arithmeticName(a.compare.plan.arithmetic) + ")";
   if (a.format == "json") {
@@ -643,42 +638,27 @@ int compareOnDevice(const Flags& flags, const CompareArgs& a, const CompareInput
   }
   auto input = engine::loadSample(in.input_file, in.spec, a.preprocess);
   if (!input.ok()) return fail(input.error());
-  auto plan = engine::compileForInference(m.graph, {in.spec.name}, in.float_outputs, a.compare.plan);
-  if (!plan.ok()) return fail(plan.error());
-  auto desktop = (*plan)->run({*input});
-  if (!desktop.ok()) return fail(desktop.error());
   TempFolder temp("compare");
   if (temp.path.empty()) return fail("cannot make a local temporary folder for the device's files");
-  auto dm = deviceModelFor(a, in, *input, temp.path);
+  auto dm = deviceModelFor(a, in, temp.path);
   if (!dm.ok()) return fail(dm.error());
+  device::DeviceCompareModel model;
+  model.graph = &m.graph;
+  model.feeds = {in.spec.name};
+  model.fetches = in.float_outputs;
+  model.names = in.output_names;
+  model.plan = a.compare.plan;
+  model.device = std::move(*dm);
   ProgressLine progress;
   if (progress.enabled()) options->progress = [&progress](const std::string& text) { progress.update(text); };
   auto bench = device::DeviceBench::open(*options);
   if (!bench.ok()) return fail(bench.error());
-  auto run = (*bench)->outputs(*dm);
+  auto compared = device::compareWithDevice(**bench, model, {{*input}}, temp.path);
   Status closed = (*bench)->close();
   progress.finish();
-  if (!run.ok()) return fail(run.error());
+  if (!compared.ok()) return fail(compared.error());
   if (!closed.ok()) return fail(closed.message());
-  if (run->tensors.size() != desktop->size())
-    return fail("device " + run->device + ": the " + run->runtime + " runtime returned " +
-                std::to_string(run->tensors.size()) + " outputs; the desktop computed " +
-                std::to_string(desktop->size()) + " (" + model::endpointList(in.float_model.endpoints.outputs) + ")");
-  std::vector<engine::ArithmeticOutputDiff> outputs;
-  for (std::size_t i = 0; i < run->tensors.size(); ++i) {
-    const model::HostTensor here = (*desktop)[i].toHost();
-    const model::HostTensor& there = run->tensors[i];
-    if (here.shape != there.shape || here.dtype != there.dtype)
-      return fail("device " + run->device + ": output " + in.output_names[i] + " is " + model::dtypeName(there.dtype) +
-                  model::shapeString(there.shape) + " on the device and " + model::dtypeName(here.dtype) +
-                  model::shapeString(here.shape) + " on the desktop");
-    engine::ArithmeticOutputDiff od;
-    od.tensor = in.output_names[i];
-    od.step = tflite ? engine::outputStep(m.graph, in.float_outputs[i]) : 0;
-    engine::addOutputSample(here, there, 0, &od);
-    outputs.push_back(od);
-  }
-  printDeviceComparison(outputs, a, *run, std::filesystem::path(in.input_file).filename().string());
+  printDeviceComparison(*compared, a, std::filesystem::path(in.input_file).filename().string());
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "model/io.h"
+#include "model/tensor.h"
 #include "model/shape_inference.h"
 #include "model/tflite/reader.h"
 #include "model/tflite/writer.h"
@@ -88,6 +89,24 @@ const char* variantLabel(VariantKind kind) {
   return "?";
 }
 
+std::string eightBitRefusal(RuntimeKind runtime) {
+  if (!runtimeTakesTflite(runtime)) return "";
+  return std::string("TensorFlow's 8-bit recipe makes Quantized* ops that the ") + runtimeName(runtime) +
+         " runtime does not run";
+}
+
+void VariantSource::setFeeds(const std::vector<engine::Tensor>& values) {
+  feeds = values;
+  input_shapes.clear();
+  input_types.clear();
+  for (const auto& t : values) {
+    std::string shape;
+    for (std::size_t i = 0; i < t.shape().size(); ++i) shape += (i ? "," : "") + std::to_string(t.shape()[i]);
+    input_shapes.push_back(shape);
+    input_types.push_back(model::dtypeName(t.dtype()));
+  }
+}
+
 Result<BuiltVariant> buildVariant(VariantKind kind, const VariantSource& s, RuntimeKind runtime,
                                   const std::string& folder) {
   const std::string label = variantLabel(kind);
@@ -109,9 +128,7 @@ Result<BuiltVariant> buildVariant(VariantKind kind, const VariantSource& s, Runt
     v.device.path = folder + "/" + (s.path.empty() ? std::string("model") : fs::path(s.path).stem().string()) +
                     "_eightbit.pb";
     GDS_RETURN_IF_ERROR(model::saveGraph(v.graph, v.device.path));
-    if (runtimeTakesTflite(runtime))
-      v.skip = std::string("TensorFlow's 8-bit recipe makes Quantized* ops that the ") + runtimeName(runtime) +
-               " runtime does not run (use --device_runtime=gdstudio)";
+    if (runtimeTakesTflite(runtime)) v.skip = eightBitRefusal(runtime) + " (use --device_runtime=gdstudio)";
     built = std::move(v);
   } else if (runtimeTakesTflite(runtime) && !s.is_tflite) {
     built = exportTflite(s, false, folder);

@@ -33,6 +33,9 @@ struct VariantSource {
   std::vector<std::string> input_types;      // "float" per input
   std::vector<std::string> outputs;          // fetch names
   std::vector<engine::Tensor> feeds;         // the benchmark's input values (int8 calibration)
+
+  // Sets feeds and the shapes and types the device's runtime is told.
+  void setFeeds(const std::vector<engine::Tensor>& values);
 };
 
 struct BuiltVariant {
@@ -43,6 +46,10 @@ struct BuiltVariant {
   DeviceModel device;                        // what the device runs (device.path written in `folder`)
   std::string skip;                          // why the device cannot run it ("" when it can)
 };
+
+// Why `runtime` cannot run TensorFlow's 8-bit recipe ("" when it can: gdstudio);
+// the caller adds how to choose gdstudio.
+std::string eightBitRefusal(RuntimeKind runtime);
 
 // Builds one variant and writes the file the device runtime takes into
 // `folder` (a local temporary folder). `runtime` decides the file: a .tflite

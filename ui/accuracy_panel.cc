@@ -29,6 +29,7 @@
 #include <cmath>
 
 #include "graphview/graph_scene.h"
+#include "ui/device_settings.h"
 #include "ui/results_layout.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
@@ -57,8 +58,31 @@ QTableView* tableView(QWidget* parent, QAbstractItemModel* model) {
 constexpr double kExactNoiseDb = -60.0;
 
 // "1 step", "3 steps": the quantization steps two arithmetics differ by.
+// arithmetic2_'s last item: the device, not an arithmetic.
+constexpr int kDeviceChoice = -1;
+
 QString stepsText(double steps) {
   return steps == 1 ? QObject::tr("1 step") : QObject::tr("%1 steps").arg(steps);
+}
+
+// One row of the Arithmetics/Device table: the tensor (its node for
+// selection), the op, the largest difference, the counts; bold when it differs.
+void appendDiffRow(QStandardItemModel* model, const std::string& tensor_name, const QString& op,
+                   const QString& max_difference, std::int64_t differing, std::int64_t total) {
+  QList<QStandardItem*> row;
+  auto* tensor = new QStandardItem(QString::fromStdString(tensor_name));
+  tensor->setData(QString::fromStdString(tensor_name.substr(0, tensor_name.rfind(':'))), kNodeNameRole);
+  row << tensor << new QStandardItem(op) << new QStandardItem(max_difference);
+  row << new QStandardItem(QString::number(differing)) << new QStandardItem(QString::number(total));
+  for (auto* item : row) {
+    item->setEditable(false);
+    if (differing > 0) {
+      QFont f = item->font();
+      f.setBold(true);
+      item->setFont(f);
+    }
+  }
+  model->appendRow(row);
 }
 
 }  // namespace
@@ -156,14 +180,28 @@ void AccuracyPanel::buildCompareRows(QVBoxLayout* col) {
   arithmetic_label->setToolTip(arithmetic_->toolTip());
   against_ = new QCheckBox(tr("against"), this);
   against_->setObjectName("AccuracyAgainst");
-  against_->setToolTip(tr("Run the \"with\" variant (a TensorFlow Lite model: the TFLite int8 export, or an open "
-                          ".tflite) under both arithmetics and show every tensor where their roundings part, as "
-                          "gdstudio compare --arithmetic2 does"));
+  against_->setToolTip(tr("Run the \"with\" variant alone: under both arithmetics (a TensorFlow Lite model: the TFLite "
+                          "int8 export, or an open .tflite), showing every tensor where their roundings part, as "
+                          "gdstudio compare --arithmetic2 does; or on the device, as gdstudio compare --device does"));
   arithmetic2_ = ui::arithmeticCombo(this);
   arithmetic2_->setObjectName("AccuracyArithmetic2");
+  arithmetic2_->addItem(tr("the device"), kDeviceChoice);
   arithmetic2_->setCurrentIndex(arithmetic2_->findData(static_cast<int>(engine::lowp::Arithmetic::kTfliteBuiltin)));
   arithmetic2_->setEnabled(false);
   connect(against_, &QCheckBox::toggled, arithmetic2_, &QWidget::setEnabled);
+  // The device: its URI, runtime and options, shown when it is chosen.
+  // benchmark_model writes no outputs, so only Arm NN and gdstudio are offered.
+  device_ = new DeviceSettings(this);
+  device_->setObjectName("AccuracyDevice");
+  device_->deviceCombo()->setToolTip(tr("The device the \"with\" variant runs on: ssh://user@host[:port][/folder] "
+                                        "(your OpenSSH keys, agent and ~/.ssh/config) or adb[:serial][/folder]"));
+  QComboBox* runtimes = device_->runtimeCombo();
+  runtimes->removeItem(runtimes->findData("tflite"));
+  runtimes->setCurrentIndex(runtimes->findData("armnn"));
+  device_->hide();
+  auto showDevice = [this] { device_->setVisible(againstDevice()); };
+  connect(against_, &QCheckBox::toggled, this, showDevice);
+  connect(arithmetic2_, &QComboBox::currentIndexChanged, this, showDevice);
   // Against a second arithmetic, the reference variant takes no part.
   connect(against_, &QCheckBox::toggled, reference_, [this](bool on) { reference_->setEnabled(!on); });
   arithmetic_row->addWidget(arithmetic_label);
@@ -172,6 +210,7 @@ void AccuracyPanel::buildCompareRows(QVBoxLayout* col) {
   arithmetic_row->addWidget(arithmetic2_);
   arithmetic_row->addStretch(1);
   col->addLayout(arithmetic_row);
+  col->addWidget(device_);
   auto* inputs_row = new QHBoxLayout;
   inputs_row->addWidget(new QLabel(tr("on"), this));
   mode_ = new QComboBox(this);
@@ -420,7 +459,12 @@ AccuracyRequest AccuracyPanel::currentRequest(QString* error) const {
   request.preprocess.std_dev = static_cast<float>(std_->value());
   request.num_threads = threads_->value();
   request.arithmetic = comboArithmetic(arithmetic_);
-  if (against_->isChecked()) {
+  if (againstDevice()) {
+    auto device = device_->options();
+    if (!device.ok()) return fail(device.error());
+    if (!*device) return fail("Enter the device to compare on (ssh://user@host or adb)");
+    request.device = **device;
+  } else if (against_->isChecked()) {
     request.arithmetic2 = comboArithmetic(arithmetic2_);
     if (*request.arithmetic2 == request.arithmetic) return fail("Choose two different arithmetics to compare");
   }
@@ -470,6 +514,19 @@ bool AccuracyPanel::run() {
 
 void AccuracyPanel::cancel() { run_->cancel(); }
 
+void AccuracyPanel::setAgainstDevice(bool on) {
+  if (on) {
+    against_->setChecked(true);
+    arithmetic2_->setCurrentIndex(arithmetic2_->findData(kDeviceChoice));
+  } else if (againstDevice()) {
+    arithmetic2_->setCurrentIndex(arithmetic2_->findData(static_cast<int>(engine::lowp::Arithmetic::kTfliteBuiltin)));
+  }
+}
+
+bool AccuracyPanel::againstDevice() const {
+  return against_->isChecked() && arithmetic2_->currentData().toInt() == kDeviceChoice;
+}
+
 void AccuracyPanel::onDone(JobOutcome<AccuracyResult> outcome) {
   if (outcome.cancelled) {
     run_->setStatus(tr("Cancelled; the previous results are kept"));
@@ -483,8 +540,10 @@ void AccuracyPanel::onDone(JobOutcome<AccuracyResult> outcome) {
     return;
   }
   auto result = std::make_shared<const AccuracyResult>(std::move(*outcome.value));
-  // The history follows the quantization choices; two arithmetics make none.
-  if (!result->arithmetics) history_model_->append(result);
+  // The history follows the quantization choices; two arithmetics or a
+  // device make none.
+  if (!result->arithmetics && !result->device) history_model_->append(result);
+  if (result->device) device_->remember(device_->deviceCombo()->currentText());
   showResult(result);
   run_->setStatus(tr("Done in %1 s").arg(result->seconds, 0, 'f', 2));
   updateButtons();
@@ -498,9 +557,11 @@ void AccuracyPanel::showResult(AccuracyResultPtr result) {
   samples_model_->setResult(result);
   layers_view_->sortByColumn(AccuracyLayersModel::Sqnr, Qt::AscendingOrder);
   showArithmetics();
+  showDeviceOutputs();
   for (QTableView* v : {outputs_view_, layers_view_, samples_view_, history_view_, arithmetics_view_})
     v->resizeColumnsToContents();
-  tabs_->setTabEnabled(tabs_->indexOf(samples_view_), result && result->dataset && !result->arithmetics);
+  tabs_->setTabEnabled(tabs_->indexOf(samples_view_),
+                       result && result->dataset && !result->arithmetics && !result->device);
   headline_->setText(headlineText());
   const QString advice = adviceText();
   advice_->setText(advice);
@@ -513,27 +574,13 @@ void AccuracyPanel::showResult(AccuracyResultPtr result) {
 void AccuracyPanel::showArithmetics() {
   arithmetics_model_->removeRows(0, arithmetics_model_->rowCount());
   const bool shown = result_ && result_->arithmetics;
-  tabs_->setTabEnabled(tabs_->indexOf(arithmetics_view_), shown);
+  tabs_->setTabEnabled(tabs_->indexOf(arithmetics_view_), shown || (result_ && result_->device));
+  tabs_->setTabText(tabs_->indexOf(arithmetics_view_), result_ && result_->device ? tr("Device") : tr("Arithmetics"));
   if (!shown) return;
   const engine::ArithmeticComparison& c = *result_->arithmetics;
-  for (const auto& t : c.tensors) {
-    QList<QStandardItem*> row;
-    auto* tensor = new QStandardItem(QString::fromStdString(t.tensor));
-    const std::string node = t.tensor.substr(0, t.tensor.rfind(':'));
-    tensor->setData(QString::fromStdString(node), kNodeNameRole);
-    row << tensor << new QStandardItem(QString::fromStdString(t.op));
-    row << new QStandardItem(t.integer ? stepsText(t.max_steps) : QString::number(t.max_abs, 'g', 4));
-    row << new QStandardItem(QString::number(t.differing)) << new QStandardItem(QString::number(t.total));
-    for (auto* item : row) {
-      item->setEditable(false);
-      if (t.differs()) {
-        QFont f = item->font();
-        f.setBold(true);
-        item->setFont(f);
-      }
-    }
-    arithmetics_model_->appendRow(row);
-  }
+  for (const auto& t : c.tensors)
+    appendDiffRow(arithmetics_model_, t.tensor, QString::fromStdString(t.op),
+                  t.integer ? stepsText(t.max_steps) : QString::number(t.max_abs, 'g', 4), t.differing, t.total);
   tabs_->setCurrentWidget(arithmetics_view_);
   if (c.first_differing >= 0) {
     arithmetics_view_->selectRow(c.first_differing);
@@ -567,9 +614,43 @@ QString AccuracyPanel::arithmeticsHeadline() const {
          parts.join(" · ");
 }
 
+// The device's run: one row per output (its largest difference from the
+// desktop's, in steps for a quantized output, and how many elements differ).
+void AccuracyPanel::showDeviceOutputs() {
+  if (!result_ || !result_->device) return;
+  for (const auto& o : result_->device->outputs)
+    appendDiffRow(arithmetics_model_, o.tensor, tr("output"),
+                  o.integer || o.step > 0 ? stepsText(o.max_steps) : QString::number(o.max_abs, 'g', 4), o.differing,
+                  o.total);
+  tabs_->setCurrentWidget(arithmetics_view_);
+}
+
+QString AccuracyPanel::deviceHeadline() const {
+  const AccuracyResult& r = *result_;
+  const device::DeviceComparison& c = *r.device;
+  QStringList parts;
+  for (const auto& o : c.outputs) {
+    QString part = tr("output %1 up to <b>%2</b> on %3 of %4 elements")
+                       .arg(QString::fromStdString(o.tensor).toHtmlEscaped(),
+                            o.integer || o.step > 0 ? stepsText(o.max_steps) : QString::number(o.max_abs, 'g', 4))
+                       .arg(o.differing)
+                       .arg(o.total);
+    if (o.classifier) part += tr(", top-1 flips on <b>%1</b> rows").arg(formatCount(o.top1_flips, o.rows));
+    parts << part;
+  }
+  parts << (c.equal() ? tr("<b>the device computes exactly what the desktop shows</b>")
+                      : tr("<b>the device's outputs differ from the desktop's</b>"));
+  return tr("%1 on the %2 vs on %3 with %4, %5: ")
+             .arg(variantShortName(r.other_snapshot.kind), r.reference_name.toHtmlEscaped(),
+                  QString::fromStdString(c.device).toHtmlEscaped(), QString::fromStdString(c.runtime).toHtmlEscaped(),
+                  QString::fromStdString(r.input_description).toHtmlEscaped()) +
+         parts.join(" · ");
+}
+
 QString AccuracyPanel::headlineText() const {
   if (!result_) return QString();
   if (result_->arithmetics) return arithmeticsHeadline();
+  if (result_->device) return deviceHeadline();
   const AccuracyResult& r = *result_;
   QStringList parts;
   auto [agree, total] = topOneAgreement(r);

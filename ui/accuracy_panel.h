@@ -10,7 +10,10 @@
 // history table keeps every run, so the accuracy bought by each exclusion
 // is visible. When TensorFlow's 8-bit recipe is much worse than the TFLite
 // int8 export on the same inputs, the panel says so and points to File ▸
-// Export ▸ TensorFlow Lite. Runs in a worker with progress and cancel.
+// Export ▸ TensorFlow Lite. "Against" runs the "with" variant alone under a
+// second int8 arithmetic (every tensor where the roundings part), or on a
+// device with its runtime (compare --device: whether the device computes
+// what the desktop shows). Runs in a worker with progress and cancel.
 #pragma once
 
 #include <QWidget>
@@ -44,6 +47,7 @@ class GraphScene;
 
 namespace gds::ui {
 
+class DeviceSettings;
 class Document;
 class InputSourceWidget;
 class Variants;
@@ -97,6 +101,12 @@ class AccuracyPanel : public QWidget {
   QComboBox* arithmeticCombo() const { return arithmetic_; }
   QCheckBox* againstCheck() const { return against_; }
   QComboBox* arithmetic2Combo() const { return arithmetic2_; }
+  // "against the device" (the last item of arithmetic2Combo()): where the
+  // "with" variant also runs, with which runtime (Arm NN or gdstudio: the
+  // runtimes that bring outputs back).
+  DeviceSettings* deviceSettings() const { return device_; }
+  void setAgainstDevice(bool on);
+  bool againstDevice() const;
   InputSourceWidget* inputSourceWidget() const { return source_; }
   QLineEdit* datasetEdit() const { return dataset_; }
   QPushButton* runButton() const { return run_->runButton(); }
@@ -139,7 +149,9 @@ class AccuracyPanel : public QWidget {
   void onDone(JobOutcome<AccuracyResult> outcome);
   void showResult(AccuracyResultPtr result);
   void showArithmetics();
+  void showDeviceOutputs();
   QString arithmeticsHeadline() const;
+  QString deviceHeadline() const;
   void setError(const QString& message);
   void updateHeatMap();
   void updateButtons();
@@ -150,6 +162,7 @@ class AccuracyPanel : public QWidget {
   graphview::GraphScene* scene_ = nullptr;
   QComboBox *reference_, *other_, *mode_, *arithmetic_, *arithmetic2_;
   QCheckBox* against_;
+  DeviceSettings* device_;
   QStackedWidget* mode_pages_;
   InputSourceWidget* source_;
   QLineEdit *dataset_, *labels_, *label_map_;

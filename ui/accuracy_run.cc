@@ -1,11 +1,14 @@
 #include "ui/accuracy_run.h"
 
+#include <QTemporaryDir>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <limits>
 #include <unordered_map>
 
+#include "device/variants.h"
 #include "engine/eval/compare.h"
 #include "model/tflite/dialect.h"
 
@@ -253,30 +256,50 @@ Result<std::vector<std::vector<engine::Tensor>>> requestSamples(const AccuracyRe
                              });
 }
 
-// The other variant under the request's two arithmetics.
-Status compareTwoArithmetics(const AccuracyRequest& request, const AccuracyObserver& observer,
-                             const AccuracyResult* previous, AccuracyResult& result) {
+// The "with" variant alone (two arithmetics, the device): built, or the
+// previous run's when unchanged.
+Result<std::shared_ptr<const BuiltVariant>> buildOther(const AccuracyRequest& request,
+                                                       const AccuracyObserver& observer,
+                                                       const AccuracyResult* previous, AccuracyResult& result) {
   auto built = build(request.other, previous ? &previous->other_snapshot : nullptr,
                      previous ? previous->built_other : nullptr, observer);
   if (!built.ok()) return built.status();
   result.built_reference = result.built_other = *built;
   if ((*built)->kind == VariantKind::TfliteInt8) result.calibration = (*built)->calibration;
+  return *built;
+}
+
+// The request's marks: the marked inputs (and their names), the outputs.
+struct MarkedIo {
+  std::vector<const IoMark*> inputs;
+  std::vector<std::string> input_names, outputs;
+};
+
+MarkedIo markedIo(const AccuracyRequest& request) {
+  MarkedIo io;
+  for (const IoMark& m : request.marks) {
+    if (m.kind == IoMark::Kind::Output) io.outputs.push_back(m.name);
+    else {
+      io.inputs.push_back(&m);
+      io.input_names.push_back(m.name);
+    }
+  }
+  return io;
+}
+
+// The other variant under the request's two arithmetics.
+Status compareTwoArithmetics(const AccuracyRequest& request, const AccuracyObserver& observer,
+                             const AccuracyResult* previous, AccuracyResult& result) {
+  auto built = buildOther(request, observer, previous, result);
+  if (!built.ok()) return built.status();
   const tensorflow::GraphDef& graph = *(*built)->graph;
   // Only TensorFlow Lite's dialect (a .tflite, the TFLite int8 export) follows an arithmetic.
   if (!model::tflite::isDialectGraph(graph))
     return Status::Error(variantName(request.other.kind).toStdString() +
                          " is a TensorFlow graph: two arithmetics apply to a TensorFlow Lite model (compare the "
                          "TFLite int8 export, or open a .tflite file)");
-  std::vector<const IoMark*> inputs;
-  std::vector<std::string> names, outputs;
-  for (const IoMark& m : request.marks) {
-    if (m.kind == IoMark::Kind::Output) outputs.push_back(m.name);
-    else {
-      inputs.push_back(&m);
-      names.push_back(m.name);
-    }
-  }
-  auto samples = requestSamples(request, observer, inputs, result);
+  const MarkedIo io = markedIo(request);
+  auto samples = requestSamples(request, observer, io.inputs, result);
   if (!samples.ok()) return samples.status();
   if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
   if (observer.progress)
@@ -288,9 +311,70 @@ Status compareTwoArithmetics(const AccuracyRequest& request, const AccuracyObser
   a.cancelled = b.cancelled = observer.cancelled;
   a.arithmetic = request.arithmetic;
   b.arithmetic = *request.arithmetic2;
-  auto compared = engine::compareArithmetics(graph, names, *samples, outputs, a, b);
+  auto compared = engine::compareArithmetics(graph, io.input_names, *samples, io.outputs, a, b);
   if (!compared.ok()) return compared.status();
   result.arithmetics = std::move(*compared);
+  return Status::Ok();
+}
+
+// The other variant on the desktop and on the request's device, sample by
+// sample: the file the device runs is written as the Benchmark dock writes
+// it (device::buildVariant: a .tflite for TensorFlow Lite and Arm NN).
+Status compareOnTheDevice(const AccuracyRequest& request, const AccuracyObserver& observer,
+                          const AccuracyResult* previous, AccuracyResult& result) {
+  device::DeviceBenchOptions options = *request.device;
+  GDS_RETURN_IF_ERROR(device::checkRuntimeReturnsOutputs(options.runtime));
+  const std::string name = variantName(request.other.kind).toStdString();
+  if (request.other.kind == VariantKind::EightBit && device::runtimeTakesTflite(options.runtime))
+    return Status::Error(name + ": " + device::eightBitRefusal(options.runtime) + " (choose the gdstudio runtime)");
+  auto built = buildOther(request, observer, previous, result);
+  if (!built.ok()) return built.status();
+  const BuiltVariant& variant = **built;
+  const MarkedIo io = markedIo(request);
+  if (io.outputs.empty()) return Status::Error("No output marked: mark the outputs to compare");
+  auto samples = requestSamples(request, observer, io.inputs, result);
+  if (!samples.ok()) return samples.status();
+  if (samples->empty()) return Status::Error("No input to run on the device");
+  if (observer.cancelled && observer.cancelled()) return Status::Error("cancelled");
+
+  device::VariantSource source;
+  source.graph = *variant.graph;
+  source.is_tflite = model::tflite::isDialectGraph(source.graph);
+  source.inputs = variant.inputs.empty() ? io.input_names : variant.inputs;
+  source.outputs = variant.outputs.empty() ? io.outputs : variant.outputs;
+  source.setFeeds(samples->front());
+  QTemporaryDir folder;
+  if (!folder.isValid()) return Status::Error("cannot make a local temporary folder for the device's files");
+  const std::string dir = folder.path().toStdString();
+  auto file = device::buildVariant(device::VariantKind::Float, source, options.runtime, dir);
+  if (!file.ok()) return Status::Error(name + ": " + file.error());
+  file->device.label = variantShortName(request.other.kind).toStdString();
+  if (source.is_tflite) file->device.arithmetic = engine::lowp::arithmeticName(request.arithmetic);
+
+  device::DeviceCompareModel model;
+  model.graph = &file->graph;
+  model.feeds = file->inputs;
+  model.fetches = file->outputs;
+  model.names = io.outputs;
+  model.plan.num_threads = std::max(1, request.num_threads);
+  model.plan.cancelled = observer.cancelled;
+  model.plan.arithmetic = request.arithmetic;
+  model.device = file->device;
+  options.cancelled = observer.cancelled;
+  options.progress = [&observer](const std::string& text) {
+    if (observer.progress) observer.progress(QString::fromStdString(text), 0, 0);
+  };
+  auto bench = device::DeviceBench::open(options);
+  if (!bench.ok()) return bench.status();
+  auto compared = device::compareWithDevice(**bench, model, *samples, dir, [&](std::size_t done, std::size_t total) {
+    if (observer.progress)
+      observer.progress(QObject::tr("Sample %1 of %2 on %3").arg(done + 1).arg(total).arg(result.other_name),
+                        static_cast<int>(done), static_cast<int>(total));
+  });
+  Status closed = (*bench)->close();
+  if (!compared.ok()) return compared.status();
+  if (!closed.ok()) return closed;
+  result.device = std::move(*compared);
   return Status::Ok();
 }
 
@@ -319,6 +403,14 @@ Result<AccuracyResult> runAccuracy(const AccuracyRequest& request, const Accurac
   result.other_name = variantShortName(request.other.kind);
   result.reference_snapshot = request.reference;
   result.other_snapshot = request.other;
+  if (request.device) {
+    result.reference_name = QObject::tr("desktop (%1)").arg(engine::lowp::arithmeticName(request.arithmetic));
+    result.other_name = QString::fromStdString(request.device->uri.text());
+    Status compared = compareOnTheDevice(request, observer, previous, result);
+    if (!compared.ok()) return compared;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
   if (request.arithmetic2) {
     result.reference_name = QString::fromUtf8(engine::lowp::arithmeticName(request.arithmetic));
     result.other_name = QString::fromUtf8(engine::lowp::arithmeticName(*request.arithmetic2));

@@ -2,7 +2,10 @@
 // (ui/variants.h), then compare them with engine::compare on the panel's
 // input source, or over a whole dataset folder with engine::evaluateDataset.
 // Or, given a second arithmetic, run one TensorFlow Lite variant under both
-// (engine::compareArithmetics): where two runtimes' int8 roundings part.
+// (engine::compareArithmetics): where two runtimes' int8 roundings part. Or,
+// given a device, run one variant there with the device's runtime and on the
+// desktop (device::compareWithDevice): whether the device computes what the
+// desktop shows.
 // Values only, so a request can be copied to a worker.
 #pragma once
 
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device_compare.h"
 #include "engine/eval/arithmetic_compare.h"
 #include "engine/eval/dataset.h"
 #include "engine/lowp/requantize.h"
@@ -39,6 +43,9 @@ struct AccuracyRequest {
   engine::lowp::Arithmetic arithmetic = engine::lowp::kDefaultArithmetic;
   // Set: `other` alone, under `arithmetic` and under this (compare --arithmetic2).
   std::optional<engine::lowp::Arithmetic> arithmetic2;
+  // Set: `other` alone, on the desktop under `arithmetic` and on this device
+  // with its runtime (compare --device).
+  std::optional<device::DeviceBenchOptions> device;
 };
 
 // One row of the per-layer table: the error of a tensor matched by name
@@ -66,6 +73,10 @@ struct AccuracyResult {
   // Two arithmetics (AccuracyRequest::arithmetic2): every tensor of the one
   // variant under both; reference_name and other_name are the arithmetics.
   std::optional<engine::ArithmeticComparison> arithmetics;
+  // On the device (AccuracyRequest::device): the other variant's outputs on
+  // the desktop and on the device; reference_name is "desktop (<arithmetic>)",
+  // other_name the device.
+  std::optional<device::DeviceComparison> device;
   double seconds = 0;
   // Built variants and what they were built from, reusable by the next run
   // when nothing changed.

@@ -7,17 +7,10 @@
 #include <unordered_set>
 
 #include "device/variants.h"
-#include "model/tensor.h"
 #include "ui/benchmark_run.h"
 
 namespace gds::ui {
 namespace {
-
-std::string shapeText(const model::Shape& shape) {
-  std::string s;
-  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "," : "") + std::to_string(shape[i]);
-  return s;
-}
 
 bool endsTheTurns(const std::string& error) {
   return error.find(": connect: ") != std::string::npos || error.find("the connection was lost") != std::string::npos ||
@@ -52,8 +45,7 @@ void runVariantsOnDevice(const BenchmarkSettings& settings, const std::vector<st
     VariantBenchmark& vb = out->variants[v];
     if (!vb.built.graph) continue;
     if (vb.kind == VariantKind::EightBit && device::runtimeTakesTflite(o.runtime)) {
-      vb.device_error = std::string("TensorFlow's 8-bit recipe makes Quantized* ops that the ") +
-                        device::runtimeName(o.runtime) + " runtime does not run (choose the gdstudio runtime)";
+      vb.device_error = device::eightBitRefusal(o.runtime) + " (choose the gdstudio runtime)";
       continue;
     }
     device::VariantSource source;
@@ -61,11 +53,7 @@ void runVariantsOnDevice(const BenchmarkSettings& settings, const std::vector<st
     source.is_tflite = vb.kind == VariantKind::TfliteInt8;
     source.inputs = vb.built.inputs.empty() ? feed_names : vb.built.inputs;
     source.outputs = vb.built.outputs;
-    for (const auto& t : feeds) {
-      source.input_shapes.push_back(shapeText(t.shape()));
-      source.input_types.push_back(model::dtypeName(t.dtype()));
-    }
-    source.feeds = feeds;
+    source.setFeeds(feeds);
     const std::string dir = folder.path().toStdString() + "/" + std::to_string(v);
     std::filesystem::create_directories(dir);
     auto built = device::buildVariant(device::VariantKind::Float, source, o.runtime, dir);
