@@ -38,7 +38,8 @@ const char* kUsage =
     "                               (--graph_def_file=FROZEN.pb | --saved_model_dir=DIR | --keras_model_file=M.keras)\n"
     "                               [--input_arrays=a,b --output_arrays=c --input_shapes=1,224,224,3:1,10]\n"
     "                               [--quantize=int8 --calibration_data=DIR [--input_mean=127.5 --input_std=127.5]\n"
-    "                                --inference_input_type=float|int8 --inference_output_type=float|int8]\n\n"
+    "                                --inference_input_type=float|int8 --inference_output_type=float|int8]\n"
+    "                               [--quantize=float16]\n\n"
     "Converts a frozen TensorFlow graph (or a SavedModel, frozen on the way, or a Keras .keras or .h5 model,\n"
     "its layers as the ops TensorFlow traces) to a TensorFlow Lite model, as\n"
     "TensorFlow's tflite_convert does: it strips the graph to the input and output arrays, removes Identity nodes,\n"
@@ -53,7 +54,10 @@ const char* kUsage =
     "model's input: a .npy of another shape or type, or a colour image for a one-channel input (unless --grayscale),\n"
     "is an error naming the file; images are resized to the input's height and width.\n"
     "--calibration_data=random[:N] calibrates on N seeded random inputs (default 100) when you have no data at\n"
-    "hand: the ranges are then not your data's, which the output and the model's description say.\n\n"
+    "hand: the ranges are then not your data's, which the output and the model's description say.\n"
+    "--quantize=float16 stores every float weight as float16, read through a DEQUANTIZE operator (TensorFlow's\n"
+    "supported_types=[tf.float16]; TF 1.x --post_training_quantize --quantize_to_float16): half the size, float32\n"
+    "arithmetic, no data needed.\n\n"
     "TensorFlow's own flags work as in TensorFlow 1.x and 2.x (--enable_v1_converter is accepted, not needed):\n"
     "--inference_type=INT8 with --mean_values/--std_dev_values quantizes with the ranges of the graph's FakeQuant\n"
     "nodes and --default_ranges_min/max for the rest; --output_format=GRAPHVIZ_DOT writes a Graphviz file;\n"
@@ -77,7 +81,9 @@ std::vector<FlagSpec> convertFlags() {
       {"output_arrays", T::String, "", "output nodes, comma separated (default: the nodes nothing consumes)"},
       {"input_shapes", T::String, "",
        "shape per input, colon separated, e.g. 1,224,224,3:1,10 (default: the Placeholder's, batch 1)"},
-      {"quantize", T::String, "", "int8: TensorFlow Lite's full-integer quantization (needs --calibration_data)"},
+      {"quantize", T::String, "",
+       "int8: TensorFlow Lite's full-integer quantization (needs --calibration_data); float16: float16 weights, "
+       "float32 arithmetic"},
       {"calibration_data", T::String, "",
        "folder of representative inputs for --quantize=int8, or random[:N] for N seeded random inputs", kPath},
       {"input_mean", T::Float, "127.5", "calibration images: subtracted from the pixels"},
@@ -149,9 +155,9 @@ Status parseInputShapes(const Flags& flags, transforms::tflite::ConvertOptions& 
 Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   using transforms::tflite::Quantize;
   transforms::tflite::ConvertOptions& options = a.options;
-  const std::string quantize = flags.str("quantize");
-  if (!quantize.empty() && quantize != "int8") return Status::Error("--quantize must be int8, got '" + quantize + "'");
-  options.quantize = quantize == "int8" ? Quantize::Int8 : Quantize::None;
+  auto quantize = transforms::tflite::parseQuantize(a.tf.float16 ? std::string("float16") : flags.str("quantize"));
+  if (!quantize.ok()) return Status::Error("--quantize: " + quantize.error());
+  options.quantize = *quantize;
   a.calibration_data = flags.str("calibration_data");
   auto random = randomSampleCount(a.calibration_data);
   if (!random.ok()) return random.status();
@@ -162,9 +168,12 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   if (options.quantize == Quantize::Int8 && !calibrated)
     return Status::Error("--quantize=int8 needs --calibration_data=DIR (representative inputs for the activation "
                          "ranges), or --calibration_data=random:100 to try it without data");
-  if (options.quantize == Quantize::None && calibrated && !tf_int8)
-    return Status::Error("--calibration_data is for --quantize=int8");
-  if (calibrated) options.quantize = Quantize::Int8;
+  if (options.quantize != Quantize::Int8 && calibrated && !tf_int8)
+    return Status::Error("--calibration_data is for --quantize=int8" +
+                         std::string(options.quantize == Quantize::Float16
+                                         ? " (--quantize=float16 converts the weights alone and needs no data)"
+                                         : ""));
+  if (calibrated && options.quantize == Quantize::None) options.quantize = Quantize::Int8;
   auto in_type = ioType(flags, "inference_input_type");
   auto out_type = ioType(flags, "inference_output_type");
   if (!in_type.ok() && !tf_int8) return in_type.status();

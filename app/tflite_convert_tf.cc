@@ -108,14 +108,19 @@ Status parseTargetOps(const Flags& flags, TensorFlowConverterFlags& tf) {
 
 // Flags that cannot be honoured, with the gdstudio flag that does the job.
 Status refuseUnhonoured(const Flags& flags, TensorFlowConverterFlags& tf) {
-  if (flags.boolean("post_training_quantize") || flags.boolean("quantize_weights"))
+  const bool post_training = flags.boolean("post_training_quantize") || flags.boolean("quantize_weights");
+  if (post_training && flags.boolean("quantize_to_float16")) {
+    tf.float16 = true;
+  } else if (post_training) {
     return Status::Error(std::string("--") +
                          (flags.boolean("post_training_quantize") ? "post_training_quantize" : "quantize_weights") +
                          " is TensorFlow's dynamic-range quantization (int8 weights, float activations and hybrid "
                          "kernels), which gdstudio does not write; --quantize=int8 --calibration_data=DIR (or "
-                         "=random:100 to try it) writes the full-integer int8 model that integer-only devices run");
-  if (flags.boolean("quantize_to_float16"))
+                         "=random:100 to try it) writes the full-integer int8 model that integer-only devices run, "
+                         "--quantize=float16 (or --post_training_quantize --quantize_to_float16) float16 weights");
+  } else if (flags.boolean("quantize_to_float16")) {
     tf.notes.push_back("--quantize_to_float16 will only take effect with the --post_training_quantize flag enabled.");
+  }
   if (!flags.str("change_concat_input_ranges").empty()) {
     const std::string v = upper(flags.str("change_concat_input_ranges"));
     if (v != "TRUE" && v != "FALSE")

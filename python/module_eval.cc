@@ -329,9 +329,10 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   options.outputs = nameList(args.outputs);
   if (!args.input_shapes.is_none())
     for (py::handle shape : args.input_shapes) options.input_shapes.push_back(shape.cast<model::Shape>());
-  if (args.quantize != "" && args.quantize != "none" && args.quantize != "int8")
-    raise(ErrorKind::Argument, "quantize must be None or 'int8', got '" + args.quantize + "'");
-  options.quantize = args.quantize == "int8" ? transforms::tflite::Quantize::Int8 : transforms::tflite::Quantize::None;
+  auto quantize = transforms::tflite::parseQuantize(args.quantize);
+  if (!quantize.ok())
+    raise(ErrorKind::Argument, "quantize must be None, 'int8' or 'float16', got '" + args.quantize + "'");
+  options.quantize = *quantize;
   if (options.quantize == transforms::tflite::Quantize::Int8 && args.representative_dataset.is_none())
     raise(ErrorKind::Argument, "quantize='int8' needs representative_dataset (a generator of input dicts, or a folder)");
   options.inference_input_type = ioType(args.inference_input_type, "inference_input_type");

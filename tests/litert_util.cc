@@ -59,7 +59,7 @@ std::string litertUnavailable() {
 const char* tfliteKernelsName(TfliteKernels k) { return k == TfliteKernels::kXnnpack ? "xnnpack" : "builtin"; }
 
 TfliteRun tfliteRunAllTensors(const std::string& model, const std::vector<std::vector<model::HostTensor>>& samples,
-                              TfliteKernels kernels) {
+                              TfliteKernels kernels, const std::set<std::string>& skip) {
   TfliteRun run;
   if (samples.empty()) {
     run.error = "no samples";
@@ -69,30 +69,42 @@ TfliteRun tfliteRunAllTensors(const std::string& model, const std::vector<std::v
   run.error = writeSamples(dir, samples);
   if (!run.error.empty()) return run;
   // 1. run_tflite.mjs on the first sample: the rewritten model (every
-  // intermediate tensor an output; XNNPACK on or kept off) and the names.
-  std::vector<std::string> args = {litertDir() + "/run_tflite.mjs", model};
-  for (std::size_t k = 0; k < samples[0].size(); ++k)
-    args.push_back(dir + "/sample_0_input_" + std::to_string(k) + ".npy");
+  // intermediate tensor an output, or those named; XNNPACK on or kept off)
+  // and the names.
   const std::string rewritten = dir + "/model_all_tensors.tflite";
-  for (const char* a : {"--all-tensors", "--out"}) args.push_back(a);
-  args.push_back(dir + "/first");
-  args.push_back("--save-model=" + rewritten);
-  if (kernels == TfliteKernels::kXnnpack) args.push_back("--xnnpack");
-  CommandResult r = runProgram("node", args);
-  if (r.exit_code != 0) {
-    run.error = "run_tflite.mjs failed (exit " + std::to_string(r.exit_code) + "): " + r.err.substr(0, 2000);
-    return run;
+  auto first = [&](const std::string& which) -> std::string {
+    std::vector<std::string> args = {litertDir() + "/run_tflite.mjs", model};
+    for (std::size_t k = 0; k < samples[0].size(); ++k)
+      args.push_back(dir + "/sample_0_input_" + std::to_string(k) + ".npy");
+    for (const std::string& a : {which, std::string("--out"), dir + "/first", "--save-model=" + rewritten})
+      args.push_back(a);
+    if (kernels == TfliteKernels::kXnnpack) args.push_back("--xnnpack");
+    CommandResult r = runProgram("node", args);
+    if (r.exit_code != 0)
+      return "run_tflite.mjs failed (exit " + std::to_string(r.exit_code) + "): " + r.err.substr(0, 2000);
+    run.tensors.clear();
+    try {
+      auto manifest = nlohmann::json::parse(readFile(dir + "/first/manifest.json"));
+      for (const auto& o : manifest.at("outputs")) run.tensors.push_back(o.at("name").get<std::string>());
+    } catch (const std::exception& e) {
+      return std::string("run_tflite.mjs wrote no readable manifest.json: ") + e.what();
+    }
+    return "";
+  };
+  run.error = first("--all-tensors");
+  if (!run.error.empty()) return run;
+  std::string kept;
+  bool skipped = false;
+  for (const std::string& t : run.tensors) {
+    if (skip.count(t)) skipped = true;
+    else kept += (kept.empty() ? "" : ",") + t;
   }
-  nlohmann::json manifest;
-  try {
-    manifest = nlohmann::json::parse(readFile(dir + "/first/manifest.json"));
-    for (const auto& o : manifest.at("outputs")) run.tensors.push_back(o.at("name").get<std::string>());
-  } catch (const std::exception& e) {
-    run.error = std::string("run_tflite.mjs wrote no readable manifest.json: ") + e.what();
-    return run;
+  if (skipped) {
+    run.error = first("--tensors=" + kept);
+    if (!run.error.empty()) return run;
   }
   // 2. Every sample through the rewritten model in one process.
-  r = runProgram("env", {"LITERT_DIR=" + litertDir(), "node", batchScript(), rewritten, dir});
+  CommandResult r = runProgram("env", {"LITERT_DIR=" + litertDir(), "node", batchScript(), rewritten, dir});
   if (r.exit_code != 0) {
     run.error = "litert_batch.mjs failed (exit " + std::to_string(r.exit_code) + "): " + r.err.substr(0, 2000);
     return run;

@@ -11,6 +11,7 @@
 // Node process (one process per model and kernel choice, not per sample).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,12 @@ struct TfliteRun {
   std::vector<std::vector<model::HostTensor>> samples;  // samples[i][t]
 };
 // Runs `model` on each sample (one tensor per model input, in input order).
+// `skip`: TensorFlow Lite tensor names not to fetch (the float32 widening of
+// a float16 constant: TensorFlow Lite computes it once, at Prepare, into a
+// persistent buffer that does not read back as a model output, and making
+// it one spoils later runs).
 TfliteRun tfliteRunAllTensors(const std::string& model, const std::vector<std::vector<model::HostTensor>>& samples,
-                              TfliteKernels kernels);
+                              TfliteKernels kernels, const std::set<std::string>& skip = {});
 
 // Operator `op_index` of subgraph 0 alone (run_tflite.mjs --ops=K), fed
 // `inputs` (TensorFlow Lite tensor name -> value): the operator's own

@@ -55,7 +55,7 @@ std::string tempDir() {
   return dir.string();
 }
 
-static std::string slurp(const std::string& path) {
+std::string readAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
@@ -91,8 +91,8 @@ CommandResult runProgram(const std::string& program, const std::vector<std::stri
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) result.exit_code = 128 + WTERMSIG(status);
-  result.out = slurp(out_path);
-  result.err = slurp(err_path);
+  result.out = readAll(out_path);
+  result.err = readAll(err_path);
   // A sanitized build's report fails the test, whatever exit code it expects.
   for (const char* report : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error: "})
     if (result.err.find(report) != std::string::npos) {

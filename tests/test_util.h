@@ -22,6 +22,8 @@ std::string binaryDir();                              // the build folder
 std::string gdstudioPath();
 // A fresh empty temporary folder, removed at exit.
 std::string tempDir();
+// A file's bytes ("" when it cannot be read).
+std::string readAll(const std::string& path);
 // n floats uniform in [-1, 1) from a Mersenne Twister seeded with `seed`.
 std::vector<float> uniformFloats(std::int64_t n, unsigned seed);
 

@@ -104,8 +104,8 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
   transforms::tflite::ConvertOptions convert = convertOptionsFor(marks);
   convert.num_threads = std::max(1, options.num_threads);
   TfliteModelBytes out;
-  if (options.int8) {
-    convert.quantize = transforms::tflite::Quantize::Int8;
+  convert.quantize = options.quantize;
+  if (options.int8()) {
     convert.inference_input_type = options.input_type;
     convert.inference_output_type = options.output_type;
     auto samples = calibrationInputs(graph, marks, convert, options.calibration, convert.num_threads, observer);
@@ -114,7 +114,7 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
     convert.calibration = std::move(*samples);
   }
   if (cancelledBy(observer)) return Status::Error("cancelled");
-  announce(observer, options.int8 ? "Converting and calibrating on " + std::to_string(out.calibration_samples) +
+  announce(observer, options.int8() ? "Converting and calibrating on " + std::to_string(out.calibration_samples) +
                                         " input" + (out.calibration_samples == 1 ? "" : "s")
                                   : std::string("Converting"));
   auto converted = transforms::tflite::convertToTflite(graph, convert);
@@ -141,9 +141,12 @@ std::string groupDigits(std::int64_t n) {
 }
 
 std::string TfliteExportReport::summary() const {
-  std::string what = int8 ? "int8, calibrated on " + std::to_string(calibration_samples) + " input" +
-                                (calibration_samples == 1 ? "" : "s") + " (" + calibration + ")"
-                          : "float";
+  using transforms::tflite::Quantize;
+  std::string what = quantize == Quantize::Int8 ? "int8, calibrated on " + std::to_string(calibration_samples) +
+                                                      " input" + (calibration_samples == 1 ? "" : "s") + " (" +
+                                                      calibration + ")"
+                     : quantize == Quantize::Float16 ? "float16 weights"
+                                                     : "float";
   char ratio_text[32];
   std::snprintf(ratio_text, sizeof ratio_text, "%.1f%%", 100.0 * ratio());
   return "Exported " + std::filesystem::path(path).filename().string() + " (" + what + "): " +
@@ -163,12 +166,12 @@ Result<TfliteExportReport> exportTfliteFile(const TfliteExportRequest& request, 
   if (!saved.ok()) return saved;
   TfliteExportReport report;
   report.path = request.path;
-  report.int8 = request.options.int8;
+  report.quantize = request.options.quantize;
   report.file_bytes = static_cast<std::int64_t>(model->bytes.size());
   report.float_pb_bytes = static_cast<std::int64_t>(request.graph->ByteSizeLong());
   report.operators = model->stats.operators;
   report.calibration_samples = model->calibration_samples;
-  if (report.int8) report.calibration = request.options.calibration.describe();
+  if (request.options.int8()) report.calibration = request.options.calibration.describe();
   report.notes = model->converted.notes;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -49,7 +49,9 @@ struct TfliteCalibration {
 TfliteCalibration calibrationFor(const InputSource& source);
 
 struct TfliteExportOptions {
-  bool int8 = true;  // false: a float32 model
+  // Int8: full integer, calibrated; None: float32; Float16: float16 weights.
+  transforms::tflite::Quantize quantize = transforms::tflite::Quantize::Int8;
+  bool int8() const { return quantize == transforms::tflite::Quantize::Int8; }
   TfliteCalibration calibration;  // int8 only
   // int8 only: the model's input and output types (float: QUANTIZE and
   // DEQUANTIZE at the edges).
@@ -95,7 +97,7 @@ struct TfliteExportRequest {
 
 struct TfliteExportReport {
   std::string path;
-  bool int8 = true;
+  transforms::tflite::Quantize quantize = transforms::tflite::Quantize::Int8;
   std::int64_t file_bytes = 0;      // the .tflite written
   std::int64_t float_pb_bytes = 0;  // the current graph as a binary GraphDef
   int operators = 0;

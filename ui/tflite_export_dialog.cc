@@ -75,8 +75,13 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
   int8_->setToolTip(tr("int8 weights per output channel, int8 activations with ranges observed on the calibration "
                        "inputs, int32 biases: what phones (NNAPI), microcontrollers and Arm NN run"));
   int8_->setChecked(true);
+  float16_ = new QRadioButton(tr("Float16 weights, float32 arithmetic"), kind);
+  float16_->setToolTip(tr("Every float weight stored as float16 and widened by a DEQUANTIZE operator: half the "
+                          "size of float32, the same arithmetic, no calibration data (TensorFlow's "
+                          "supported_types=[tf.float16])"));
   kind_col->addWidget(float_);
   kind_col->addWidget(int8_);
+  kind_col->addWidget(float16_);
   col->addWidget(kind);
 
   int8_settings_ = new QGroupBox(tr("Int8"), this);
@@ -170,6 +175,16 @@ QString TfliteExportDialog::path() const { return path_->text().trimmed(); }
 void TfliteExportDialog::setInt8(bool on) { (on ? int8_ : float_)->setChecked(true); }
 bool TfliteExportDialog::int8() const { return int8_->isChecked(); }
 
+void TfliteExportDialog::setQuantize(transforms::tflite::Quantize q) {
+  using transforms::tflite::Quantize;
+  (q == Quantize::Int8 ? int8_ : q == Quantize::Float16 ? float16_ : float_)->setChecked(true);
+}
+
+transforms::tflite::Quantize TfliteExportDialog::quantize() const {
+  using transforms::tflite::Quantize;
+  return int8_->isChecked() ? Quantize::Int8 : float16_->isChecked() ? Quantize::Float16 : Quantize::None;
+}
+
 void TfliteExportDialog::setCalibrationSource(const InputSource& source) { source_->setValue(source); }
 
 void TfliteExportDialog::suggestCalibrationSource(const InputSource& source) {
@@ -185,7 +200,8 @@ void TfliteExportDialog::setInferenceTypes(tensorflow::DataType input, tensorflo
 
 void TfliteExportDialog::browse() {
   QString start = path();
-  if (start.isEmpty()) start = QFileInfo(document_->displayName()).completeBaseName() + (int8() ? "_int8" : "") + ".tflite";
+  if (start.isEmpty()) start = QFileInfo(document_->displayName()).completeBaseName() +
+                                     (int8() ? "_int8" : float16_->isChecked() ? "_float16" : "") + ".tflite";
   const QString file =
       QFileDialog::getSaveFileName(this, tr("Export to TensorFlow Lite"), start, tr("TensorFlow Lite (*.tflite)"));
   if (!file.isEmpty()) path_->setText(file);
@@ -198,9 +214,9 @@ Result<TfliteExportRequest> TfliteExportDialog::request() const {
   if (r.path.empty()) return Status::Error("File: give the .tflite to write");
   r.graph = document_->graph();
   r.marks = document_->ioMarks();
-  r.options.int8 = int8();
+  r.options.quantize = quantize();
   r.options.num_threads = std::max(1, QThread::idealThreadCount());
-  if (r.options.int8) {
+  if (r.options.int8()) {
     r.options.calibration = calibrationFor(source_->value());
     r.options.input_type = typeOf(input_type_);
     r.options.output_type = typeOf(output_type_);
@@ -273,6 +289,7 @@ void TfliteExportDialog::updateEnabled() {
   path_->setEnabled(!running);
   float_->setEnabled(!running);
   int8_->setEnabled(!running);
+  float16_->setEnabled(!running);
 }
 
 void TfliteExportDialog::setError(const QString& message) {

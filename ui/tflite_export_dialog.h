@@ -1,7 +1,8 @@
 // File ▸ Export ▸ TensorFlow Lite…: the current graph (after the applied
 // steps) with the marked inputs and outputs, as a float32 or full-integer
-// int8 .tflite (ui/tflite_export.h). The int8 model is calibrated on an
-// input source as the Accuracy and Benchmark docks have them: a dataset
+// int8 .tflite, or with float16 weights (ui/tflite_export.h). The int8
+// model is calibrated on an input source as the Accuracy and Benchmark
+// docks have them: a dataset
 // sample stands for its whole folder (every file a representative input),
 // zeros/random/values/.npy for their one input. The export runs in a worker
 // with its stage shown and Cancel; the window keeps painting. The file is
@@ -40,6 +41,9 @@ class TfliteExportDialog : public QDialog {
   QString path() const;
   void setInt8(bool on);
   bool int8() const;
+  // Int8 (calibrated), None (float32) or Float16 (float16 weights).
+  void setQuantize(transforms::tflite::Quantize q);
+  transforms::tflite::Quantize quantize() const;
   // The calibration input source (a dataset sample: its folder).
   void setCalibrationSource(const InputSource& source);
   // Sets `source` when it is a dataset folder and the dialog has no folder yet.
@@ -64,6 +68,7 @@ class TfliteExportDialog : public QDialog {
   QLineEdit* pathEdit() const { return path_; }
   QRadioButton* floatButton() const { return float_; }
   QRadioButton* int8Button() const { return int8_; }
+  QRadioButton* float16Button() const { return float16_; }
   InputSourceWidget* calibrationWidget() const { return source_; }
   QComboBox* inputTypeCombo() const { return input_type_; }
   QComboBox* outputTypeCombo() const { return output_type_; }
@@ -83,7 +88,7 @@ class TfliteExportDialog : public QDialog {
   Document* document_;
   QLabel* what_;
   QLineEdit* path_;
-  QRadioButton *float_, *int8_;
+  QRadioButton *float_, *int8_, *float16_;
   QWidget* int8_settings_;
   InputSourceWidget* source_;
   QComboBox *input_type_, *output_type_;

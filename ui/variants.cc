@@ -93,7 +93,7 @@ Result<GraphPtr> runnableSource(const VariantSnapshot& snapshot, const std::stri
 Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const BuildObserver& observer,
                                         const std::string& name) {
   TfliteExportOptions options;
-  options.int8 = true;
+  options.quantize = transforms::tflite::Quantize::Int8;
   options.calibration = snapshot.calibration;
   TfliteExportObserver export_observer;
   export_observer.cancelled = observer.cancelled;
@@ -314,9 +314,7 @@ Result<VariantSnapshot> Variants::snapshot(VariantKind kind, const TfliteCalibra
   }
   // A graph that reads variables runs frozen: a copy, with the checkpoint
   // its SavedModel or MetaGraph has beside it.
-  const auto variable = std::find_if(s.source->node().begin(), s.source->node().end(),
-                                     [](const auto& n) { return model::isVariableOp(n.op()); });
-  if (variable != s.source->node().end()) {
+  if (const tensorflow::NodeDef* variable = model::firstVariable(*s.source)) {
     const model::LoadedModel& info = document_->info();
     if (info.kind != model::ModelKind::SavedModel && info.kind != model::ModelKind::MetaGraph)
       return Status::Error(name + ": the graph reads variables (node '" + variable->name() + "', " + variable->op() +

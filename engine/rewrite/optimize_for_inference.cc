@@ -1,12 +1,54 @@
 #include "engine/rewrite/optimize_for_inference.h"
 
+#include <unordered_map>
 #include <utility>
 
 #include "model/graph.h"
 #include "model/op_metadata.h"
+#include "model/tensor.h"
 #include "model/tflite/dialect.h"
 
 namespace gds::engine {
+namespace {
+
+// TensorFlow Lite computes the DEQUANTIZE of a float16 constant (the
+// float16 post-training mode's weights) once, at Prepare: here it becomes
+// the float32 Const it computes, under its own name, so the layers read
+// constant weights (packed once) and no run widens them again. Null when
+// the graph has none.
+std::shared_ptr<const tensorflow::GraphDef> widenFloat16Constants(const tensorflow::GraphDef& graph) {
+  std::unordered_map<std::string, const tensorflow::NodeDef*> halves;
+  for (const auto& n : graph.node()) {
+    auto dtype = n.attr().find("dtype");
+    if (n.op() == "Const" && dtype != n.attr().end() && dtype->second.type() == tensorflow::DT_HALF)
+      halves[n.name()] = &n;
+  }
+  auto source = [&](const tensorflow::NodeDef& n) -> const tensorflow::NodeDef* {
+    if (n.op() != "tfl.dequantize" || n.input_size() != 1) return nullptr;
+    auto it = halves.find(n.input(0));
+    return it == halves.end() ? nullptr : it->second;
+  };
+  auto out = std::make_shared<tensorflow::GraphDef>(graph);
+  bool changed = false;
+  for (auto& n : *out->mutable_node()) {
+    const tensorflow::NodeDef* c = source(n);
+    if (!c) continue;
+    auto half = model::decodeTensor(c->attr().at("value").tensor());
+    if (!half.ok()) continue;  // the DEQUANTIZE kernel reports it
+    model::HostTensor wide = model::HostTensor::zeros(tensorflow::DT_FLOAT, half->shape);
+    const std::uint16_t* h = half->as<std::uint16_t>();
+    for (std::int64_t i = 0; i < half->size(); ++i) wide.as<float>()[i] = model::halfToFloat(h[i]);
+    n.set_op("Const");
+    n.clear_input();
+    auto& attrs = *n.mutable_attr();
+    attrs["dtype"].set_type(tensorflow::DT_FLOAT);
+    model::encodeTensor(wide, attrs["value"].mutable_tensor());
+    changed = true;
+  }
+  return changed ? out : nullptr;
+}
+
+}  // namespace
 
 std::shared_ptr<const tensorflow::GraphDef> optimizeForInference(const tensorflow::GraphDef& graph,
                                                                   const std::vector<std::string>& feeds,
@@ -17,8 +59,9 @@ std::shared_ptr<const tensorflow::GraphDef> optimizeForInference(const tensorflo
   if (stats) *stats = {};
   // A TensorFlow Lite model runs as the file says, as TFLite's interpreter
   // runs it: folding would drop the quantization attrs that the dialect
-  // keeps on the nodes it replaces (model/tflite/dialect.h).
-  if (model::tflite::isDialectGraph(graph)) return nullptr;
+  // keeps on the nodes it replaces (model/tflite/dialect.h). Only what its
+  // interpreter computes once at Prepare is computed once here.
+  if (model::tflite::isDialectGraph(graph)) return widenFloat16Constants(graph);
   // The rewrites read the inputs each op declares: a graph with a node that
   // has fewer or more runs as it is, and Plan::compile names that node if
   // the fetches need it.

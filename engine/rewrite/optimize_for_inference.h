@@ -10,7 +10,9 @@
 //
 // Plan::compile compiles exactly the graph it is given; compileForInference
 // is what the CLI, the window and the measuring tools (engine/eval/) call
-// (a TensorFlow Lite model, model/tflite/dialect.h, is compiled unchanged):
+// (a TensorFlow Lite model, model/tflite/dialect.h, is compiled as the file
+// says, but for the DEQUANTIZE of its float16 weights, computed once as
+// TensorFlow Lite's Prepare does):
 //
 //   auto plan = engine::compileForInference(graph, {"input"}, {"softmax"}, options);
 //

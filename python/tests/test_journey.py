@@ -98,6 +98,17 @@ def test_int8_from_a_python_generator_is_the_clis_file(int8, opt, shared, cli, w
     assert (work / "lists.tflite").read_bytes() == (work / "int8.tflite").read_bytes()
 
 
+def test_float16_weights_are_the_clis_file(opt, cli, work):
+    half = gd.tflite_convert(opt, work / "f16.tflite", inputs="input", outputs=OUT, quantize="float16")
+    cli("tflite_convert", f"--graph_def_file={work / 'opt.pb'}", f"--output_file={work / 'cli_f16.tflite'}",
+        "--input_arrays=input", f"--output_arrays={OUT}", "--quantize=float16")
+    assert (work / "cli_f16.tflite").read_bytes() == (work / "f16.tflite").read_bytes()
+    assert half.calibration_inputs == 0
+    assert sum(1 for n in half.model.nodes if n.op == "tfl.dequantize") == 56  # 28 weights, 28 biases
+    with pytest.raises(gd.ArgumentError, match="quantize must be None, 'int8' or 'float16', got 'int4'"):
+        gd.tflite_convert(opt, work / "x.tflite", inputs="input", outputs=OUT, quantize="int4")
+
+
 def test_compare_on_the_photos_gives_gdstudio_compares_figures(opt, int8, shared, cli, work):
     photos = shared / "data" / "images"
     label_map = shared / "models" / "mobilenet_v1_0.25_128_labels.txt"

@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 const char* kMobileNet = "mobilenet_v1_0.25_128_frozen.pb";
 const char* kMobileNetOps =
     "Operators: 33 (1 AVERAGE_POOL_2D, 15 CONV_2D, 13 DEPTHWISE_CONV_2D, 2 RESHAPE, 1 SOFTMAX, 1 SQUEEZE)\n";
@@ -92,7 +85,8 @@ TEST(CliTfliteTfFlags, FlagsThatCannotBeHonouredNameTheFlagThatDoesTheJob) {
   EXPECT_EQ(ptq.err, "error: --post_training_quantize is TensorFlow's dynamic-range quantization (int8 weights, float "
                      "activations and hybrid kernels), which gdstudio does not write; --quantize=int8 "
                      "--calibration_data=DIR (or =random:100 to try it) writes the full-integer int8 model that "
-                     "integer-only devices run\n");
+                     "integer-only devices run, --quantize=float16 (or --post_training_quantize "
+                     "--quantize_to_float16) float16 weights\n");
   CommandResult format = run("--output_format=TFLITE_FLATBUFFER");
   EXPECT_EQ(format.exit_code, 1);
   EXPECT_EQ(format.err,

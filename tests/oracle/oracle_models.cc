@@ -140,52 +140,97 @@ std::vector<std::string> dataFileNames(const std::string& folder, std::size_t li
 
 }  // namespace
 
+namespace {
+
+// A corpus model as read, with its chosen data samples (at most
+// max_data_samples photos or clips) and the first 20 for calibration.
+struct CorpusInputs {
+  const tt::ExportedCorpusModel* corpus;
+  tensorflow::GraphDef graph;
+  std::vector<std::vector<engine::Tensor>> calibration, chosen;
+  std::vector<std::string> names;
+};
+
+std::vector<CorpusInputs> corpusInputs(std::size_t max_data_samples) {
+  std::vector<CorpusInputs> out;
+  if (!test::sharedAvailable()) return out;
+  for (const tt::ExportedCorpusModel& c : tt::exportedCorpus()) {
+    auto loaded = model::load(test::modelPath(c.name));
+    EXPECT_TRUE(loaded.ok()) << loaded.error();
+    if (!loaded.ok()) continue;
+    CorpusInputs in;
+    in.corpus = &c;
+    const std::vector<std::vector<engine::Tensor>> data = tt::corpusSamples(c, loaded->graph, 1000);
+    in.names = dataFileNames(c.data, max_data_samples);
+    auto d = engine::openDataset(test::dataPath(c.data));
+    for (std::size_t i = 0; d.ok() && i < d->files.size() && i < data.size(); ++i)
+      if (std::find(in.names.begin(), in.names.end(), d->files[i]) != in.names.end()) in.chosen.push_back(data[i]);
+    in.calibration = data.size() > 20 ? std::vector<std::vector<engine::Tensor>>(data.begin(), data.begin() + 20) : data;
+    in.graph = std::move(loaded->graph);
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+// `in` exported with `o` to <stem><suffix>, with its chosen samples (as the
+// int8 tensors an int8 input takes) and two seeded ones.
+void addExport(const CorpusInputs& in, const tt::ConvertOptions& o, const std::string& kind, const std::string& suffix,
+               std::vector<OracleModel>* out) {
+  const std::string& name = in.corpus->name;
+  auto converted = tt::convertToTflite(in.graph, o);
+  EXPECT_TRUE(converted.ok()) << name << ": " << converted.error();
+  if (!converted.ok()) return;
+  OracleModel m;
+  m.label = name + " " + kind;
+  m.float_model = o.quantize != tt::Quantize::Int8;
+  const std::string path = oracleModelPath(std::filesystem::path(name).stem().string() + suffix);
+  Status s = mt::saveTflite(converted->graph, path);
+  EXPECT_TRUE(s.ok()) << s.message();
+  if (!s.ok() || !loadOracleModel(path, &m)) return;
+  const bool int8_io = o.inference_input_type == DT_INT8;
+  const auto inputs = modelInputs(m.graph);
+  for (std::size_t i = 0; i < in.chosen.size(); ++i) {
+    std::vector<HostTensor> sample;
+    for (std::size_t k = 0; k < in.chosen[i].size() && k < inputs.size(); ++k) {
+      HostTensor f = in.chosen[i][k].toHost();
+      sample.push_back(int8_io ? quantized(f, inputQuantization(m.graph, *inputs[k])) : f);
+    }
+    m.samples.push_back(std::move(sample));
+    m.sample_names.push_back(in.names[i]);
+  }
+  addSeededSamples(&m, 2);
+  out->push_back(std::move(m));
+}
+
+}  // namespace
+
 const std::vector<OracleModel>& exportedInt8Models(std::size_t max_data_samples) {
   static const std::vector<OracleModel> models = [max_data_samples] {
     std::vector<OracleModel> out;
-    if (!test::sharedAvailable()) return out;
-    for (const tt::ExportedCorpusModel& c : tt::exportedCorpus()) {
-      auto loaded = model::load(test::modelPath(c.name));
-      EXPECT_TRUE(loaded.ok()) << loaded.error();
-      if (!loaded.ok()) continue;
-      const std::vector<std::vector<engine::Tensor>> data = tt::corpusSamples(c, loaded->graph, 1000);
-      const std::vector<std::string> names = dataFileNames(c.data, max_data_samples);
-      std::vector<std::vector<engine::Tensor>> chosen;
-      {
-        auto d = engine::openDataset(test::dataPath(c.data));
-        for (std::size_t i = 0; d.ok() && i < d->files.size() && i < data.size(); ++i)
-          if (std::find(names.begin(), names.end(), d->files[i]) != names.end()) chosen.push_back(data[i]);
-      }
+    for (const CorpusInputs& in : corpusInputs(max_data_samples)) {
       for (bool int8_io : {false, true}) {
-        tt::ConvertOptions o = tt::corpusConvertOptions(c);
+        tt::ConvertOptions o = tt::corpusConvertOptions(*in.corpus);
         o.quantize = tt::Quantize::Int8;
-        o.calibration = data.size() > 20 ? std::vector<std::vector<engine::Tensor>>(data.begin(), data.begin() + 20)
-                                         : data;
+        o.calibration = in.calibration;
         if (int8_io) o.inference_input_type = o.inference_output_type = DT_INT8;
-        auto converted = tt::convertToTflite(loaded->graph, o);
-        EXPECT_TRUE(converted.ok()) << c.name << ": " << converted.error();
-        if (!converted.ok()) continue;
-        OracleModel m;
-        m.label = c.name + (int8_io ? " int8, int8 in/out" : " int8, float in/out");
-        const std::string path = oracleModelPath(std::filesystem::path(c.name).stem().string() +
-                                                         (int8_io ? "_int8_io.tflite" : "_int8.tflite"));
-        Status s = mt::saveTflite(converted->graph, path);
-        EXPECT_TRUE(s.ok()) << s.message();
-        if (!s.ok() || !loadOracleModel(path, &m)) continue;
-        const auto inputs = modelInputs(m.graph);
-        for (std::size_t i = 0; i < chosen.size(); ++i) {
-          std::vector<HostTensor> sample;
-          for (std::size_t k = 0; k < chosen[i].size() && k < inputs.size(); ++k) {
-            HostTensor f = chosen[i][k].toHost();
-            sample.push_back(int8_io ? quantized(f, inputQuantization(m.graph, *inputs[k])) : f);
-          }
-          m.samples.push_back(std::move(sample));
-          m.sample_names.push_back(names[i]);
-        }
-        addSeededSamples(&m, 2);
-        out.push_back(std::move(m));
+        addExport(in, o, int8_io ? "int8, int8 in/out" : "int8, float in/out",
+                  int8_io ? "_int8_io.tflite" : "_int8.tflite", &out);
       }
     }
+    return out;
+  }();
+  return models;
+}
+
+const std::vector<OracleModel>& exportedFloat16Models(std::size_t max_data_samples) {
+  static const std::vector<OracleModel> models = [max_data_samples] {
+    std::vector<OracleModel> out;
+    for (const CorpusInputs& in : corpusInputs(max_data_samples)) {
+      tt::ConvertOptions o = tt::corpusConvertOptions(*in.corpus);
+      o.quantize = tt::Quantize::Float16;
+      addExport(in, o, "float16 weights", "_float16.tflite", &out);
+    }
+    for (OracleModel& m : out) m.float_tolerance = 5e-5;
     return out;
   }();
   return models;
@@ -222,6 +267,16 @@ std::map<std::string, std::string> tfliteTensorNames(const tensorflow::GraphDef&
     for (int k = 0; k < mt::outputCount(n); ++k) names[mt::tensorName(n, k)] = n.name() + ":" + std::to_string(k);
   }
   return names;
+}
+
+std::set<std::string> widenedConstants(const OracleModel& m) {
+  std::set<std::string> consts, out;
+  for (const auto& n : m.graph.node())
+    if (n.op() == "Const") consts.insert(n.name());
+  for (const auto& n : m.graph.node())
+    if (n.op() == "tfl.dequantize" && n.input_size() == 1 && consts.count(std::string(model::nodeNameOf(n.input(0)))))
+      out.insert(mt::tensorName(n, 0));
+  return out;
 }
 
 std::string allTensorsModel(const OracleModel& m, std::vector<std::string>* names) {
@@ -413,7 +468,7 @@ int countMismatches(const OracleModel& m, const std::vector<TensorDiff>& diffs) 
   int bad = 0;
   for (const TensorDiff& d : diffs) {
     if (!d.compared) ++bad;
-    else if (m.float_model && !d.integer) bad += d.max_rel > 1e-5 ? 1 : 0;
+    else if (m.float_model && !d.integer) bad += d.max_rel > m.float_tolerance ? 1 : 0;
     else bad += d.differing > 0 ? 1 : 0;
   }
   return bad;

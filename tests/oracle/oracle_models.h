@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,21 @@ struct OracleModel {
   std::vector<std::vector<model::HostTensor>> samples;
   std::vector<std::string> sample_names;  // "chelsea.png", "seed 1", ...
   // A float model: compared within a relative tolerance (float kernels sum
-  // in their own order), not bit for bit.
+  // in their own order), not bit for bit: float_tolerance of each tensor's
+  // largest value.
   bool float_model = false;
+  double float_tolerance = 1e-5;
 };
 
 // The exported corpus models (tests/transforms/tflite_corpus.h), int8 with
 // float and with int8 inputs and outputs; empty when ../shared is absent.
 // max_data_samples caps the photos or clips per model.
 const std::vector<OracleModel>& exportedInt8Models(std::size_t max_data_samples = 12);
+// The same models exported with float16 weights (--quantize=float16), float
+// models: compared within 5e-5 of each tensor's largest value (MobileNet
+// 0.25's deeper layers differ by up to 2.3e-5, as its float32 export's do:
+// the order of the float sums).
+const std::vector<OracleModel>& exportedFloat16Models(std::size_t max_data_samples = 3);
 // ../shared/models/tflite's files with their stored input and seeded ones.
 const std::vector<OracleModel>& sharedTfliteModels();
 // One branch per op gdstudio's int8 exporter writes, exported with float and
@@ -58,6 +66,10 @@ std::string allTensorsModel(const OracleModel& m, std::vector<std::string>* name
 
 // How a TensorFlow Lite tensor name maps to gdstudio's "node:port".
 std::map<std::string, std::string> tfliteTensorNames(const tensorflow::GraphDef& graph);
+// The TensorFlow Lite names of the DEQUANTIZE outputs that widen a constant
+// (float16 weights): computed once by TensorFlow Lite and not readable as
+// outputs (test::tfliteRunAllTensors' skip); the widening is exact.
+std::set<std::string> widenedConstants(const OracleModel& m);
 
 // gdstudio's value of each named tensor on every sample ([sample][name];
 // an empty HostTensor for a name gdstudio's graph does not have).
@@ -98,8 +110,8 @@ void isolateDifferences(const OracleModel& m, const std::vector<std::string>& na
                         test::TfliteKernels kernels, std::vector<TensorDiff>* diffs, int limit = 12);
 
 // The tensors that differ beyond what the model allows (exactly equal for
-// int8 models and their int8/int32 tensors; 1e-5 relative for the float
-// tensors of a float model) or could not be compared.
+// int8 models and their int8/int32 tensors; float_tolerance relative for
+// the float tensors of a float model) or could not be compared.
 int countMismatches(const OracleModel& m, const std::vector<TensorDiff>& diffs);
 // A table: every tensor that differs (or all with `all`), in execution
 // order, and a summary line: tensors compared, differing, the first.

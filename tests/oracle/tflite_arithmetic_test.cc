@@ -3,7 +3,8 @@
 // every model, on photos or speech clips and on seeded inputs:
 // --arithmetic=tflite-xnnpack against TensorFlow Lite with the XNNPACK
 // delegate, --arithmetic=tflite-builtin against its built-in kernels.
-// Exact: 0 steps at every int8 and int32 tensor, the same float bits.
+// Exact: 0 steps at every int8 and int32 tensor, the same float bits. The
+// float16 exports' float tensors within 5e-5 of their largest value.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -31,7 +32,7 @@ void expectEveryTensorEqual(const std::vector<OracleModel>& models, TfliteKernel
   ASSERT_FALSE(models.empty());
   for (const OracleModel& m : models) {
     SCOPED_TRACE(m.label);
-    const test::TfliteRun tfl = test::tfliteRunAllTensors(m.path, m.samples, kernels);
+    const test::TfliteRun tfl = test::tfliteRunAllTensors(m.path, m.samples, kernels, widenedConstants(m));
     ASSERT_TRUE(tfl.ok) << tfl.error;
     const GdstudioRun ours = runGdstudio(m, tfl.tensors, optionsFor(arithmetic));
     ASSERT_TRUE(ours.ok) << ours.error;
@@ -72,6 +73,17 @@ TEST(TfliteOracle, TensorFlowMadeFilesWithBuiltinKernelsEqualTfliteAtEveryTensor
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_LITERT();
   expectEveryTensorEqual(sharedTfliteModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
+// The float16 export (--quantize=float16): TensorFlow Lite reads the
+// float16 weights through DEQUANTIZE as gdstudio does; every tensor within
+// the float tolerance (5e-5 of the tensor's largest value), with XNNPACK and
+// with the built-in kernels.
+TEST(TfliteOracle, ExportedFloat16CorpusEqualsTfliteAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedFloat16Models(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(exportedFloat16Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
 TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {

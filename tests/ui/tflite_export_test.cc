@@ -16,6 +16,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -49,13 +50,6 @@ using uitest::ensureApp;
 
 const char* const kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
 const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
-
-std::string readBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 InputSource imagesFolder() {
   InputSource s;
@@ -112,8 +106,8 @@ TEST(TfliteExportDialog, Int8ExportIsTheCliExportAndReportsItsSize) {
                                 "--calibration_data=" + test::dataPath("images"),
                                 "--num_threads=" + std::to_string(std::max(1, QThread::idealThreadCount()))});
   ASSERT_EQ(0, cli.exit_code) << cli.err;
-  const std::string written = readBytes(path);
-  EXPECT_EQ(readBytes(cli_path), written);  // byte for byte
+  const std::string written = test::readAll(path);
+  EXPECT_EQ(test::readAll(cli_path), written);  // byte for byte
 
   // The report: the file's size, and its ratio to the float .pb (the corpus file).
   EXPECT_EQ(report.file_bytes, static_cast<std::int64_t>(written.size()));
@@ -159,10 +153,45 @@ TEST(TfliteExportDialog, FloatExportIsTheCliExport) {
                                 "--output_file=" + dir + "/cli.tflite", "--input_arrays=input",
                                 std::string("--output_arrays=") + kOutput});
   ASSERT_EQ(0, cli.exit_code) << cli.err;
-  EXPECT_EQ(readBytes(dir + "/cli.tflite"), readBytes(dir + "/mobilenet.tflite"));
-  EXPECT_FALSE(dialog.lastReport()->int8);
+  EXPECT_EQ(test::readAll(dir + "/cli.tflite"), test::readAll(dir + "/mobilenet.tflite"));
+  EXPECT_EQ(dialog.lastReport()->quantize, transforms::tflite::Quantize::None);
   EXPECT_EQ(0, dialog.lastReport()->calibration_samples);
   EXPECT_TRUE(dialog.lastReport()->summary().find("(float): ") != std::string::npos) << dialog.lastReport()->summary();
+}
+
+// Float16 weights: no calibration asked, the command line's file byte for
+// byte, about half the float32 file.
+TEST(TfliteExportDialog, Float16ExportIsTheCliExport) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  TfliteExportDialog dialog(&doc);
+  const std::string dir = test::tempDir();
+  dialog.setPath(QString::fromStdString(dir + "/mobilenet_float16.tflite"));
+  dialog.float16Button()->setChecked(true);
+  EXPECT_EQ(dialog.quantize(), transforms::tflite::Quantize::Float16);
+  EXPECT_FALSE(dialog.calibrationWidget()->parentWidget()->isEnabled());
+  ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
+  for (const char* mode : {"float16", "float32"}) {
+    const bool half = std::string(mode) == "float16";
+    std::vector<std::string> args = {"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                     "--output_file=" + dir + "/cli_" + mode + ".tflite", "--input_arrays=input",
+                                     std::string("--output_arrays=") + kOutput};
+    if (half) args.push_back("--quantize=float16");
+    auto cli = test::runGdstudio(args);
+    ASSERT_EQ(0, cli.exit_code) << cli.err;
+  }
+  const std::string half = test::readAll(dir + "/mobilenet_float16.tflite");
+  EXPECT_EQ(test::readAll(dir + "/cli_float16.tflite"), half);
+  const double ratio = double(half.size()) / double(test::readAll(dir + "/cli_float32.tflite").size());
+  EXPECT_GT(ratio, 0.45);
+  EXPECT_LT(ratio, 0.56);
+  EXPECT_EQ(0, dialog.lastReport()->calibration_samples);
+  EXPECT_NE(dialog.lastReport()->summary().find("(float16 weights): "), std::string::npos)
+      << dialog.lastReport()->summary();
 }
 
 // An op TensorFlow Lite has no builtin for: the converter's error, naming the
@@ -189,7 +218,7 @@ TEST(TfliteExportDialog, AnOpWithoutABuiltinIsNamedAndNothingIsWritten) {
                    "--input_shapes=1,49,10 for the speech_commands graphs",
             dialog.lastError().toStdString());
   EXPECT_EQ("Failed; nothing was written", dialog.statusText().toStdString());
-  EXPECT_EQ("previous contents", readBytes(path));
+  EXPECT_EQ("previous contents", test::readAll(path));
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) {
     (void)e;

@@ -11,6 +11,7 @@
 #include "transforms/tflite/fake_quant.h"
 #include "transforms/tflite/lower.h"
 #include "transforms/tflite/prepare.h"
+#include "transforms/tflite/float16.h"
 #include "transforms/tflite/quantize.h"
 
 namespace gds::transforms::tflite {
@@ -98,12 +99,28 @@ Result<std::map<std::string, TensorRange>> graphRanges(const ConvertOptions& opt
 
 }  // namespace
 
+Result<Quantize> parseQuantize(const std::string& text) {
+  if (text.empty() || text == "none") return Quantize::None;
+  if (text == "int8") return Quantize::Int8;
+  if (text == "float16") return Quantize::Float16;
+  return Status::Error("'" + text + "' is not a quantization (expected int8 or float16)");
+}
+
+const char* quantizeName(Quantize q) {
+  switch (q) {
+    case Quantize::None: return "float32";
+    case Quantize::Int8: return "int8";
+    case Quantize::Float16: return "float16";
+  }
+  return "?";
+}
+
 Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
   if (options.inference_input_type != tensorflow::DT_FLOAT && options.inference_input_type != tensorflow::DT_INT8)
     return Status::Error("--inference_input_type must be float or int8");
   if (options.inference_output_type != tensorflow::DT_FLOAT && options.inference_output_type != tensorflow::DT_INT8)
     return Status::Error("--inference_output_type must be float or int8");
-  if (options.quantize == Quantize::None &&
+  if (options.quantize != Quantize::Int8 &&
       (options.inference_input_type != tensorflow::DT_FLOAT || options.inference_output_type != tensorflow::DT_FLOAT))
     return Status::Error("int8 model inputs or outputs need --quantize=int8");
   auto prepared = prepareForTflite(graph, options);
@@ -125,7 +142,12 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.outputs = prepared->outputs;
   result.graph_outputs = lowered->outputs;
   result.fake_quant_nodes = fake_quant.removed;
-  if (options.quantize == Quantize::None) {
+  if (options.quantize == Quantize::Float16) {
+    auto half = quantizeWeightsToFloat16(lowered->graph);
+    if (!half.ok()) return half.status();
+    lowered->graph = std::move(*half);
+  }
+  if (options.quantize != Quantize::Int8) {
     result.graph = std::move(lowered->graph);
     result.prepared = std::move(prepared->graph);
     nameOutputTensors(result);

@@ -11,11 +11,17 @@
 
 #include "engine/tensor.h"
 #include "model/proto.h"
+#include "model/status.h"
 #include "model/tensor.h"
 
 namespace gds::transforms::tflite {
 
-enum class Quantize { None, Int8 };
+// None: float32. Int8: full integer (calibrated). Float16: float16 weights
+// read through DEQUANTIZE, float32 arithmetic (transforms/tflite/float16.h).
+enum class Quantize { None, Int8, Float16 };
+// "int8", "float16"; "" and "none" are None. Errors name the choices.
+Result<Quantize> parseQuantize(const std::string& text);
+const char* quantizeName(Quantize q);  // "float32", "int8", "float16"
 
 // The observed range of one tensor over the calibration samples.
 struct TensorRange {

@@ -1,6 +1,7 @@
 // The TFLite dialect's element-wise ops: tfl.add, sub, mul, maximum, minimum
 // and div with numpy broadcasting; the activations tfl.logistic, tanh, relu,
-// relu6, leaky_relu and softmax (per row); tfl.quantize and tfl.dequantize.
+// relu6, leaky_relu and softmax (per row); tfl.quantize and tfl.dequantize
+// (int8, and float16 weights).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "engine/tflite/fast.h"
 #include "engine/tflite/kernels/kernel_util.h"
+#include "model/tensor.h"
 
 namespace gds::engine::tflkern {
 
@@ -281,11 +283,12 @@ class UnaryKernel : public TflKernel {
     const std::vector<DataType> outs = outputTypes(init);
     out_type_ = outs.empty() ? in_type_ : outs[0];
     const bool ok = op_ == Unary::kQuantize ? (in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == DT_INT8
-                    : op_ == Unary::kDequantize ? in_type_ == DT_INT8 && out_type_ == DT_FLOAT
+                    : op_ == Unary::kDequantize ? (in_type_ == DT_INT8 || in_type_ == DT_HALF) && out_type_ == DT_FLOAT
                                                 : (in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == in_type_;
     if (!ok)
       return init.error("runs " + model::dtypeName(in_type_) + " -> " + model::dtypeName(out_type_) +
-                        "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8, DEQUANTIZE int8 -> float32)");
+                        "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8, DEQUANTIZE int8/float16 -> "
+                        "float32)");
     arith_ = init.arithmetic();
     if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     QParams in, out;
@@ -388,6 +391,11 @@ class UnaryKernel : public TflKernel {
         ctx.pool().parallelFor(n, 8, [&](std::int64_t begin, std::int64_t end) {
           tflite::quantizeFast(in + begin, end - begin, out_.scale, out_.zero_point, out + begin, form);
         });
+    } else if (in_type_ == DT_HALF) {
+      // Float16 weights (the float16 post-training mode): exact in float32.
+      const std::uint16_t* in = x.data<std::uint16_t>();
+      float* out = y->data<float>();
+      for (std::int64_t i = 0; i < n; ++i) out[i] = model::halfToFloat(in[i]);
     } else if (out_type_ == DT_FLOAT) {
       tflite::dequantizeReference(x.data<std::int8_t>(), n, in_.scale, in_.zero_point, y->data<float>());
     } else if (use_table8_) {

@@ -22,6 +22,7 @@ namespace gds::engine::tflkern {
 
 namespace mt = model::tflite;
 using tensorflow::DT_FLOAT;
+using tensorflow::DT_HALF;
 using tensorflow::DT_INT32;
 using tensorflow::DT_INT64;
 using tensorflow::DT_INT8;
