@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "app/kernel_environment.h"
+#include "bench/bench_args.h"
 #include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
@@ -47,15 +48,6 @@ namespace lowp = gds::engine::lowp;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string flag(int argc, char** argv, const std::string& name, const std::string& fallback) {
-  const std::string prefix = "--" + name + "=";
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return argv[i] + prefix.size();
-    if (argv[i] == "--" + name) return "true";
-  }
-  return fallback;
-}
 
 template <typename Fn>
 double bestSeconds(int reps, Fn fn) {
@@ -255,27 +247,16 @@ void graphTable(const std::vector<Model>& models, int runs, const std::vector<in
   }
 }
 
-std::vector<int> intList(const std::string& text) {
-  std::vector<int> v;
-  for (std::size_t p = 0; p < text.size();) {
-    std::size_t q = text.find(',', p);
-    if (q == std::string::npos) q = text.size();
-    v.push_back(std::stoi(text.substr(p, q - p)));
-    p = q + 1;
-  }
-  return v;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   gds::app::applyKernelEnvironment();
-  const int runs = std::stoi(flag(argc, argv, "runs", "20"));
-  const std::vector<int> threads = intList(flag(argc, argv, "threads", "1,2"));
-  const std::string models_dir = flag(argc, argv, "models", "");
-  const std::string resnet = flag(argc, argv, "resnet50", "");
-  if (flag(argc, argv, "help", "") == "true" ||
-      (models_dir.empty() && resnet.empty() && flag(argc, argv, "gemm", "") != "true")) {
+  const int runs = std::stoi(bench::flag(argc, argv, "runs", "20"));
+  const std::vector<int> threads = bench::intList(bench::flag(argc, argv, "threads", "1,2"));
+  const std::string models_dir = bench::flag(argc, argv, "models", "");
+  const std::string resnet = bench::flag(argc, argv, "resnet50", "");
+  if (bench::flag(argc, argv, "help", "") == "true" ||
+      (models_dir.empty() && resnet.empty() && bench::flag(argc, argv, "gemm", "") != "true")) {
     std::fprintf(stderr,
                  "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=20] [--threads=1,2] [--gemm] "
                  "[--no_fusion] [--clock=wall|cpu]\n(bench/bench_quant.sh makes the ResNet-50 and runs this)\n",
@@ -292,7 +273,7 @@ int main(int argc, char** argv) {
   }
   std::printf("8-bit GEMM backends: %s%s\n\n", names.c_str(),
               lowp::dnnlAvailable() ? "" : "; no oneDNN VNNI here");
-  if (flag(argc, argv, "gemm", "") == "true") gemmTable(5, threads);
+  if (bench::flag(argc, argv, "gemm", "") == "true") gemmTable(5, threads);
   std::vector<Model> models;
   if (!resnet.empty()) models.push_back({"resnet50", resnet, "input_1", "predictions/Softmax", {1, 224, 224, 3}});
   if (!models_dir.empty()) {
@@ -307,7 +288,7 @@ int main(int argc, char** argv) {
                       "MobilenetV1/Predictions/Reshape_1",
                       {1, 128, 128, 3}});
   }
-  graphTable(models, runs, threads, flag(argc, argv, "no_fusion", "") != "true",
-             flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall);
+  graphTable(models, runs, threads, bench::flag(argc, argv, "no_fusion", "") != "true",
+             bench::flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall);
   return 0;
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "app/kernel_environment.h"
+#include "bench/bench_args.h"
 #include "bench/plan_timing.h"
 #include "engine/cpu_features.h"
 #include "engine/eval/calibrate.h"
@@ -44,24 +45,6 @@
 using namespace gds;
 
 namespace {
-
-std::string flag(int argc, char** argv, const std::string& name, const std::string& fallback) {
-  const std::string prefix = "--" + name + "=";
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return argv[i] + prefix.size();
-  return fallback;
-}
-
-std::vector<int> intList(const std::string& text) {
-  std::vector<int> v;
-  for (std::size_t p = 0; p < text.size();) {
-    std::size_t q = text.find(',', p);
-    if (q == std::string::npos) q = text.size();
-    v.push_back(std::stoi(text.substr(p, q - p)));
-    p = q + 1;
-  }
-  return v;
-}
 
 struct Model {
   std::string label, path, input, output;
@@ -95,14 +78,6 @@ std::string opProfile(engine::Plan& plan, const engine::Tensor& input, int top) 
   return out;
 }
 
-engine::Tensor randomInput(const std::vector<std::int64_t>& shape, unsigned seed) {
-  engine::Tensor t(tensorflow::DT_FLOAT, shape);
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  for (std::int64_t i = 0; i < t.numElements(); ++i) t.data<float>()[i] = d(rng);
-  return t;
-}
-
 struct Variant {
   std::string name;
   std::shared_ptr<tensorflow::GraphDef> graph;
@@ -121,14 +96,14 @@ std::string fixed(double v) {
 
 int main(int argc, char** argv) {
   gds::app::applyKernelEnvironment();
-  const int runs = std::stoi(flag(argc, argv, "runs", "10"));
-  const std::vector<int> thread_counts = intList(flag(argc, argv, "threads", "1,2"));
-  const std::string models_dir = flag(argc, argv, "models", "");
-  const std::string resnet = flag(argc, argv, "resnet50", "");
-  const std::string tmp = flag(argc, argv, "tmp", "/tmp");
-  const bool profile = flag(argc, argv, "profile", "0") == "1";
+  const int runs = std::stoi(bench::flag(argc, argv, "runs", "10"));
+  const std::vector<int> thread_counts = bench::intList(bench::flag(argc, argv, "threads", "1,2"));
+  const std::string models_dir = bench::flag(argc, argv, "models", "");
+  const std::string resnet = bench::flag(argc, argv, "resnet50", "");
+  const std::string tmp = bench::flag(argc, argv, "tmp", "/tmp");
+  const bool profile = bench::flag(argc, argv, "profile", "0") == "1";
   const bench::TimingClock clock =
-      flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall;
+      bench::flag(argc, argv, "clock", "wall") == "cpu" ? bench::TimingClock::kCpu : bench::TimingClock::kWall;
   if (models_dir.empty() && resnet.empty()) {
     std::fprintf(stderr,
                  "usage: %s --models=SHARED/models [--resnet50=RESNET50.pb] [--runs=10] [--threads=1,2] "
@@ -160,7 +135,7 @@ int main(int argc, char** argv) {
       continue;
     }
     std::vector<std::vector<engine::Tensor>> samples;
-    for (unsigned k = 0; k < 4; ++k) samples.push_back({randomInput(m.shape, 11 + k)});
+    for (unsigned k = 0; k < 4; ++k) samples.push_back({bench::randomInput(m.shape, 11 + k)});
     std::vector<Variant> variants;
     variants.push_back({"float", std::make_shared<tensorflow::GraphDef>(loaded->graph), m.input, m.output});
     // Per-channel 8-bit GraphDef, ranges calibrated.
@@ -207,7 +182,7 @@ int main(int argc, char** argv) {
     for (engine::lowp::Arithmetic a : engine::lowp::allArithmetics())
       if (a != engine::lowp::kDefaultArithmetic)
         variants.push_back({engine::lowp::arithmeticName(a), tflite, m.input, tflite_output, a});
-    const engine::Tensor input = randomInput(m.shape, 3);
+    const engine::Tensor input = bench::randomInput(m.shape, 3);
     for (int threads : thread_counts) {
       engine::PlanOptions options;
       options.num_threads = threads;

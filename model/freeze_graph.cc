@@ -14,6 +14,12 @@ namespace gds::model {
 
 bool isVariableOp(const std::string& op) { return op == "Variable" || op == "VariableV2" || op == "VarHandleOp"; }
 
+const tensorflow::NodeDef* firstVariable(const tensorflow::GraphDef& graph) {
+  for (const auto& n : graph.node())
+    if (isVariableOp(n.op())) return &n;
+  return nullptr;
+}
+
 namespace {
 
 // Ops that pass a resource handle through unchanged; between a VarHandleOp

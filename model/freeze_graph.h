@@ -39,6 +39,8 @@ struct FreezeOptions {
 // The ops that hold a variable, which freezing makes a Const: Variable,
 // VariableV2 and VarHandleOp.
 bool isVariableOp(const std::string& op);
+// The graph's first such node, or null when it reads no variable.
+const tensorflow::NodeDef* firstVariable(const tensorflow::GraphDef& graph);
 
 struct FrozenVariable {
   std::string node;            // the variable node, now a Const

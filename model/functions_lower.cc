@@ -42,6 +42,42 @@ Result<tensorflow::NameAttrList> funcAttr(const NodeDef& n, const std::string& a
   return v->func();
 }
 
+// What a While node loops over: its variables' types, its functions (both
+// in the library), parallel_iterations, and its first variable that is not a
+// resource (the body's control hangs on it).
+struct WhileLoop {
+  std::vector<DataType> types;
+  tensorflow::NameAttrList cond, body;
+  std::int64_t parallel = 10;
+  size_t first_value = 0;
+  bool isResource(size_t k) const { return types[k] == tensorflow::DT_RESOURCE; }
+};
+
+Result<WhileLoop> whileLoop(const NodeDef& n, size_t count, const FunctionLibrary& lib) {
+  const std::string where = "node '" + n.name() + "' (" + n.op() + ")";
+  WhileLoop w;
+  auto types = typeList(n, "T", count);
+  if (!types.ok()) return types.status();
+  w.types = std::move(*types);
+  auto cond_fn = funcAttr(n, "cond");
+  if (!cond_fn.ok()) return cond_fn.status();
+  auto body_fn = funcAttr(n, "body");
+  if (!body_fn.ok()) return body_fn.status();
+  for (const auto* f : {&*cond_fn, &*body_fn})
+    if (!lib.find(f->name()))
+      return Status::Error(where + " calls function '" + f->name() + "', which is not in the function library");
+  w.cond = std::move(*cond_fn);
+  w.body = std::move(*body_fn);
+  if (const AttrValue* pi = findAttr(n, "parallel_iterations")) w.parallel = pi->i();
+  if (w.parallel < 1)
+    return Status::Error(where + ": parallel_iterations must be > 0, got " + std::to_string(w.parallel));
+  w.first_value = count;
+  for (size_t k = 0; k < count && w.first_value == count; ++k)
+    if (!w.isResource(k)) w.first_value = k;
+  if (w.first_value == count) return Status::Error(where + " has no loop variable that is not a resource");
+  return w;
+}
+
 }  // namespace
 
 Status Inliner::lowerIf(int i) {
@@ -133,31 +169,15 @@ Status Inliner::lowerWhile(int i) {
   NodeDef n = nodes_[static_cast<size_t>(i)];
   const int chain = chain_[static_cast<size_t>(i)];
   LoweringInputs in = splitInputs(n);
-  auto types = typeList(n, "T", in.data.size());
-  if (!types.ok()) return types.status();
-  auto cond_fn = funcAttr(n, "cond");
-  if (!cond_fn.ok()) return cond_fn.status();
-  auto body_fn = funcAttr(n, "body");
-  if (!body_fn.ok()) return body_fn.status();
-  for (const auto* f : {&*cond_fn, &*body_fn})
-    if (!lib_.find(f->name()))
-      return Status::Error("node '" + n.name() + "' (" + n.op() + ") calls function '" + f->name() +
-                           "', which is not in the function library");
-  std::int64_t parallel = 10;
-  if (const AttrValue* pi = findAttr(n, "parallel_iterations")) parallel = pi->i();
-  if (parallel < 1)
-    return Status::Error("node '" + n.name() + "' (" + n.op() + "): parallel_iterations must be > 0, got " +
-                         std::to_string(parallel));
   const size_t count = in.data.size();
-  auto isResource = [&](size_t k) { return (*types)[k] == tensorflow::DT_RESOURCE; };
-  size_t first_value = count;
-  for (size_t k = 0; k < count; ++k)
-    if (!isResource(k)) {
-      first_value = k;
-      break;
-    }
-  if (first_value == count)
-    return Status::Error("node '" + n.name() + "' (" + n.op() + ") has no loop variable that is not a resource");
+  auto loop = whileLoop(n, count, lib_);
+  if (!loop.ok()) return loop.status();
+  const std::vector<DataType>* types = &loop->types;
+  const tensorflow::NameAttrList* cond_fn = &loop->cond;
+  const tensorflow::NameAttrList* body_fn = &loop->body;
+  const std::int64_t parallel = loop->parallel;
+  const size_t first_value = loop->first_value;
+  auto isResource = [&](size_t k) { return loop->isResource(k); };
   GDS_RETURN_IF_ERROR(budget(static_cast<std::int64_t>(count) * 5 + 8, "lowering node '" + n.name() + "'"));
   const std::string p = n.name() + "/";
   auto setT = [](NodeDef* x, DataType t) { (*x->mutable_attr())["T"].set_type(t); };

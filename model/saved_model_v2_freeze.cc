@@ -386,6 +386,77 @@ void addDefaultAttrs(tensorflow::GraphDef* g, const tensorflow::OpList& op_list)
   }
 }
 
+// Unique valid node names for the graph that calls the function.
+class NodeNames {
+ public:
+  std::string claim(const std::string& base) {
+    std::string n = nodeNameFor(base);
+    for (int k = 1; names_.count(n); ++k) n = nodeNameFor(base) + "_" + std::to_string(k);
+    names_.insert(n);
+    return n;
+  }
+
+ private:
+  std::set<std::string> names_;
+};
+
+// `n` made the node that stands for captured object `id`, bound to argument
+// `arg` of the function: a VarHandleOp for a variable (its checkpoint key
+// noted when `object` is given), a Const holding an asset's path, or the
+// graph's own Const.
+Status capturedObjectNode(const LoadedModel& model, const Target& t, int id, int arg, DataType arg_type,
+                          const Result<ObjectCheckpoint>* object, NodeNames& names, NodeDef* n,
+                          FunctionGraph& result) {
+  const SavedObjectGraph& og = model.meta.object_graph_def();
+  if (!validNode(og, id))
+    return Status::Error(t.what + " captures object node " + std::to_string(id) + ", which does not exist");
+  const SavedObject& o = og.nodes(id);
+  if (o.kind_case() == SavedObject::kVariable) {
+    if (arg_type != tensorflow::DT_RESOURCE)
+      return Status::Error(t.what + ": argument " + std::to_string(arg) + " of '" + t.function +
+                           "' is bound to variable '" + o.variable().name() + "' but is not a resource");
+    n->set_name(names.claim(o.variable().name().empty() ? "variable_" + std::to_string(id) : o.variable().name()));
+    n->set_op("VarHandleOp");
+    (*n->mutable_attr())["dtype"].set_type(o.variable().dtype());
+    *(*n->mutable_attr())["shape"].mutable_shape() = o.variable().shape();
+    (*n->mutable_attr())["shared_name"].set_s(o.variable().name());
+    (*n->mutable_attr())["container"].set_s("");
+    if (object) {
+      if (!object->ok()) return object->status();
+      auto key = (*object)->variableKey(id);
+      if (!key.ok()) return key.status();
+      result.variable_keys[n->name()] = *key;
+    }
+  } else if (o.kind_case() == SavedObject::kAsset) {
+    int a = o.asset().asset_file_def_index();
+    if (a < 0 || a >= model.meta.asset_file_def_size())
+      return Status::Error(t.what + " captures asset " + std::to_string(a) + ", which the MetaGraph does not list");
+    const std::string& file = model.meta.asset_file_def(a).filename();
+    n->set_name(names.claim("asset/" + file));
+    n->set_op("Const");
+    HostTensor path;
+    path.dtype = tensorflow::DT_STRING;
+    path.strings.push_back((fs::path(model.file).parent_path() / "assets" / file).string());
+    (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_STRING);
+    makeTensorProto(path, (*n->mutable_attr())["value"].mutable_tensor());
+  } else if (o.kind_case() == SavedObject::kConstant) {
+    const NodeDef* c = nullptr;
+    for (const auto& x : model.graph.node())
+      if (x.name() == o.constant().operation()) c = &x;
+    if (!c || c->op() != "Const")
+      return Status::Error(t.what + " captures constant '" + o.constant().operation() +
+                           "', which is not a Const of the graph");
+    *n = *c;
+    n->set_name(names.claim(c->name()));
+  } else {
+    auto paths = objectPaths(og);
+    return Status::Error(t.what + " captures object " +
+                         (paths[static_cast<size_t>(id)].empty() ? "node " + std::to_string(id) : paths[static_cast<size_t>(id)]) +
+                         ", a " + kindName(o) + "; only variables, assets and constants can be frozen");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointReader* ckpt,
@@ -404,13 +475,7 @@ Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointRe
 
   // The graph that calls the function: Placeholders, captured objects, the call.
   tensorflow::GraphDef g;
-  std::set<std::string> names;
-  auto unique = [&](const std::string& base) {
-    std::string n = nodeNameFor(base);
-    for (int k = 1; names.count(n); ++k) n = nodeNameFor(base) + "_" + std::to_string(k);
-    names.insert(n);
-    return n;
-  };
+  NodeNames names;
   const int user = static_cast<int>(in_types->size()) - static_cast<int>(t.captured.size());
   std::vector<std::string> arg_tensors(in_types->size());
   FunctionGraph result;
@@ -418,7 +483,7 @@ Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointRe
   result.function = t.function;
   for (const auto& in : t.inputs) {
     NodeDef* p = g.add_node();
-    p->set_name(unique(in.name));
+    p->set_name(names.claim(in.name));
     p->set_op("Placeholder");
     (*p->mutable_attr())["dtype"].set_type((*in_types)[static_cast<size_t>(in.arg)]);
     *(*p->mutable_attr())["shape"].mutable_shape() = in.shape;
@@ -428,61 +493,15 @@ Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointRe
   }
   std::optional<Result<ObjectCheckpoint>> object;
   if (ckpt) object.emplace(ObjectCheckpoint::open(og, *ckpt));
-  const std::string dir = fs::path(model.file).parent_path().string();
   for (size_t k = 0; k < t.captured.size(); ++k) {
-    const int id = t.captured[k];
     const int arg = user + static_cast<int>(k);
-    if (!validNode(og, id))
-      return Status::Error(t.what + " captures object node " + std::to_string(id) + ", which does not exist");
-    const SavedObject& o = og.nodes(id);
     NodeDef* n = g.add_node();
-    if (o.kind_case() == SavedObject::kVariable) {
-      if ((*in_types)[static_cast<size_t>(arg)] != tensorflow::DT_RESOURCE)
-        return Status::Error(t.what + ": argument " + std::to_string(arg) + " of '" + t.function +
-                             "' is bound to variable '" + o.variable().name() + "' but is not a resource");
-      n->set_name(unique(o.variable().name().empty() ? "variable_" + std::to_string(id) : o.variable().name()));
-      n->set_op("VarHandleOp");
-      (*n->mutable_attr())["dtype"].set_type(o.variable().dtype());
-      *(*n->mutable_attr())["shape"].mutable_shape() = o.variable().shape();
-      (*n->mutable_attr())["shared_name"].set_s(o.variable().name());
-      (*n->mutable_attr())["container"].set_s("");
-      if (object) {
-        if (!object->ok()) return object->status();
-        auto key = (*object)->variableKey(id);
-        if (!key.ok()) return key.status();
-        result.variable_keys[n->name()] = *key;
-      }
-    } else if (o.kind_case() == SavedObject::kAsset) {
-      int a = o.asset().asset_file_def_index();
-      if (a < 0 || a >= model.meta.asset_file_def_size())
-        return Status::Error(t.what + " captures asset " + std::to_string(a) + ", which the MetaGraph does not list");
-      const std::string& file = model.meta.asset_file_def(a).filename();
-      n->set_name(unique("asset/" + file));
-      n->set_op("Const");
-      HostTensor path;
-      path.dtype = tensorflow::DT_STRING;
-      path.strings.push_back((fs::path(dir) / "assets" / file).string());
-      (*n->mutable_attr())["dtype"].set_type(tensorflow::DT_STRING);
-      makeTensorProto(path, (*n->mutable_attr())["value"].mutable_tensor());
-    } else if (o.kind_case() == SavedObject::kConstant) {
-      const NodeDef* c = nullptr;
-      for (const auto& x : model.graph.node())
-        if (x.name() == o.constant().operation()) c = &x;
-      if (!c || c->op() != "Const")
-        return Status::Error(t.what + " captures constant '" + o.constant().operation() +
-                             "', which is not a Const of the graph");
-      *n = *c;
-      n->set_name(unique(c->name()));
-    } else {
-      auto paths = objectPaths(og);
-      return Status::Error(t.what + " captures object " +
-                           (paths[static_cast<size_t>(id)].empty() ? "node " + std::to_string(id) : paths[static_cast<size_t>(id)]) +
-                           ", a " + kindName(o) + "; only variables, assets and constants can be frozen");
-    }
+    GDS_RETURN_IF_ERROR(capturedObjectNode(model, t, t.captured[k], arg, (*in_types)[static_cast<size_t>(arg)],
+                                           object ? &*object : nullptr, names, n, result));
     arg_tensors[static_cast<size_t>(arg)] = n->name();
   }
   NodeDef* call = g.add_node();
-  call->set_name(unique("StatefulPartitionedCall"));
+  call->set_name(names.claim("StatefulPartitionedCall"));
   call->set_op("StatefulPartitionedCall");
   for (const auto& a : arg_tensors) call->add_input(a);
   (*call->mutable_attr())["f"].mutable_func()->set_name(t.function);
@@ -490,7 +509,7 @@ Result<FunctionGraph> functionGraph(const LoadedModel& model, const CheckpointRe
   for (DataType d : *out_types) (*call->mutable_attr())["Tout"].mutable_list()->add_type(d);
   for (const auto& o : t.outputs) {
     NodeDef* id = g.add_node();
-    id->set_name(unique(o.name));
+    id->set_name(names.claim(o.name));
     id->set_op("Identity");
     id->add_input(o.ret == 0 ? call->name() : call->name() + ":" + std::to_string(o.ret));
     (*id->mutable_attr())["T"].set_type((*out_types)[static_cast<size_t>(o.ret)]);

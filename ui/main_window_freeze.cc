@@ -27,10 +27,7 @@
 namespace gds::ui {
 
 bool MainWindow::hasVariables() const {
-  if (document_->isEmpty()) return false;
-  for (const auto& n : document_->graph()->node())
-    if (model::isVariableOp(n.op())) return true;
-  return false;
+  return !document_->isEmpty() && model::firstVariable(*document_->graph()) != nullptr;
 }
 
 bool MainWindow::canFreeze() const {

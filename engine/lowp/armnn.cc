@@ -266,6 +266,96 @@ __attribute__((target("avx2"))) std::int64_t biasEncode(const float* acc, const 
 }
 #endif
 
+#ifdef GDS_ARMNN_AVX2
+// What Conv::run's vector row paths read of the layer.
+struct ConvKernel {
+  const ops::ConvGeometry& s;
+  std::int64_t oc_n, k_n;
+  const float* lane_weights;
+  const float* bias;  // null: none
+  const DecodeTable& input_table;
+  Quant input, output;
+};
+
+// One output row's pixels four at a time (convTile, convTile512 with
+// AVX-512): the weights read once per tile instead of once per pixel.
+// Returns the first pixel left for the plain loop.
+std::int64_t tiledRow(const ConvKernel& k, const std::int8_t* input, std::int64_t row, std::int64_t b, std::int64_t oy,
+                      bool avx512, float* patch, std::int8_t* output) {
+  const ops::ConvGeometry& s = k.s;
+  const std::int64_t oc_n = k.oc_n;
+  std::int64_t ox = 0;
+  for (; ox + kTilePixels <= s.out_w; ox += kTilePixels) {
+    float* v = patch;
+    for (std::int64_t c = 0; c < s.in_c; ++c)
+      for (std::int64_t y = 0; y < s.filter_h; ++y) {
+        const std::int64_t iy = oy * s.stride_h + y * s.dilation_h - s.pad_top;
+        for (std::int64_t x = 0; x < s.filter_w; ++x, v += kTilePixels)
+          for (std::int64_t p = 0; p < kTilePixels; ++p) {
+            const std::int64_t ix = (ox + p) * s.stride_w + x * s.dilation_w - s.pad_left;
+            v[p] = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w
+                       ? 0.0f
+                       : decode(k.input_table, input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + c]);
+          }
+      }
+    std::int8_t* out = output + (row * s.out_w + ox) * oc_n;
+    std::int64_t o = 0;
+    if (avx512)
+      for (; o + 32 <= oc_n; o += 32) convTile512(k.lane_weights, oc_n, o, patch, k.k_n, k.bias, k.output, out);
+    for (; o + 16 <= oc_n; o += 16) convTile(k.lane_weights, oc_n, o, patch, k.k_n, k.bias, k.output, out);
+    // The last channels one by one, in the same order.
+    for (; o < oc_n; ++o)
+      for (std::int64_t p = 0; p < kTilePixels; ++p) {
+        float sum = 0.0f;
+        for (std::int64_t i = 0; i < k.k_n; ++i) sum += k.lane_weights[i * oc_n + o] * patch[i * kTilePixels + p];
+        if (k.bias) sum += k.bias[o];
+        out[p * oc_n + o] = encode(sum, k.output);
+      }
+  }
+  return ox;
+}
+
+// A depthwise row with multiplier 1: the filter rows' input rows decoded
+// once for the whole output row, channels in registers (depthwisePixel).
+// Returns the row's width (every pixel done).
+std::int64_t decodedDepthwiseRow(const ConvKernel& k, const std::int8_t* input, std::int64_t row, std::int64_t b,
+                                 std::int64_t oy, float* decoded, std::int8_t* output) {
+  const ops::ConvGeometry& s = k.s;
+  const std::int64_t oc_n = k.oc_n;
+  std::vector<const float*> rows(static_cast<std::size_t>(s.filter_h), nullptr);
+  for (std::int64_t y = 0; y < s.filter_h; ++y) {
+    const std::int64_t iy = oy * s.stride_h + y * s.dilation_h - s.pad_top;
+    if (iy < 0 || iy >= s.in_h) continue;
+    float* d = decoded + y * s.in_w * oc_n;
+    const std::int8_t* src = input + (b * s.in_h + iy) * s.in_w * oc_n;
+    for (std::int64_t i = decodeRow(src, s.in_w * oc_n, k.input, d); i < s.in_w * oc_n; ++i)
+      d[i] = decode(k.input_table, src[i]);
+    rows[static_cast<std::size_t>(y)] = d;
+  }
+  std::vector<std::int64_t> cols(static_cast<std::size_t>(s.filter_w));
+  for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+    for (std::int64_t x = 0; x < s.filter_w; ++x) {
+      const std::int64_t ix = ox * s.stride_w + x * s.dilation_w - s.pad_left;
+      cols[static_cast<std::size_t>(x)] = ix < 0 || ix >= s.in_w ? -1 : ix * oc_n;
+    }
+    std::int8_t* out = output + (row * s.out_w + ox) * oc_n;
+    std::int64_t o =
+        depthwisePixel(k.lane_weights, rows.data(), cols.data(), s.filter_h, s.filter_w, oc_n, k.bias, k.output, out);
+    for (; o < oc_n; ++o) {
+      float sum = 0.0f;
+      for (std::int64_t y = 0; y < s.filter_h; ++y)
+        for (std::int64_t x = 0; x < s.filter_w; ++x)
+          if (rows[static_cast<std::size_t>(y)] && cols[static_cast<std::size_t>(x)] >= 0)
+            sum += k.lane_weights[(y * s.filter_w + x) * oc_n + o] *
+                   rows[static_cast<std::size_t>(y)][cols[static_cast<std::size_t>(x)] + o];
+      if (k.bias) sum += k.bias[o];
+      out[o] = encode(sum, k.output);
+    }
+  }
+  return s.out_w;
+}
+#endif
+
 }  // namespace
 
 void Conv::run(const std::int8_t* input, std::int64_t row_begin, std::int64_t row_end, std::int8_t* output) const {
@@ -284,74 +374,15 @@ void Conv::run(const std::int8_t* input, std::int64_t row_begin, std::int64_t ro
   std::vector<float> decoded(decoded_rows ? static_cast<std::size_t>(s.filter_h * s.in_w * oc_n) : 0);
   const std::int64_t k_n = s.in_c * s.filter_h * s.filter_w;
   std::vector<float> patch(tiled ? static_cast<std::size_t>(k_n * kTilePixels) : 0);
-  const float* bias = bias_.empty() ? nullptr : bias_.data();
+  const ConvKernel k{s, oc_n, k_n, lane_weights_.data(), bias_.empty() ? nullptr : bias_.data(), input_table_,
+                     input_, output_};
 #endif
   for (std::int64_t row = row_begin; row < row_end; ++row) {
     const std::int64_t b = row / s.out_h, oy = row % s.out_h;
     std::int64_t ox = 0;
 #ifdef GDS_ARMNN_AVX2
-    for (; tiled && ox + kTilePixels <= s.out_w; ox += kTilePixels) {
-      float* v = patch.data();
-      for (std::int64_t c = 0; c < s.in_c; ++c)
-        for (std::int64_t y = 0; y < s.filter_h; ++y) {
-          const std::int64_t iy = oy * s.stride_h + y * s.dilation_h - s.pad_top;
-          for (std::int64_t x = 0; x < s.filter_w; ++x, v += kTilePixels)
-            for (std::int64_t p = 0; p < kTilePixels; ++p) {
-              const std::int64_t ix = (ox + p) * s.stride_w + x * s.dilation_w - s.pad_left;
-              v[p] = iy < 0 || iy >= s.in_h || ix < 0 || ix >= s.in_w
-                         ? 0.0f
-                         : decode(input_table_, input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + c]);
-            }
-        }
-      std::int8_t* out = output + (row * s.out_w + ox) * oc_n;
-      std::int64_t o = 0;
-      if (avx512)
-        for (; o + 32 <= oc_n; o += 32)
-          convTile512(lane_weights_.data(), oc_n, o, patch.data(), k_n, bias, output_, out);
-      for (; o + 16 <= oc_n; o += 16) convTile(lane_weights_.data(), oc_n, o, patch.data(), k_n, bias, output_, out);
-      // The last channels one by one, in the same order.
-      for (; o < oc_n; ++o)
-        for (std::int64_t p = 0; p < kTilePixels; ++p) {
-          float sum = 0.0f;
-          for (std::int64_t k = 0; k < k_n; ++k)
-            sum += lane_weights_[static_cast<std::size_t>(k * oc_n + o)] * patch[static_cast<std::size_t>(k * kTilePixels + p)];
-          if (bias) sum += bias[o];
-          out[p * oc_n + o] = encode(sum, output_);
-        }
-    }
-    if (decoded_rows) {
-      // The filter rows' input rows decoded once for the whole output row.
-      std::vector<const float*> rows(static_cast<std::size_t>(s.filter_h), nullptr);
-      for (std::int64_t y = 0; y < s.filter_h; ++y) {
-        const std::int64_t iy = oy * s.stride_h + y * s.dilation_h - s.pad_top;
-        if (iy < 0 || iy >= s.in_h) continue;
-        float* d = decoded.data() + y * s.in_w * oc_n;
-        const std::int8_t* src = input + (b * s.in_h + iy) * s.in_w * oc_n;
-        for (std::int64_t i = decodeRow(src, s.in_w * oc_n, input_, d); i < s.in_w * oc_n; ++i)
-          d[i] = decode(input_table_, src[i]);
-        rows[static_cast<std::size_t>(y)] = d;
-      }
-      std::vector<std::int64_t> cols(static_cast<std::size_t>(s.filter_w));
-      for (; ox < s.out_w; ++ox) {
-        for (std::int64_t x = 0; x < s.filter_w; ++x) {
-          const std::int64_t ix = ox * s.stride_w + x * s.dilation_w - s.pad_left;
-          cols[static_cast<std::size_t>(x)] = ix < 0 || ix >= s.in_w ? -1 : ix * oc_n;
-        }
-        std::int8_t* out = output + (row * s.out_w + ox) * oc_n;
-        std::int64_t o = depthwisePixel(lane_weights_.data(), rows.data(), cols.data(), s.filter_h, s.filter_w, oc_n,
-                                        bias, output_, out);
-        for (; o < oc_n; ++o) {
-          float sum = 0.0f;
-          for (std::int64_t y = 0; y < s.filter_h; ++y)
-            for (std::int64_t x = 0; x < s.filter_w; ++x)
-              if (rows[static_cast<std::size_t>(y)] && cols[static_cast<std::size_t>(x)] >= 0)
-                sum += lane_weights_[static_cast<std::size_t>((y * s.filter_w + x) * oc_n + o)] *
-                       rows[static_cast<std::size_t>(y)][cols[static_cast<std::size_t>(x)] + o];
-          if (bias) sum += bias[o];
-          out[o] = encode(sum, output_);
-        }
-      }
-    }
+    if (tiled) ox = tiledRow(k, input, row, b, oy, avx512, patch.data(), output);
+    if (decoded_rows) ox = decodedDepthwiseRow(k, input, row, b, oy, decoded.data(), output);
 #endif
     for (; ox < s.out_w; ++ox) {
       std::fill(acc.begin(), acc.end(), 0.0f);

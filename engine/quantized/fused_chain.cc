@@ -467,6 +467,54 @@ bool FusedChainRunner::analyticRange(const Segment& seg, std::int32_t* out_lo, s
   return true;
 }
 
+// The table is made by running the merged pass's very stages on the 256
+// levels of every channel, so it holds their exact results.
+void FusedChainRunner::runTablePass(const Segment& merged, const std::uint8_t* input_u8, std::int32_t* acc,
+                                    void* output, std::int64_t block_rows, const ThreadPool* pool) {
+  const std::int64_t blocks = (m_ + block_rows - 1) / block_rows;
+  const std::size_t lead = input_u8 ? 0 : 1;  // the Requantize from int32 stays per element
+  Segment tail;
+  tail.prepared.assign(merged.prepared.begin() + static_cast<std::ptrdiff_t>(lead), merged.prepared.end());
+  const bool to_float = tail.prepared.back().kind == FusedStageKind::kDequantize;
+  std::vector<std::uint8_t> levels(static_cast<std::size_t>(256 * n_));
+  for (int v = 0; v < 256; ++v)
+    std::fill(levels.begin() + v * n_, levels.begin() + (v + 1) * n_, static_cast<std::uint8_t>(v));
+  std::vector<std::uint8_t> table(static_cast<std::size_t>(256 * n_) * (to_float ? sizeof(float) : 1));
+  std::int32_t unused_lo = 0, unused_hi = 0;
+  runSegmentRows(tail, acc, levels.data(), n_, 0, 256, table.data(), false, &unused_lo, &unused_hi);
+  const Segment::Prepared* first = lead ? &merged.prepared[0] : nullptr;
+  const std::uint8_t* in_u8 = input_u8;
+  const std::int64_t n = n_;
+  auto run = [&](std::int64_t b0, std::int64_t b1) {
+    thread_local std::vector<std::uint8_t> levels_of_block;
+    const std::int64_t r0 = b0 * block_rows, r1 = std::min(m_, b1 * block_rows);
+    for (std::int64_t r = r0; r < r1; r += block_rows) {
+      const std::int64_t rows = std::min(block_rows, r1 - r);
+      const std::uint8_t* v = in_u8 ? in_u8 + r * n : nullptr;
+      if (first) {
+        levels_of_block.resize(static_cast<std::size_t>(rows * n));
+        first->requantize.apply(acc + r * n, rows * n, levels_of_block.data());
+        v = levels_of_block.data();
+      }
+      if (to_float) {
+        const float* t = reinterpret_cast<const float*>(table.data());
+        float* o = static_cast<float*>(output) + r * n;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t c = 0; c < n; ++c) o[i * n + c] = t[v[i * n + c] * n + c];
+      } else {
+        const std::uint8_t* t = table.data();
+        std::uint8_t* o = static_cast<std::uint8_t*>(output) + r * n;
+        for (std::int64_t i = 0; i < rows; ++i)
+          for (std::int64_t c = 0; c < n; ++c) o[i * n + c] = t[v[i * n + c] * n + c];
+      }
+    }
+  };
+  if (pool && pool->numThreads() > 1 && m_ * n_ >= kParallelValues)
+    pool->parallelFor(blocks, static_cast<double>(block_rows * n_) * 4.0, run);
+  else
+    run(0, blocks);
+}
+
 Status FusedChainRunner::finish(std::int32_t* acc, void* output, float* out_min, float* out_max,
                                 const ThreadPool* pool) {
   float lo = range_min_, hi = range_max_;
@@ -511,51 +559,10 @@ Status FusedChainRunner::finish(std::int32_t* acc, void* output, float* out_min,
   }
   // The merged pass as a per-channel table: once the first Requantize has
   // made a quint8 value v, the rest (bias add, requantize, relu,
-  // dequantize) depends only on (v, channel). The table is made by running
-  // those very stages on the 256 levels of every channel, so it holds their
-  // exact results; worth it when the layer has many more rows than 256.
+  // dequantize) depends only on (v, channel); worth it when the layer has
+  // many more rows than 256.
   if (!merged.prepared.empty() && !merged.reduce_after && s + 1 == segments_.size() && m_ >= 1024 && n_ <= 1024) {
-    const std::size_t lead = pass_input_u8 ? 0 : 1;  // the Requantize from int32 stays per element
-    Segment tail;
-    tail.prepared.assign(merged.prepared.begin() + static_cast<std::ptrdiff_t>(lead), merged.prepared.end());
-    const bool to_float = tail.prepared.back().kind == FusedStageKind::kDequantize;
-    std::vector<std::uint8_t> levels(static_cast<std::size_t>(256 * n_));
-    for (int v = 0; v < 256; ++v)
-      std::fill(levels.begin() + v * n_, levels.begin() + (v + 1) * n_, static_cast<std::uint8_t>(v));
-    std::vector<std::uint8_t> table(static_cast<std::size_t>(256 * n_) * (to_float ? sizeof(float) : 1));
-    std::int32_t unused_lo = 0, unused_hi = 0;
-    runSegmentRows(tail, acc, levels.data(), n_, 0, 256, table.data(), false, &unused_lo, &unused_hi);
-    const Segment::Prepared* first = lead ? &merged.prepared[0] : nullptr;
-    const std::uint8_t* in_u8 = pass_input_u8;
-    const std::int64_t n = n_;
-    auto run = [&](std::int64_t b0, std::int64_t b1) {
-      thread_local std::vector<std::uint8_t> levels_of_block;
-      const std::int64_t r0 = b0 * block_rows, r1 = std::min(m_, b1 * block_rows);
-      for (std::int64_t r = r0; r < r1; r += block_rows) {
-        const std::int64_t rows = std::min(block_rows, r1 - r);
-        const std::uint8_t* v = in_u8 ? in_u8 + r * n : nullptr;
-        if (first) {
-          levels_of_block.resize(static_cast<std::size_t>(rows * n));
-          first->requantize.apply(acc + r * n, rows * n, levels_of_block.data());
-          v = levels_of_block.data();
-        }
-        if (to_float) {
-          const float* t = reinterpret_cast<const float*>(table.data());
-          float* o = static_cast<float*>(output) + r * n;
-          for (std::int64_t i = 0; i < rows; ++i)
-            for (std::int64_t c = 0; c < n; ++c) o[i * n + c] = t[v[i * n + c] * n + c];
-        } else {
-          const std::uint8_t* t = table.data();
-          std::uint8_t* o = static_cast<std::uint8_t*>(output) + r * n;
-          for (std::int64_t i = 0; i < rows; ++i)
-            for (std::int64_t c = 0; c < n; ++c) o[i * n + c] = t[v[i * n + c] * n + c];
-        }
-      }
-    };
-    if (pool && pool->numThreads() > 1 && m_ * n_ >= kParallelValues)
-      pool->parallelFor(blocks, static_cast<double>(block_rows * n_) * 4.0, run);
-    else
-      run(0, blocks);
+    runTablePass(merged, pass_input_u8, acc, output, block_rows, pool);
     *out_min = lo;
     *out_max = hi;
     return Status::Ok();

@@ -118,6 +118,9 @@ class FusedChainRunner {
   std::vector<std::int32_t> channel_lo_, channel_hi_;
   const std::uint8_t* input_u8_ = nullptr;
   bool analyticRange(const Segment& seg, std::int32_t* out_lo, std::int32_t* out_hi) const;
+  // finish's last pass as a per-channel table of the 256 quint8 levels.
+  void runTablePass(const Segment& merged, const std::uint8_t* input_u8, std::int32_t* acc, void* output,
+                    std::int64_t block_rows, const ThreadPool* pool);
 };
 
 }  // namespace gds::engine::quantized

@@ -170,14 +170,13 @@ Status optionsToAttrs(const char* options, const flatbuffers::Table* table, tens
   return Status::Ok();
 }
 
-Result<std::uint32_t> attrsToOptions(const char* options, const tensorflow::NodeDef& node,
-                                     flatbuffers::FlatBufferBuilder* builder) {
-  const reflection::Object* object = objectFor(options);
-  if (!object) return Status::Error(std::string("the schema has no options table ") + (options ? options : "(none)"));
-  const std::vector<const reflection::Field*> fields = fieldsOf(object);
+namespace {
+
+// Every attr not starting with '_' must be a field of the options table.
+Status checkAttrsAreFields(const char* options, const tensorflow::NodeDef& node,
+                           const std::vector<const reflection::Field*>& fields, const std::string& where) {
   std::set<std::string> known;
   for (const reflection::Field* f : fields) known.insert(f->name()->str());
-  const std::string where = "node '" + node.name() + "' (" + node.op() + ")";
   for (const auto& [name, value] : node.attr()) {
     if (name.empty() || name[0] == '_' || known.count(name)) continue;
     std::string list;
@@ -185,112 +184,135 @@ Result<std::uint32_t> attrsToOptions(const char* options, const tensorflow::Node
     return Status::Error(where + ": attr '" + name + "' is not an option of " + options +
                          (list.empty() ? " (it has none)" : " (" + list + ")"));
   }
-  auto attrOf = [&](const std::string& name) { return findAttr(node, name); };
+  return Status::Ok();
+}
+
+// A vector field from a list attr (floats, bools, enum names or integers in
+// the element type's range), built before the table starts.
+Result<flatbuffers::uoffset_t> buildVector(const reflection::Field* f, const tensorflow::AttrValue& a,
+                                           const std::string& where, flatbuffers::FlatBufferBuilder* builder) {
+  const std::string name = f->name()->str();
+  if (a.value_case() != tensorflow::AttrValue::kList)
+    return Status::Error(where + ": attr '" + name + "' must be a list");
+  const reflection::BaseType elem = f->type()->element();
+  const reflection::Enum* e = enumOf(f->type(), true);
+  std::vector<std::int64_t> ints;
+  std::vector<double> reals;
+  if (flatbuffers::IsFloat(elem)) {
+    for (float v : a.list().f()) reals.push_back(v);
+  } else if (elem == reflection::Bool) {
+    for (bool v : a.list().b()) ints.push_back(v ? 1 : 0);
+  } else if (e) {
+    for (const std::string& s : a.list().s()) {
+      std::int64_t v = 0;
+      if (!enumValue(e, s, &v))
+        return Status::Error(where + ": attr '" + name + "' holds '" + s + "', expected one of " + enumNames(e));
+      ints.push_back(v);
+    }
+  } else {
+    std::int64_t lo, hi;
+    integerRange(elem, &lo, &hi);
+    for (std::int64_t v : a.list().i()) {
+      if (v < lo || v > hi)
+        return Status::Error(where + ": attr '" + name + "' holds " + std::to_string(v) + ", out of range");
+      ints.push_back(v);
+    }
+  }
+  const std::size_t n = flatbuffers::IsFloat(elem) ? reals.size() : ints.size();
+  builder->StartVector(n, flatbuffers::GetTypeSize(elem));
+  for (std::size_t k = n; k-- > 0;) {
+    switch (elem) {
+      case reflection::Float: builder->PushElement(static_cast<float>(reals[k])); break;
+      case reflection::Double: builder->PushElement(reals[k]); break;
+      case reflection::Bool: case reflection::UByte: builder->PushElement(static_cast<std::uint8_t>(ints[k])); break;
+      case reflection::Byte: builder->PushElement(static_cast<std::int8_t>(ints[k])); break;
+      case reflection::Short: builder->PushElement(static_cast<std::int16_t>(ints[k])); break;
+      case reflection::UShort: builder->PushElement(static_cast<std::uint16_t>(ints[k])); break;
+      case reflection::Int: builder->PushElement(static_cast<std::int32_t>(ints[k])); break;
+      case reflection::UInt: builder->PushElement(static_cast<std::uint32_t>(ints[k])); break;
+      case reflection::ULong: builder->PushElement(static_cast<std::uint64_t>(ints[k])); break;
+      default: builder->PushElement(ints[k]); break;
+    }
+  }
+  return builder->EndVector(n);
+}
+
+// A scalar field (float, bool, enum or integer) from its attr, or its default.
+Status addScalarField(const reflection::Field* f, const tensorflow::AttrValue* a, const std::string& where,
+                      flatbuffers::FlatBufferBuilder* builder) {
+  const std::string name = f->name()->str();
+  const reflection::BaseType base = f->type()->base_type();
+  const flatbuffers::voffset_t at = f->offset();
+  if (flatbuffers::IsFloat(base)) {
+    double v = f->default_real();
+    if (a) {
+      if (a->value_case() != tensorflow::AttrValue::kF)
+        return Status::Error(where + ": attr '" + name + "' must be a float");
+      v = a->f();
+    }
+    if (base == reflection::Float)
+      builder->AddElement<float>(at, static_cast<float>(v), static_cast<float>(f->default_real()));
+    else
+      builder->AddElement<double>(at, v, f->default_real());
+    return Status::Ok();
+  }
+  std::int64_t v = f->default_integer();
+  if (a) {
+    if (base == reflection::Bool) {
+      if (a->value_case() != tensorflow::AttrValue::kB)
+        return Status::Error(where + ": attr '" + name + "' must be a bool");
+      v = a->b() ? 1 : 0;
+    } else if (const reflection::Enum* e = enumOf(f->type(), false)) {
+      if (a->value_case() != tensorflow::AttrValue::kS || !enumValue(e, a->s(), &v))
+        return Status::Error(where + ": attr '" + name + "' must be one of " + enumNames(e) +
+                             (a->value_case() == tensorflow::AttrValue::kS ? ", got '" + a->s() + "'" : ""));
+    } else {
+      if (a->value_case() != tensorflow::AttrValue::kI)
+        return Status::Error(where + ": attr '" + name + "' must be an int");
+      std::int64_t lo, hi;
+      integerRange(base, &lo, &hi);
+      v = a->i();
+      if (v < lo || v > hi)
+        return Status::Error(where + ": attr '" + name + "' is " + std::to_string(v) + ", out of range for the field");
+    }
+  }
+  addScalar(builder, base, at, v, f->default_integer());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::uint32_t> attrsToOptions(const char* options, const tensorflow::NodeDef& node,
+                                     flatbuffers::FlatBufferBuilder* builder) {
+  const reflection::Object* object = objectFor(options);
+  if (!object) return Status::Error(std::string("the schema has no options table ") + (options ? options : "(none)"));
+  const std::vector<const reflection::Field*> fields = fieldsOf(object);
+  const std::string where = "node '" + node.name() + "' (" + node.op() + ")";
+  GDS_RETURN_IF_ERROR(checkAttrsAreFields(options, node, fields, where));
   // Vectors and strings are built before the table starts.
   std::map<int, flatbuffers::uoffset_t> offsets;
   for (const reflection::Field* f : fields) {
-    const std::string name = f->name()->str();
-    const tensorflow::AttrValue* a = attrOf(name);
-    const reflection::Type* type = f->type();
-    if (type->base_type() == reflection::String) {
-      if (!a) continue;
+    const tensorflow::AttrValue* a = findAttr(node, f->name()->str());
+    if (!a) continue;
+    if (f->type()->base_type() == reflection::String) {
       if (a->value_case() != tensorflow::AttrValue::kS)
-        return Status::Error(where + ": attr '" + name + "' must be a string");
+        return Status::Error(where + ": attr '" + f->name()->str() + "' must be a string");
       offsets[f->id()] = builder->CreateString(a->s()).o;
-    } else if (type->base_type() == reflection::Vector) {
-      if (!a) continue;
-      if (a->value_case() != tensorflow::AttrValue::kList)
-        return Status::Error(where + ": attr '" + name + "' must be a list");
-      const reflection::BaseType elem = type->element();
-      const reflection::Enum* e = enumOf(type, true);
-      std::vector<std::int64_t> ints;
-      std::vector<double> reals;
-      if (flatbuffers::IsFloat(elem)) {
-        for (float v : a->list().f()) reals.push_back(v);
-      } else if (elem == reflection::Bool) {
-        for (bool v : a->list().b()) ints.push_back(v ? 1 : 0);
-      } else if (e) {
-        for (const std::string& s : a->list().s()) {
-          std::int64_t v = 0;
-          if (!enumValue(e, s, &v))
-            return Status::Error(where + ": attr '" + name + "' holds '" + s + "', expected one of " + enumNames(e));
-          ints.push_back(v);
-        }
-      } else {
-        std::int64_t lo, hi;
-        integerRange(elem, &lo, &hi);
-        for (std::int64_t v : a->list().i()) {
-          if (v < lo || v > hi)
-            return Status::Error(where + ": attr '" + name + "' holds " + std::to_string(v) + ", out of range");
-          ints.push_back(v);
-        }
-      }
-      const std::size_t n = flatbuffers::IsFloat(elem) ? reals.size() : ints.size();
-      const std::size_t size = flatbuffers::GetTypeSize(elem);
-      builder->StartVector(n, size);
-      for (std::size_t k = n; k-- > 0;) {
-        switch (elem) {
-          case reflection::Float: builder->PushElement(static_cast<float>(reals[k])); break;
-          case reflection::Double: builder->PushElement(reals[k]); break;
-          case reflection::Bool: case reflection::UByte: builder->PushElement(static_cast<std::uint8_t>(ints[k])); break;
-          case reflection::Byte: builder->PushElement(static_cast<std::int8_t>(ints[k])); break;
-          case reflection::Short: builder->PushElement(static_cast<std::int16_t>(ints[k])); break;
-          case reflection::UShort: builder->PushElement(static_cast<std::uint16_t>(ints[k])); break;
-          case reflection::Int: builder->PushElement(static_cast<std::int32_t>(ints[k])); break;
-          case reflection::UInt: builder->PushElement(static_cast<std::uint32_t>(ints[k])); break;
-          case reflection::ULong: builder->PushElement(static_cast<std::uint64_t>(ints[k])); break;
-          default: builder->PushElement(ints[k]); break;
-        }
-      }
-      offsets[f->id()] = builder->EndVector(n);
+    } else if (f->type()->base_type() == reflection::Vector) {
+      auto vector = buildVector(f, *a, where, builder);
+      if (!vector.ok()) return vector.status();
+      offsets[f->id()] = *vector;
     }
   }
   const flatbuffers::uoffset_t start = builder->StartTable();
   for (const reflection::Field* f : fields) {
-    const std::string name = f->name()->str();
-    const tensorflow::AttrValue* a = attrOf(name);
-    const reflection::Type* type = f->type();
-    const reflection::BaseType base = type->base_type();
-    const flatbuffers::voffset_t at = f->offset();
+    const reflection::BaseType base = f->type()->base_type();
     if (base == reflection::String || base == reflection::Vector) {
       auto it = offsets.find(f->id());
-      if (it != offsets.end()) builder->AddOffset(at, flatbuffers::Offset<void>(it->second));
+      if (it != offsets.end()) builder->AddOffset(f->offset(), flatbuffers::Offset<void>(it->second));
       continue;
     }
-    if (flatbuffers::IsFloat(base)) {
-      double v = f->default_real();
-      if (a) {
-        if (a->value_case() != tensorflow::AttrValue::kF)
-          return Status::Error(where + ": attr '" + name + "' must be a float");
-        v = a->f();
-      }
-      if (base == reflection::Float)
-        builder->AddElement<float>(at, static_cast<float>(v), static_cast<float>(f->default_real()));
-      else
-        builder->AddElement<double>(at, v, f->default_real());
-      continue;
-    }
-    std::int64_t v = f->default_integer();
-    if (a) {
-      if (base == reflection::Bool) {
-        if (a->value_case() != tensorflow::AttrValue::kB)
-          return Status::Error(where + ": attr '" + name + "' must be a bool");
-        v = a->b() ? 1 : 0;
-      } else if (const reflection::Enum* e = enumOf(type, false)) {
-        if (a->value_case() != tensorflow::AttrValue::kS || !enumValue(e, a->s(), &v))
-          return Status::Error(where + ": attr '" + name + "' must be one of " + enumNames(e) +
-                               (a->value_case() == tensorflow::AttrValue::kS ? ", got '" + a->s() + "'" : ""));
-      } else {
-        if (a->value_case() != tensorflow::AttrValue::kI)
-          return Status::Error(where + ": attr '" + name + "' must be an int");
-        std::int64_t lo, hi;
-        integerRange(base, &lo, &hi);
-        v = a->i();
-        if (v < lo || v > hi)
-          return Status::Error(where + ": attr '" + name + "' is " + std::to_string(v) + ", out of range for the field");
-      }
-    }
-    addScalar(builder, base, at, v, f->default_integer());
+    GDS_RETURN_IF_ERROR(addScalarField(f, findAttr(node, f->name()->str()), where, builder));
   }
   return builder->EndTable(start);
 }

@@ -29,13 +29,6 @@ struct DocLine {
   std::string text;   // "gdstudio ..." on one line
 };
 
-std::string readAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 // Inline code spans `gdstudio ...` and lines of fenced code blocks starting
 // with "gdstudio" (backslash continuations joined).
 std::vector<DocLine> docCommandLines() {
@@ -45,7 +38,7 @@ std::vector<DocLine> docCommandLines() {
   std::sort(files.begin(), files.end());
   std::vector<DocLine> out;
   for (const auto& file : files) {
-    std::istringstream in(readAll(file));
+    std::istringstream in(test::readAll(file));
     std::string line, pending;
     bool fenced = false;
     int number = 0, start = 0;

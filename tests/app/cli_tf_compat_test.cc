@@ -25,13 +25,6 @@ namespace fs = std::filesystem;
 const char* kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
 const char* kOutput = "MobilenetV1/Predictions/Reshape_1";
 
-std::string readAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 TEST(CliTensorFlowFlags, LoggingFlagsOnEveryCommand) {
   GDS_REQUIRE_SHARED();
   // The optimizing guide's benchmark line passes --logtostderr.
@@ -200,7 +193,7 @@ TEST(CliBenchmark, OutputPrefixWritesTestReporterEntries) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto entry = [&](const std::string& file) {
     tensorflow::BenchmarkEntries entries;
-    EXPECT_TRUE(entries.ParseFromString(readAll(prefix + file))) << file;
+    EXPECT_TRUE(entries.ParseFromString(test::readAll(prefix + file))) << file;
     EXPECT_EQ(entries.entry_size(), 1) << file;
     return entries.entry_size() ? entries.entry(0) : tensorflow::BenchmarkEntry();
   };

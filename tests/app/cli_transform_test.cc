@@ -10,20 +10,13 @@
 namespace gds {
 namespace {
 
-std::string readAll(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
 TEST(CliTransform, ArmFp32PipelineVerbatim) {
   GDS_REQUIRE_SHARED();
   const std::string in = test::modelPath("mobilenet_v1_0.25_128_frozen.pb");
   const std::string out = test::tempDir() + "/optimized.pb";
-  const std::string before = readAll(in);
+  const std::string before = test::readAll(in);
   auto r = test::runGdstudio({"transform", "--in_graph=" + in, "--out_graph=" + out, "--inputs=input",
                               "--outputs=MobilenetV1/Predictions/Reshape_1",
                               "--transforms=\n  strip_unused_nodes(type=float, shape=\"1,128,128,3\")\n"
@@ -38,7 +31,7 @@ TEST(CliTransform, ArmFp32PipelineVerbatim) {
   ASSERT_TRUE(m.ok()) << m.error();
   EXPECT_LT(m->graph.node_size(), 555);
   EXPECT_FALSE(m->text);
-  EXPECT_EQ(readAll(in), before);
+  EXPECT_EQ(test::readAll(in), before);
 }
 
 TEST(CliTransform, OutputAsTextAndSeparateFlagValues) {

@@ -16,13 +16,6 @@
 namespace gds::engine::ops {
 namespace {
 
-std::string readBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::string makeWav(const std::vector<std::int16_t>& samples, int channels, int rate) {
   auto u32 = [](std::uint32_t v) { return std::string{char(v & 255), char((v >> 8) & 255), char((v >> 16) & 255), char(v >> 24)}; };
   auto u16 = [](std::uint16_t v) { return std::string{char(v & 255), char(v >> 8)}; };
@@ -146,7 +139,7 @@ TEST(NnAudioTest, SpectrogramShapesAndMagnitude) {
 TEST(NnAudioTest, SpeechClipMatchesIndependentDerivation) {
   GDS_REQUIRE_SHARED();
   DecodedWav wav;
-  ASSERT_EQ(decodeWav(readBytes(test::dataPath("speech/yes_en-us_140.wav")), 1, 16000, &wav), "");
+  ASSERT_EQ(decodeWav(test::readAll(test::dataPath("speech/yes_en-us_140.wav")), 1, 16000, &wav), "");
   ASSERT_EQ(wav.frames, 16000);
   ASSERT_EQ(wav.sample_rate, 16000);
 
@@ -175,7 +168,7 @@ TEST(NnAudioTest, SpeechClipMatchesIndependentDerivation) {
 TEST(NnAudioTest, KwsFrontEndMatchesIndependentDerivation) {
   GDS_REQUIRE_SHARED();
   DecodedWav wav;
-  ASSERT_EQ(decodeWav(readBytes(test::dataPath("speech/yes_en-us_140.wav")), 1, 16000, &wav), "");
+  ASSERT_EQ(decodeWav(test::readAll(test::dataPath("speech/yes_en-us_140.wav")), 1, 16000, &wav), "");
   // ARM KWS models: window 640, stride 320, 10 coefficients.
   const std::int64_t frames = spectrogramFrames(16000, 640, 320), bins = spectrogramBins(640);
   ASSERT_EQ(frames, 49);

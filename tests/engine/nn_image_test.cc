@@ -14,13 +14,6 @@
 namespace gds::engine::ops {
 namespace {
 
-std::string readBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::uint64_t byteSum(const DecodedImage& im) {
   return std::accumulate(im.pixels.begin(), im.pixels.end(), std::uint64_t{0});
 }
@@ -39,7 +32,7 @@ TEST(NnImageTest, PngMatchesIndependentDecoder) {
                         {"motorcycle_left.png", 500, 741, 119713739, {101, 44, 23}}};
   for (const auto& c : cases) {
     DecodedImage im;
-    ASSERT_EQ(decodePng(readBytes(test::dataPath(std::string("images/") + c.file)), 0, &im), "") << c.file;
+    ASSERT_EQ(decodePng(test::readAll(test::dataPath(std::string("images/") + c.file)), 0, &im), "") << c.file;
     EXPECT_EQ(im.height, c.h);
     EXPECT_EQ(im.width, c.w);
     EXPECT_EQ(im.channels, 3);
@@ -53,7 +46,7 @@ TEST(NnImageTest, PngMatchesIndependentDecoder) {
 
 TEST(NnImageTest, PngChannelConversion) {
   GDS_REQUIRE_SHARED();
-  const std::string bytes = readBytes(test::dataPath("images/chelsea.png"));
+  const std::string bytes = test::readAll(test::dataPath("images/chelsea.png"));
   DecodedImage rgba, gray;
   ASSERT_EQ(decodePng(bytes, 4, &rgba), "");
   EXPECT_EQ(rgba.channels, 4);
@@ -68,7 +61,7 @@ TEST(NnImageTest, PngChannelConversion) {
 TEST(NnImageTest, JpegDimensionsAndChecksums) {
   GDS_REQUIRE_SHARED();
   for (const char* file : {"china.jpg", "flower.jpg", "rocket.jpg"}) {
-    const std::string bytes = readBytes(test::dataPath(std::string("images/") + file));
+    const std::string bytes = test::readAll(test::dataPath(std::string("images/") + file));
     DecodedImage im, gray, sniffed;
     ASSERT_EQ(decodeJpeg(bytes, 3, &im), "") << file;
     EXPECT_EQ(im.height, 427);
@@ -89,7 +82,7 @@ TEST(NnImageTest, JpegDimensionsAndChecksums) {
 TEST(NnImageTest, JpegChecksumIsStable) {
   GDS_REQUIRE_SHARED();
   DecodedImage im;
-  ASSERT_EQ(decodeJpeg(readBytes(test::dataPath("images/china.jpg")), 3, &im, JpegDct::kIntegerAccurate), "");
+  ASSERT_EQ(decodeJpeg(test::readAll(test::dataPath("images/china.jpg")), 3, &im, JpegDct::kIntegerAccurate), "");
   EXPECT_EQ(byteSum(im), 117812912u);  // libjpeg ISLOW, fancy upsampling
 }
 

@@ -20,13 +20,6 @@
 namespace gds::engine {
 namespace {
 
-std::string readBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> readLines(const std::string& path) {
   std::ifstream f(path);
   std::vector<std::string> lines;
@@ -79,7 +72,7 @@ SpeechResult runSpeechModel(const std::string& model, const std::string& labels_
   if (!plan.ok()) return r;
   const auto labels = readLines(test::modelPath(labels_file));
   for (const auto& [file, label] : readCsv(test::dataPath("speech/labels.csv"))) {
-    auto out = (*plan)->run({Tensor::stringScalar(readBytes(test::dataPath("speech/" + file)))});
+    auto out = (*plan)->run({Tensor::stringScalar(test::readAll(test::dataPath("speech/" + file)))});
     EXPECT_TRUE(out.ok()) << file << ": " << out.status().message();
     if (!out.ok()) continue;
     const Tensor& p = (*out)[0];
@@ -131,7 +124,7 @@ TEST(NnModelsTest, SpeechCommandsConvActionsRuns) {
 // RGB image resized to size x size (bilinear, half-pixel centers), scaled to [-1, 1].
 Tensor mobilenetInput(const std::string& file, int size) {
   ops::DecodedImage im;
-  EXPECT_EQ(ops::decodeImage(readBytes(test::dataPath("images/" + file)), 3, &im), "") << file;
+  EXPECT_EQ(ops::decodeImage(test::readAll(test::dataPath("images/" + file)), 3, &im), "") << file;
   std::vector<float> f(im.pixels.begin(), im.pixels.end());
   Tensor t(tensorflow::DT_FLOAT, {1, size, size, 3});
   ops::resizeBilinear(f.data(), 1, im.height, im.width, 3, size, size, false, true, t.data<float>());
@@ -214,7 +207,7 @@ TEST(NnModelsTest, OpenCvFaceDetectorRuns) {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   // BGR minus OpenCV's mean (104, 177, 123).
   ops::DecodedImage im;
-  ASSERT_EQ(ops::decodeImage(readBytes(test::dataPath("images/astronaut.png")), 3, &im), "");
+  ASSERT_EQ(ops::decodeImage(test::readAll(test::dataPath("images/astronaut.png")), 3, &im), "");
   std::vector<float> rgb(im.pixels.begin(), im.pixels.end());
   Tensor x(tensorflow::DT_FLOAT, {1, 300, 300, 3});
   ops::resizeBilinear(rgb.data(), 1, im.height, im.width, 3, 300, 300, false, true, x.data<float>());

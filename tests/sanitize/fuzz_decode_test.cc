@@ -36,13 +36,6 @@ using test::encodeJpeg;
 using test::encodePng;
 using test::makeWav;
 
-std::string readBytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 std::vector<std::string> imageSeeds() {
   std::vector<std::string> seeds = {
       encodeJpeg(13, 9, 3, false, 0), encodeJpeg(16, 16, 1, false, 1), encodeJpeg(21, 7, 3, true, 0),
@@ -66,7 +59,7 @@ TEST(DecodeFuzz, JpegAndPng) {
   // tensor values are refused by the budget's checks before they reach it.
   model::setMemoryBudget(std::int64_t{256} << 20);
   std::vector<std::string> corpus = imageSeeds();
-  if (test::sharedAvailable()) corpus.push_back(readBytes(test::dataPath("images/rocket.jpg")));
+  if (test::sharedAvailable()) corpus.push_back(test::readAll(test::dataPath("images/rocket.jpg")));
   auto outcome = forkedLoop("jpeg/png", 4000, [&](long i) {
     Rng rng = iterationRng(0x1a6e, i);
     // The large corpus photo decodes slowly: mutate the small seeds mostly.
@@ -95,7 +88,7 @@ TEST(DecodeFuzz, Wav) {
   // tensor values are refused by the budget's checks before they reach it.
   model::setMemoryBudget(std::int64_t{256} << 20);
   std::vector<std::string> corpus = {makeWav(1, 40, false), makeWav(2, 25, true), makeWav(3, 7, false)};
-  if (test::sharedAvailable()) corpus.push_back(readBytes(test::dataPath("speech/yes_en-us_140.wav")));
+  if (test::sharedAvailable()) corpus.push_back(test::readAll(test::dataPath("speech/yes_en-us_140.wav")));
   auto outcome = forkedLoop("wav", 4000, [&](long i) {
     Rng rng = iterationRng(0x3a7, i);
     const std::string bytes = mutateBytes(corpus, rng);

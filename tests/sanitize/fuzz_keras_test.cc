@@ -29,11 +29,6 @@ namespace gds::fuzz {
 namespace {
 
 // A seed's bytes ("" when unreadable: the seed checks then fail).
-std::string readBytes(const std::string& path) {
-  auto bytes = model::readFile(path);
-  return bytes.ok() ? std::move(bytes).value() : std::string();
-}
-
 void writeBytes(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -51,7 +46,7 @@ std::string zipMembers(const std::vector<std::pair<std::string, std::string>>& m
     if (at >= 0) zip_set_file_compression(z, static_cast<zip_uint64_t>(at), ZIP_CM_STORE, 0);
   }
   zip_close(z);
-  return readBytes(path);
+  return test::readAll(path);
 }
 
 std::vector<std::pair<std::string, std::string>> unzipMembers(const std::string& bytes) {
@@ -128,7 +123,7 @@ std::string kerasSeed() {
   const std::string config = std::string(R"({"module": "keras", "class_name": "Sequential", "config": {"name": "s", "layers": )") +
                              kLayers + "}}";
   return zipMembers({{"metadata.json", R"({"keras_version": "3.8.0"})"}, {"config.json", config},
-                     {"model.weights.h5", readBytes(h5)}});
+                     {"model.weights.h5", test::readAll(h5)}});
 }
 
 std::string h5Seed() {
@@ -154,7 +149,7 @@ std::string h5Seed() {
   for (const char* w : {"gamma:0", "beta:0", "moving_mean:0", "moving_variance:0"})
     floatDataset(f, std::string("model_weights/batch_normalization/batch_normalization/") + w, {3}, 1.0f);
   H5Fclose(f);
-  return readBytes(path);
+  return test::readAll(path);
 }
 
 TEST(KerasFuzz, ArchivesAndHdf5Models) {
@@ -164,7 +159,7 @@ TEST(KerasFuzz, ArchivesAndHdf5Models) {
   for (const auto& s : corpus) ASSERT_GT(s.size(), 100u);
   if (test::sharedAvailable())
     for (const char* f : {"icu_mlp_k3.12.h5", "keypoint_mlp_k3.8.keras", "autompg_normalization_k3.3.keras"})
-      corpus.push_back(readBytes(test::modelPath(std::string("keras/") + f)));
+      corpus.push_back(test::readAll(test::modelPath(std::string("keras/") + f)));
   // The seeds load (the fuzzer starts from valid files).
   const std::string dir = test::tempDir();
   for (std::size_t k = 0; k < 2; ++k) {

@@ -59,11 +59,6 @@ const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
 
 using uitest::ensureApp;
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // MobileNet in a Document with input and output marked, a scene showing it,
 // and a Benchmark panel; the float and 8-bit run is done once for the suite.
 struct Bench {
@@ -288,7 +283,7 @@ TEST_F(BenchmarkPanelTest, CsvAndJsonExportsUseTheCliFormats) {
     expected += "============================== " + variantName(p->comparison()->variant(v).kind).toStdString() +
                 " ==============================\n" +
                 engine::formatTables(p->comparison()->variant(v).result, BenchmarkPanel::exportTableOptions(true), true);
-  EXPECT_EQ(readAll(path), expected);
+  EXPECT_EQ(test::readAll(path), expected);
   // The CSV tables' header, as `gdstudio benchmark --format=csv` prints it
   // for a graph with fused nodes (the last column names their ops).
   EXPECT_NE(expected.find("node type, start, first, avg_ms, %, cdf%, mem KB, times called, name, fused ops\n"),
@@ -299,7 +294,7 @@ TEST_F(BenchmarkPanelTest, CsvAndJsonExportsUseTheCliFormats) {
 
   const std::string json_path = test::tempDir() + "/bench.json";
   ASSERT_TRUE(p->exportJson(QString::fromStdString(json_path), &error)) << error.toStdString();
-  auto j = nlohmann::json::parse(readAll(json_path));
+  auto j = nlohmann::json::parse(test::readAll(json_path));
   ASSERT_EQ(j["variants"].size(), 2u);
   EXPECT_EQ(j["variants"][0]["variant"], "Current graph");
   EXPECT_EQ(j["variants"][1]["variant"], "8-bit");

@@ -51,11 +51,6 @@ using uitest::ensureApp;
 const char* const kMobilenet = "mobilenet_v1_0.25_128_frozen.pb";
 const char* const kOutput = "MobilenetV1/Predictions/Reshape_1";
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // ---------------------------------------------------------------- pure helpers
 
 TEST(TensorStats, RangeMeanStdSparsityHistogram) {
@@ -451,7 +446,7 @@ TEST_F(WindowTest, MobilenetInspectMarkTransformUndoRedoSaveExport) {
   QString error;
   ASSERT_TRUE(w.saveTo(QString::fromStdString(saved), &error)) << error.toStdString();
   EXPECT_FALSE(w.isWindowModified());
-  EXPECT_EQ(readAll(path).size(), 1998252u);  // the original file is untouched
+  EXPECT_EQ(test::readAll(path).size(), 1998252u);  // the original file is untouched
   const std::string saved_bytes = model::serialize(*doc->graph());
   ASSERT_TRUE(open(w, saved)) << w.lastError().toStdString();
   EXPECT_EQ(model::serialize(*w.document()->graph()), saved_bytes);
@@ -461,15 +456,15 @@ TEST_F(WindowTest, MobilenetInspectMarkTransformUndoRedoSaveExport) {
   // Export DOT in TensorFlow's graph_to_dot format and the rich one.
   const std::string dot = dir + "/graph.dot";
   ASSERT_TRUE(w.exportDot(QString::fromStdString(dot), false, &error)) << error.toStdString();
-  const std::string dot_text = readAll(dot);
+  const std::string dot_text = test::readAll(dot);
   EXPECT_EQ(dot_text.rfind("digraph graphname {\n", 0), 0u) << dot_text.substr(0, 200);
   EXPECT_NE(dot_text.find("  \"input\" [label=\"Placeholder\"];\n"), std::string::npos);
   const std::string rich = dir + "/rich.dot";
   ASSERT_TRUE(w.exportDot(QString::fromStdString(rich), true, &error)) << error.toStdString();
-  EXPECT_NE(readAll(rich).find("subgraph"), std::string::npos);
+  EXPECT_NE(test::readAll(rich).find("subgraph"), std::string::npos);
   const std::string pipeline = dir + "/pipeline.sh";
   ASSERT_TRUE(w.exportPipeline(QString::fromStdString(pipeline), &error)) << error.toStdString();
-  EXPECT_NE(readAll(pipeline).find("gdstudio transform"), std::string::npos);
+  EXPECT_NE(test::readAll(pipeline).find("gdstudio transform"), std::string::npos);
 }
 
 TEST_F(WindowTest, TransformErrorLeavesGraphAndShowsMessage) {

@@ -82,7 +82,12 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     return Status::Ok();
   }
 
-  Status compute(KernelContext& ctx) override {
+  // The inputs checked; the layer's geometry, channels and output shape;
+  // one accumulator unit's real value per channel (multipliers_): the input
+  // step times the channel's weight step (Dequantize SCALED for qint8); the
+  // input's zero point.
+  Status prepareLayer(KernelContext& ctx, ops::ConvGeometry* s, std::int64_t* channels, Shape* out_shape,
+                      std::int32_t* input_zero) {
     const Tensor& input = ctx.input(0);
     const Tensor& filter = ctx.input(1);
     const Tensor& bias = ctx.input(2);
@@ -94,31 +99,36 @@ class QuantizedFusedKernel : public qkern::ThreeOutputKernel {
     GDS_RETURN_IF_ERROR(qkern::rangeInput(ctx, 4, "max_input", &max_input));
     const Tensor& min_filter = ctx.input(5);
     const Tensor& max_filter = ctx.input(6);
-
-    Shape out_shape;
-    std::int64_t channels = 0;
-    ops::ConvGeometry s;
-    GDS_RETURN_IF_ERROR(layerShape(ctx, input, filter, &s, &channels, &out_shape));
-    if (bias.numElements() != channels)
-      return ctx.error("bias must have " + std::to_string(channels) + " elements (one per output channel), got " +
+    GDS_RETURN_IF_ERROR(layerShape(ctx, input, filter, s, channels, out_shape));
+    const std::int64_t n = *channels;
+    if (bias.numElements() != n)
+      return ctx.error("bias must have " + std::to_string(n) + " elements (one per output channel), got " +
                        model::shapeString(bias.shape()));
     for (const Tensor* t : {&min_filter, &max_filter})
-      if (t->dtype() != kFloat || (t->numElements() != channels && t->numElements() != 1))
-        return ctx.error("min_filter and max_filter must be float with 1 or " + std::to_string(channels) +
+      if (t->dtype() != kFloat || (t->numElements() != n && t->numElements() != 1))
+        return ctx.error("min_filter and max_filter must be float with 1 or " + std::to_string(n) +
                          " elements, got " + model::dtypeName(t->dtype()) + model::shapeString(t->shape()));
-
-    // Real value of one accumulator unit per channel: input step times the
-    // channel's weight step (Dequantize SCALED for qint8).
     const float input_step = quantized::floatForOneQuantizedLevel<std::uint8_t>(min_input, max_input);
-    multipliers_.resize(static_cast<std::size_t>(channels));
-    for (std::int64_t c = 0; c < channels; ++c) {
+    multipliers_.resize(static_cast<std::size_t>(n));
+    for (std::int64_t c = 0; c < n; ++c) {
       const std::int64_t i = min_filter.numElements() == 1 ? 0 : c;
       const float lo = min_filter.data<float>()[i], hi = max_filter.data<float>()[i];
       const float weight_step = std::max(lo / -128.0f, hi / 127.0f);
       multipliers_[static_cast<std::size_t>(c)] = input_step * weight_step;
     }
-    const std::int32_t input_zero =
-        static_cast<std::int32_t>(floatToQuantizedUnclamped<std::uint8_t>(0.0f, min_input, max_input));
+    *input_zero = static_cast<std::int32_t>(floatToQuantizedUnclamped<std::uint8_t>(0.0f, min_input, max_input));
+    return Status::Ok();
+  }
+
+  Status compute(KernelContext& ctx) override {
+    const Tensor& input = ctx.input(0);
+    const Tensor& filter = ctx.input(1);
+    const Tensor& bias = ctx.input(2);
+    Shape out_shape;
+    std::int64_t channels = 0;
+    ops::ConvGeometry s;
+    std::int32_t input_zero = 0;
+    GDS_RETURN_IF_ERROR(prepareLayer(ctx, &s, &channels, &out_shape, &input_zero));
 
     const std::int64_t count = model::numElements(out_shape);
     const std::int64_t rows = channels > 0 ? count / channels : 0;
