@@ -1,23 +1,16 @@
 // Conv2D, FusedPadConv2D, FusedResizeAndPadConv2D, DepthwiseConv2dNative,
 // MatMul, their _Fused* forms with bias and activation
 // (engine/rewrite/fold_and_fuse.h makes them) and BiasAdd kernels (float32).
-// The math lives in engine/ops/conv.h, engine/ops/gemm.h, engine/ops/nn.h and,
-// for oneDNN, engine/ops/dnnl_float_parallel.h; these classes read attrs,
-// check shapes and pick the reference or optimized path.
+// The math lives in engine/ops/ and the choice among oneDNN, Winograd, Eigen
+// and the reference loops in float_layers.h; these classes read attrs and
+// check shapes.
 #include <algorithm>
-#include <array>
-#include <cstring>
-#include <map>
 #include <memory>
 
-#include "engine/allocation.h"
+#include "engine/kernels/float_layers.h"
 #include "engine/kernels/nn_kernel_util.h"
 #include "engine/ops/conv.h"
-#include "engine/ops/dnnl_float.h"
-#include "engine/ops/dnnl_float_parallel.h"
-#include "engine/ops/gemm.h"
 #include "engine/ops/nn.h"
-#include "engine/ops/winograd.h"
 
 namespace gds::engine {
 
@@ -51,13 +44,6 @@ Status readFusedOps(const KernelInit& init, bool allow_add, ops::Activation* act
   return Status::Ok();
 }
 
-// The oneDNN path is taken when it is built in, selected (ops::gemmBackend())
-// and the weights are constants (reordered once, at the first run).
-bool useOneDnn(bool reference, bool weights_constant) {
-  return !reference && weights_constant && dnnl_float::available() &&
-         ops::gemmBackend() == ops::GemmBackend::kOneDnn;
-}
-
 // Convolution core shared by the Conv2D family and depthwise: NHWC input
 // [N,H,W,C] (after any NCHW transpose), HWIO filter (depthwise: [H,W,C,M]),
 // optional bias and activation (the _Fused* ops).
@@ -66,16 +52,20 @@ class ConvBase : public OpKernel {
   // bias_input < 0: no bias (plain convolution).
   Status initConv(const KernelInit& init, int filter_input, bool has_dilations, bool depthwise = false,
                   int bias_input = -1) {
-    reference_ = init.referenceKernels();
-    winograd_ = init.winogradAllowed();
     depthwise_ = depthwise;
     for (int i = 0; i < init.numInputs(); ++i)
       if (i == 0 || i == filter_input || i == bias_input) GDS_RETURN_IF_ERROR(nn::requireFloatInput(init, i));
     GDS_RETURN_IF_ERROR(nn::readWindowAttrs(init, has_dilations, false, &attrs_));
-    weights_constant_ = init.constantInput(filter_input) != nullptr &&
-                        (bias_input < 0 || init.constantInput(bias_input) != nullptr);
-    if (bias_input >= 0) GDS_RETURN_IF_ERROR(readFusedOps(init, true, &activation_, &add_));
-    if (add_ && attrs_.nchw) return init.error("a fused Add is supported with data_format NHWC only");
+    FloatConvolution::Options o;
+    o.reference = init.referenceKernels();
+    o.winograd = init.winogradAllowed();
+    o.depthwise = depthwise;
+    o.weights_constant = init.constantInput(filter_input) != nullptr &&
+                         (bias_input < 0 || init.constantInput(bias_input) != nullptr);
+    if (bias_input >= 0) GDS_RETURN_IF_ERROR(readFusedOps(init, true, &o.activation, &o.add));
+    if (o.add && attrs_.nchw) return init.error("a fused Add is supported with data_format NHWC only");
+    add_ = o.add;
+    conv_ = FloatConvolution(o);
     return Status::Ok();
   }
 
@@ -108,13 +98,14 @@ class ConvBase : public OpKernel {
     if (!attrs_.nchw) {
       // oneDNN adds the residual to what the output holds: where the addend
       // dies here, the output takes its buffer and nothing is copied.
-      Tensor* out = addend && useOneDnn(reference_, weights_constant_)
+      Tensor* out = addend && conv_.addsInPlace()
                         ? ctx.forwardInputOrAllocateOutput(3, 0, tensorflow::DT_FLOAT, out_nhwc)
                         : ctx.allocateOutput(0, tensorflow::DT_FLOAT, out_nhwc);
-      run(ctx, s, input, filter.data<float>(), bias_data, out->data<float>(), addend ? addend->data<float>() : nullptr);
+      conv_.run(ctx.pool(), s, input, filter.data<float>(), bias_data, out->data<float>(),
+                addend ? addend->data<float>() : nullptr);
     } else {
       std::vector<float> tmp(static_cast<size_t>(model::numElements(out_nhwc)));
-      run(ctx, s, input, filter.data<float>(), bias_data, tmp.data());
+      conv_.run(ctx.pool(), s, input, filter.data<float>(), bias_data, tmp.data());
       Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {s.batch, channels, s.out_h, s.out_w});
       ops::nhwcToNchw(tmp.data(), out->data<float>(), s.batch, s.out_h, s.out_w, channels);
     }
@@ -137,59 +128,6 @@ class ConvBase : public OpKernel {
     return Status::Ok();
   }
 
-  void run(KernelContext& ctx, const ops::ConvGeometry& s, const float* in, const float* filter, const float* bias,
-           float* out, const float* addend = nullptr) {
-    const std::int64_t rows = s.batch * s.out_h * s.out_w;
-    const std::int64_t channels = depthwise_ ? s.in_c * s.out_c : s.out_c;
-    if (useOneDnn(reference_, weights_constant_)) {
-      const std::array<std::int64_t, 5> key = {s.batch, s.in_h, s.in_w, s.in_c, ctx.pool().numThreads()};
-      auto it = primitives_.find(key);
-      if (it == primitives_.end()) it = primitives_.emplace(key, makeFast(s, filter, bias, ctx.pool().numThreads())).first;
-      const FastConv& fast = it->second;
-      if (fast.winograd || fast.dnnl) {
-        // Both add the residual to what the output holds (oneDNN's sum post-op).
-        if (addend && addend != out) std::memcpy(out, addend, sizeof(float) * static_cast<size_t>(rows * channels));
-        if (fast.winograd) fast.winograd->run(in, out, ctx.pool());
-        else fast.dnnl->run(in, out, ctx.pool());
-        return;
-      }
-    }
-    std::vector<float> addend_copy;
-    if (addend && addend == out) {  // the output took the addend's buffer (see convolve)
-      addend_copy.assign(addend, addend + rows * channels);
-      addend = addend_copy.data();
-    }
-    if (depthwise_) {
-      if (reference_) ops::depthwiseConv2dReference(s, in, filter, out);
-      else ops::depthwiseConv2dOptimized(s, in, filter, out, &ctx.pool());
-    } else {
-      if (reference_) ops::conv2dReference(s, in, filter, out);
-      else ops::conv2dOptimized(s, in, filter, out, &ctx.pool(), &scratch_);
-    }
-    ops::biasActivation(out, rows, channels, bias, activation_, &ctx.pool(), addend);
-  }
-
-  // The optimized convolution of one input shape: Winograd F(4x4, 3x3) on
-  // AVX2 CPUs where it pays and oneDNN has no Winograd of its own, else
-  // oneDNN's primitives (both null: the Eigen path).
-  struct FastConv {
-    std::unique_ptr<ops::WinogradF43> winograd;
-    std::unique_ptr<dnnl_float::ParallelConvolution> dnnl;
-  };
-  FastConv makeFast(const ops::ConvGeometry& s, const float* filter, const float* bias, int threads) const {
-    FastConv fast;
-    // Its transformed filter takes four times the filter's memory (36 values
-    // per 9): within the memory budget only, else the direct convolution.
-    if (winograd_ && dnnl_float::Convolution::winogradPays(s, depthwise_) &&
-        !dnnl_float::Convolution::winogradAvailable() &&
-        checkAllocation(tensorflow::DT_FLOAT, {ops::WinogradF43::transformedFilterSize(s)}).ok())
-      fast.winograd = ops::WinogradF43::create(s, filter, bias, activation_, add_);
-    if (!fast.winograd)
-      fast.dnnl =
-          dnnl_float::ParallelConvolution::create(s, depthwise_, filter, bias, activation_, add_, winograd_, threads);
-    return fast;
-  }
-
   double convFlops(const std::vector<Shape>& inputs, const std::vector<Shape>& outputs, size_t filter_input) const {
     if (outputs.empty() || inputs.size() <= filter_input || inputs[filter_input].size() != 4) return 0;
     const double out = static_cast<double>(model::numElements(outputs[0]));
@@ -200,15 +138,9 @@ class ConvBase : public OpKernel {
   }
 
   nn::WindowAttrs attrs_;
-  bool reference_ = false;
-  bool winograd_ = true;  // PlanOptions::winograd
   bool depthwise_ = false;
-  bool weights_constant_ = false;
-  ops::Activation activation_ = ops::Activation::kNone;
   bool add_ = false;  // a fused residual Add (the node's input 3)
-  std::vector<float> scratch_;  // im2col patches, reused across runs
-  // The optimized convolution by input shape and threads.
-  std::map<std::array<std::int64_t, 5>, FastConv> primitives_;
+  FloatConvolution conv_;
 };
 
 // Whether a kernel runs the plain op or its _Fused form (bias and fused_ops).
@@ -329,13 +261,18 @@ class MatMulKernel : public OpKernel {
  public:
   explicit MatMulKernel(Fused fused) : fused_(fused == Fused::kYes) {}
   Status init(const KernelInit& init) override {
-    reference_ = init.referenceKernels();
     for (int i = 0; i < (fused_ ? 3 : 2); ++i) GDS_RETURN_IF_ERROR(nn::requireFloatInput(init, i));
-    GDS_RETURN_IF_ERROR(init.getAttrOr("transpose_a", &transpose_a_, false));
-    GDS_RETURN_IF_ERROR(init.getAttrOr("transpose_b", &transpose_b_, false));
-    weights_constant_ = init.constantInput(1) != nullptr && (!fused_ || init.constantInput(2) != nullptr);
+    FloatMatMul::Options o;
+    o.reference = init.referenceKernels();
+    GDS_RETURN_IF_ERROR(init.getAttrOr("transpose_a", &o.transpose_a, false));
+    GDS_RETURN_IF_ERROR(init.getAttrOr("transpose_b", &o.transpose_b, false));
+    o.weights_constant = init.constantInput(1) != nullptr && (!fused_ || init.constantInput(2) != nullptr);
     bool add = false;
-    return fused_ ? readFusedOps(init, false, &activation_, &add) : Status::Ok();
+    if (fused_) GDS_RETURN_IF_ERROR(readFusedOps(init, false, &o.activation, &add));
+    transpose_a_ = o.transpose_a;
+    transpose_b_ = o.transpose_b;
+    matmul_ = FloatMatMul(o);
+    return Status::Ok();
   }
   Status compute(KernelContext& ctx) override {
     const Tensor& a = ctx.input(0);
@@ -360,24 +297,7 @@ class MatMulKernel : public OpKernel {
       bias = t.data<float>();
     }
     Tensor* out = ctx.allocateOutput(0, tensorflow::DT_FLOAT, {m, n});
-    float* c = out->data<float>();
-    if (!transpose_a_ && m > 0 && n > 0 && k > 0 && useOneDnn(reference_, weights_constant_)) {
-      const int threads = ctx.pool().numThreads();
-      auto it = primitives_.find({m, threads});
-      if (it == primitives_.end())
-        it = primitives_
-                 .emplace(std::make_pair(m, threads),
-                          dnnl_float::ParallelInnerProduct::create(m, n, k, b.data<float>(), transpose_b_, bias,
-                                                                   activation_, threads))
-                 .first;
-      if (const dnnl_float::ParallelInnerProduct* ip = it->second.get()) {
-        ip->run(a.data<float>(), c, ctx.pool());
-        return Status::Ok();
-      }
-    }
-    if (reference_) ops::gemmReference(a.data<float>(), b.data<float>(), c, m, n, k, transpose_a_, transpose_b_);
-    else ops::gemm(a.data<float>(), b.data<float>(), c, m, n, k, transpose_a_, transpose_b_, &ctx.pool());
-    ops::biasActivation(c, m, n, bias, activation_, &ctx.pool());
+    matmul_.run(ctx.pool(), a.data<float>(), b.data<float>(), bias, m, n, k, out->data<float>());
     return Status::Ok();
   }
   double flops(const std::vector<Shape>& in, const std::vector<Shape>& out) const override {
@@ -388,10 +308,8 @@ class MatMulKernel : public OpKernel {
 
  private:
   bool fused_;
-  bool transpose_a_ = false, transpose_b_ = false, reference_ = false, weights_constant_ = false;
-  ops::Activation activation_ = ops::Activation::kNone;
-  // oneDNN's inner product by rows and threads (null: the GEMM path).
-  std::map<std::pair<std::int64_t, int>, std::unique_ptr<dnnl_float::ParallelInnerProduct>> primitives_;
+  bool transpose_a_ = false, transpose_b_ = false;
+  FloatMatMul matmul_;
 };
 
 class BiasAddKernel : public OpKernel {

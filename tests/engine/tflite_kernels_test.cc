@@ -392,6 +392,103 @@ tensorflow::GraphDef int8Weighted(const std::string& op, const model::Shape& x_s
   return g;
 }
 
+// A hybrid tfl.fully_connected (dynamic-range quantization): float input
+// x [2, 4], int8 weights [3, 4] scaled per unit, float bias, float output.
+tensorflow::GraphDef hybridFullyConnected(bool asymmetric_inputs) {
+  tensorflow::GraphDef g;
+  tensorflow::NodeDef* x = g.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+  model::shapeToProto({2, 4}, (*x->mutable_attr())["shape"].mutable_shape());
+  (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
+  auto constant = [&](const char* name, tensorflow::DataType dtype, const model::Shape& shape, const void* bytes,
+                      std::size_t size) {
+    tensorflow::NodeDef* c = g.add_node();
+    c->set_name(name);
+    c->set_op("Const");
+    (*c->mutable_attr())["dtype"].set_type(dtype);
+    tensorflow::TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+    value->set_dtype(dtype);
+    model::shapeToProto(shape, value->mutable_tensor_shape());
+    value->set_tensor_content(std::string(static_cast<const char*>(bytes), size));
+    return c;
+  };
+  const std::int8_t weights[12] = {1, 1, 1, 1, 1, -1, 0, 2, 0, 0, 0, 0};
+  const float bias[3] = {1.0f, 2.0f, 3.0f};
+  mt::Quantization wq;
+  wq.scale = {0.5f, 0.25f, 1.0f};
+  wq.zero_point = {0, 0, 0};
+  wq.quantized_dimension = 0;
+  mt::setQuantization(constant("w", tensorflow::DT_INT8, {3, 4}, weights, sizeof weights), 0, wq);
+  constant("b", tensorflow::DT_FLOAT, {3}, bias, sizeof bias);
+  tensorflow::NodeDef* y = g.add_node();
+  y->set_name("y");
+  y->set_op("tfl.fully_connected");
+  y->add_input("x");
+  y->add_input("w");
+  y->add_input("b");
+  auto& attrs = *y->mutable_attr();
+  attrs["fused_activation_function"].set_s("NONE");
+  attrs["asymmetric_quantize_inputs"].set_b(asymmetric_inputs);
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_FLOAT);
+  model::shapeToProto({2, 3}, attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  attrs[mt::kOutputIndexAttr].mutable_list()->add_i(0);
+  return g;
+}
+
+Result<std::vector<float>> runHybrid(bool asymmetric_inputs, lowp::Arithmetic arithmetic, const float (&x)[8]) {
+  PlanOptions options;
+  options.arithmetic = arithmetic;
+  auto plan = Plan::compile(hybridFullyConnected(asymmetric_inputs), {"x"}, {"y"}, options);
+  if (!plan.ok()) return plan.status();
+  HostTensor in = HostTensor::zeros(tensorflow::DT_FLOAT, {2, 4});
+  std::memcpy(in.data.data(), x, sizeof x);
+  auto out = (*plan)->run({Tensor::fromHost(in)});
+  if (!out.ok()) return out.status();
+  const HostTensor y = out->at(0).toHost();
+  return std::vector<float>(y.as<float>(), y.as<float>() + y.size());
+}
+
+// Row [2, -1, 0, 0.5]: TFLite's built-in kernels quantize it symmetrically
+// (scale 2/127: q = 127, -64 (-63.5 rounds away from zero), 0, 32), XNNPACK
+// asymmetrically (255/3 = 85 steps per unit, zero point -43: q = 127, -128,
+// -43, -1 (42.5 rounds to even)); the product is scaled in each runtime's
+// order. A zero row stays at the bias.
+TEST(TfliteHybrid, FullyConnectedQuantizesEachRowAsTheRuntimeDoes) {
+  const float x[8] = {2.0f, -1.0f, 0.0f, 0.5f, 0.0f, 0.0f, 0.0f, 0.0f};
+  auto builtin = runHybrid(false, lowp::Arithmetic::kTfliteBuiltin, x);
+  ASSERT_TRUE(builtin.ok()) << builtin.error();
+  const float s = 2.0f / 127.0f;  // the row's scale
+  // Integer products: w0 . q = 127 - 64 + 32 = 95, w1 . q = 127 + 64 + 64 = 255.
+  const std::vector<float> want_builtin = {1.0f + 95.0f * (s * 0.5f), 2.0f + 255.0f * (s * 0.25f), 3.0f,
+                                           1.0f, 2.0f, 3.0f};
+  EXPECT_EQ(*builtin, want_builtin);
+  auto xnnpack = runHybrid(false, lowp::Arithmetic::kTfliteXnnpack, x);
+  ASSERT_TRUE(xnnpack.ok()) << xnnpack.error();
+  // w0 . q = -45, plus 43 x 4 (the zero point times the weights' sum) = 127;
+  // w1 . q = 253 + 43 x 2 = 339.
+  const float step = 1.0f / 85.0f;
+  const std::vector<float> want_xnnpack = {127.0f * step * 0.5f + 1.0f, 339.0f * step * 0.25f + 2.0f, 3.0f,
+                                           1.0f, 2.0f, 3.0f};
+  EXPECT_EQ(*xnnpack, want_xnnpack);
+  EXPECT_NE(want_builtin[1], want_xnnpack[1]);
+  // The built-in kernels with asymmetric_quantize_inputs pick the same zero
+  // point here; 0.5 x 85 - 43 = -0.5 rounds away from zero, to -1 as well.
+  auto asymmetric = runHybrid(true, lowp::Arithmetic::kTfliteBuiltin, x);
+  ASSERT_TRUE(asymmetric.ok()) << asymmetric.error();
+  const float a = 3.0f / 255.0f;
+  EXPECT_EQ(asymmetric->at(0), 1.0f + 127.0f * (a * 0.5f));
+  EXPECT_EQ(asymmetric->at(1), 2.0f + 339.0f * (a * 0.25f));
+  // Arm NN's arithmetic has no hybrid operators: refused, with the way out.
+  auto armnn = runHybrid(false, lowp::Arithmetic::kArmnn, x);
+  ASSERT_FALSE(armnn.ok());
+  EXPECT_NE(armnn.error().find("a hybrid operator (float input, int8 weights: dynamic-range quantization) is outside "
+                               "the Arm NN arithmetic; run it with --arithmetic=tflite-xnnpack or tflite-builtin"),
+            std::string::npos)
+      << armnn.error();
+}
+
 // The convolutions and tfl.fully_connected read their int8 weights'
 // quantization the same way; each error names the layer's own input:
 // TFLite's filters have zero point 0, fully connected weights may carry
@@ -457,18 +554,21 @@ TEST(TfliteCorpus, EveryTensorFlowMadeFileMatchesArmNn) {
     const HostTensor got = ref->at(0).toHost();
     ASSERT_EQ(got.shape, expected->shape);
     ASSERT_EQ(got.dtype, expected->dtype);
-    // The fast path computes the reference's bytes.
     ASSERT_EQ(fast->at(0).bytes(), ref->at(0).bytes());
-    EXPECT_EQ(std::memcmp(fast->at(0).raw(), ref->at(0).raw(), ref->at(0).bytes()), 0);
     double worst = 0;
     if (got.dtype == tensorflow::DT_INT8) {
+      // The int8 fast path computes the reference's bytes.
+      EXPECT_EQ(std::memcmp(fast->at(0).raw(), ref->at(0).raw(), ref->at(0).bytes()), 0);
       for (std::int64_t i = 0; i < got.size(); ++i) worst = std::max(worst, std::fabs(got.valueAt(i) - expected->valueAt(i)));
       EXPECT_LE(worst, 1.0) << "int8 outputs differ by more than one step (scale "
                             << outputScale(m->graph, modelIo(m->graph).outputs[0]) << ")";
     } else {
+      // Float kernels sum in their own order: the fast path (oneDNN) and the
+      // reference loops both within 1e-5 of Arm NN.
+      const HostTensor fast_out = fast->at(0).toHost();
       for (std::int64_t i = 0; i < got.size(); ++i) {
-        const double e = expected->valueAt(i), g = got.valueAt(i);
-        worst = std::max(worst, std::fabs(g - e) / std::max(std::fabs(e), 1e-30));
+        const double e = expected->valueAt(i), scale = std::max(std::fabs(e), 1e-30);
+        worst = std::max({worst, std::fabs(got.valueAt(i) - e) / scale, std::fabs(fast_out.valueAt(i) - e) / scale});
       }
       EXPECT_LE(worst, 1e-5);
     }

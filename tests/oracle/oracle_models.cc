@@ -260,6 +260,38 @@ const std::vector<OracleModel>& sharedTfliteModels() {
   return models;
 }
 
+const std::vector<OracleModel>& sharedHybridModels() {
+  static const std::vector<OracleModel> models = [] {
+    std::vector<OracleModel> out;
+    if (!test::sharedAvailable()) return out;
+    for (const char* name : {"keypoint_bn_mish_k2.15"}) {
+      OracleModel m;
+      m.label = std::string(name) + ".tflite (dynamic range)";
+      m.float_model = true;
+      if (!loadOracleModel(test::modelPath(std::string("keras/") + name + ".tflite"), &m)) continue;
+      std::map<std::string, const tensorflow::NodeDef*> by_name;
+      for (const auto& n : m.graph.node()) by_name[n.name()] = &n;
+      for (const auto& n : m.graph.node()) {
+        if (n.op() != "tfl.fully_connected" || n.input_size() < 2) continue;
+        const tensorflow::NodeDef* w = by_name[model::parseTensorName(n.input(1)).node];
+        if (w && w->op() == "Const" && w->attr().count("dtype") && w->attr().at("dtype").type() == tensorflow::DT_INT8)
+          m.exact_tensors.insert(mt::tensorName(n, 0));
+      }
+      EXPECT_EQ(m.exact_tensors.size(), 3u) << name << ": three hybrid FULLY_CONNECTED operators";
+      auto stored = model::readNpy(test::modelPath(std::string("keras/") + name + ".input.npy"));
+      EXPECT_TRUE(stored.ok()) << stored.error();
+      if (stored.ok()) {
+        m.samples.push_back({*stored});
+        m.sample_names.push_back(std::string(name) + ".input.npy");
+      }
+      addSeededSamples(&m, 2);
+      out.push_back(std::move(m));
+    }
+    return out;
+  }();
+  return models;
+}
+
 std::map<std::string, std::string> tfliteTensorNames(const tensorflow::GraphDef& graph) {
   std::map<std::string, std::string> names;
   for (const auto& n : graph.node()) {
@@ -401,7 +433,6 @@ std::vector<TensorDiff> compareTensors(const OracleModel& m, const std::vector<s
 
 void isolateDifferences(const OracleModel& m, const std::vector<std::string>& names, const GdstudioRun& ours,
                         test::TfliteKernels kernels, std::vector<TensorDiff>* diffs, int limit) {
-  if (m.float_model) return;
   std::map<std::string, std::size_t> slot;
   for (std::size_t t = 0; t < names.size(); ++t) slot[names[t]] = t;
   std::map<std::string, const tensorflow::NodeDef*> by_name;
@@ -416,6 +447,7 @@ void isolateDifferences(const OracleModel& m, const std::vector<std::string>& na
   for (TensorDiff& d : *diffs) {
     if (done >= limit) break;
     if (!d.compared || d.differing == 0 || d.first_sample < 0) continue;
+    if (m.float_model && !m.exact_tensors.count(d.name)) continue;
     auto it = tensor_of.find(d.name);
     if (it == tensor_of.end()) continue;
     const model::TensorRef out = model::parseTensorName(it->second);
@@ -468,6 +500,8 @@ int countMismatches(const OracleModel& m, const std::vector<TensorDiff>& diffs) 
   int bad = 0;
   for (const TensorDiff& d : diffs) {
     if (!d.compared) ++bad;
+    else if (m.exact_tensors.count(d.name))
+      bad += d.differing > 0 && (!d.isolated || !d.isolated_error.empty() || d.isolated_differing > 0) ? 1 : 0;
     else if (m.float_model && !d.integer) bad += d.max_rel > m.float_tolerance ? 1 : 0;
     else bad += d.differing > 0 ? 1 : 0;
   }
@@ -494,17 +528,20 @@ std::string reportDiffs(const std::string& title, const std::vector<TensorDiff>&
     if (d.differing == 0 && !all) continue;
     std::string isolated;
     if (d.isolated && !d.isolated_error.empty()) isolated = "; alone: " + d.isolated_error;
-    else if (d.isolated)
+    else if (d.isolated && d.integer)
       isolated = "; alone on gdstudio's inputs: " + std::to_string(static_cast<long long>(d.isolated_max)) +
                  " steps, " + std::to_string(d.isolated_differing) + " of " + std::to_string(d.isolated_total);
+    else if (d.isolated)
+      isolated = "; alone on gdstudio's inputs: " + std::to_string(d.isolated_differing) + " of " +
+                 std::to_string(d.isolated_total) + " differ";
     if (d.integer)
       std::snprintf(line, sizeof line, "  %-22s %-60.60s %3.0f steps, %lld of %lld differ%s\n", d.op.c_str(),
                     d.name.c_str(), d.max_diff, static_cast<long long>(d.differing), static_cast<long long>(d.total),
                     isolated.c_str());
     else
-      std::snprintf(line, sizeof line, "  %-22s %-60.60s max |d| %.3g (rel %.3g), %lld of %lld differ\n",
+      std::snprintf(line, sizeof line, "  %-22s %-60.60s max |d| %.3g (rel %.3g), %lld of %lld differ%s\n",
                     d.op.c_str(), d.name.c_str(), d.max_diff, d.max_rel, static_cast<long long>(d.differing),
-                    static_cast<long long>(d.total));
+                    static_cast<long long>(d.total), isolated.c_str());
     s += line;
   }
   std::snprintf(line, sizeof line, "  %d tensors compared, %d differ%s%s\n", compared, differing,

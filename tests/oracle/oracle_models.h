@@ -31,6 +31,12 @@ struct OracleModel {
   // largest value.
   bool float_model = false;
   double float_tolerance = 1e-5;
+  // Float tensors that must be exact all the same: the outputs of hybrid
+  // operators (float input, int8 weights), whose integer product and float
+  // steps are TFLite's. Each equals TFLite's end to end, or else run alone
+  // in TFLite on gdstudio's inputs (isolateDifferences), since a float
+  // difference upstream may move a value across a quantization step.
+  std::set<std::string> exact_tensors;
 };
 
 // The exported corpus models (tests/transforms/tflite_corpus.h), int8 with
@@ -44,6 +50,10 @@ const std::vector<OracleModel>& exportedInt8Models(std::size_t max_data_samples 
 const std::vector<OracleModel>& exportedFloat16Models(std::size_t max_data_samples = 3);
 // ../shared/models/tflite's files with their stored input and seeded ones.
 const std::vector<OracleModel>& sharedTfliteModels();
+// TensorFlow-made dynamic-range (hybrid) files of ../shared/models/keras
+// with their stored input and seeded ones: float models whose hybrid
+// operators' outputs are exact_tensors.
+const std::vector<OracleModel>& sharedHybridModels();
 // One branch per op gdstudio's int8 exporter writes, exported with float and
 // with int8 inputs and outputs (tests/oracle/op_models.cc); no ../shared needed.
 const std::vector<OracleModel>& opCoverageModels();
@@ -103,7 +113,8 @@ struct TensorDiff {
 std::vector<TensorDiff> compareTensors(const OracleModel& m, const std::vector<std::string>& names,
                                        const std::vector<std::vector<model::HostTensor>>& oracle,
                                        const GdstudioRun& ours);
-// For the first `limit` differing tensors of an int8 model: runs the
+// For the first `limit` differing tensors of an int8 model (of a float
+// model: of its exact_tensors): runs the
 // operator writing each alone in TensorFlow Lite (tfliteRunOperator) on
 // gdstudio's values of its inputs in the first sample where it differs.
 void isolateDifferences(const OracleModel& m, const std::vector<std::string>& names, const GdstudioRun& ours,
@@ -111,7 +122,8 @@ void isolateDifferences(const OracleModel& m, const std::vector<std::string>& na
 
 // The tensors that differ beyond what the model allows (exactly equal for
 // int8 models and their int8/int32 tensors; float_tolerance relative for
-// the float tensors of a float model) or could not be compared.
+// the float tensors of a float model; exact_tensors equal end to end or
+// when run alone) or could not be compared.
 int countMismatches(const OracleModel& m, const std::vector<TensorDiff>& diffs);
 // A table: every tensor that differs (or all with `all`), in execution
 // order, and a summary line: tensors compared, differing, the first.

@@ -86,6 +86,17 @@ TEST(TfliteOracle, ExportedFloat16CorpusEqualsTfliteAtEveryTensor) {
   expectEveryTensorEqual(exportedFloat16Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
+// A Keras model TensorFlow converted with dynamic-range quantization: its
+// three hybrid FULLY_CONNECTED operators compute TFLite's bits (the
+// built-in kernels' symmetric or asymmetric row quantization, XNNPACK's qd8
+// arithmetic), every other float tensor within the float tolerance.
+TEST(TfliteOracle, TensorFlowMadeHybridFileEqualsTfliteAtEveryHybridOperator) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(sharedHybridModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(sharedHybridModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
 TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {
   GDS_REQUIRE_LITERT();
   expectEveryTensorEqual(opCoverageModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);

@@ -2,13 +2,16 @@
 // tfl.depthwise_conv_2d and tfl.fully_connected, float32 (reference loops)
 // and int8 (the fast path of engine/tflite/fast.h for constant
 // filters, the reference loop otherwise).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/kernels/float_layers.h"
 #include "engine/tflite/fast.h"
+#include "engine/tflite/hybrid.h"
 #include "engine/tflite/kernels/kernel_util.h"
 
 namespace gds::engine::tflkern {
@@ -77,11 +80,31 @@ class WeightedLayer : public TflKernel {
     return Status::Ok();
   }
 
+  // The float layers' options for this operator: its fused activation as
+  // their post-op, except RELU_N1_TO_1 (clampFloat applies it after).
+  // Winograd stays off: no TFLite kernel sums that way.
+  template <typename Options>
+  Options floatOptions(const KernelInit& init) {
+    Options o;
+    o.reference = init.referenceKernels();
+    o.weights_constant = init.constantInput(1) && (absent(init, 2) || init.constantInput(2));
+    o.activation = activation_ == "RELU"    ? ops::Activation::kRelu
+                   : activation_ == "RELU6" ? ops::Activation::kRelu6
+                                            : ops::Activation::kNone;
+    clamp_after_ = activation_ != "NONE" && o.activation == ops::Activation::kNone;
+    return o;
+  }
+  void clampFloat(float* y, std::int64_t n) const {
+    if (clamp_after_)
+      for (std::int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], fmin_), fmax_);
+  }
+
   // Arm NN's fused activation layer on the int8 output.
   void armnnActivate(std::int8_t* y, std::int64_t n) const {
     if (armnn_activation_ != lowp::armnn::Activation::kNone) lowp::applyTable(activation_table_, y, n, y);
   }
 
+  bool clamp_after_ = false;
   tflite::Requant requant_;
   QParams input_q_, output_q_;
   std::vector<float> weight_scales_, bias_scales_;
@@ -89,6 +112,15 @@ class WeightedLayer : public TflKernel {
   lowp::armnn::Activation armnn_activation_ = lowp::armnn::Activation::kNone;
   lowp::Int8Table activation_table_{};
 };
+
+// TFLite's [out_c, h, w, in_c] filter as TensorFlow's [h, w, in_c, out_c].
+void transposeOhwiToHwio(const Tensor& f, std::vector<float>* hwio) {
+  const std::int64_t o = f.dim(0), hwi = f.dim(1) * f.dim(2) * f.dim(3);
+  const float* src = f.data<float>();
+  hwio->resize(static_cast<size_t>(o * hwi));
+  for (std::int64_t c = 0; c < o; ++c)
+    for (std::int64_t j = 0; j < hwi; ++j) (*hwio)[static_cast<size_t>(j * o + c)] = src[c * hwi + j];
+}
 
 // tfl.conv_2d and tfl.depthwise_conv_2d.
 enum class ConvForm { kConv, kDepthwise };
@@ -117,6 +149,12 @@ class ConvKernel : public WeightedLayer {
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(depthwise_ ? tflite::FastLayer::Kind::kDepthwise
                                                                : tflite::FastLayer::Kind::kConv);
+    } else {
+      auto o = floatOptions<FloatConvolution::Options>(init);
+      o.depthwise = depthwise_;
+      o.winograd = false;
+      constant_filter_ = o.weights_constant;
+      float_conv_ = FloatConvolution(o);
     }
     return Status::Ok();
   }
@@ -167,10 +205,23 @@ class ConvKernel : public WeightedLayer {
     Tensor* y = ctx.allocateOutput(0, type_, {s.batch, s.out_h, s.out_w, channels});
     if (type_ == DT_FLOAT) {
       const float* b = bias ? bias->data<float>() : nullptr;
-      if (depthwise_)
-        tflite::depthwiseReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
-      else
-        tflite::convReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+      if (ctx.referenceKernels()) {
+        if (depthwise_)
+          tflite::depthwiseReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+        else
+          tflite::convReference(s, x.data<float>(), f.data<float>(), b, fmin_, fmax_, y->data<float>());
+        return Status::Ok();
+      }
+      // TFLite's depthwise filter [1, h, w, in_c x multiplier] is already the
+      // float layers' [h, w, in_c, multiplier]; a convolution's OHWI becomes
+      // HWIO, once for a constant filter.
+      const float* filter = f.data<float>();
+      if (!depthwise_) {
+        if (hwio_.empty() || !constant_filter_) transposeOhwiToHwio(f, &hwio_);
+        filter = hwio_.data();
+      }
+      float_conv_.run(ctx.pool(), s, x.data<float>(), filter, b, y->data<float>());
+      clampFloat(y->data<float>(), y->numElements());
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
@@ -221,6 +272,9 @@ class ConvKernel : public WeightedLayer {
   std::int64_t stride_h_ = 1, stride_w_ = 1, dil_h_ = 1, dil_w_ = 1;
   bool has_bias_ = false;
   std::unique_ptr<tflite::FastLayer> fast_;
+  FloatConvolution float_conv_;
+  bool constant_filter_ = false;
+  std::vector<float> hwio_;  // a convolution's float filter as HWIO
   std::unique_ptr<lowp::armnn::Conv> armnn_conv_;
   const std::int8_t* armnn_filter_ = nullptr;
   const std::int32_t* armnn_bias_ = nullptr;
@@ -244,6 +298,12 @@ class FullyConnectedKernel : public WeightedLayer {
       GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true, false));
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(tflite::FastLayer::Kind::kFullyConnected);
+    } else if (init.inputType(1) == DT_INT8) {
+      GDS_RETURN_IF_ERROR(readHybrid(init));
+    } else {
+      auto o = floatOptions<FloatMatMul::Options>(init);
+      o.transpose_b = true;  // weights [units, depth]
+      float_fc_ = FloatMatMul(o);
     }
     return Status::Ok();
   }
@@ -251,7 +311,7 @@ class FullyConnectedKernel : public WeightedLayer {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
-    GDS_RETURN_IF_ERROR(requireType(ctx, 1, type_));
+    GDS_RETURN_IF_ERROR(requireType(ctx, 1, hybrid_ ? DT_INT8 : type_));
     if (w.dims() != 2) return ctx.error("weights must be 2-D [units, depth], got " + shapeStr(w.shape()));
     const std::int64_t units = w.dim(0), depth = w.dim(1);
     if (depth == 0 || x.numElements() % depth != 0 || x.dims() < 1)
@@ -276,9 +336,31 @@ class FullyConnectedKernel : public WeightedLayer {
         return ctx.error("keep_num_dims needs the input's last dimension to be " + std::to_string(depth));
     }
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
+    if (hybrid_) {
+      if (static_cast<std::int64_t>(hybrid_scales_.size()) != 1 && static_cast<std::int64_t>(hybrid_scales_.size()) != units)
+        return ctx.error("the weights have " + std::to_string(hybrid_scales_.size()) + " per-channel scales for " +
+                         std::to_string(units) + " units");
+      if (!hybrid_fc_ || hybrid_weights_ != w.data<std::int8_t>()) {
+        hybrid_fc_ = std::make_unique<tflite::HybridFullyConnected>(w.data<std::int8_t>(), units, depth, hybrid_scales_,
+                                                                    asymmetric_inputs_,
+                                                                    xnnpack() && constant_weights_
+                                                                        ? tflite::HybridArithmetic::kXnnpack
+                                                                        : tflite::HybridArithmetic::kBuiltin);
+        hybrid_weights_ = w.data<std::int8_t>();
+      }
+      hybrid_fc_->run(x.data<float>(), batch, bias ? bias->data<float>() : nullptr, fmin_, fmax_, y->data<float>(),
+                      ctx.referenceKernels() ? nullptr : &ctx.pool());
+      return Status::Ok();
+    }
     if (type_ == DT_FLOAT) {
-      tflite::fullyConnectedReference(x.data<float>(), w.data<float>(), bias ? bias->data<float>() : nullptr, batch,
-                                      depth, units, fmin_, fmax_, y->data<float>());
+      const float* b = bias ? bias->data<float>() : nullptr;
+      if (ctx.referenceKernels()) {
+        tflite::fullyConnectedReference(x.data<float>(), w.data<float>(), b, batch, depth, units, fmin_, fmax_,
+                                        y->data<float>());
+      } else {
+        float_fc_.run(ctx.pool(), x.data<float>(), w.data<float>(), b, batch, units, depth, y->data<float>());
+        clampFloat(y->data<float>(), y->numElements());
+      }
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
@@ -311,7 +393,37 @@ class FullyConnectedKernel : public WeightedLayer {
  private:
   bool keep_num_dims_ = false;
   bool has_bias_ = false;
+  // Float input and output, int8 weights: TFLite's hybrid kernel
+  // (dynamic-range quantization), the weights' scales per tensor or per unit.
+  Status readHybrid(const KernelInit& init) {
+    if (armnn())
+      return init.error("a hybrid operator (float input, int8 weights: dynamic-range quantization) is outside the "
+                        "Arm NN arithmetic; run it with --arithmetic=tflite-xnnpack or tflite-builtin");
+    const mt::Quantization f = inputQuantization(init, 1);
+    if (f.scale.empty())
+      return init.error("the int8 weights (input 1) of this float operator have no quantization scale");
+    for (float scale : f.scale)
+      if (!(scale > 0) || !std::isfinite(scale)) return init.error("the weights have a non-positive quantization scale");
+    for (auto zp : f.zero_point)
+      if (zp != 0)
+        return init.error("the hybrid operator's int8 weights have zero point " + std::to_string(zp) +
+                          "; TFLite needs 0");
+    if (f.perChannel() && f.quantized_dimension != 0)
+      return init.error("the weights are quantized per channel along dimension " +
+                        std::to_string(f.quantized_dimension) + "; expected 0 (the units)");
+    GDS_RETURN_IF_ERROR(init.getAttrOr("asymmetric_quantize_inputs", &asymmetric_inputs_, false));
+    hybrid_ = true;
+    hybrid_scales_ = f.scale;
+    constant_weights_ = init.constantInput(1) != nullptr;
+    return Status::Ok();
+  }
+
   std::unique_ptr<tflite::FastLayer> fast_;
+  FloatMatMul float_fc_;
+  bool hybrid_ = false, asymmetric_inputs_ = false, constant_weights_ = false;
+  std::vector<float> hybrid_scales_;
+  std::unique_ptr<tflite::HybridFullyConnected> hybrid_fc_;
+  const std::int8_t* hybrid_weights_ = nullptr;
   std::unique_ptr<lowp::armnn::FullyConnected> armnn_fc_;
   const std::int8_t* armnn_weights_ = nullptr;
   const std::int32_t* armnn_bias_ = nullptr;

@@ -1,0 +1,58 @@
+// TensorFlow Lite's hybrid kernels, what dynamic-range quantization writes:
+// float activations, int8 weights. Each row of the input is quantized to
+// int8 as the operator runs (tensor_utils::BatchQuantizeFloats, symmetric
+// or, with asymmetric_quantize_inputs, with a zero point), multiplied with
+// the weights in int32, and scaled back to float on top of the bias
+// (MatrixBatchVectorMultiplyAccumulate): the integer part is exact, the
+// float steps are TFLite's, one by one, so the outputs equal TFLite's.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace gds::engine {
+class ThreadPool;
+}
+
+namespace gds::engine::tflite {
+
+// One input row as int8: tensor_utils::SymmetricQuantizeFloats
+// (scale = max|x| / 127, values in [-127, 127]; an all-zero row has scale 1).
+void quantizeRowSymmetric(const float* x, std::int64_t n, std::int8_t* q, float* scale);
+// tensor_utils::AsymmetricQuantizeFloats: the range [min(0, min x),
+// max(0, max x)] over [-128, 127] in double, the zero point nudged into it.
+void quantizeRowAsymmetric(const float* x, std::int64_t n, std::int8_t* q, float* scale, std::int32_t* offset);
+
+// XNNPACK's dynamic quantization of a row (xnn_f32_qd8_convert): the same
+// range in float, the zero point picked by the sum of the two errors and
+// rounded to even; `step` is the row's scale, q = rint(x * multiplier) + zero
+// point within [-128, 127].
+void quantizeRowXnnpack(const float* x, std::int64_t n, std::int8_t* q, float* step, std::int32_t* offset);
+
+// Whose hybrid arithmetic: TFLite's built-in kernels (tensor_utils; its
+// reference kernels are the same), or the XNNPACK delegate's qd8 kernels,
+// which take every hybrid FULLY_CONNECTED with constant weights: the input
+// always asymmetric, and the product scaled as ((acc x input scale) x
+// weight scale) + bias.
+enum class HybridArithmetic { kBuiltin, kXnnpack };
+
+// FULLY_CONNECTED with float input and output and int8 weights [units,
+// depth], per tensor (one scale) or per unit (units scales), zero point 0.
+class HybridFullyConnected {
+ public:
+  HybridFullyConnected(const std::int8_t* weights, std::int64_t units, std::int64_t depth, std::vector<float> scales,
+                       bool asymmetric_inputs, HybridArithmetic arithmetic);
+  // y [batch, units] = clamp(bias + the hybrid product of x [batch, depth]).
+  void run(const float* x, std::int64_t batch, const float* bias, float act_min, float act_max, float* y,
+           const ThreadPool* pool) const;
+
+ private:
+  const std::int8_t* weights_;
+  std::int64_t units_, depth_;
+  std::vector<float> scales_;
+  bool asymmetric_;
+  HybridArithmetic arithmetic_;
+  std::vector<std::int32_t> row_sums_;  // per unit, for the input's zero point
+};
+
+}  // namespace gds::engine::tflite
