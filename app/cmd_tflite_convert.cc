@@ -39,7 +39,7 @@ const char* kUsage =
     "                               [--input_arrays=a,b --output_arrays=c --input_shapes=1,224,224,3:1,10]\n"
     "                               [--quantize=int8 --calibration_data=DIR [--input_mean=127.5 --input_std=127.5]\n"
     "                                --inference_input_type=float|int8 --inference_output_type=float|int8]\n"
-    "                               [--quantize=float16]\n\n"
+    "                               [--quantize=float16 | --quantize=dynamic]\n\n"
     "Converts a frozen TensorFlow graph (or a SavedModel, frozen on the way, or a Keras .keras or .h5 model,\n"
     "its layers as the ops TensorFlow traces) to a TensorFlow Lite model, as\n"
     "TensorFlow's tflite_convert does: it strips the graph to the input and output arrays, removes Identity nodes,\n"
@@ -57,7 +57,12 @@ const char* kUsage =
     "hand: the ranges are then not your data's, which the output and the model's description say.\n"
     "--quantize=float16 stores every float weight as float16, read through a DEQUANTIZE operator (TensorFlow's\n"
     "supported_types=[tf.float16]; TF 1.x --post_training_quantize --quantize_to_float16): half the size, float32\n"
-    "arithmetic, no data needed.\n\n"
+    "arithmetic, no data needed.\n"
+    "--quantize=dynamic is TensorFlow's dynamic-range quantization (optimizations=[tf.lite.Optimize.DEFAULT]\n"
+    "without a representative dataset; TF 1.x --post_training_quantize): the weights of convolutions and fully\n"
+    "connected layers with 1024 or more elements become int8 (per output channel for convolutions), activations\n"
+    "stay float, and TensorFlow Lite's hybrid kernels quantize each layer's input as they run: about a quarter of\n"
+    "the size, no data needed.\n\n"
     "TensorFlow's own flags work as in TensorFlow 1.x and 2.x (--enable_v1_converter is accepted, not needed):\n"
     "--inference_type=INT8 with --mean_values/--std_dev_values quantizes with the ranges of the graph's FakeQuant\n"
     "nodes and --default_ranges_min/max for the rest; --output_format=GRAPHVIZ_DOT writes a Graphviz file;\n"
@@ -83,7 +88,7 @@ std::vector<FlagSpec> convertFlags() {
        "shape per input, colon separated, e.g. 1,224,224,3:1,10 (default: the Placeholder's, batch 1)"},
       {"quantize", T::String, "",
        "int8: TensorFlow Lite's full-integer quantization (needs --calibration_data); float16: float16 weights, "
-       "float32 arithmetic"},
+       "float32 arithmetic; dynamic: int8 weights, float activations (hybrid kernels)"},
       {"calibration_data", T::String, "",
        "folder of representative inputs for --quantize=int8, or random[:N] for N seeded random inputs", kPath},
       {"input_mean", T::Float, "127.5", "calibration images: subtracted from the pixels"},
@@ -155,7 +160,9 @@ Status parseInputShapes(const Flags& flags, transforms::tflite::ConvertOptions& 
 Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   using transforms::tflite::Quantize;
   transforms::tflite::ConvertOptions& options = a.options;
-  auto quantize = transforms::tflite::parseQuantize(a.tf.float16 ? std::string("float16") : flags.str("quantize"));
+  auto quantize = transforms::tflite::parseQuantize(a.tf.float16         ? std::string("float16")
+                                                    : a.tf.dynamic_range ? std::string("dynamic")
+                                                                         : flags.str("quantize"));
   if (!quantize.ok()) return Status::Error("--quantize: " + quantize.error());
   options.quantize = *quantize;
   a.calibration_data = flags.str("calibration_data");
@@ -170,9 +177,10 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
                          "ranges), or --calibration_data=random:100 to try it without data");
   if (options.quantize != Quantize::Int8 && calibrated && !tf_int8)
     return Status::Error("--calibration_data is for --quantize=int8" +
-                         std::string(options.quantize == Quantize::Float16
-                                         ? " (--quantize=float16 converts the weights alone and needs no data)"
-                                         : ""));
+                         std::string(options.quantize == Quantize::Float16 || options.quantize == Quantize::Dynamic
+                                         ? std::string(" (--quantize=") + transforms::tflite::quantizeName(options.quantize) +
+                                               " converts the weights alone and needs no data)"
+                                         : std::string()));
   if (calibrated && options.quantize == Quantize::None) options.quantize = Quantize::Int8;
   auto in_type = ioType(flags, "inference_input_type");
   auto out_type = ioType(flags, "inference_output_type");

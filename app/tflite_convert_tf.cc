@@ -112,12 +112,7 @@ Status refuseUnhonoured(const Flags& flags, TensorFlowConverterFlags& tf) {
   if (post_training && flags.boolean("quantize_to_float16")) {
     tf.float16 = true;
   } else if (post_training) {
-    return Status::Error(std::string("--") +
-                         (flags.boolean("post_training_quantize") ? "post_training_quantize" : "quantize_weights") +
-                         " is TensorFlow's dynamic-range quantization (int8 weights, float activations and hybrid "
-                         "kernels), which gdstudio does not write; --quantize=int8 --calibration_data=DIR (or "
-                         "=random:100 to try it) writes the full-integer int8 model that integer-only devices run, "
-                         "--quantize=float16 (or --post_training_quantize --quantize_to_float16) float16 weights");
+    tf.dynamic_range = true;
   } else if (flags.boolean("quantize_to_float16")) {
     tf.notes.push_back("--quantize_to_float16 will only take effect with the --post_training_quantize flag enabled.");
   }
@@ -211,7 +206,7 @@ std::vector<FlagSpec> tensorflowConverterFlags() {
        "\"dummy quantization\": the min of every tensor without a FakeQuant range"},
       {"default_ranges_max", T::String, "", "\"dummy quantization\": the max, see --default_ranges_min"},
       {"post_training_quantize", T::Bool, "false",
-       "TensorFlow's dynamic-range quantization: not written by gdstudio (use --quantize=int8)"},
+       "TensorFlow's dynamic-range quantization (as --quantize=dynamic); with --quantize_to_float16, float16 weights"},
       {"quantize_weights", T::Bool, "false", "old name of --post_training_quantize"},
       {"quantize_to_float16", T::Bool, "false", "with --post_training_quantize only (as in TensorFlow)"},
       {"drop_control_dependency", T::Bool, "true",

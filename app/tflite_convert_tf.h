@@ -40,6 +40,8 @@ struct TensorFlowConverterFlags {
   bool select_tf_ops = false, builtins_int8 = false;
   // --post_training_quantize --quantize_to_float16: TensorFlow 1.x's float16 weights.
   bool float16 = false;
+  // --post_training_quantize alone: TensorFlow 1.x's dynamic-range quantization.
+  bool dynamic_range = false;
   std::string dump_graphviz_dir;
   bool dump_graphviz_video = false;
   std::string conversion_summary_dir;

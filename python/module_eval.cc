@@ -331,7 +331,7 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
     for (py::handle shape : args.input_shapes) options.input_shapes.push_back(shape.cast<model::Shape>());
   auto quantize = transforms::tflite::parseQuantize(args.quantize);
   if (!quantize.ok())
-    raise(ErrorKind::Argument, "quantize must be None, 'int8' or 'float16', got '" + args.quantize + "'");
+    raise(ErrorKind::Argument, "quantize must be None, 'int8', 'float16' or 'dynamic', got '" + args.quantize + "'");
   options.quantize = *quantize;
   if (options.quantize == transforms::tflite::Quantize::Int8 && args.representative_dataset.is_none())
     raise(ErrorKind::Argument, "quantize='int8' needs representative_dataset (a generator of input dicts, or a folder)");
@@ -480,7 +480,9 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
       R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way, or a Keras model) as a
 TensorFlow Lite model. inputs/outputs: node names (default the signature's of a SavedModel or
 Keras model, else the Placeholders and the unconsumed nodes);
-input_shapes: one shape per input. quantize='int8' writes TensorFlow Lite's full-integer model
+input_shapes: one shape per input. quantize='float16' stores float16 weights, quantize='dynamic'
+int8 weights with float activations (dynamic-range quantization, no data needed), and
+quantize='int8' writes TensorFlow Lite's full-integer model
 calibrated on representative_dataset: a generator (or generator function, or any iterable) of
 input dicts / lists in input order, as TensorFlow's converter takes, or a folder of files
 (images normalized with input_mean and input_std). The file is written atomically; returns a

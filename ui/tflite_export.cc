@@ -146,6 +146,7 @@ std::string TfliteExportReport::summary() const {
                                                       " input" + (calibration_samples == 1 ? "" : "s") + " (" +
                                                       calibration + ")"
                      : quantize == Quantize::Float16 ? "float16 weights"
+                     : quantize == Quantize::Dynamic ? "dynamic range: int8 weights, float activations"
                                                      : "float";
   char ratio_text[32];
   std::snprintf(ratio_text, sizeof ratio_text, "%.1f%%", 100.0 * ratio());

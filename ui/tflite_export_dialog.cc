@@ -79,9 +79,15 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
   float16_->setToolTip(tr("Every float weight stored as float16 and widened by a DEQUANTIZE operator: half the "
                           "size of float32, the same arithmetic, no calibration data (TensorFlow's "
                           "supported_types=[tf.float16])"));
+  dynamic_ = new QRadioButton(tr("Dynamic range: int8 weights, float activations"), kind);
+  dynamic_->setToolTip(tr("The larger convolution and fully connected weights stored as int8 and run by TensorFlow "
+                          "Lite's hybrid kernels, which quantize each layer's input as they run: about a quarter of "
+                          "the size, no calibration data (TensorFlow's Optimize.DEFAULT without a representative "
+                          "dataset)"));
   kind_col->addWidget(float_);
   kind_col->addWidget(int8_);
   kind_col->addWidget(float16_);
+  kind_col->addWidget(dynamic_);
   col->addWidget(kind);
 
   int8_settings_ = new QGroupBox(tr("Int8"), this);
@@ -177,12 +183,19 @@ bool TfliteExportDialog::int8() const { return int8_->isChecked(); }
 
 void TfliteExportDialog::setQuantize(transforms::tflite::Quantize q) {
   using transforms::tflite::Quantize;
-  (q == Quantize::Int8 ? int8_ : q == Quantize::Float16 ? float16_ : float_)->setChecked(true);
+  (q == Quantize::Int8      ? int8_
+   : q == Quantize::Float16 ? float16_
+   : q == Quantize::Dynamic ? dynamic_
+                            : float_)
+      ->setChecked(true);
 }
 
 transforms::tflite::Quantize TfliteExportDialog::quantize() const {
   using transforms::tflite::Quantize;
-  return int8_->isChecked() ? Quantize::Int8 : float16_->isChecked() ? Quantize::Float16 : Quantize::None;
+  return int8_->isChecked()      ? Quantize::Int8
+         : float16_->isChecked() ? Quantize::Float16
+         : dynamic_->isChecked() ? Quantize::Dynamic
+                                 : Quantize::None;
 }
 
 void TfliteExportDialog::setCalibrationSource(const InputSource& source) { source_->setValue(source); }
@@ -201,7 +214,11 @@ void TfliteExportDialog::setInferenceTypes(tensorflow::DataType input, tensorflo
 void TfliteExportDialog::browse() {
   QString start = path();
   if (start.isEmpty()) start = QFileInfo(document_->displayName()).completeBaseName() +
-                                     (int8() ? "_int8" : float16_->isChecked() ? "_float16" : "") + ".tflite";
+                                     (int8()                  ? "_int8"
+                                      : float16_->isChecked() ? "_float16"
+                                      : dynamic_->isChecked() ? "_dynamic"
+                                                              : "") +
+                                     ".tflite";
   const QString file =
       QFileDialog::getSaveFileName(this, tr("Export to TensorFlow Lite"), start, tr("TensorFlow Lite (*.tflite)"));
   if (!file.isEmpty()) path_->setText(file);
@@ -290,6 +307,7 @@ void TfliteExportDialog::updateEnabled() {
   float_->setEnabled(!running);
   int8_->setEnabled(!running);
   float16_->setEnabled(!running);
+  dynamic_->setEnabled(!running);
 }
 
 void TfliteExportDialog::setError(const QString& message) {

@@ -1,6 +1,7 @@
 // File ▸ Export ▸ TensorFlow Lite…: the current graph (after the applied
 // steps) with the marked inputs and outputs, as a float32 or full-integer
-// int8 .tflite, or with float16 weights (ui/tflite_export.h). The int8
+// int8 .tflite, with float16 weights or dynamic-range int8 weights
+// (ui/tflite_export.h). The int8
 // model is calibrated on an input source as the Accuracy and Benchmark
 // docks have them: a dataset
 // sample stands for its whole folder (every file a representative input),
@@ -41,7 +42,8 @@ class TfliteExportDialog : public QDialog {
   QString path() const;
   void setInt8(bool on);
   bool int8() const;
-  // Int8 (calibrated), None (float32) or Float16 (float16 weights).
+  // Int8 (calibrated), None (float32), Float16 (float16 weights) or
+  // Dynamic (int8 weights, hybrid kernels).
   void setQuantize(transforms::tflite::Quantize q);
   transforms::tflite::Quantize quantize() const;
   // The calibration input source (a dataset sample: its folder).
@@ -69,6 +71,7 @@ class TfliteExportDialog : public QDialog {
   QRadioButton* floatButton() const { return float_; }
   QRadioButton* int8Button() const { return int8_; }
   QRadioButton* float16Button() const { return float16_; }
+  QRadioButton* dynamicButton() const { return dynamic_; }
   InputSourceWidget* calibrationWidget() const { return source_; }
   QComboBox* inputTypeCombo() const { return input_type_; }
   QComboBox* outputTypeCombo() const { return output_type_; }
@@ -88,7 +91,7 @@ class TfliteExportDialog : public QDialog {
   Document* document_;
   QLabel* what_;
   QLineEdit* path_;
-  QRadioButton *float_, *int8_, *float16_;
+  QRadioButton *float_, *int8_, *float16_, *dynamic_;
   QWidget* int8_settings_;
   InputSourceWidget* source_;
   QComboBox *input_type_, *output_type_;

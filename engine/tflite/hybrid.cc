@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "engine/lowp/depthwise.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine::tflite {
@@ -142,6 +143,106 @@ void HybridFullyConnected::run(const float* x, std::int64_t batch, const float* 
     else units(0, units_);
   }
   for (std::int64_t i = 0; i < batch * units_; ++i) y[i] = std::min(std::max(y[i], act_min), act_max);
+}
+
+HybridConv::HybridConv(bool depthwise, const std::int8_t* filter, std::vector<float> scales,
+                       HybridArithmetic arithmetic)
+    : depthwise_(depthwise), filter_(filter), scales_(std::move(scales)), arithmetic_(arithmetic) {
+  // TFLite takes the per-channel path only when the scales differ.
+  per_channel_ = depthwise_ || arithmetic_ == HybridArithmetic::kXnnpack;
+  for (float v : scales_) per_channel_ = per_channel_ || v != scales_[0];
+}
+
+// One output of channel c from its int32 sum, in the order of the
+// arithmetic's kernel (each product of two floats is one rounding).
+float HybridConv::scaled(std::int32_t acc, float image_scale, std::int64_t c) const {
+  const float a = static_cast<float>(acc);
+  const float channel = scales_[scales_.size() > 1 ? static_cast<std::size_t>(c) : 0];
+  if (arithmetic_ == HybridArithmetic::kXnnpack) {
+    const float t = a * image_scale;
+    return t * channel;
+  }
+  if (!per_channel_) return a * (image_scale * channel);  // EvalHybrid: the image's scale times the filter's
+  const bool reference = arithmetic_ == HybridArithmetic::kReference;
+  if (depthwise_ && !reference) {
+    const float t = a * image_scale;  // optimized_integer_ops (the portable loop)
+    return t * channel;
+  }
+  if (!depthwise_ && reference) {
+    const float t = a * channel;  // reference_ops::HybridConvPerChannel
+    return t * image_scale;
+  }
+  return a * (channel * image_scale);
+}
+
+void HybridConv::run(const ops::ConvGeometry& s, const float* x, const float* bias, float act_min, float act_max,
+                     float* y, const ThreadPool* pool) {
+  const std::int64_t image = s.in_h * s.in_w * s.in_c, pixels = s.out_h * s.out_w;
+  const std::int64_t channels = s.outputChannels(depthwise_);
+  ops::ConvGeometry one = s;
+  one.batch = 1;
+  if (!depthwise_ && !rhs_) {
+    // The filter [out_c, h, w, in_c] is the transposed (n x k) GEMM operand.
+    const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+    weights_u8_.resize(static_cast<std::size_t>(k * s.out_c));
+    for (std::size_t i = 0; i < weights_u8_.size(); ++i)
+      weights_u8_[i] = static_cast<std::uint8_t>(static_cast<int>(filter_[i]) + 128);
+    rhs_ = std::make_unique<lowp::GemmRhs>(weights_u8_.data(), k, s.out_c, k, true, 128);
+    state_.weights_constant = true;
+  }
+  // XNNPACK runs a 1x1 stride-1 convolution as a fully connected layer over
+  // the pixels: each pixel is a row with its own scale and zero point.
+  const bool per_pixel = arithmetic_ == HybridArithmetic::kXnnpack && !depthwise_ && s.filter_h == 1 &&
+                         s.filter_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.out_h == s.in_h &&
+                         s.out_w == s.in_w;
+  if (per_pixel && weight_sums_.empty()) {
+    const std::int64_t k = s.in_c;
+    weight_sums_.assign(static_cast<std::size_t>(s.out_c), 0);
+    for (std::int64_t c = 0; c < s.out_c; ++c)
+      for (std::int64_t i = 0; i < k; ++i) weight_sums_[static_cast<std::size_t>(c)] += filter_[c * k + i];
+  }
+  q_.resize(static_cast<std::size_t>(image));
+  u8_.resize(static_cast<std::size_t>(image));
+  acc_.resize(static_cast<std::size_t>(pixels * channels));
+  std::vector<float> scales(static_cast<std::size_t>(per_pixel ? pixels : 1), 1.0f);
+  std::vector<std::int32_t> zeros(scales.size(), 0);
+  for (std::int64_t b = 0; b < s.batch; ++b) {
+    const float* image_in = x + b * image;
+    if (per_pixel)
+      for (std::int64_t p = 0; p < pixels; ++p)
+        quantizeRowXnnpack(image_in + p * s.in_c, s.in_c, q_.data() + p * s.in_c, &scales[static_cast<std::size_t>(p)],
+                           &zeros[static_cast<std::size_t>(p)]);
+    else if (arithmetic_ == HybridArithmetic::kXnnpack)
+      quantizeRowXnnpack(image_in, image, q_.data(), &scales[0], &zeros[0]);
+    else if (per_channel_)
+      quantizeRowAsymmetric(image_in, image, q_.data(), &scales[0], &zeros[0]);
+    else
+      quantizeRowSymmetric(image_in, image, q_.data(), &scales[0]);
+    for (std::size_t i = 0; i < q_.size(); ++i) u8_[i] = static_cast<std::uint8_t>(q_[i] + 128);
+    // Per pixel, the sums are formed around 0 and each row's zero point is
+    // taken off after: sum (q - z) w = sum q w - z sum w, exact.
+    const std::int32_t input_zero = (per_pixel ? 0 : zeros[0]) + 128;
+    if (depthwise_) {
+      auto rows = [&](std::int64_t begin, std::int64_t end) {
+        lowp::depthwiseRowsReference(one, u8_.data(), input_zero, filter_, begin, end, acc_.data());
+      };
+      if (pool) pool->parallelFor(s.out_h, static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w), rows);
+      else rows(0, s.out_h);
+    } else {
+      lowp::conv2D(lowp::defaultGemmBackend(), one, u8_.data(), input_zero, *rhs_, acc_.data(), pool, &state_);
+    }
+    float* out = y + b * pixels * channels;
+    for (std::int64_t p = 0; p < pixels; ++p) {
+      const std::size_t row = per_pixel ? static_cast<std::size_t>(p) : 0;
+      for (std::int64_t c = 0; c < channels; ++c) {
+        std::int32_t acc = acc_[static_cast<std::size_t>(p * channels + c)];
+        if (per_pixel) acc -= zeros[row] * weight_sums_[static_cast<std::size_t>(c)];
+        float v = scaled(acc, scales[row], c);
+        if (bias) v += bias[c];
+        out[p * channels + c] = std::min(std::max(v, act_min), act_max);
+      }
+    }
+  }
 }
 
 }  // namespace gds::engine::tflite

@@ -8,7 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "engine/lowp/conv.h"
+#include "engine/lowp/gemm.h"
+#include "engine/ops/conv_geometry.h"
 
 namespace gds::engine {
 class ThreadPool;
@@ -29,12 +34,13 @@ void quantizeRowAsymmetric(const float* x, std::int64_t n, std::int8_t* q, float
 // point within [-128, 127].
 void quantizeRowXnnpack(const float* x, std::int64_t n, std::int8_t* q, float* step, std::int32_t* offset);
 
-// Whose hybrid arithmetic: TFLite's built-in kernels (tensor_utils; its
-// reference kernels are the same), or the XNNPACK delegate's qd8 kernels,
-// which take every hybrid FULLY_CONNECTED with constant weights: the input
-// always asymmetric, and the product scaled as ((acc x input scale) x
-// weight scale) + bias.
-enum class HybridArithmetic { kBuiltin, kXnnpack };
+// Whose hybrid arithmetic: TFLite's built-in kernels (tensor_utils and
+// optimized_ops), its reference kernels (the same for FULLY_CONNECTED; the
+// convolutions scale their sums in another order), or the XNNPACK
+// delegate's qd8 kernels, which take every hybrid FULLY_CONNECTED and
+// CONV_2D with constant weights: the input always asymmetric, the sums
+// scaled as ((acc x input scale) x weight scale) + bias.
+enum class HybridArithmetic { kBuiltin, kReference, kXnnpack };
 
 // FULLY_CONNECTED with float input and output and int8 weights [units,
 // depth], per tensor (one scale) or per unit (units scales), zero point 0.
@@ -53,6 +59,40 @@ class HybridFullyConnected {
   bool asymmetric_;
   HybridArithmetic arithmetic_;
   std::vector<std::int32_t> row_sums_;  // per unit, for the input's zero point
+};
+
+// CONV_2D and DEPTHWISE_CONV_2D with float input and output and an int8
+// filter in TFLite's layout ([out_c, h, w, in_c]; [1, h, w, in_c x
+// multiplier]), zero point 0. TFLite quantizes each image as a whole: a
+// convolution whose channel scales differ, and every depthwise one,
+// asymmetrically (EvalHybridPerChannel); a convolution with one scale
+// symmetrically (EvalHybrid). XNNPACK (convolutions only) quantizes each
+// image with its qd8 rule, and each pixel of a 1x1 stride-1 convolution,
+// which it runs as a fully connected layer. The int32 sums over the window (cells
+// outside the image add nothing) run on the 8-bit GEMM back ends, exact.
+class HybridConv {
+ public:
+  // scales: one, or one per output channel (required for depthwise).
+  HybridConv(bool depthwise, const std::int8_t* filter, std::vector<float> scales, HybridArithmetic arithmetic);
+  // s: the geometry (s.out_c the depth multiplier when depthwise); y NHWC.
+  void run(const ops::ConvGeometry& s, const float* x, const float* bias, float act_min, float act_max, float* y,
+           const ThreadPool* pool);
+
+ private:
+  float scaled(std::int32_t acc, float image_scale, std::int64_t c) const;
+
+  bool depthwise_;
+  const std::int8_t* filter_;
+  std::vector<float> scales_;
+  HybridArithmetic arithmetic_;
+  bool per_channel_;  // the scales differ: asymmetric input, per-channel sums
+  std::vector<std::uint8_t> weights_u8_;  // filter + 128 (the convolution's GEMM operand)
+  std::vector<std::int32_t> weight_sums_;  // per output channel (XNNPACK's per-pixel rows)
+  std::unique_ptr<lowp::GemmRhs> rhs_;
+  lowp::Conv2DState state_;
+  std::vector<std::int8_t> q_;
+  std::vector<std::uint8_t> u8_;
+  std::vector<std::int32_t> acc_;
 };
 
 }  // namespace gds::engine::tflite

@@ -105,8 +105,18 @@ def test_float16_weights_are_the_clis_file(opt, cli, work):
     assert (work / "cli_f16.tflite").read_bytes() == (work / "f16.tflite").read_bytes()
     assert half.calibration_inputs == 0
     assert sum(1 for n in half.model.nodes if n.op == "tfl.dequantize") == 56  # 28 weights, 28 biases
-    with pytest.raises(gd.ArgumentError, match="quantize must be None, 'int8' or 'float16', got 'int4'"):
+    with pytest.raises(gd.ArgumentError, match="quantize must be None, 'int8', 'float16' or 'dynamic', got 'int4'"):
         gd.tflite_convert(opt, work / "x.tflite", inputs="input", outputs=OUT, quantize="int4")
+
+
+def test_dynamic_range_is_the_clis_file(opt, cli, work):
+    dynamic = gd.tflite_convert(opt, work / "dyn.tflite", inputs="input", outputs=OUT, quantize="dynamic")
+    cli("tflite_convert", f"--graph_def_file={work / 'opt.pb'}", f"--output_file={work / 'cli_dyn.tflite'}",
+        "--input_arrays=input", f"--output_arrays={OUT}", "--post_training_quantize")
+    assert (work / "cli_dyn.tflite").read_bytes() == (work / "dyn.tflite").read_bytes()
+    assert dynamic.calibration_inputs == 0
+    # The 19 weights of 1024 or more elements are int8; the model's activations stay float.
+    assert sum(1 for n in dynamic.model.nodes if n.op == "Const" and n.attr.get("dtype") == "int8") == 19
 
 
 def test_compare_on_the_photos_gives_gdstudio_compares_figures(opt, int8, shared, cli, work):

@@ -16,6 +16,7 @@ namespace gds::test {
 namespace {
 
 namespace fs = std::filesystem;
+namespace mt = model::tflite;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -139,6 +140,91 @@ TEST(CliTflite, Float16WeightsHalveTheFileAndKeepFloatsAnswers) {
   CommandResult data = convert("x.tflite", {"--quantize=float16", "--calibration_data=" + dataPath("images")});
   EXPECT_EQ(data.exit_code, 1);
   EXPECT_EQ(data.err, "error: --calibration_data is for --quantize=int8 (--quantize=float16 converts the weights "
+                      "alone and needs no data)\n");
+  EXPECT_FALSE(fs::exists(dir + "/x.tflite"));
+}
+
+// --quantize=dynamic (TF 1.x --post_training_quantize): the convolution
+// and fully connected weights of 1024+ elements become int8 (per output
+// channel), the smaller ones and the activations stay float; the file runs
+// on the hybrid kernels of the arithmetic chosen.
+TEST(CliTflite, DynamicRangeQuantizesTheLargeWeightsAndRunsHybridKernels) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  const std::vector<std::string> base = {"tflite_convert", "--graph_def_file=" + pb,
+                                         "--output_arrays=MobilenetV1/Predictions/Reshape_1"};
+  auto convert = [&](const std::string& file, std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.push_back("--output_file=" + dir + "/" + file);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runGdstudio(args);
+  };
+  CommandResult f = convert("f.tflite", {});
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  CommandResult d = convert("d.tflite", {"--quantize=dynamic"});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_TRUE(contains(d.out, "Operators: 33 (1 AVERAGE_POOL_2D, 15 CONV_2D, 13 DEPTHWISE_CONV_2D, 2 RESHAPE, 1 "
+                              "SOFTMAX, 1 SQUEEZE)\n"))
+      << d.out;
+  const double ratio = double(fs::file_size(dir + "/d.tflite")) / double(fs::file_size(dir + "/f.tflite"));
+  EXPECT_GT(ratio, 0.28);
+  EXPECT_LT(ratio, 0.29);
+  CommandResult tf1 = convert("tf1.tflite", {"--post_training_quantize"});
+  ASSERT_EQ(tf1.exit_code, 0) << tf1.err;
+  EXPECT_EQ(readAll(dir + "/tf1.tflite"), readAll(dir + "/d.tflite"));
+  auto m = model::load(dir + "/d.tflite");
+  ASSERT_TRUE(m.ok()) << m.error();
+  int int8_weights = 0;
+  for (const auto& n : m->graph.node()) {
+    if (n.op() != "Const") continue;
+    const bool int8 = n.attr().at("dtype").type() == tensorflow::DT_INT8;
+    int8_weights += int8 ? 1 : 0;
+    const mt::Quantization q = mt::quantizationOf(n, 0);
+    if (n.name() == "MobilenetV1/Conv2d_0/weights") {
+      EXPECT_FALSE(int8) << "864 elements stay float";
+    }
+    if (n.name() == "MobilenetV1/Conv2d_6_depthwise/depthwise_weights") {
+      EXPECT_FALSE(int8) << "576 elements stay float";
+    }
+    if (n.name() == "MobilenetV1/Conv2d_7_depthwise/depthwise_weights") {
+      EXPECT_TRUE(int8);
+      EXPECT_EQ(q.scale.size(), 128u);
+      EXPECT_EQ(q.quantized_dimension, 3);
+    }
+    if (n.name() == "MobilenetV1/Logits/Conv2d_1c_1x1/weights") {
+      EXPECT_TRUE(int8);
+      EXPECT_EQ(q.scale.size(), 1001u);
+      EXPECT_EQ(q.quantized_dimension, 0);
+    }
+  }
+  EXPECT_EQ(int8_weights, 19);
+  // Float's top-1 on 6 of the 7 photos (chelsea flips as in int8); SQNR
+  // between the int8 export's (about 19 dB) and float16's (44).
+  for (const char* arithmetic : {"tflite-xnnpack", "tflite-builtin"}) {
+    CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + dir + "/d.tflite",
+                                   "--output=MobilenetV1/Predictions/Reshape_1", "--dataset=" + dataPath("images"),
+                                   std::string("--arithmetic=") + arithmetic});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    EXPECT_TRUE(contains(c.out, "inputs\t7\ntop1_agreement\t6/7\n")) << c.out;
+    EXPECT_TRUE(contains(c.out, "chelsea.png\t282\t288\t")) << c.out;
+    const std::size_t at = c.out.find("mean_sqnr_db\t");
+    ASSERT_NE(at, std::string::npos) << c.out;
+    EXPECT_GT(std::stod(c.out.substr(at + 13)), 21.0) << arithmetic << "\n" << c.out;
+    EXPECT_LT(std::stod(c.out.substr(at + 13)), 23.0) << arithmetic << "\n" << c.out;
+  }
+  // Arm NN has no hybrid kernels: the refusal names the layer and the way out.
+  CommandResult armnn =
+      runGdstudio({"run", "--graph=" + dir + "/d.tflite", "--input=" + dataPath("images/chelsea.png"),
+                   "--out_dir=" + dir + "/out", "--arithmetic=armnn"});
+  EXPECT_EQ(armnn.exit_code, 1);
+  EXPECT_TRUE(contains(armnn.err, "is outside the Arm NN arithmetic; run it with --arithmetic=tflite-xnnpack or "
+                                  "tflite-builtin"))
+      << armnn.err;
+  // Dynamic range needs no data.
+  CommandResult data = convert("x.tflite", {"--quantize=dynamic", "--calibration_data=" + dataPath("images")});
+  EXPECT_EQ(data.exit_code, 1);
+  EXPECT_EQ(data.err, "error: --calibration_data is for --quantize=int8 (--quantize=dynamic converts the weights "
                       "alone and needs no data)\n");
   EXPECT_FALSE(fs::exists(dir + "/x.tflite"));
 }

@@ -80,13 +80,6 @@ TEST(CliTfliteTfFlags, FlagsThatCannotBeHonouredNameTheFlagThatDoesTheJob) {
   EXPECT_EQ(u8.err, "error: --inference_type=QUANTIZED_UINT8: TensorFlow Lite's legacy uint8 models are not written "
                     "by gdstudio; --inference_type=INT8 (with the same --mean_values minus 128) writes the int8 model "
                     "TensorFlow's converter writes today, and --quantize=int8 --calibration_data=DIR calibrates it\n");
-  CommandResult ptq = run("--post_training_quantize");
-  EXPECT_EQ(ptq.exit_code, 1);
-  EXPECT_EQ(ptq.err, "error: --post_training_quantize is TensorFlow's dynamic-range quantization (int8 weights, float "
-                     "activations and hybrid kernels), which gdstudio does not write; --quantize=int8 "
-                     "--calibration_data=DIR (or =random:100 to try it) writes the full-integer int8 model that "
-                     "integer-only devices run, --quantize=float16 (or --post_training_quantize "
-                     "--quantize_to_float16) float16 weights\n");
   CommandResult format = run("--output_format=TFLITE_FLATBUFFER");
   EXPECT_EQ(format.exit_code, 1);
   EXPECT_EQ(format.err,

@@ -48,6 +48,10 @@ const std::vector<OracleModel>& exportedInt8Models(std::size_t max_data_samples 
 // 0.25's deeper layers differ by up to 2.3e-5, as its float32 export's do:
 // the order of the float sums).
 const std::vector<OracleModel>& exportedFloat16Models(std::size_t max_data_samples = 3);
+// The same models exported with dynamic-range quantization
+// (--quantize=dynamic): float models whose hybrid operators' outputs are
+// exact_tensors.
+const std::vector<OracleModel>& exportedDynamicRangeModels(std::size_t max_data_samples = 3);
 // ../shared/models/tflite's files with their stored input and seeded ones.
 const std::vector<OracleModel>& sharedTfliteModels();
 // TensorFlow-made dynamic-range (hybrid) files of ../shared/models/keras
@@ -101,6 +105,7 @@ struct TensorDiff {
   double max_rel = 0;      // float tensors: relative to the largest |value|
   std::int64_t differing = 0, total = 0;
   bool integer = false;
+  bool exact = false;  // one of the model's exact_tensors
   int first_sample = -1;  // the first sample where it differs
   // The operator run alone in the oracle on gdstudio's values of its inputs
   // (isolateDifferences): its own arithmetic, apart from what earlier
@@ -108,13 +113,15 @@ struct TensorDiff {
   bool isolated = false;
   std::string isolated_error;
   double isolated_max = 0;
+  double isolated_rel = 0;  // float tensors: isolated_max over the largest |value|
   std::int64_t isolated_differing = 0, isolated_total = 0;
 };
 std::vector<TensorDiff> compareTensors(const OracleModel& m, const std::vector<std::string>& names,
                                        const std::vector<std::vector<model::HostTensor>>& oracle,
                                        const GdstudioRun& ours);
 // For the first `limit` differing tensors of an int8 model (of a float
-// model: of its exact_tensors): runs the
+// model: its exact_tensors, and with hybrid operators those beyond the
+// float tolerance): runs the
 // operator writing each alone in TensorFlow Lite (tfliteRunOperator) on
 // gdstudio's values of its inputs in the first sample where it differs.
 void isolateDifferences(const OracleModel& m, const std::vector<std::string>& names, const GdstudioRun& ours,
@@ -122,7 +129,9 @@ void isolateDifferences(const OracleModel& m, const std::vector<std::string>& na
 
 // The tensors that differ beyond what the model allows (exactly equal for
 // int8 models and their int8/int32 tensors; float_tolerance relative for
-// the float tensors of a float model; exact_tensors equal end to end or
+// the float tensors of a float model, end to end or, in a model with
+// hybrid operators (whose input quantization moves a float difference
+// upstream by a step), when run alone; exact_tensors equal end to end or
 // when run alone) or could not be compared.
 int countMismatches(const OracleModel& m, const std::vector<TensorDiff>& diffs);
 // A table: every tensor that differs (or all with `all`), in execution

@@ -40,7 +40,9 @@ void expectEveryTensorEqual(const std::vector<OracleModel>& models, TfliteKernel
     // Where tensors differ, each of the first differing operators is run
     // alone in TensorFlow Lite on gdstudio's inputs: its own arithmetic
     // apart from what earlier layers pass on.
-    if (countMismatches(m, diffs) > 0) isolateDifferences(m, tfl.tensors, ours, kernels, &diffs);
+    // (A float model's hybrid operators: all of them.)
+    if (countMismatches(m, diffs) > 0)
+      isolateDifferences(m, tfl.tensors, ours, kernels, &diffs, m.exact_tensors.empty() ? 12 : 1000);
     const std::string report =
         reportDiffs(m.label + ": gdstudio --arithmetic=" + engine::lowp::arithmeticName(arithmetic) +
                         " vs TensorFlow Lite (" + test::tfliteKernelsName(kernels) + "), " +
@@ -95,6 +97,17 @@ TEST(TfliteOracle, TensorFlowMadeHybridFileEqualsTfliteAtEveryHybridOperator) {
   GDS_REQUIRE_LITERT();
   expectEveryTensorEqual(sharedHybridModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
   expectEveryTensorEqual(sharedHybridModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
+// The corpus exported with dynamic-range quantization: every hybrid
+// convolution, depthwise convolution and fully connected layer computes
+// TFLite's bits (on gdstudio's inputs where a float difference upstream
+// moved its input), with XNNPACK and with the built-in kernels.
+TEST(TfliteOracle, ExportedDynamicRangeCorpusEqualsTfliteAtEveryHybridOperator) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedDynamicRangeModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(exportedDynamicRangeModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
 TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {

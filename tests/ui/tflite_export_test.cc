@@ -159,39 +159,52 @@ TEST(TfliteExportDialog, FloatExportIsTheCliExport) {
   EXPECT_TRUE(dialog.lastReport()->summary().find("(float): ") != std::string::npos) << dialog.lastReport()->summary();
 }
 
-// Float16 weights: no calibration asked, the command line's file byte for
-// byte, about half the float32 file.
-TEST(TfliteExportDialog, Float16ExportIsTheCliExport) {
+// The weight-only modes (float16 weights; dynamic range: int8 weights and
+// hybrid kernels) need no calibration data and write the command line's
+// file byte for byte; the summary names the mode.
+TEST(TfliteExportDialog, WeightOnlyExportsAreTheCliExports) {
   GDS_REQUIRE_SHARED();
   ensureApp();
   Document doc;
   ASSERT_TRUE(openMobilenet(&doc));
-  TfliteExportDialog dialog(&doc);
   const std::string dir = test::tempDir();
-  dialog.setPath(QString::fromStdString(dir + "/mobilenet_float16.tflite"));
-  dialog.float16Button()->setChecked(true);
-  EXPECT_EQ(dialog.quantize(), transforms::tflite::Quantize::Float16);
-  EXPECT_FALSE(dialog.calibrationWidget()->parentWidget()->isEnabled());
-  ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
-  ASSERT_TRUE(dialog.waitUntilIdle());
-  ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
-  for (const char* mode : {"float16", "float32"}) {
-    const bool half = std::string(mode) == "float16";
+  auto cli = [&](const std::string& mode) {
     std::vector<std::string> args = {"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
                                      "--output_file=" + dir + "/cli_" + mode + ".tflite", "--input_arrays=input",
                                      std::string("--output_arrays=") + kOutput};
-    if (half) args.push_back("--quantize=float16");
-    auto cli = test::runGdstudio(args);
-    ASSERT_EQ(0, cli.exit_code) << cli.err;
+    if (mode != "float32") args.push_back("--quantize=" + mode);
+    auto r = test::runGdstudio(args);
+    EXPECT_EQ(0, r.exit_code) << r.err;
+    return test::readAll(dir + "/cli_" + mode + ".tflite");
+  };
+  const std::string float32 = cli("float32");
+  struct Mode {
+    const char* name;
+    transforms::tflite::Quantize quantize;
+    double min_ratio, max_ratio;
+    const char* summary;
+  };
+  for (const Mode& mode : {Mode{"float16", transforms::tflite::Quantize::Float16, 0.45, 0.56, "(float16 weights): "},
+                           Mode{"dynamic", transforms::tflite::Quantize::Dynamic, 0.27, 0.30,
+                                "(dynamic range: int8 weights, float activations): "}}) {
+    SCOPED_TRACE(mode.name);
+    TfliteExportDialog dialog(&doc);
+    dialog.setPath(QString::fromStdString(dir + "/mobilenet_" + mode.name + ".tflite"));
+    (mode.quantize == transforms::tflite::Quantize::Float16 ? dialog.float16Button() : dialog.dynamicButton())
+        ->setChecked(true);
+    EXPECT_EQ(dialog.quantize(), mode.quantize);
+    EXPECT_FALSE(dialog.calibrationWidget()->parentWidget()->isEnabled());
+    ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
+    ASSERT_TRUE(dialog.waitUntilIdle());
+    ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
+    const std::string written = test::readAll(dir + "/mobilenet_" + mode.name + ".tflite");
+    EXPECT_EQ(cli(mode.name), written);
+    const double ratio = double(written.size()) / double(float32.size());
+    EXPECT_GT(ratio, mode.min_ratio);
+    EXPECT_LT(ratio, mode.max_ratio);
+    EXPECT_EQ(0, dialog.lastReport()->calibration_samples);
+    EXPECT_NE(dialog.lastReport()->summary().find(mode.summary), std::string::npos) << dialog.lastReport()->summary();
   }
-  const std::string half = test::readAll(dir + "/mobilenet_float16.tflite");
-  EXPECT_EQ(test::readAll(dir + "/cli_float16.tflite"), half);
-  const double ratio = double(half.size()) / double(test::readAll(dir + "/cli_float32.tflite").size());
-  EXPECT_GT(ratio, 0.45);
-  EXPECT_LT(ratio, 0.56);
-  EXPECT_EQ(0, dialog.lastReport()->calibration_samples);
-  EXPECT_NE(dialog.lastReport()->summary().find("(float16 weights): "), std::string::npos)
-      << dialog.lastReport()->summary();
 }
 
 // An op TensorFlow Lite has no builtin for: the converter's error, naming the

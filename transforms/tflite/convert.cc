@@ -11,6 +11,7 @@
 #include "transforms/tflite/fake_quant.h"
 #include "transforms/tflite/lower.h"
 #include "transforms/tflite/prepare.h"
+#include "transforms/tflite/dynamic_range.h"
 #include "transforms/tflite/float16.h"
 #include "transforms/tflite/quantize.h"
 
@@ -103,7 +104,8 @@ Result<Quantize> parseQuantize(const std::string& text) {
   if (text.empty() || text == "none") return Quantize::None;
   if (text == "int8") return Quantize::Int8;
   if (text == "float16") return Quantize::Float16;
-  return Status::Error("'" + text + "' is not a quantization (expected int8 or float16)");
+  if (text == "dynamic") return Quantize::Dynamic;
+  return Status::Error("'" + text + "' is not a quantization (expected int8, float16 or dynamic)");
 }
 
 const char* quantizeName(Quantize q) {
@@ -111,6 +113,7 @@ const char* quantizeName(Quantize q) {
     case Quantize::None: return "float32";
     case Quantize::Int8: return "int8";
     case Quantize::Float16: return "float16";
+    case Quantize::Dynamic: return "dynamic";
   }
   return "?";
 }
@@ -142,10 +145,11 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   result.outputs = prepared->outputs;
   result.graph_outputs = lowered->outputs;
   result.fake_quant_nodes = fake_quant.removed;
-  if (options.quantize == Quantize::Float16) {
-    auto half = quantizeWeightsToFloat16(lowered->graph);
-    if (!half.ok()) return half.status();
-    lowered->graph = std::move(*half);
+  if (options.quantize == Quantize::Float16 || options.quantize == Quantize::Dynamic) {
+    auto weights = options.quantize == Quantize::Float16 ? quantizeWeightsToFloat16(lowered->graph)
+                                                         : quantizeWeightsDynamicRange(lowered->graph);
+    if (!weights.ok()) return weights.status();
+    lowered->graph = std::move(*weights);
   }
   if (options.quantize != Quantize::Int8) {
     result.graph = std::move(lowered->graph);

@@ -18,10 +18,13 @@ namespace gds::transforms::tflite {
 
 // None: float32. Int8: full integer (calibrated). Float16: float16 weights
 // read through DEQUANTIZE, float32 arithmetic (transforms/tflite/float16.h).
-enum class Quantize { None, Int8, Float16 };
-// "int8", "float16"; "" and "none" are None. Errors name the choices.
+// Dynamic: int8 weights, float activations, hybrid kernels
+// (transforms/tflite/dynamic_range.h).
+enum class Quantize { None, Int8, Float16, Dynamic };
+// "int8", "float16", "dynamic"; "" and "none" are None. Errors name the
+// choices.
 Result<Quantize> parseQuantize(const std::string& text);
-const char* quantizeName(Quantize q);  // "float32", "int8", "float16"
+const char* quantizeName(Quantize q);  // "float32", "int8", "float16", "dynamic"
 
 // The observed range of one tensor over the calibration samples.
 struct TensorRange {

@@ -323,27 +323,7 @@ Status Quantizer::layer(const NodeDef& n) {
   const bool depthwise = n.op() == "tfl.depthwise_conv_2d";
   const bool per_channel = n.op() != "tfl.fully_connected" || options_.per_channel_fully_connected;
   const int axis = depthwise ? static_cast<int>(weights->shape.size()) - 1 : 0;
-  const std::int64_t channels = per_channel ? weights->shape[static_cast<std::size_t>(axis)] : 1;
-  const std::int64_t inner = depthwise ? channels : 1;  // stride between a channel's elements (depthwise: last dim)
-  std::vector<float> lo(static_cast<std::size_t>(channels), 0), hi(static_cast<std::size_t>(channels), 0);
-  std::vector<bool> seen(static_cast<std::size_t>(channels), false);
-  const std::int64_t total = weights->size();
-  const std::int64_t per = total / std::max<std::int64_t>(channels, 1);
-  auto channelOf = [&](std::int64_t i) -> std::int64_t {
-    if (!per_channel) return 0;
-    return depthwise ? i % inner : i / per;
-  };
-  const float* values = weights->as<float>();
-  for (std::int64_t i = 0; i < total; ++i) {
-    const std::size_t c = static_cast<std::size_t>(channelOf(i));
-    if (!seen[c]) {
-      lo[c] = hi[c] = values[i];
-      seen[c] = true;
-    } else {
-      lo[c] = std::min(lo[c], values[i]);
-      hi[c] = std::max(hi[c], values[i]);
-    }
-  }
+  std::vector<float> halves = weightHalfRanges(*weights, per_channel, depthwise);
   // Bias (absent: -1 / tfl.no_value).
   const NodeDef* b = n.input_size() > 2 ? producer(n.input(2)) : nullptr;
   std::optional<HostTensor> bias;
@@ -359,9 +339,8 @@ Status Quantizer::layer(const NodeDef& n) {
   // AdjustWeightsForBiasScale: widen a weight range whose bias would not fit
   // in the middle half of int32 at scale input_scale x weight_scale.
   const double kScale = std::numeric_limits<std::int32_t>::max();
-  std::vector<float> scales(static_cast<std::size_t>(channels)), halves(scales.size());
-  for (std::size_t c = 0; c < scales.size(); ++c) {
-    float half = std::max(std::abs(lo[c]), std::abs(hi[c]));
+  for (std::size_t c = 0; c < halves.size(); ++c) {
+    float& half = halves[c];
     if (bias) {
       float bias_half = 0;
       if (per_channel) {
@@ -372,19 +351,9 @@ Status Quantizer::layer(const NodeDef& n) {
       if (bias_half >= 0.5 * input_scale * (half / kMaxWeight) * kScale)
         half = static_cast<float>(2.0 * bias_half / kScale * (kMaxWeight / input_scale));
     }
-    // An all-zero channel: any scale quantizes it to zeros; 1 keeps the
-    // bias scale (input scale x 1) usable.
-    halves[c] = half;
-    scales[c] = half == 0 ? 1.0f : half / kMaxWeight;
   }
-  HostTensor q = HostTensor::zeros(tensorflow::DT_INT8, weights->shape);
-  for (std::int64_t i = 0; i < total; ++i) {
-    const std::size_t c = static_cast<std::size_t>(channelOf(i));
-    // SymmetricPerChannelQuantizeValues: round(w * 127 / half_range).
-    const float inv = halves[c] == 0 ? 0.0f : kMaxWeight / halves[c];
-    const float v = std::round(values[i] * inv);
-    q.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -127.0f, 127.0f));
-  }
+  std::vector<float> scales;
+  const HostTensor q = symmetricWeights(*weights, halves, per_channel, depthwise, &scales);
   mt::Quantization wq;
   wq.scale = scales;
   wq.zero_point.assign(scales.size(), 0);
@@ -500,6 +469,40 @@ Result<tensorflow::GraphDef> Quantizer::run() {
 }
 
 }  // namespace
+
+std::vector<float> weightHalfRanges(const HostTensor& w, bool per_channel, bool depthwise) {
+  const int axis = depthwise ? static_cast<int>(w.shape.size()) - 1 : 0;
+  const std::int64_t channels = per_channel && !w.shape.empty() ? w.shape[static_cast<std::size_t>(axis)] : 1;
+  const std::int64_t total = w.size(), per = total / std::max<std::int64_t>(channels, 1);
+  std::vector<float> halves(static_cast<std::size_t>(std::max<std::int64_t>(channels, 1)), 0.0f);
+  const float* values = w.as<float>();
+  for (std::int64_t i = 0; i < total; ++i) {
+    const std::size_t c = !per_channel ? 0 : static_cast<std::size_t>(depthwise ? i % channels : i / per);
+    halves[c] = std::max(halves[c], std::abs(values[i]));
+  }
+  return halves;
+}
+
+HostTensor symmetricWeights(const HostTensor& w, const std::vector<float>& halves, bool per_channel, bool depthwise,
+                            std::vector<float>* scales) {
+  const std::int64_t channels = static_cast<std::int64_t>(halves.size());
+  const std::int64_t total = w.size(), per = total / std::max<std::int64_t>(channels, 1);
+  scales->assign(halves.size(), 1.0f);
+  for (std::size_t c = 0; c < halves.size(); ++c)
+    // An all-zero channel: any scale quantizes it to zeros; 1 keeps the
+    // bias scale (input scale x 1) usable.
+    (*scales)[c] = halves[c] == 0 ? 1.0f : halves[c] / kMaxWeight;
+  HostTensor q = HostTensor::zeros(tensorflow::DT_INT8, w.shape);
+  const float* values = w.as<float>();
+  for (std::int64_t i = 0; i < total; ++i) {
+    const std::size_t c = !per_channel ? 0 : static_cast<std::size_t>(depthwise ? i % channels : i / per);
+    // SymmetricPerChannelQuantizeValues: round(w * 127 / half_range).
+    const float inv = halves[c] == 0 ? 0.0f : kMaxWeight / halves[c];
+    const float v = std::round(values[i] * inv);
+    q.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -127.0f, 127.0f));
+  }
+  return q;
+}
 
 void asymmetricParams(float min, float max, float* scale, std::int64_t* zero_point) {
   const float qmin = -128.0f, qmax = 127.0f;

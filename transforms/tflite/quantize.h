@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "model/proto.h"
+#include "model/tensor.h"
 #include "model/status.h"
 #include "transforms/tflite/convert_options.h"
 
@@ -45,6 +46,16 @@ struct QuantizeOptions {
 Result<tensorflow::GraphDef> quantizeToInt8(const tensorflow::GraphDef& graph,
                                             const std::map<std::string, TensorRange>& ranges,
                                             const QuantizeOptions& options);
+
+// The largest |w| of each output channel of a CONV_2D / FULLY_CONNECTED
+// weight (dimension 0) or DEPTHWISE_CONV_2D filter (the last dimension), or
+// of the whole tensor when !per_channel.
+std::vector<float> weightHalfRanges(const model::HostTensor& w, bool per_channel, bool depthwise);
+// Symmetric int8 weights in [-127, 127]: round(w * 127 / half) per channel
+// (SymmetricPerChannelQuantizeValues); scales receives half / 127 (1 for an
+// all-zero channel).
+model::HostTensor symmetricWeights(const model::HostTensor& w, const std::vector<float>& halves, bool per_channel,
+                                   bool depthwise, std::vector<float>* scales);
 
 // TensorFlow Lite's GetAsymmetricQuantizationParams for int8.
 void asymmetricParams(float min, float max, float* scale, std::int64_t* zero_point);

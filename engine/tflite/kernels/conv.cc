@@ -99,12 +99,54 @@ class WeightedLayer : public TflKernel {
       for (std::int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(y[i], fmin_), fmax_);
   }
 
+  // Float input and output, int8 weights in input 1: TFLite's hybrid
+  // kernels (dynamic-range quantization), the scales per tensor or per
+  // channel along channel_dim (described as `expected`), zero point 0.
+  Status readHybrid(const KernelInit& init, int channel_dim, const std::string& expected) {
+    if (armnn())
+      return init.error("a hybrid operator (float input, int8 weights: dynamic-range quantization) is outside the "
+                        "Arm NN arithmetic; run it with --arithmetic=tflite-xnnpack or tflite-builtin");
+    const mt::Quantization f = inputQuantization(init, 1);
+    if (f.scale.empty())
+      return init.error("the int8 weights (input 1) of this float operator have no quantization scale");
+    for (float scale : f.scale)
+      if (!(scale > 0) || !std::isfinite(scale)) return init.error("the weights have a non-positive quantization scale");
+    for (auto zp : f.zero_point)
+      if (zp != 0)
+        return init.error("the hybrid operator's int8 weights have zero point " + std::to_string(zp) +
+                          "; TFLite needs 0");
+    if (f.perChannel() && f.quantized_dimension != channel_dim)
+      return init.error("the weights are quantized per channel along dimension " +
+                        std::to_string(f.quantized_dimension) + "; expected " + expected);
+    GDS_RETURN_IF_ERROR(init.getAttrOr("asymmetric_quantize_inputs", &asymmetric_inputs_, false));
+    hybrid_ = true;
+    hybrid_scales_ = f.scale;
+    hybrid_constant_ = init.constantInput(1) != nullptr;
+    return Status::Ok();
+  }
+  // Whose hybrid arithmetic: XNNPACK takes the operators with constant
+  // weights (delegated: whether it takes this op is the caller's).
+  tflite::HybridArithmetic hybridArithmetic(bool delegated) const {
+    return xnnpack() && delegated && hybrid_constant_ ? tflite::HybridArithmetic::kXnnpack
+           : reference()                               ? tflite::HybridArithmetic::kReference
+                                                       : tflite::HybridArithmetic::kBuiltin;
+  }
+  // The scales' count against the output channels.
+  Status checkHybridScales(KernelContext& ctx, std::int64_t channels, bool per_channel_only) const {
+    const auto n = static_cast<std::int64_t>(hybrid_scales_.size());
+    if (n == channels || (n == 1 && !per_channel_only)) return Status::Ok();
+    return ctx.error("the int8 weights have " + std::to_string(n) + " scales for " + std::to_string(channels) +
+                     " output channels" + (per_channel_only ? " (a hybrid depthwise filter needs one per channel)" : ""));
+  }
+
   // Arm NN's fused activation layer on the int8 output.
   void armnnActivate(std::int8_t* y, std::int64_t n) const {
     if (armnn_activation_ != lowp::armnn::Activation::kNone) lowp::applyTable(activation_table_, y, n, y);
   }
 
   bool clamp_after_ = false;
+  bool hybrid_ = false, asymmetric_inputs_ = false, hybrid_constant_ = false;
+  std::vector<float> hybrid_scales_;
   tflite::Requant requant_;
   QParams input_q_, output_q_;
   std::vector<float> weight_scales_, bias_scales_;
@@ -149,6 +191,9 @@ class ConvKernel : public WeightedLayer {
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(depthwise_ ? tflite::FastLayer::Kind::kDepthwise
                                                                : tflite::FastLayer::Kind::kConv);
+    } else if (init.inputType(1) == DT_INT8) {
+      GDS_RETURN_IF_ERROR(readHybrid(init, depthwise_ ? 3 : 0,
+                                     std::string("the output channels (dimension ") + (depthwise_ ? "3" : "0") + ")"));
     } else {
       auto o = floatOptions<FloatConvolution::Options>(init);
       o.depthwise = depthwise_;
@@ -162,7 +207,7 @@ class ConvKernel : public WeightedLayer {
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
-    GDS_RETURN_IF_ERROR(requireType(ctx, 1, type_));
+    GDS_RETURN_IF_ERROR(requireType(ctx, 1, hybrid_ ? DT_INT8 : type_));
     if (x.dims() != 4) return ctx.error("input must be 4-D NHWC, got " + shapeStr(x.shape()));
     if (f.dims() != 4) return ctx.error("filter must be 4-D, got " + shapeStr(f.shape()));
     ops::ConvGeometry s;
@@ -203,6 +248,18 @@ class ConvKernel : public WeightedLayer {
       return ctx.error("the filter has " + std::to_string(requant_.multiplier.size()) + " per-channel scales for " +
                        std::to_string(channels) + " output channels");
     Tensor* y = ctx.allocateOutput(0, type_, {s.batch, s.out_h, s.out_w, channels});
+    if (hybrid_) {
+      GDS_RETURN_IF_ERROR(checkHybridScales(ctx, channels, depthwise_));
+      // XNNPACK's delegate takes hybrid convolutions, not depthwise ones.
+      if (!hybrid_conv_ || !hybrid_constant_ || hybrid_filter_ != f.data<std::int8_t>()) {
+        hybrid_conv_ = std::make_unique<tflite::HybridConv>(depthwise_, f.data<std::int8_t>(), hybrid_scales_,
+                                                            hybridArithmetic(!depthwise_));
+        hybrid_filter_ = f.data<std::int8_t>();
+      }
+      hybrid_conv_->run(s, x.data<float>(), bias ? bias->data<float>() : nullptr, fmin_, fmax_, y->data<float>(),
+                        ctx.referenceKernels() ? nullptr : &ctx.pool());
+      return Status::Ok();
+    }
     if (type_ == DT_FLOAT) {
       const float* b = bias ? bias->data<float>() : nullptr;
       if (ctx.referenceKernels()) {
@@ -273,6 +330,8 @@ class ConvKernel : public WeightedLayer {
   bool has_bias_ = false;
   std::unique_ptr<tflite::FastLayer> fast_;
   FloatConvolution float_conv_;
+  std::unique_ptr<tflite::HybridConv> hybrid_conv_;
+  const std::int8_t* hybrid_filter_ = nullptr;
   bool constant_filter_ = false;
   std::vector<float> hwio_;  // a convolution's float filter as HWIO
   std::unique_ptr<lowp::armnn::Conv> armnn_conv_;
@@ -299,7 +358,7 @@ class FullyConnectedKernel : public WeightedLayer {
       if (init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(tflite::FastLayer::Kind::kFullyConnected);
     } else if (init.inputType(1) == DT_INT8) {
-      GDS_RETURN_IF_ERROR(readHybrid(init));
+      GDS_RETURN_IF_ERROR(readHybrid(init, 0, "0 (the units)"));
     } else {
       auto o = floatOptions<FloatMatMul::Options>(init);
       o.transpose_b = true;  // weights [units, depth]
@@ -337,15 +396,10 @@ class FullyConnectedKernel : public WeightedLayer {
     }
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
     if (hybrid_) {
-      if (static_cast<std::int64_t>(hybrid_scales_.size()) != 1 && static_cast<std::int64_t>(hybrid_scales_.size()) != units)
-        return ctx.error("the weights have " + std::to_string(hybrid_scales_.size()) + " per-channel scales for " +
-                         std::to_string(units) + " units");
-      if (!hybrid_fc_ || hybrid_weights_ != w.data<std::int8_t>()) {
+      GDS_RETURN_IF_ERROR(checkHybridScales(ctx, units, false));
+      if (!hybrid_fc_ || !hybrid_constant_ || hybrid_weights_ != w.data<std::int8_t>()) {
         hybrid_fc_ = std::make_unique<tflite::HybridFullyConnected>(w.data<std::int8_t>(), units, depth, hybrid_scales_,
-                                                                    asymmetric_inputs_,
-                                                                    xnnpack() && constant_weights_
-                                                                        ? tflite::HybridArithmetic::kXnnpack
-                                                                        : tflite::HybridArithmetic::kBuiltin);
+                                                                    asymmetric_inputs_, hybridArithmetic(true));
         hybrid_weights_ = w.data<std::int8_t>();
       }
       hybrid_fc_->run(x.data<float>(), batch, bias ? bias->data<float>() : nullptr, fmin_, fmax_, y->data<float>(),
@@ -393,35 +447,8 @@ class FullyConnectedKernel : public WeightedLayer {
  private:
   bool keep_num_dims_ = false;
   bool has_bias_ = false;
-  // Float input and output, int8 weights: TFLite's hybrid kernel
-  // (dynamic-range quantization), the weights' scales per tensor or per unit.
-  Status readHybrid(const KernelInit& init) {
-    if (armnn())
-      return init.error("a hybrid operator (float input, int8 weights: dynamic-range quantization) is outside the "
-                        "Arm NN arithmetic; run it with --arithmetic=tflite-xnnpack or tflite-builtin");
-    const mt::Quantization f = inputQuantization(init, 1);
-    if (f.scale.empty())
-      return init.error("the int8 weights (input 1) of this float operator have no quantization scale");
-    for (float scale : f.scale)
-      if (!(scale > 0) || !std::isfinite(scale)) return init.error("the weights have a non-positive quantization scale");
-    for (auto zp : f.zero_point)
-      if (zp != 0)
-        return init.error("the hybrid operator's int8 weights have zero point " + std::to_string(zp) +
-                          "; TFLite needs 0");
-    if (f.perChannel() && f.quantized_dimension != 0)
-      return init.error("the weights are quantized per channel along dimension " +
-                        std::to_string(f.quantized_dimension) + "; expected 0 (the units)");
-    GDS_RETURN_IF_ERROR(init.getAttrOr("asymmetric_quantize_inputs", &asymmetric_inputs_, false));
-    hybrid_ = true;
-    hybrid_scales_ = f.scale;
-    constant_weights_ = init.constantInput(1) != nullptr;
-    return Status::Ok();
-  }
-
   std::unique_ptr<tflite::FastLayer> fast_;
   FloatMatMul float_fc_;
-  bool hybrid_ = false, asymmetric_inputs_ = false, constant_weights_ = false;
-  std::vector<float> hybrid_scales_;
   std::unique_ptr<tflite::HybridFullyConnected> hybrid_fc_;
   const std::int8_t* hybrid_weights_ = nullptr;
   std::unique_ptr<lowp::armnn::FullyConnected> armnn_fc_;
