@@ -1,7 +1,7 @@
 // Size and latency of each TensorFlow Lite post-training mode gdstudio writes
 // against the float32 export, in one run: the .tflite files of
-// `tflite_convert` (float32, --quantize=float16, --quantize=int8 calibrated
-// on four seeded random inputs), written and read back as a user opens them,
+// `tflite_convert` (float32, --quantize=float16, --quantize=dynamic,
+// --quantize=int8 calibrated on four seeded random inputs), written and read back as a user opens them,
 // run by gdstudio in turns (median of --runs, default arithmetic). Ratios are
 // to float32: size/f32 < 1 smaller, f32/x > 1 faster.
 //
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     std::vector<std::vector<engine::Tensor>> samples;
     for (unsigned k = 0; k < 4; ++k) samples.push_back({bench::randomInput(m.shape, 11 + k)});
     std::vector<Export> exports;
-    for (tt::Quantize mode : {tt::Quantize::None, tt::Quantize::Float16, tt::Quantize::Int8}) {
+    for (tt::Quantize mode : {tt::Quantize::None, tt::Quantize::Float16, tt::Quantize::Dynamic, tt::Quantize::Int8}) {
       tt::ConvertOptions o;
       o.inputs = {m.input};
       o.outputs = {m.output};

@@ -5,15 +5,113 @@
 #include <cstring>
 #include <utility>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "engine/lowp/depthwise.h"
 #include "engine/thread_pool.h"
 
 namespace gds::engine::tflite {
+namespace {
+
+// The smallest and largest value (0, 0 for none). GCC does not vectorize a
+// min/max reduction without -ffast-math; SSE2 does it four at a time.
+void rowRange(const float* x, std::int64_t n, float* lo, float* hi) {
+  if (n == 0) {
+    *lo = *hi = 0;
+    return;
+  }
+  float a = x[0], b = x[0];
+  std::int64_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 4) {
+    __m128 vlo = _mm_loadu_ps(x), vhi = vlo;
+    for (i = 4; i + 4 <= n; i += 4) {
+      const __m128 v = _mm_loadu_ps(x + i);
+      vlo = _mm_min_ps(vlo, v);
+      vhi = _mm_max_ps(vhi, v);
+    }
+    float l[4], h[4];
+    _mm_storeu_ps(l, vlo);
+    _mm_storeu_ps(h, vhi);
+    a = std::min(std::min(l[0], l[1]), std::min(l[2], l[3]));
+    b = std::max(std::max(h[0], h[1]), std::max(h[2], h[3]));
+  }
+#endif
+  for (; i < n; ++i) {
+    a = std::min(a, x[i]);
+    b = std::max(b, x[i]);
+  }
+  *lo = a;
+  *hi = b;
+}
+
+// The two roundings to an integer of a float v in [-2^22, 2^22]:
+// std::round's halves away from zero (the truncation and its exact
+// remainder), and rintf's ties to even in the default rounding mode (adding
+// and taking off 1.5 x 2^23; without -ffast-math the compiler keeps both).
+enum class Rounding { kHalfAway, kHalfEven };
+
+template <Rounding R>
+inline std::int32_t roundScalar(float v) {
+  if (R == Rounding::kHalfEven) {
+    constexpr float kMagic = 12582912.0f;
+    return static_cast<std::int32_t>((v + kMagic) - kMagic);
+  }
+  const auto t = static_cast<std::int32_t>(v);
+  const float rest = v - static_cast<float>(t);  // exact
+  return t + (rest >= 0.5f ? 1 : 0) - (rest <= -0.5f ? 1 : 0);
+}
+
+#if defined(__SSE2__)
+template <Rounding R>
+inline __m128i round4(__m128 v) {
+  if (R == Rounding::kHalfEven) {
+    const __m128 magic = _mm_set1_ps(12582912.0f);
+    return _mm_cvttps_epi32(_mm_sub_ps(_mm_add_ps(v, magic), magic));
+  }
+  const __m128i t = _mm_cvttps_epi32(v);
+  const __m128 rest = _mm_sub_ps(v, _mm_cvtepi32_ps(t));
+  const __m128i up = _mm_castps_si128(_mm_cmpge_ps(rest, _mm_set1_ps(0.5f)));     // -1 where it rounds up
+  const __m128i down = _mm_castps_si128(_mm_cmple_ps(rest, _mm_set1_ps(-0.5f)));  // -1 where it rounds down
+  return _mm_add_epi32(_mm_sub_epi32(t, up), down);
+}
+#endif
+
+// q[i] = round(clamp(x[i] * mul + add, lo, hi)) + offset: the three row
+// quantizers' loops (lo, hi integers, so clamping before rounding is
+// clamping after), sixteen at a time with SSE2.
+template <Rounding R>
+void quantizeLoop(const float* x, std::int64_t n, float mul, float add, float lo, float hi, std::int32_t offset,
+                  std::int8_t* q) {
+  std::int64_t i = 0;
+#if defined(__SSE2__)
+  const __m128 vmul = _mm_set1_ps(mul), vadd = _mm_set1_ps(add), vlo = _mm_set1_ps(lo), vhi = _mm_set1_ps(hi);
+  const __m128i voff = _mm_set1_epi32(offset);
+  auto one = [&](const float* p) {
+    const __m128 v = _mm_min_ps(_mm_max_ps(_mm_add_ps(_mm_mul_ps(_mm_loadu_ps(p), vmul), vadd), vlo), vhi);
+    return _mm_add_epi32(round4<R>(v), voff);
+  };
+  for (; i + 16 <= n; i += 16) {
+    const __m128i a = _mm_packs_epi32(one(x + i), one(x + i + 4));
+    const __m128i b = _mm_packs_epi32(one(x + i + 8), one(x + i + 12));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(q + i), _mm_packs_epi16(a, b));
+  }
+#endif
+  for (; i < n; ++i) {
+    const float v = std::min(std::max(x[i] * mul + add, lo), hi);
+    q[i] = static_cast<std::int8_t>(roundScalar<R>(v) + offset);
+  }
+}
+
+}  // namespace
 
 void quantizeRowSymmetric(const float* x, std::int64_t n, std::int8_t* q, float* scale) {
   constexpr std::int32_t kScale = 127;
-  const auto minmax = std::minmax_element(x, x + n);
-  const float range = n == 0 ? 0.0f : std::max(std::abs(*minmax.first), std::abs(*minmax.second));
+  float lo, hi;
+  rowRange(x, n, &lo, &hi);
+  const float range = std::max(std::abs(lo), std::abs(hi));
   if (range == 0) {
     std::memset(q, 0, static_cast<size_t>(n));
     *scale = 1;
@@ -21,18 +119,15 @@ void quantizeRowSymmetric(const float* x, std::int64_t n, std::int8_t* q, float*
   }
   *scale = range / kScale;
   const float inverse = kScale / range;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto v = static_cast<std::int32_t>(std::round(x[i] * inverse));
-    q[i] = static_cast<std::int8_t>(std::min(kScale, std::max(-kScale, v)));
-  }
+  quantizeLoop<Rounding::kHalfAway>(x, n, inverse, 0.0f, -127.0f, 127.0f, 0, q);
 }
 
 void quantizeRowAsymmetric(const float* x, std::int64_t n, std::int8_t* q, float* scale, std::int32_t* offset) {
   constexpr std::int32_t kMin = -128, kMax = 127;
   constexpr double qmin = kMin, qmax = kMax;
-  const auto minmax = std::minmax_element(x, x + n);
-  const double rmin = n == 0 ? 0.0 : std::fmin(0, *minmax.first);
-  const double rmax = n == 0 ? 0.0 : std::fmax(0, *minmax.second);
+  float lo, hi;
+  rowRange(x, n, &lo, &hi);
+  const double rmin = std::fmin(0, lo), rmax = std::fmax(0, hi);
   if (rmin == rmax) {
     std::memset(q, 0, static_cast<size_t>(n));
     *scale = 1;
@@ -49,17 +144,14 @@ void quantizeRowAsymmetric(const float* x, std::int64_t n, std::int8_t* q, float
                                  : static_cast<std::int8_t>(std::round(zero_point));
   *scale = static_cast<float>(s);
   const auto inverse = static_cast<float>(1.0 / *scale);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto v = static_cast<std::int32_t>(std::round(static_cast<float>(*offset) + x[i] * inverse));
-    q[i] = static_cast<std::int8_t>(std::min(kMax, std::max(kMin, v)));
-  }
+  quantizeLoop<Rounding::kHalfAway>(x, n, inverse, static_cast<float>(*offset), -128.0f, 127.0f, 0, q);
 }
 
 void quantizeRowXnnpack(const float* x, std::int64_t n, std::int8_t* q, float* step, std::int32_t* offset) {
   constexpr float qmin = -128.0f, qmax = 127.0f;
-  const auto minmax = std::minmax_element(x, x + n);
-  const float rmin = n == 0 ? 0.0f : std::min(0.0f, *minmax.first);
-  const float rmax = n == 0 ? 0.0f : std::max(0.0f, *minmax.second);
+  float lo_x, hi_x;
+  rowRange(x, n, &lo_x, &hi_x);
+  const float rmin = std::min(0.0f, lo_x), rmax = std::max(0.0f, hi_x);
   const float multiplier = rmin == rmax ? 1.0f : (qmax - qmin) / (rmax - rmin);
   const float rmin_scaled = rmin * multiplier, rmax_scaled = rmax * multiplier;
   float zero_point = (qmin + rmin_scaled) + (qmax + rmax_scaled) > 0 ? qmin - rmin_scaled : qmax - rmax_scaled;
@@ -67,10 +159,7 @@ void quantizeRowXnnpack(const float* x, std::int64_t n, std::int8_t* q, float* s
   *offset = static_cast<std::int32_t>(std::nearbyint(zero_point));
   *step = 1.0f / multiplier;
   const float lo = qmin - static_cast<float>(*offset), hi = qmax - static_cast<float>(*offset);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const float v = std::min(std::max(x[i] * multiplier, lo), hi);
-    q[i] = static_cast<std::int8_t>(static_cast<std::int32_t>(std::nearbyint(v)) + *offset);
-  }
+  quantizeLoop<Rounding::kHalfEven>(x, n, multiplier, 0.0f, lo, hi, *offset, q);
 }
 
 HybridFullyConnected::HybridFullyConnected(const std::int8_t* weights, std::int64_t units, std::int64_t depth,
@@ -153,26 +242,15 @@ HybridConv::HybridConv(bool depthwise, const std::int8_t* filter, std::vector<fl
   for (float v : scales_) per_channel_ = per_channel_ || v != scales_[0];
 }
 
-// One output of channel c from its int32 sum, in the order of the
+// How an output is scaled from its int32 sum, in the order of the
 // arithmetic's kernel (each product of two floats is one rounding).
-float HybridConv::scaled(std::int32_t acc, float image_scale, std::int64_t c) const {
-  const float a = static_cast<float>(acc);
-  const float channel = scales_[scales_.size() > 1 ? static_cast<std::size_t>(c) : 0];
-  if (arithmetic_ == HybridArithmetic::kXnnpack) {
-    const float t = a * image_scale;
-    return t * channel;
-  }
-  if (!per_channel_) return a * (image_scale * channel);  // EvalHybrid: the image's scale times the filter's
+HybridConv::Order HybridConv::order() const {
+  if (arithmetic_ == HybridArithmetic::kXnnpack) return Order::kInputFirst;  // ((acc x input) x channel)
+  if (!per_channel_) return Order::kCombined;                                 // EvalHybrid: acc x (input x filter)
   const bool reference = arithmetic_ == HybridArithmetic::kReference;
-  if (depthwise_ && !reference) {
-    const float t = a * image_scale;  // optimized_integer_ops (the portable loop)
-    return t * channel;
-  }
-  if (!depthwise_ && reference) {
-    const float t = a * channel;  // reference_ops::HybridConvPerChannel
-    return t * image_scale;
-  }
-  return a * (channel * image_scale);
+  if (depthwise_ && !reference) return Order::kInputFirst;  // optimized_integer_ops (the portable loop)
+  if (!depthwise_ && reference) return Order::kChannelFirst;  // reference_ops::HybridConvPerChannel
+  return Order::kCombined;
 }
 
 void HybridConv::run(const ops::ConvGeometry& s, const float* x, const float* bias, float act_min, float act_max,
@@ -224,24 +302,43 @@ void HybridConv::run(const ops::ConvGeometry& s, const float* x, const float* bi
     const std::int32_t input_zero = (per_pixel ? 0 : zeros[0]) + 128;
     if (depthwise_) {
       auto rows = [&](std::int64_t begin, std::int64_t end) {
-        lowp::depthwiseRowsReference(one, u8_.data(), input_zero, filter_, begin, end, acc_.data());
+        if (!lowp::depthwiseRowsFast(one, u8_.data(), input_zero, filter_, begin, end, acc_.data()))
+          lowp::depthwiseRowsReference(one, u8_.data(), input_zero, filter_, begin, end, acc_.data());
       };
       if (pool) pool->parallelFor(s.out_h, static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w), rows);
       else rows(0, s.out_h);
     } else {
       lowp::conv2D(lowp::defaultGemmBackend(), one, u8_.data(), input_zero, *rhs_, acc_.data(), pool, &state_);
     }
+    // The channel scales (one for the tensor: every channel's), and for
+    // kCombined their products with the image's scale.
+    const Order how = order();
+    channel_.resize(static_cast<std::size_t>(channels));
+    for (std::int64_t c = 0; c < channels; ++c)
+      channel_[static_cast<std::size_t>(c)] = scales_[scales_.size() > 1 ? static_cast<std::size_t>(c) : 0];
+    if (how == Order::kCombined)
+      for (float& m : channel_) m = scales[0] * m;
     float* out = y + b * pixels * channels;
-    for (std::int64_t p = 0; p < pixels; ++p) {
-      const std::size_t row = per_pixel ? static_cast<std::size_t>(p) : 0;
-      for (std::int64_t c = 0; c < channels; ++c) {
-        std::int32_t acc = acc_[static_cast<std::size_t>(p * channels + c)];
-        if (per_pixel) acc -= zeros[row] * weight_sums_[static_cast<std::size_t>(c)];
-        float v = scaled(acc, scales[row], c);
-        if (bias) v += bias[c];
-        out[p * channels + c] = std::min(std::max(v, act_min), act_max);
+    auto finish = [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t p = begin; p < end; ++p) {
+        const std::size_t row = per_pixel ? static_cast<std::size_t>(p) : 0;
+        const float input_scale = scales[row];
+        const std::int32_t zero = per_pixel ? zeros[row] : 0;
+        const std::int32_t* acc = acc_.data() + p * channels;
+        float* o = out + p * channels;
+        for (std::int64_t c = 0; c < channels; ++c) {
+          const std::int32_t sum = per_pixel ? acc[c] - zero * weight_sums_[static_cast<std::size_t>(c)] : acc[c];
+          const float a = static_cast<float>(sum), channel = channel_[static_cast<std::size_t>(c)];
+          float v = how == Order::kCombined     ? a * channel
+                    : how == Order::kInputFirst ? (a * input_scale) * channel
+                                                : (a * channel) * input_scale;
+          if (bias) v += bias[c];
+          o[c] = std::min(std::max(v, act_min), act_max);
+        }
       }
-    }
+    };
+    if (pool) pool->parallelFor(pixels, static_cast<double>(channels) * 4, finish);
+    else finish(0, pixels);
   }
 }
 

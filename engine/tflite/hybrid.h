@@ -79,7 +79,11 @@ class HybridConv {
            const ThreadPool* pool);
 
  private:
-  float scaled(std::int32_t acc, float image_scale, std::int64_t c) const;
+  // kCombined: acc x (input scale x channel scale); kInputFirst: (acc x
+  // input scale) x channel scale; kChannelFirst: (acc x channel scale) x
+  // input scale.
+  enum class Order { kCombined, kInputFirst, kChannelFirst };
+  Order order() const;
 
   bool depthwise_;
   const std::int8_t* filter_;
@@ -93,6 +97,7 @@ class HybridConv {
   std::vector<std::int8_t> q_;
   std::vector<std::uint8_t> u8_;
   std::vector<std::int32_t> acc_;
+  std::vector<float> channel_;  // per output channel: its scale, or (kCombined) times the input's
 };
 
 }  // namespace gds::engine::tflite

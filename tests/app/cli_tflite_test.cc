@@ -341,7 +341,7 @@ TEST(CliTflite, FlagErrorsAndUnexportableOpsWriteNothing) {
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--num_threads=x"},
        "error: flag --num_threads expects an integer, got 'x'\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int4"},
-       "error: --quantize: 'int4' is not a quantization (expected int8 or float16)\n"},
+       "error: --quantize: 'int4' is not a quantization (expected int8, float16 or dynamic)\n"},
       {{"--graph_def_file=" + pb, "--output_file=" + out, "--quantize=int8"},
        "error: --quantize=int8 needs --calibration_data=DIR (representative inputs for the activation ranges), or "
        "--calibration_data=random:100 to try it without data\n"},
