@@ -108,6 +108,13 @@ void setTensorAttr(NodeDef* node, const std::string& key, const model::HostTenso
   model::encodeTensor(tensor, (*node->mutable_attr())[key].mutable_tensor());
 }
 
+std::string claimName(const std::string& base, std::unordered_set<std::string>* names) {
+  std::string candidate = base;
+  for (int k = 1; names->count(candidate); ++k) candidate = base + "_" + std::to_string(k);
+  names->insert(candidate);
+  return candidate;
+}
+
 NodeDef makeConst(const std::string& name, const model::HostTensor& tensor) {
   NodeDef node;
   node.set_name(name);

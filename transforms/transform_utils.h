@@ -62,6 +62,9 @@ Result<model::HostTensor> tensorAttr(const NodeDef& node, const std::string& key
 Result<model::HostTensor> floatTensorAttr(const NodeDef& node);
 void setTensorAttr(NodeDef* node, const std::string& key, const model::HostTensor& tensor);
 NodeDef makeConst(const std::string& name, const model::HostTensor& tensor);
+// `base`, or base_1, base_2, ... : the first name not in `names`, which
+// then holds it.
+std::string claimName(const std::string& base, std::unordered_set<std::string>* names);
 model::HostTensor floatTensor(const model::Shape& shape, const std::vector<float>& values);
 
 void setTypeAttr(NodeDef* node, const std::string& key, tensorflow::DataType type);

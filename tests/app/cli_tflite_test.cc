@@ -81,17 +81,20 @@ TEST(CliTflite, ConvertsMobileNetFloatAndInt8AndSummarizesTheResult) {
 // --quantize=float16 (and TF 1.x's --post_training_quantize
 // --quantize_to_float16, the same file): every weight and bias float16
 // behind a DEQUANTIZE, half the file, float's answers on the photos.
+// MobileNet 0.25 converted to `out` with the converter's `extra` flags.
+CommandResult convertMobilenet(const std::string& out, const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"tflite_convert", "--graph_def_file=" + modelPath("mobilenet_v1_0.25_128_frozen.pb"),
+                                   "--output_arrays=MobilenetV1/Predictions/Reshape_1", "--output_file=" + out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return runGdstudio(args);
+}
+
 TEST(CliTflite, Float16WeightsHalveTheFileAndKeepFloatsAnswers) {
   GDS_REQUIRE_SHARED();
   const std::string dir = tempDir();
   const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
-  const std::vector<std::string> base = {"tflite_convert", "--graph_def_file=" + pb,
-                                         "--output_arrays=MobilenetV1/Predictions/Reshape_1"};
-  auto convert = [&](const std::string& file, std::vector<std::string> extra) {
-    std::vector<std::string> args = base;
-    args.push_back("--output_file=" + dir + "/" + file);
-    args.insert(args.end(), extra.begin(), extra.end());
-    return runGdstudio(args);
+  auto convert = [&](const std::string& file, const std::vector<std::string>& extra) {
+    return convertMobilenet(dir + "/" + file, extra);
   };
   CommandResult f = convert("f.tflite", {});
   ASSERT_EQ(f.exit_code, 0) << f.err;
@@ -152,13 +155,8 @@ TEST(CliTflite, DynamicRangeQuantizesTheLargeWeightsAndRunsHybridKernels) {
   GDS_REQUIRE_SHARED();
   const std::string dir = tempDir();
   const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
-  const std::vector<std::string> base = {"tflite_convert", "--graph_def_file=" + pb,
-                                         "--output_arrays=MobilenetV1/Predictions/Reshape_1"};
-  auto convert = [&](const std::string& file, std::vector<std::string> extra) {
-    std::vector<std::string> args = base;
-    args.push_back("--output_file=" + dir + "/" + file);
-    args.insert(args.end(), extra.begin(), extra.end());
-    return runGdstudio(args);
+  auto convert = [&](const std::string& file, const std::vector<std::string>& extra) {
+    return convertMobilenet(dir + "/" + file, extra);
   };
   CommandResult f = convert("f.tflite", {});
   ASSERT_EQ(f.exit_code, 0) << f.err;

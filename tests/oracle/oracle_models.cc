@@ -187,6 +187,21 @@ void markHybridTensors(OracleModel* m) {
   }
 }
 
+// ../shared/models/<folder>/<name>.tflite into m, with its stored input
+// (<name>.input.npy) and two seeded ones; false (a test failure) when it
+// cannot be read.
+bool loadSharedTflite(const std::string& folder, const std::string& name, OracleModel* m) {
+  if (!loadOracleModel(test::modelPath(folder + "/" + name + ".tflite"), m)) return false;
+  auto stored = model::readNpy(test::modelPath(folder + "/" + name + ".input.npy"));
+  EXPECT_TRUE(stored.ok()) << stored.error();
+  if (stored.ok()) {
+    m->samples.push_back({*stored});
+    m->sample_names.push_back(name + ".input.npy");
+  }
+  addSeededSamples(m, 2);
+  return true;
+}
+
 // `in` exported with `o` to <stem><suffix>, with its chosen samples (as the
 // int8 tensors an int8 input takes) and two seeded ones.
 void addExport(const CorpusInputs& in, const tt::ConvertOptions& o, const std::string& kind, const std::string& suffix,
@@ -274,14 +289,7 @@ const std::vector<OracleModel>& sharedTfliteModels() {
       OracleModel m;
       m.label = std::string(name) + ".tflite";
       m.float_model = std::string(name).find("_float") != std::string::npos;
-      if (!loadOracleModel(test::modelPath(std::string("tflite/") + name + ".tflite"), &m)) continue;
-      auto stored = model::readNpy(test::modelPath(std::string("tflite/") + name + ".input.npy"));
-      EXPECT_TRUE(stored.ok()) << stored.error();
-      if (stored.ok()) {
-        m.samples.push_back({*stored});
-        m.sample_names.push_back(std::string(name) + ".input.npy");
-      }
-      addSeededSamples(&m, 2);
+      if (!loadSharedTflite("tflite", name, &m)) continue;
       out.push_back(std::move(m));
     }
     return out;
@@ -297,16 +305,9 @@ const std::vector<OracleModel>& sharedHybridModels() {
       OracleModel m;
       m.label = std::string(name) + ".tflite (dynamic range)";
       m.float_model = true;
-      if (!loadOracleModel(test::modelPath(std::string("keras/") + name + ".tflite"), &m)) continue;
+      if (!loadSharedTflite("keras", name, &m)) continue;
       markHybridTensors(&m);
       EXPECT_EQ(m.exact_tensors.size(), 3u) << name << ": three hybrid FULLY_CONNECTED operators";
-      auto stored = model::readNpy(test::modelPath(std::string("keras/") + name + ".input.npy"));
-      EXPECT_TRUE(stored.ok()) << stored.error();
-      if (stored.ok()) {
-        m.samples.push_back({*stored});
-        m.sample_names.push_back(std::string(name) + ".input.npy");
-      }
-      addSeededSamples(&m, 2);
       out.push_back(std::move(m));
     }
     return out;

@@ -55,12 +55,6 @@ Result<tensorflow::GraphDef> quantizeWeightsDynamicRange(const tensorflow::Graph
       }
     }
   }
-  auto claim = [&names](const std::string& base) {
-    std::string candidate = base;
-    for (int k = 1; names.count(candidate); ++k) candidate = base + "_" + std::to_string(k);
-    names.insert(candidate);
-    return candidate;
-  };
   tensorflow::GraphDef out;
   *out.mutable_versions() = graph.versions();
   *out.mutable_library() = graph.library();
@@ -83,7 +77,7 @@ Result<tensorflow::GraphDef> quantizeWeightsDynamicRange(const tensorflow::Graph
     wq.zero_point.assign(scales.size(), 0);
     wq.quantized_dimension = depthwise ? static_cast<int>(value->shape.size()) - 1 : 0;
     const bool in_place = !shared.count(name);
-    NodeDef q_const = makeConst(in_place ? name : claim(name + "_int8"), q);
+    NodeDef q_const = makeConst(in_place ? name : claimName(name + "_int8", &names), q);
     // Replaced in place, the constant keeps its TFLite tensor name.
     if (in_place)
       for (const char* key : {mt::kOutputNamesAttr, mt::kShapeSignatureAttr})

@@ -29,12 +29,6 @@ Result<tensorflow::GraphDef> quantizeWeightsToFloat16(const tensorflow::GraphDef
     if (!mt::isDialectOp(n.op())) continue;
     for (const std::string& in : n.input()) read_by_op.insert(std::string(model::nodeNameOf(in)));
   }
-  auto claim = [&names](const std::string& base) {
-    std::string candidate = base;
-    for (int k = 1; names.count(candidate); ++k) candidate = base + "_" + std::to_string(k);
-    names.insert(candidate);
-    return candidate;
-  };
   tensorflow::GraphDef out;
   *out.mutable_versions() = graph.versions();
   *out.mutable_library() = graph.library();
@@ -55,7 +49,7 @@ Result<tensorflow::GraphDef> quantizeWeightsToFloat16(const tensorflow::GraphDef
     std::uint16_t* h = half.as<std::uint16_t>();
     for (std::int64_t i = 0; i < value->size(); ++i)
       h[i] = model::floatToHalf(std::isnan(v[i]) ? v[i] : std::clamp(v[i], -kMaxFloat16, kMaxFloat16));
-    NodeDef c = makeConst(claim(n.name() + "_fp16"), half);
+    NodeDef c = makeConst(claimName(n.name() + "_fp16", &names), half);
     // The float32 tensor the operators read: DEQUANTIZE's output, under the
     // constant's name (and its TFLite tensor name, when it had its own).
     NodeDef d;

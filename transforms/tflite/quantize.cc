@@ -122,12 +122,7 @@ class Quantizer {
   tensorflow::GraphDef out_;
 };
 
-std::string Quantizer::claim(const std::string& base) {
-  std::string candidate = base;
-  for (int k = 1; names_.count(candidate); ++k) candidate = base + "_" + std::to_string(k);
-  names_.insert(candidate);
-  return candidate;
-}
+std::string Quantizer::claim(const std::string& base) { return claimName(base, &names_); }
 
 const NodeDef* Quantizer::producer(const std::string& input) const {
   auto it = by_name_.find(std::string(model::nodeNameOf(input)));
