@@ -10,10 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/calibration_report.h"
 #include "app/flags.h"
 #include "engine/eval/calibrate.h"
 #include "engine/eval/dataset.h"
 #include "model/io.h"
+#include "transforms/tflite/convert.h"
 
 namespace gds::app {
 namespace {
@@ -26,13 +28,21 @@ const char* kUsage =
     "<name>/frozen_min and /frozen_max: the min_percentile-th smallest minimum and the max_percentile-th\n"
     "largest maximum (freeze_requantization_ranges' rule). Inputs are images (PNG/JPEG: RGB, resized\n"
     "to --input_size, then (x - input_mean) / input_std), .npy files or, for string inputs, raw files\n"
-    "such as WAV.";
+    "such as WAV.\n\n"
+    "With --report, GRAPH is a float graph and nothing is written: the inputs calibrate TensorFlow Lite's int8\n"
+    "conversion (tflite_convert --quantize=int8) and the report says, per tensor it quantizes, the observed range,\n"
+    "the range --calibration_method chooses, the share of values that range clips and the histogram\n"
+    "(--format=json: the histograms in full).";
 
 std::vector<FlagSpec> calibrateFlags() {
   using T = FlagSpec::Type;
-  return {
-      {"graph", T::String, "", "the 8-bit graph (quantize_nodes output)", kRequired | kPath},
-      {"output_graph", T::String, "", "where to write the graph with frozen ranges", kRequired | kPath},
+  std::vector<FlagSpec> flags = {
+      {"graph", T::String, "", "the 8-bit graph (quantize_nodes output); with --report a float graph",
+       kRequired | kPath},
+      {"output_graph", T::String, "", "where to write the graph with frozen ranges (required without --report)",
+       kPath},
+      {"report", T::Bool, "false", "report TensorFlow Lite int8 calibration of a float graph (writes nothing)"},
+      {"output_layer", T::String, "", "--report: output nodes, comma separated (default: the nodes nothing consumes)"},
       {"dataset", T::String, "", "folder of representative inputs", kPath},
       {"input", T::String, "", "representative input file(s), comma separated", kPath},
       {"input_layer", T::String, "", "input node (default: the graph's only Placeholder)"},
@@ -44,6 +54,8 @@ std::vector<FlagSpec> calibrateFlags() {
       {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads"},
       {"format", T::String, "text", "text (a tab-separated table) or json (one record per range)"},
   };
+  for (FlagSpec& f : calibrationMethodFlags()) flags.push_back(std::move(f));
+  return flags;
 }
 
 // What the command line asks for, checked: the flags as the command uses
@@ -57,6 +69,9 @@ struct CalibrateArgs {
   double min_percentile = 5, max_percentile = 5;
   engine::ImagePreprocess preprocess;
   engine::PlanOptions plan;
+  bool report = false;  // --report: TensorFlow Lite calibration of a float graph
+  std::vector<std::string> output_layers;
+  transforms::tflite::CalibrationOptions method;
 };
 
 Result<CalibrateArgs> parseCalibrateFlags(const Flags& flags) {
@@ -64,6 +79,9 @@ Result<CalibrateArgs> parseCalibrateFlags(const Flags& flags) {
   a.format = flags.str("format");
   if (a.format != "text" && a.format != "json")
     return Status::Error("--format must be text or json, got '" + a.format + "'");
+  a.report = flags.boolean("report");
+  if (!a.report && flags.str("output_graph").empty())
+    return Status::Error("--output_graph is required (where to write the graph with frozen ranges), or --report");
   a.dataset = flags.str("dataset");
   if (a.dataset.empty() == flags.str("input").empty())
     return Status::Error("give exactly one of --dataset=DIR and --input=FILE");
@@ -93,6 +111,13 @@ Result<CalibrateArgs> parseCalibrateFlags(const Flags& flags) {
   a.output_graph = flags.str("output_graph");
   a.inputs = flags.list("input");
   a.input_layer = flags.str("input_layer");
+  a.output_layers = flags.list("output_layer");
+  if (a.report && !a.output_graph.empty())
+    return Status::Error("--report writes nothing: it reads a float graph; drop --output_graph");
+  if (!a.report && !a.output_layers.empty()) return Status::Error("--output_layer is for --report");
+  auto method = parseCalibrationMethodFlags(flags);
+  if (!method.ok()) return method.status();
+  a.method = *method;
   return a;
 }
 
@@ -137,6 +162,35 @@ void printCalibration(const CalibrateArgs& a, const engine::CalibrationResult& r
               result.frozen.size(), inputs, a.output_graph.c_str());
 }
 
+// --report: the float graph converted to int8 in memory on the samples, and
+// what calibration saw of each tensor.
+int reportTfliteCalibration(const CalibrateArgs& a, const tensorflow::GraphDef& graph, const std::string& input,
+                            std::vector<std::vector<engine::Tensor>> samples, ProgressLine& progress) {
+  transforms::tflite::ConvertOptions options;
+  options.inputs = {input};
+  options.outputs = a.output_layers;
+  options.quantize = transforms::tflite::Quantize::Int8;
+  options.calibration = std::move(samples);
+  options.calibration_method = a.method;
+  options.num_threads = a.plan.num_threads;
+  if (progress.enabled())
+    options.calibration_progress = [&progress](int done, int total) {
+      progress.update("calibrate: input " + std::to_string(done + 1) + " of " + std::to_string(total));
+    };
+  auto converted = transforms::tflite::convertToTflite(graph, options);
+  progress.finish();
+  if (!converted.ok()) return fail(a.graph + ": " + converted.error());
+  if (a.format == "json") {
+    nlohmann::json j = calibrationReportJson(*converted, a.method);
+    j["graph"] = a.graph;
+    j["inputs"] = options.calibration.size();
+    std::printf("%s\n", j.dump(1).c_str());
+  } else {
+    std::printf("%s", calibrationReportText(*converted, a.method).c_str());
+  }
+  return 0;
+}
+
 int runCalibrateCommand(int argc, char** argv) {
   Flags flags("calibrate", kUsage, calibrateFlags());
   if (auto exit_code = flags.parseCommand(argc, argv)) return *exit_code;
@@ -158,6 +212,7 @@ int runCalibrateCommand(int argc, char** argv) {
   ProgressLine progress;
   auto samples = loadSamples(a, *input, paths, progress);
   if (!samples.ok()) return fail(samples.error());
+  if (a.report) return reportTfliteCalibration(a, graph, input->name, std::move(*samples), progress);
   progress.update("calibrate: compiling the graph for " + std::to_string(samples->size()) + " inputs");
 
   engine::CalibrationProgress on_run;

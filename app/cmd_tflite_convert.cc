@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/calibration_report.h"
 #include "app/flags.h"
 #include "app/tflite_convert_tf.h"
 #include "engine/eval/feeds.h"
@@ -55,6 +56,11 @@ const char* kUsage =
     "is an error naming the file; images are resized to the input's height and width.\n"
     "--calibration_data=random[:N] calibrates on N seeded random inputs (default 100) when you have no data at\n"
     "hand: the ranges are then not your data's, which the output and the model's description say.\n"
+    "--calibration_method chooses how the inputs' values become each tensor's range, by TensorFlow's quantizer's\n"
+    "names: min_max (the default: TensorFlow Lite's calibrator), average_min_max, histogram_percentile\n"
+    "(--calibration_min_percentile/--calibration_max_percentile), histogram_mse_bruteforce,\n"
+    "histogram_mse_max_frequency, histogram_mse_symmetric. --calibration_report=FILE (or -) writes what calibration\n"
+    "saw of every tensor: the observed and chosen ranges, the share of values clipped, the histogram.\n"
     "--quantize=float16 stores every float weight as float16, read through a DEQUANTIZE operator (TensorFlow's\n"
     "supported_types=[tf.float16]; TF 1.x --post_training_quantize --quantize_to_float16): half the size, float32\n"
     "arithmetic, no data needed.\n"
@@ -102,6 +108,11 @@ std::vector<FlagSpec> convertFlags() {
        "NNAPI and older TFLite Micro need); =false gives one per output channel"},
       {"num_threads", T::Int, "1", "threads for the calibration runs: -1 or 0 all cores, N threads"},
   };
+  for (FlagSpec& f : calibrationMethodFlags()) flags.push_back(std::move(f));
+  flags.push_back({"calibration_report", T::String, "",
+                   "write what calibration saw of each tensor (range chosen, share clipped, histogram): a .json "
+                   "file, another file as a table, or - for the table on the output",
+                   kPath});
   for (FlagSpec& f : tensorflowConverterFlags()) flags.push_back(std::move(f));
   return flags;
 }
@@ -134,6 +145,7 @@ struct ConvertArgs {
   std::string output;
   std::string calibration_data;  // a folder, or "" for random samples / no calibration
   int random_samples = 0;        // --calibration_data=random[:N]
+  std::string calibration_report;  // --calibration_report: a file, "-" or ""
   double input_mean = 127.5, input_std = 127.5;
   bool grayscale = false;
   TensorFlowConverterFlags tf;
@@ -182,6 +194,15 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
                                                " converts the weights alone and needs no data)"
                                          : std::string()));
   if (calibrated && options.quantize == Quantize::None) options.quantize = Quantize::Int8;
+  auto method = parseCalibrationMethodFlags(flags);
+  if (!method.ok()) return method.status();
+  options.calibration_method = *method;
+  a.calibration_report = flags.str("calibration_report");
+  for (const char* name : {"calibration_method", "calibration_num_bins", "calibration_min_percentile",
+                           "calibration_max_percentile", "calibration_report"})
+    if (flags.has(name) && !calibrated)
+      return Status::Error(std::string("--") + name +
+                           " is about calibration: it needs --quantize=int8 with --calibration_data=DIR");
   auto in_type = ioType(flags, "inference_input_type");
   auto out_type = ioType(flags, "inference_output_type");
   if (!in_type.ok() && !tf_int8) return in_type.status();
@@ -294,6 +315,19 @@ Result<std::vector<std::vector<engine::Tensor>>> randomSamples(const ConvertArgs
   return samples;
 }
 
+// ", ranges by histogram_percentile (0.001 to 99.999)"; nothing for min/max.
+std::string methodNote(const transforms::tflite::CalibrationOptions& o) {
+  using transforms::tflite::CalibrationMethod;
+  if (o.method == CalibrationMethod::MinMax) return "";
+  std::string note = std::string(", ranges by ") + transforms::tflite::calibrationMethodName(o.method);
+  if (o.method == CalibrationMethod::HistogramPercentile) {
+    char range[64];
+    std::snprintf(range, sizeof range, " (%g to %g)", o.min_percentile, o.max_percentile);
+    note += range;
+  }
+  return note;
+}
+
 // --quantize=int8: the activation ranges' inputs, from --calibration_data's
 // files (checked against the input: no silent decolouring) or
 // random values. Returns the line that reports it.
@@ -305,7 +339,8 @@ Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph)
     warn("--calibration_data=random:" + std::to_string(a.random_samples) + ": the int8 ranges come from " +
          std::to_string(a.random_samples) + " seeded random inputs (uniform in [0, 1)), not from your data; the "
          "model's accuracy says nothing until you calibrate it on real inputs (--calibration_data=DIR)");
-    return "Calibrated on " + std::to_string(a.random_samples) + " random inputs (not real data)";
+    return "Calibrated on " + std::to_string(a.random_samples) + " random inputs (not real data)" +
+           methodNote(a.options.calibration_method);
   }
   ProgressLine progress;
   progress.update("calibration: reading " + a.calibration_data);
@@ -315,7 +350,8 @@ Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph)
   progress.finish();
   if (!samples.ok()) return Status::Error("--calibration_data: " + samples.error());
   a.options.calibration = std::move(*samples);
-  return "Calibrated on " + std::to_string(a.options.calibration.size()) + " inputs from " + a.calibration_data;
+  return "Calibrated on " + std::to_string(a.options.calibration.size()) + " inputs from " + a.calibration_data +
+         methodNote(a.options.calibration_method);
 }
 
 // The converter's notes, the operators by builtin, the file's sizes.
@@ -383,6 +419,24 @@ Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const tra
   return Status::Ok();
 }
 
+// --calibration_report: "-" prints the table; a .json file gets the
+// records, another file the table.
+Status writeCalibrationReport(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted) {
+  const std::string& file = a.calibration_report;
+  if (file.empty()) return Status::Ok();
+  const auto& method = a.options.calibration_method;
+  if (file == "-") {
+    std::printf("\n%s", calibrationReportText(converted, method).c_str());
+    return Status::Ok();
+  }
+  const bool json = file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0;
+  Status saved = model::writeFileAtomic(
+      file, json ? calibrationReportJson(converted, method).dump(1) + "\n" : calibrationReportText(converted, method));
+  if (!saved.ok()) return saved;
+  std::printf("Wrote %s\n", file.c_str());
+  return Status::Ok();
+}
+
 int runTfliteConvert(int argc, char** argv) {
   Flags flags("tflite_convert", kUsage, convertFlags());
   flags.allowAbbreviations();
@@ -414,6 +468,8 @@ int runTfliteConvert(int argc, char** argv) {
   Status written = writeConverted(*args, *input, *converted, &stats);
   if (!written.ok()) return fail(written.message());
   printConverted(*args, *converted, stats, calibration_note);
+  Status reported = writeCalibrationReport(*args, *converted);
+  if (!reported.ok()) return fail(reported.message());
   return 0;
 }
 

@@ -316,6 +316,9 @@ std::vector<std::vector<engine::Tensor>> calibrationInputs(const ModelHandle& m,
 struct ConvertArgs {
   py::handle inputs, outputs, input_shapes, representative_dataset;
   std::string quantize, inference_input_type, inference_output_type, signature_key;
+  std::string calibration_method;
+  int calibration_num_bins = 512;
+  double calibration_min_percentile = 0.001, calibration_max_percentile = 99.999;
   float input_mean = 127.5f, input_std = 127.5f;
   bool disable_per_channel_dense = true;
   int threads = 1;
@@ -335,6 +338,14 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   options.quantize = *quantize;
   if (options.quantize == transforms::tflite::Quantize::Int8 && args.representative_dataset.is_none())
     raise(ErrorKind::Argument, "quantize='int8' needs representative_dataset (a generator of input dicts, or a folder)");
+  auto method = transforms::tflite::parseCalibrationMethod(args.calibration_method);
+  if (!method.ok()) raise(ErrorKind::Argument, "calibration_method: " + method.error());
+  options.calibration_method.method = *method;
+  options.calibration_method.num_bins = args.calibration_num_bins;
+  options.calibration_method.min_percentile = args.calibration_min_percentile;
+  options.calibration_method.max_percentile = args.calibration_max_percentile;
+  if (Status checked = transforms::tflite::checkCalibrationOptions(options.calibration_method); !checked.ok())
+    raise(ErrorKind::Argument, checked.message());
   options.inference_input_type = ioType(args.inference_input_type, "inference_input_type");
   options.inference_output_type = ioType(args.inference_output_type, "inference_output_type");
   options.per_channel_fully_connected = !args.disable_per_channel_dense;
@@ -455,8 +466,14 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
       [](py::handle model, py::handle output_file, py::handle inputs, py::handle outputs, py::handle input_shapes,
          py::handle quantize, py::handle representative_dataset, float input_mean, float input_std,
          const std::string& inference_input_type, const std::string& inference_output_type,
-         bool disable_per_channel, const std::string& signature_key, int threads, py::object progress) {
+         bool disable_per_channel, const std::string& signature_key, const std::string& calibration_method,
+         int calibration_num_bins, double calibration_min_percentile, double calibration_max_percentile, int threads,
+         py::object progress) {
         ConvertArgs args;
+        args.calibration_method = calibration_method;
+        args.calibration_num_bins = calibration_num_bins;
+        args.calibration_min_percentile = calibration_min_percentile;
+        args.calibration_max_percentile = calibration_max_percentile;
         args.inputs = inputs;
         args.outputs = outputs;
         args.input_shapes = input_shapes;
@@ -476,7 +493,9 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
       py::arg("representative_dataset") = py::none(), py::arg("input_mean") = 127.5f, py::arg("input_std") = 127.5f,
       py::arg("inference_input_type") = "float", py::arg("inference_output_type") = "float",
       py::arg("disable_per_channel_quantization_for_dense_layers") = true,
-      py::arg("signature_key") = "serving_default", py::arg("threads") = 1, py::arg("progress") = py::none(),
+      py::arg("signature_key") = "serving_default", py::arg("calibration_method") = "min_max",
+      py::arg("calibration_num_bins") = 512, py::arg("calibration_min_percentile") = 0.001,
+      py::arg("calibration_max_percentile") = 99.999, py::arg("threads") = 1, py::arg("progress") = py::none(),
       R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way, or a Keras model) as a
 TensorFlow Lite model. inputs/outputs: node names (default the signature's of a SavedModel or
 Keras model, else the Placeholders and the unconsumed nodes);
@@ -485,7 +504,10 @@ int8 weights with float activations (dynamic-range quantization, no data needed)
 quantize='int8' writes TensorFlow Lite's full-integer model
 calibrated on representative_dataset: a generator (or generator function, or any iterable) of
 input dicts / lists in input order, as TensorFlow's converter takes, or a folder of files
-(images normalized with input_mean and input_std). The file is written atomically; returns a
+(images normalized with input_mean and input_std); calibration_method chooses how the samples'
+values become ranges (TensorFlow's methods: 'min_max', 'average_min_max', 'histogram_percentile'
+with calibration_min/max_percentile, 'histogram_mse_bruteforce', 'histogram_mse_max_frequency',
+'histogram_mse_symmetric'; calibration_num_bins per sample). The file is written atomically; returns a
 ConvertResult whose .model is the written file opened again.)");
   m.def("calibrate", &calibrateModel, py::arg("model"), py::arg("representative_dataset"), py::arg("input") = "",
         py::arg("min_percentile") = 5.0f, py::arg("max_percentile") = 5.0f, py::arg("size") = py::none(),

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "ui/calibration_view.h"
 #include "ui/undo_commands.h"
 
 namespace gds::ui {
@@ -31,6 +32,7 @@ void Document::reset(model::LoadedModel loaded) {
   marks_.clear();
   has_last_step_ = false;
   last_step_before_.reset();
+  calibration_.reset();
   emit documentReset();
   emit graphChanged();
   emit selectionChanged(selection_);
@@ -40,6 +42,11 @@ void Document::reset(model::LoadedModel loaded) {
 }
 
 const model::Graph* Document::index() const { return index_.get(); }
+
+void Document::setCalibration(std::shared_ptr<const CalibrationView> calibration) {
+  calibration_ = std::move(calibration);
+  emit calibrationChanged();
+}
 const std::string& Document::indexError() const { return index_error_; }
 
 void Document::rebuildIndex() {

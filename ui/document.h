@@ -21,6 +21,8 @@
 
 namespace gds::ui {
 
+struct CalibrationView;
+
 class Document : public QObject, public EditTarget {
   Q_OBJECT
  public:
@@ -79,6 +81,11 @@ class Document : public QObject, public EditTarget {
   GraphPtr lastStepBefore() const { return last_step_before_; }
   void clearLastStep();
 
+  // What the last int8 export from this document calibrated (null before
+  // one, and after a new model is loaded).
+  std::shared_ptr<const CalibrationView> calibration() const { return calibration_; }
+  void setCalibration(std::shared_ptr<const CalibrationView> calibration);
+
   // EditTarget: what the undo commands call.
   void setGraphFromCommand(GraphPtr graph, const StepInfo* step, GraphPtr before) override;
   void setMarksFromCommand(const std::vector<IoMark>& marks) override;
@@ -90,6 +97,7 @@ class Document : public QObject, public EditTarget {
   void ioMarksChanged();
   void modifiedChanged(bool modified);
   void lastStepChanged();
+  void calibrationChanged();
 
  private:
   void rebuildIndex();
@@ -105,6 +113,7 @@ class Document : public QObject, public EditTarget {
   bool has_last_step_ = false;
   StepInfo last_step_;
   GraphPtr last_step_before_;
+  std::shared_ptr<const CalibrationView> calibration_;
 };
 
 }  // namespace gds::ui

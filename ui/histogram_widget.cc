@@ -15,7 +15,15 @@ void HistogramWidget::setHistogram(std::vector<std::int64_t> bins, double min, d
   bins_ = std::move(bins);
   min_ = min;
   max_ = max;
+  marks_ = false;
   setToolTip(bins_.empty() ? QString() : tr("%1 bins from %2 to %3").arg(bins_.size()).arg(min_).arg(max_));
+  update();
+}
+
+void HistogramWidget::setRangeMarks(double lo, double hi) {
+  marks_ = true;
+  mark_lo_ = lo;
+  mark_hi_ = hi;
   update();
 }
 
@@ -34,6 +42,17 @@ void HistogramWidget::paintEvent(QPaintEvent*) {
     // At least one pixel, so rare values stay visible.
     double h = std::max(1.0, plot.height() * static_cast<double>(bins_[i]) / static_cast<double>(peak));
     p.drawRect(QRectF(plot.left() + static_cast<double>(i) * w, plot.bottom() - h, std::max(1.0, w - 1), h));
+  }
+  if (marks_ && max_ > min_) {
+    auto xOf = [&](double v) { return plot.left() + plot.width() * std::clamp((v - min_) / (max_ - min_), 0.0, 1.0); };
+    const double lo = xOf(mark_lo_), hi = xOf(mark_hi_);
+    QColor shade = palette().text().color();
+    shade.setAlpha(40);
+    p.fillRect(QRectF(plot.left(), plot.top(), lo - plot.left(), plot.height()), shade);
+    p.fillRect(QRectF(hi, plot.top(), plot.right() - hi, plot.height()), shade);
+    p.setPen(QPen(QColor(200, 60, 40), 1.5));
+    p.drawLine(QPointF(lo, plot.top()), QPointF(lo, plot.bottom()));
+    p.drawLine(QPointF(hi, plot.top()), QPointF(hi, plot.bottom()));
   }
   p.setPen(palette().text().color());
   p.drawLine(plot.bottomLeft(), plot.bottomRight());

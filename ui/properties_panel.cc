@@ -13,8 +13,13 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
 #include "model/attr.h"
 #include "model/npy.h"
+#include "ui/calibration_view.h"
 #include "ui/document.h"
 #include "ui/histogram_widget.h"
 
@@ -72,6 +77,20 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   text_->setMinimumHeight(kMinPartHeight);
   layout->addWidget(text_, 3);
 
+  calibration_box_ = new QGroupBox(tr("Calibration"), this);
+  calibration_box_->setObjectName("CalibrationBox");
+  auto* cl = new QVBoxLayout(calibration_box_);
+  calibration_label_ = new QLabel(calibration_box_);
+  calibration_label_->setWordWrap(true);
+  calibration_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  calibration_histogram_ = new HistogramWidget(calibration_box_);
+  calibration_histogram_->setToolTip(tr("The values calibration saw; the red lines are the int8 range, what lies "
+                                        "outside them is clipped"));
+  cl->addWidget(calibration_label_);
+  cl->addWidget(calibration_histogram_);
+  calibration_box_->setVisible(false);
+  layout->addWidget(calibration_box_);
+
   // The tensor view (stats, histogram, values, Save) is taller than the dock
   // gets under the Benchmark and Accuracy docks: it scrolls instead of
   // setting the dock's minimum height, which would push the window past
@@ -111,6 +130,7 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   connect(save_npy_, &QPushButton::clicked, this, &PropertiesPanel::saveTensorInteractive);
   connect(document_, &Document::selectionChanged, this, &PropertiesPanel::refresh);
   connect(document_, &Document::graphChanged, this, &PropertiesPanel::refresh);
+  connect(document_, &Document::calibrationChanged, this, &PropertiesPanel::refresh);
   refresh();
 }
 
@@ -132,6 +152,7 @@ void PropertiesPanel::refresh() {
     else
       msg = tr("Select a node in the graph to see its properties.");
     text_->setHtml("<p style='color:gray'>" + msg + "</p>");
+    showCalibration("");
     tensor_scroll_->setVisible(false);
     tensor_source_->clear();
     return;
@@ -167,6 +188,7 @@ void PropertiesPanel::refresh() {
   if (props_.attrs.empty()) h += "<tr><td style='color:gray'>none</td></tr>";
   h += "</table>";
   text_->setHtml(h);
+  showCalibration(name);
 
   tensor_scroll_->setVisible(!props_.tensors.empty());
   {
@@ -175,6 +197,49 @@ void PropertiesPanel::refresh() {
     for (const auto& t : props_.tensors) tensor_source_->addItem(QString::fromStdString(t.label));
   }
   if (!props_.tensors.empty()) showTensor(0);
+}
+
+QString PropertiesPanel::calibrationText() const {
+  return calibration_box_->isVisibleTo(this) ? calibration_label_->text() : QString();
+}
+
+// The histogram calibration collected, in 64 bars over its span (and the
+// range's, which holds zero), with the int8 range marked.
+void PropertiesPanel::showCalibration(const std::string& node) {
+  const auto view = document_->calibration();
+  const transforms::tflite::TensorStatistics* stats = view && !node.empty() ? view->find(node) : nullptr;
+  calibration_box_->setVisible(stats != nullptr);
+  if (!stats) return;
+  const transforms::tflite::TensorRange seen = stats->observed(), chosen = stats->range(view->method);
+  const double lo = std::min(chosen.min, 0.f), hi = std::max(chosen.max, 0.f);
+  const double clipped = stats->clippedShare({static_cast<float>(lo), static_cast<float>(hi)});
+  calibration_label_->setText(
+      tr("%1, %2, %3 inputs<br>observed [%4, %5]; int8 range [%6, %7]; %8% of the values clipped")
+          .arg(esc(std::filesystem::path(view->file).filename().string()),
+               esc(transforms::tflite::calibrationMethodName(view->method.method)))
+          .arg(stats->samples())
+          .arg(seen.min, 0, 'g', 5)
+          .arg(seen.max, 0, 'g', 5)
+          .arg(lo, 0, 'g', 5)
+          .arg(hi, 0, 'g', 5)
+          .arg(100 * clipped, 0, 'g', 3));
+  const std::vector<float> hist = stats->histogram();
+  if (hist.empty()) {
+    calibration_histogram_->setHistogram({}, 0, 0);
+    return;
+  }
+  const double width = stats->binWidth(), first = stats->lowerBound();
+  const double span_lo = std::min(first, lo), span_hi = std::max(first + width * static_cast<double>(hist.size()), hi);
+  constexpr int kBars = 64;
+  std::vector<std::int64_t> bars(kBars, 0);
+  for (std::size_t i = 0; i < hist.size(); ++i) {
+    if (hist[i] <= 0) continue;
+    const double mid = first + (static_cast<double>(i) + 0.5) * width;
+    const int bar = std::clamp(static_cast<int>((mid - span_lo) / (span_hi - span_lo) * kBars), 0, kBars - 1);
+    bars[static_cast<std::size_t>(bar)] += static_cast<std::int64_t>(std::ceil(hist[i]));
+  }
+  calibration_histogram_->setHistogram(std::move(bars), span_lo, span_hi);
+  calibration_histogram_->setRangeMarks(lo, hi);
 }
 
 void PropertiesPanel::showTensor(int source_index) {

@@ -1,6 +1,8 @@
 // The Node properties dock: op, name, device, inputs and consumers as links
-// that select that node, attributes by type, and for constant tensors their
-// statistics, a histogram, the first values and "Save as .npy".
+// that select that node, attributes by type, for constant tensors their
+// statistics, a histogram, the first values and "Save as .npy", and for a
+// tensor the last int8 export calibrated, its histogram with the range
+// chosen and the share of values that range clips.
 #pragma once
 
 #include <QFutureWatcher>
@@ -41,6 +43,8 @@ class PropertiesPanel : public QWidget {
   // The tensor being shown (null while decoding or when the node has none).
   const DecodedTensor* tensor() const { return decoded_.tensor || !decoded_.error.empty() ? &decoded_ : nullptr; }
   QString html() const;
+  // The calibration shown for the selected node ("" when none).
+  QString calibrationText() const;
   // Writes the shown tensor as .npy; returns an error message or "".
   QString saveTensor(const QString& path) const;
 
@@ -52,10 +56,14 @@ class PropertiesPanel : public QWidget {
   void showTensor(int source_index);
   void onTensorDecoded();
   void saveTensorInteractive();
+  void showCalibration(const std::string& node);
 
   Document* document_;
   NodeProperties props_;
   QTextBrowser* text_;
+  QGroupBox* calibration_box_;
+  QLabel* calibration_label_;
+  HistogramWidget* calibration_histogram_;
   QScrollArea* tensor_scroll_;
   QGroupBox* tensor_box_;
   QComboBox* tensor_source_;

@@ -57,13 +57,18 @@ Result<std::vector<std::vector<engine::Tensor>>> calibrationInputs(const tensorf
 }  // namespace
 
 std::string TfliteCalibration::describe() const {
-  return folder.empty() ? source.describe() : "folder " + folder;
+  std::string what = folder.empty() ? source.describe() : "folder " + folder;
+  if (method.method != transforms::tflite::CalibrationMethod::MinMax)
+    what += std::string(", ") + transforms::tflite::calibrationMethodName(method.method);
+  return what;
 }
 
 bool TfliteCalibration::operator==(const TfliteCalibration& o) const {
   return folder == o.folder && preprocess.height == o.preprocess.height && preprocess.width == o.preprocess.width &&
          preprocess.mean == o.preprocess.mean && preprocess.std_dev == o.preprocess.std_dev &&
-         (!folder.empty() || sameSource(source, o.source));
+         (!folder.empty() || sameSource(source, o.source)) && method.method == o.method.method &&
+         method.num_bins == o.method.num_bins && method.min_percentile == o.method.min_percentile &&
+         method.max_percentile == o.method.max_percentile;
 }
 
 TfliteCalibration calibrationFor(const InputSource& source) {
@@ -112,6 +117,7 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
     if (!samples.ok()) return samples.status();
     out.calibration_samples = static_cast<int>(samples->size());
     convert.calibration = std::move(*samples);
+    convert.calibration_method = options.calibration.method;
   }
   if (cancelledBy(observer)) return Status::Error("cancelled");
   announce(observer, options.int8() ? "Converting and calibrating on " + std::to_string(out.calibration_samples) +
@@ -172,7 +178,14 @@ Result<TfliteExportReport> exportTfliteFile(const TfliteExportRequest& request, 
   report.float_pb_bytes = static_cast<std::int64_t>(request.graph->ByteSizeLong());
   report.operators = model->stats.operators;
   report.calibration_samples = model->calibration_samples;
-  if (request.options.int8()) report.calibration = request.options.calibration.describe();
+  if (request.options.int8()) {
+    report.calibration = request.options.calibration.describe();
+    auto view = std::make_shared<CalibrationView>();
+    view->file = request.path;
+    view->method = request.options.calibration.method;
+    view->tensors = std::move(model->converted.statistics);
+    report.calibration_view = std::move(view);
+  }
   report.notes = model->converted.notes;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

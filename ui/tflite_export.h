@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@
 #include "model/status.h"
 #include "model/tflite/writer.h"
 #include "transforms/tflite/convert.h"
+#include "ui/calibration_view.h"
 #include "ui/document.h"
 #include "ui/input_source.h"
 
@@ -37,8 +39,11 @@ struct TfliteCalibration {
   std::string folder;
   engine::ImagePreprocess preprocess;  // images of `folder`: size (0: the input's) and (x - mean) / std
   InputSource source;                  // without a folder
+  // How the inputs' values become ranges (min/max by default).
+  transforms::tflite::CalibrationOptions method;
 
-  // "folder images/", "random (seed 1)".
+  // "folder images/", "random (seed 1)"; the method after a comma unless
+  // min/max ("folder images/, histogram_percentile").
   std::string describe() const;
   bool operator==(const TfliteCalibration& o) const;
   bool operator!=(const TfliteCalibration& o) const { return !(*this == o); }
@@ -105,6 +110,8 @@ struct TfliteExportReport {
   std::string calibration;          // TfliteCalibration::describe(), int8 only
   std::vector<std::string> notes;   // the converter's
   double seconds = 0;
+  // int8: what calibration saw of each tensor.
+  std::shared_ptr<const CalibrationView> calibration_view;
 
   double ratio() const { return float_pb_bytes > 0 ? double(file_bytes) / double(float_pb_bytes) : 0; }
   // "Exported mobilenet_int8.tflite (int8, calibrated on 7 inputs of folder

@@ -101,6 +101,14 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
   hint->setWordWrap(true);
   form->addRow(tr("Calibration data"), source_);
   form->addRow(QString(), hint);
+  method_ = new QComboBox(int8_settings_);
+  method_->setObjectName("TfliteCalibrationMethod");
+  for (const std::string& name : transforms::tflite::calibrationMethodNames())
+    method_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+  method_->setToolTip(tr("How the calibration inputs' values become each tensor's range (TensorFlow's methods, "
+                         "tflite_convert --calibration_method): min_max takes the extremes; the histogram methods "
+                         "drop outliers, by percentile (0.001 to 99.999) or by the least 8-bit quantization error"));
+  form->addRow(tr("Range method"), method_);
   input_type_ = typeCombo(int8_settings_, "TfliteInputType");
   output_type_ = typeCombo(int8_settings_, "TfliteOutputType");
   input_type_->setToolTip(tr("float: the model takes float values and quantizes them (QUANTIZE); int8: the caller "
@@ -235,6 +243,8 @@ Result<TfliteExportRequest> TfliteExportDialog::request() const {
   r.options.num_threads = std::max(1, QThread::idealThreadCount());
   if (r.options.int8()) {
     r.options.calibration = calibrationFor(source_->value());
+    r.options.calibration.method.method =
+        *transforms::tflite::parseCalibrationMethod(method_->currentData().toString().toStdString());
     r.options.input_type = typeOf(input_type_);
     r.options.output_type = typeOf(output_type_);
     const InputSource& s = r.options.calibration.source;
@@ -288,6 +298,7 @@ void TfliteExportDialog::onDone(JobOutcome<TfliteExportReport> outcome) {
     return;
   }
   report_ = std::move(outcome.value);
+  if (report_->calibration_view) document_->setCalibration(report_->calibration_view);
   QString text = QString::fromStdString(report_->summary());
   for (const auto& note : report_->notes) text += "\n" + tr("Note: %1").arg(QString::fromStdString(note));
   status_->setText(text);

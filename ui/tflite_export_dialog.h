@@ -73,6 +73,7 @@ class TfliteExportDialog : public QDialog {
   QRadioButton* float16Button() const { return float16_; }
   QRadioButton* dynamicButton() const { return dynamic_; }
   InputSourceWidget* calibrationWidget() const { return source_; }
+  QComboBox* calibrationMethodCombo() const { return method_; }
   QComboBox* inputTypeCombo() const { return input_type_; }
   QComboBox* outputTypeCombo() const { return output_type_; }
   QPushButton* exportButton() const { return export_; }
@@ -94,7 +95,7 @@ class TfliteExportDialog : public QDialog {
   QRadioButton *float_, *int8_, *float16_, *dynamic_;
   QWidget* int8_settings_;
   InputSourceWidget* source_;
-  QComboBox *input_type_, *output_type_;
+  QComboBox *method_, *input_type_, *output_type_;
   QProgressBar* progress_;
   QLabel *status_, *error_;
   QPushButton *export_, *cancel_;

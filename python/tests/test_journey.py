@@ -119,6 +119,25 @@ def test_dynamic_range_is_the_clis_file(opt, cli, work):
     assert sum(1 for n in dynamic.model.nodes if n.op == "Const" and n.attr.get("dtype") == "int8") == 19
 
 
+def test_calibration_method_is_the_clis(opt, shared, cli, work):
+    photos = shared / "data" / "images"
+    mse = gd.tflite_convert(opt, work / "mse.tflite", inputs="input", outputs=OUT, quantize="int8",
+                            representative_dataset=photos, calibration_method="histogram_mse_max_frequency")
+    cli("tflite_convert", f"--graph_def_file={work / 'opt.pb'}", f"--output_file={work / 'cli_mse.tflite'}",
+        "--input_arrays=input", f"--output_arrays={OUT}", "--quantize=int8", f"--calibration_data={photos}",
+        "--calibration_method=histogram_mse_max_frequency")
+    assert (work / "cli_mse.tflite").read_bytes() == (work / "mse.tflite").read_bytes()
+    assert mse.calibration_inputs == 7
+    min_max = gd.tflite_convert(opt, work / "mm.tflite", inputs="input", outputs=OUT, quantize="int8",
+                                representative_dataset=photos)
+    assert (work / "mm.tflite").read_bytes() != (work / "mse.tflite").read_bytes()
+    assert min_max.calibration_inputs == 7
+    with pytest.raises(gd.ArgumentError, match="calibration_method: 'kl' is not a calibration method"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int8",
+                          representative_dataset=photos, calibration_method="kl")
+    assert not (work / "bad.tflite").exists()
+
+
 def test_compare_on_the_photos_gives_gdstudio_compares_figures(opt, int8, shared, cli, work):
     photos = shared / "data" / "images"
     label_map = shared / "models" / "mobilenet_v1_0.25_128_labels.txt"

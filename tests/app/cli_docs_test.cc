@@ -237,7 +237,7 @@ std::string expectedHeading(const std::vector<std::string>& args) {
   if (cmd == "freeze") return "Converted ";
   if (cmd == "memmapped") return "Converted ";
   if (cmd == "checkpoint") return " (DT_FLOAT) ";
-  if (cmd == "calibrate") return "node\tobserved_min";
+  if (cmd == "calibrate") return has("--report") ? "tensor\tobserved_min" : "node\tobserved_min";
   if (cmd == "label_image") return "): ";
   if (cmd == "print_selective_registration_header") return "#define OPS_TO_REGISTER";
   if (cmd == "check_ops") return "node\top\t";

@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
 #include <QLabel>
 #include <QMenu>
@@ -38,6 +39,7 @@
 #include "ui/document.h"
 #include "ui/input_source.h"
 #include "ui/main_window.h"
+#include "ui/properties_panel.h"
 #include "ui/tflite_export.h"
 #include "ui/tflite_export_dialog.h"
 #include "ui/variant_export.h"
@@ -134,6 +136,84 @@ TEST(TfliteExportDialog, Int8ExportIsTheCliExportAndReportsItsSize) {
   }
   EXPECT_TRUE(has_input);
   EXPECT_TRUE(has_output);
+}
+
+// An int8 export to `path` calibrated on the photos with the range method
+// `method`; false (a test failure says why) when it fails.
+bool exportInt8(TfliteExportDialog& dialog, const std::string& path, const QString& method) {
+  dialog.setPath(QString::fromStdString(path));
+  dialog.setInt8(true);
+  dialog.setCalibrationSource(imagesFolder());
+  dialog.calibrationMethodCombo()->setCurrentText(method);
+  if (!dialog.start() || !dialog.waitUntilIdle() || !dialog.lastReport()) {
+    ADD_FAILURE() << dialog.lastError().toStdString();
+    return false;
+  }
+  return true;
+}
+
+// The dialog's range method is tflite_convert --calibration_method: the same
+// bytes, and the summary names the method.
+TEST(TfliteExportDialog, RangeMethodIsTheCliCalibrationMethod) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  TfliteExportDialog dialog(&doc);
+  const std::string dir = test::tempDir();
+  EXPECT_EQ(dialog.calibrationMethodCombo()->currentText(), "min_max");
+  EXPECT_EQ(dialog.calibrationMethodCombo()->count(), 6);
+  ASSERT_TRUE(exportInt8(dialog, dir + "/mse.tflite", "histogram_mse_max_frequency"));
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                "--output_file=" + dir + "/cli_mse.tflite", "--input_arrays=input",
+                                std::string("--output_arrays=") + kOutput, "--quantize=int8",
+                                "--calibration_data=" + test::dataPath("images"),
+                                "--calibration_method=histogram_mse_max_frequency"});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_EQ(test::readAll(dir + "/cli_mse.tflite"), test::readAll(dir + "/mse.tflite"));
+  EXPECT_NE(dialog.lastReport()->summary().find("(int8, calibrated on 7 inputs (folder " + test::dataPath("images") +
+                                                ", histogram_mse_max_frequency)): "),
+            std::string::npos)
+      << dialog.lastReport()->summary();
+
+  // What calibration saw stays with the document: a tensor's properties
+  // show its histogram, the int8 range and the share clipped.
+  ASSERT_TRUE(doc.calibration());
+  EXPECT_EQ(doc.calibration()->tensors.size(), 34u);
+  PropertiesPanel panel(&doc);
+  doc.select("MobilenetV1/MobilenetV1/Conv2d_0/Relu6");
+  const std::string text = panel.calibrationText().toStdString();
+  EXPECT_EQ(text.rfind("mse.tflite, histogram_mse_max_frequency, 7 inputs<br>observed [0, 6]; int8 range [0, ", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("% of the values clipped"), std::string::npos) << text;
+  doc.select("MobilenetV1/Conv2d_0/weights");  // a constant: not calibrated
+  EXPECT_EQ(panel.calibrationText(), "");
+}
+
+// The window after an int8 export, a ReLU6 output selected: its calibration
+// histogram in the properties, at both screen sizes
+// (GDS_CALIBRATION_SCREENSHOT=prefix writes prefix_1366x768.png and
+// prefix_1920x1080.png).
+TEST(TfliteExportDialog, CalibrationPropertiesScreenshots) {
+  const char* out = std::getenv("GDS_CALIBRATION_SCREENSHOT");
+  if (!out) GTEST_SKIP() << "set GDS_CALIBRATION_SCREENSHOT=prefix to write the screenshots";
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) {
+    MainWindow window;
+    window.setInteractive(false);
+    window.resize(size);
+    window.show();
+    window.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+    ASSERT_TRUE(window.waitUntilIdle());
+    TfliteExportDialog dialog(window.document());
+    ASSERT_TRUE(exportInt8(dialog, test::tempDir() + "/mobilenet_int8.tflite", "histogram_percentile"));
+    window.document()->select("MobilenetV1/Logits/AvgPool_1a/AvgPool");
+    ASSERT_TRUE(window.waitUntilIdle());
+    QApplication::processEvents();
+    const QString file = QString("%1_%2x%3.png").arg(QString::fromLocal8Bit(out)).arg(size.width()).arg(size.height());
+    EXPECT_TRUE(window.grab().save(file));
+  }
 }
 
 TEST(TfliteExportDialog, FloatExportIsTheCliExport) {

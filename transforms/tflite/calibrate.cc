@@ -8,20 +8,17 @@
 
 namespace gds::transforms::tflite {
 
-Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
-                                                           const std::vector<std::string>& feeds,
-                                                           const std::vector<std::string>& tensors,
-                                                           const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads, const std::function<bool()>& cancelled,
-                                                           const CalibrationProgress& progress) {
+Result<std::map<std::string, TensorStatistics>> calibrationStatistics(
+    const tensorflow::GraphDef& graph, const std::vector<std::string>& feeds, const std::vector<std::string>& tensors,
+    const std::vector<std::vector<engine::Tensor>>& samples, int num_bins, int num_threads,
+    const std::function<bool()>& cancelled, const CalibrationProgress& progress) {
   if (samples.empty()) return Status::Error("calibration needs at least one representative input");
   engine::PlanOptions options;
   options.num_threads = num_threads;
   options.cancelled = cancelled;
   auto plan = engine::compileForInference(graph, feeds, tensors, options);
   if (!plan.ok()) return plan.status();
-  std::map<std::string, TensorRange> ranges;
-  std::vector<bool> seen(tensors.size(), false);
+  std::map<std::string, TensorStatistics> statistics;
   for (std::size_t s = 0; s < samples.size(); ++s) {
     if (progress) progress(static_cast<int>(s), static_cast<int>(samples.size()));
     auto out = (*plan)->run(samples[s]);
@@ -34,17 +31,10 @@ Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::Gra
       if (!std::isfinite(*lo) || !std::isfinite(*hi))
         return Status::Error("calibration input " + std::to_string(s) + ": tensor '" + tensors[k] +
                              "' holds a non-finite value");
-      TensorRange& r = ranges[tensors[k]];
-      if (!seen[k]) {
-        r = {*lo, *hi};
-        seen[k] = true;
-      } else {
-        r.min = std::min(r.min, *lo);
-        r.max = std::max(r.max, *hi);
-      }
+      statistics.try_emplace(tensors[k], num_bins).first->second.add(v, t.numElements());
     }
   }
-  return ranges;
+  return statistics;
 }
 
 Result<std::vector<std::vector<engine::Tensor>>> calibrationSamples(const tensorflow::GraphDef& graph,

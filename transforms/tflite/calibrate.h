@@ -1,8 +1,10 @@
-// Calibration for TensorFlow Lite's full-integer quantization: the observed
-// range of every tensor the converter quantizes, over representative inputs
-// run through the prepared float graph in gdstudio's interpreter. TensorFlow
+// Calibration for TensorFlow Lite's full-integer quantization: what
+// representative inputs, run through the prepared float graph in gdstudio's
+// interpreter, show of every tensor the converter quantizes. TensorFlow
 // Lite's calibrator keeps the smallest minimum and the largest maximum over
-// all samples (tensorflow/lite/tools/optimize/calibration), and so does this.
+// all samples (tensorflow/lite/tools/optimize/calibration), the default; the
+// other methods of TensorFlow's quantizer read the same statistics
+// (transforms/tflite/calibration_method.h).
 #pragma once
 
 #include <functional>
@@ -19,17 +21,15 @@
 namespace gds::transforms::tflite {
 
 // Runs each sample (values for `feeds`, in order) through `graph` and
-// returns the range of every tensor in `tensors` ("node:k"). Errors name the
-// sample and the node; `cancelled` (optional) is polled between nodes and
-// ends the calibration with the error "cancelled". `progress` (may be empty)
-// is called before each sample.
-Result<std::map<std::string, TensorRange>> calibrateRanges(const tensorflow::GraphDef& graph,
-                                                           const std::vector<std::string>& feeds,
-                                                           const std::vector<std::string>& tensors,
-                                                           const std::vector<std::vector<engine::Tensor>>& samples,
-                                                           int num_threads = 1,
-                                                           const std::function<bool()>& cancelled = {},
-                                                           const CalibrationProgress& progress = {});
+// returns what it showed of every tensor in `tensors` ("node:k"): range and
+// histogram (num_bins per sample, transforms/tflite/calibration_method.h).
+// Errors name the sample and the node; `cancelled` (optional) is polled
+// between nodes and ends the calibration with the error "cancelled".
+// `progress` (may be empty) is called before each sample.
+Result<std::map<std::string, TensorStatistics>> calibrationStatistics(
+    const tensorflow::GraphDef& graph, const std::vector<std::string>& feeds, const std::vector<std::string>& tensors,
+    const std::vector<std::vector<engine::Tensor>>& samples, int num_bins = 512, int num_threads = 1,
+    const std::function<bool()>& cancelled = {}, const CalibrationProgress& progress = {});
 
 // Values of the model inputs `inputs` (node names of `graph`) for each file,
 // as `gdstudio compare --dataset` reads files: when every input is a

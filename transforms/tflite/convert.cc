@@ -58,8 +58,9 @@ void nameOutputTensors(ConvertResult& result) {
   }
 }
 
-// Ranges observed on the representative inputs.
-Result<std::map<std::string, TensorRange>> calibratedRanges(const ConvertOptions& options, const ConvertResult& result,
+// Ranges the calibration method takes from what the representative inputs
+// showed; the statistics go to result->statistics.
+Result<std::map<std::string, TensorRange>> calibratedRanges(const ConvertOptions& options, ConvertResult* result,
                                                            const std::vector<std::string>& tensors,
                                                            const PreparedGraph& prepared) {
   for (std::size_t s = 0; s < options.calibration.size(); ++s)
@@ -67,8 +68,16 @@ Result<std::map<std::string, TensorRange>> calibratedRanges(const ConvertOptions
       return Status::Error("calibration input " + std::to_string(s) + " holds " +
                            std::to_string(options.calibration[s].size()) + " tensors for " +
                            std::to_string(prepared.inputs.size()) + " model inputs");
-  return calibrateRanges(prepared.graph, result.inputs, tensors, options.calibration, options.num_threads,
-                         options.cancelled, options.calibration_progress);
+  Status checked = checkCalibrationOptions(options.calibration_method);
+  if (!checked.ok()) return checked;
+  auto statistics = calibrationStatistics(prepared.graph, result->inputs, tensors, options.calibration,
+                                          options.calibration_method.num_bins, options.num_threads, options.cancelled,
+                                          options.calibration_progress);
+  if (!statistics.ok()) return statistics.status();
+  std::map<std::string, TensorRange> ranges;
+  for (const auto& [tensor, stats] : *statistics) ranges[tensor] = stats.range(options.calibration_method);
+  result->statistics = std::move(*statistics);
+  return ranges;
 }
 
 // TensorFlow 1.x's ranges: the inputs' from input_ranges, the activations'
@@ -165,13 +174,17 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     tensors.push_back(source);
   }
   auto ranges = options.calibration.empty() ? graphRanges(options, result, tensors, fake_quant)
-                                            : calibratedRanges(options, result, tensors, *prepared);
+                                            : calibratedRanges(options, &result, tensors, *prepared);
   if (!ranges.ok()) return ranges.status();
   std::map<std::string, TensorRange> by_dialect;
+  std::map<std::string, TensorStatistics> statistics;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     auto it = ranges->find(tensors[k]);
     if (it != ranges->end()) by_dialect[dialect_tensors[k]] = it->second;
+    auto st = result.statistics.find(tensors[k]);
+    if (st != result.statistics.end()) statistics.emplace(dialect_tensors[k], st->second);
   }
+  result.statistics = std::move(statistics);
   QuantizeOptions q;
   q.input_type = options.inference_input_type;
   q.output_type = options.inference_output_type;

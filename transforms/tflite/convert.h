@@ -44,6 +44,9 @@ struct ConvertResult {
   // (an output read through an Identity is the tensor before it).
   std::vector<std::string> graph_outputs;
   std::map<std::string, TensorRange> ranges;  // int8: calibrated range by tensor name
+  // int8 calibrated on samples: what they showed of each tensor, by tensor
+  // name (the range above is options.calibration_method's reading of it).
+  std::map<std::string, TensorStatistics> statistics;
   int fake_quant_nodes = 0;                    // FakeQuant nodes whose ranges were taken
   std::vector<std::string> notes;             // what the converter did that the user should know
 };

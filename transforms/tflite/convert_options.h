@@ -13,6 +13,7 @@
 #include "model/proto.h"
 #include "model/status.h"
 #include "model/tensor.h"
+#include "transforms/tflite/calibration_method.h"
 
 namespace gds::transforms::tflite {
 
@@ -25,11 +26,6 @@ enum class Quantize { None, Int8, Float16, Dynamic };
 // choices.
 Result<Quantize> parseQuantize(const std::string& text);
 const char* quantizeName(Quantize q);  // "float32", "int8", "float16", "dynamic"
-
-// The observed range of one tensor over the calibration samples.
-struct TensorRange {
-  float min = 0, max = 0;
-};
 
 // Called before each calibration sample runs (done = samples finished).
 using CalibrationProgress = std::function<void(int done, int total)>;
@@ -49,6 +45,9 @@ struct ConvertOptions {
   // Representative inputs for Quantize::Int8: one vector per sample, a tensor
   // per input in `inputs` order (values of the graph's input tensors).
   std::vector<std::vector<engine::Tensor>> calibration;
+  // How the samples' values become each tensor's range
+  // (transforms/tflite/calibration_method.h); min/max by default.
+  CalibrationOptions calibration_method;
   // Without calibration samples, TensorFlow 1.x's quantization
   // (tflite_convert --inference_type=INT8): each activation's range from the
   // FakeQuant node after it (quantization-aware training,
