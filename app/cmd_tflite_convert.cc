@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "model/tflite/builtin_ops.h"
 #include "model/tflite/dialect.h"
 #include "model/tflite/writer.h"
+#include "transforms/tflite/accuracy_budget.h"
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/convert.h"
 
@@ -113,6 +115,23 @@ std::vector<FlagSpec> convertFlags() {
                    "write what calibration saw of each tensor (range chosen, share clipped, histogram): a .json "
                    "file, another file as a table, or - for the table on the output",
                    kPath});
+  flags.push_back({"denylisted_nodes", T::String, "",
+                   "int8: operators kept float, by the tensor each computes (TensorFlow's QuantizationDebugOptions "
+                   "denylisted_nodes), comma separated"});
+  flags.push_back({"denylisted_ops", T::String, "",
+                   "int8: operator types kept float, by builtin name (CONV_2D, SOFTMAX), comma separated"});
+  flags.push_back({"accuracy_budget", T::String, "",
+                   "int8: keep the fewest operators float that meet top1:POINTS (accuracy lost against float), "
+                   "sqnr:DB (mean output SQNR) or agreement:PERCENT (top-1 agreement with float) on --accuracy_data"});
+  flags.push_back({"accuracy_data", T::String, "",
+                   "--accuracy_budget: the dataset folder to measure on (default: --calibration_data)", kPath});
+  flags.push_back({"label_map", T::String, "",
+                   "--accuracy_budget=top1: class names, one per line in output order (labels.csv names classes)",
+                   kPath});
+  flags.push_back({"accuracy_budget_max_float", T::Int, "-1",
+                   "--accuracy_budget: the most operators kept float (-1: as many as it takes)"});
+  flags.push_back({"accuracy_budget_best", T::Bool, "false",
+                   "--accuracy_budget: when no model meets the budget, write the best one found instead of nothing"});
   for (FlagSpec& f : tensorflowConverterFlags()) flags.push_back(std::move(f));
   return flags;
 }
@@ -146,6 +165,10 @@ struct ConvertArgs {
   std::string calibration_data;  // a folder, or "" for random samples / no calibration
   int random_samples = 0;        // --calibration_data=random[:N]
   std::string calibration_report;  // --calibration_report: a file, "-" or ""
+  std::optional<transforms::tflite::AccuracyBudget> budget;  // --accuracy_budget
+  std::string accuracy_data, label_map;
+  bool budget_best = false;
+  int budget_max_float = -1;
   double input_mean = 127.5, input_std = 127.5;
   bool grayscale = false;
   TensorFlowConverterFlags tf;
@@ -198,6 +221,30 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   if (!method.ok()) return method.status();
   options.calibration_method = *method;
   a.calibration_report = flags.str("calibration_report");
+  options.float_nodes = flags.list("denylisted_nodes");
+  options.float_ops = flags.list("denylisted_ops");
+  if (!flags.str("accuracy_budget").empty()) {
+    auto budget = transforms::tflite::parseAccuracyBudget(flags.str("accuracy_budget"));
+    if (!budget.ok()) return Status::Error("--accuracy_budget: " + budget.error());
+    a.budget = *budget;
+  }
+  a.accuracy_data = flags.str("accuracy_data");
+  a.label_map = flags.str("label_map");
+  a.budget_best = flags.boolean("accuracy_budget_best");
+  auto max_float = flags.integer("accuracy_budget_max_float");
+  if (!max_float.ok() || *max_float < -1 || *max_float > 100000)
+    return Status::Error("--accuracy_budget_max_float takes a count of operators (-1: no limit)");
+  a.budget_max_float = static_cast<int>(*max_float);
+  for (const char* name : {"accuracy_data", "label_map", "accuracy_budget_best", "accuracy_budget_max_float"})
+    if (flags.has(name) && !a.budget) return Status::Error(std::string("--") + name + " is for --accuracy_budget");
+  if (a.budget && a.accuracy_data.empty()) a.accuracy_data = a.calibration_data;
+  if (a.budget && a.accuracy_data.empty())
+    return Status::Error("--accuracy_budget measures the candidates on a dataset: give --accuracy_data=DIR (or "
+                         "--calibration_data=DIR, which it then uses)");
+  for (const char* name : {"denylisted_nodes", "denylisted_ops", "accuracy_budget"})
+    if (flags.has(name) && options.quantize != Quantize::Int8)
+      return Status::Error(std::string("--") + name + " chooses the operators an int8 model keeps float: it needs "
+                           "--quantize=int8");
   for (const char* name : {"calibration_method", "calibration_num_bins", "calibration_min_percentile",
                            "calibration_max_percentile", "calibration_report"})
     if (flags.has(name) && !calibrated)
@@ -419,6 +466,48 @@ Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const tra
   return Status::Ok();
 }
 
+// --accuracy_budget: the search's table, and the operators to keep float
+// for the model then written; a budget no candidate meets writes nothing
+// unless --accuracy_budget_best.
+Status searchBudget(ConvertArgs& a, const tensorflow::GraphDef& graph) {
+  auto dataset = engine::openDataset(a.accuracy_data);
+  if (!dataset.ok()) return Status::Error("--accuracy_data: " + dataset.error());
+  auto input = engine::findGraphInput(graph, "");
+  if (!input.ok()) return Status::Error("--accuracy_budget: " + input.error());
+  transforms::tflite::BudgetOptions o;
+  o.budget = *a.budget;
+  o.max_float = a.budget_max_float;
+  o.preprocess.mean = static_cast<float>(a.input_mean);
+  o.preprocess.std_dev = static_cast<float>(a.input_std);
+  if (!a.label_map.empty()) {
+    auto names = engine::readLabelMap(a.label_map);
+    if (!names.ok()) return Status::Error("--label_map: " + names.error());
+    o.label_map = std::move(*names);
+  }
+  ProgressLine progress;
+  if (progress.enabled()) o.progress = [&progress](const std::string& what) { progress.update("accuracy budget: " + what); };
+  transforms::tflite::ConvertOptions options = a.options;
+  options.float_nodes.clear();
+  auto search = transforms::tflite::searchAccuracyBudget(graph, options, *input, *dataset, o);
+  progress.finish();
+  if (!search.ok()) return Status::Error("--accuracy_budget: " + search.error());
+  std::printf("%s\n", transforms::tflite::budgetSearchText(*search).c_str());
+  int pick = search->chosen;
+  if (pick < 0) {
+    if (!a.budget_best)
+      return Status::Error("--accuracy_budget=" + a.budget->text() +
+                           ": no model meets it (the table above has the best reached); nothing was written "
+                           "(--accuracy_budget_best writes the best one)");
+    for (std::size_t i = 0; i < search->path.size(); ++i)
+      if (pick < 0 || search->score(search->path[i]) > search->score(search->path[static_cast<std::size_t>(pick)]))
+        pick = static_cast<int>(i);
+  }
+  for (const std::string& n : search->path[static_cast<std::size_t>(pick)].float_nodes)
+    if (std::find(a.options.float_nodes.begin(), a.options.float_nodes.end(), n) == a.options.float_nodes.end())
+      a.options.float_nodes.push_back(n);
+  return Status::Ok();
+}
+
 // --calibration_report: "-" prints the table; a .json file gets the
 // records, another file the table.
 Status writeCalibrationReport(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted) {
@@ -455,6 +544,10 @@ int runTfliteConvert(int argc, char** argv) {
     auto calibrated = calibrate(*args, input->graph);
     if (!calibrated.ok()) return fail(calibrated.error());
     calibration_note = *calibrated;
+  }
+  if (args->budget) {
+    Status searched = searchBudget(*args, input->graph);
+    if (!searched.ok()) return fail(searched.message());
   }
   ProgressLine progress;
   if (progress.enabled())

@@ -30,7 +30,9 @@ TEST(CliTflite, HelpDocumentsEveryFlag) {
                            "--calibration_data", "--input_mean", "--input_std", "--inference_input_type",
                            "--inference_output_type", "--disable_per_channel_quantization_for_dense_layers",
                            "--num_threads", "--calibration_method", "--calibration_num_bins",
-                           "--calibration_min_percentile", "--calibration_max_percentile", "--calibration_report"})
+                           "--calibration_min_percentile", "--calibration_max_percentile", "--calibration_report",
+                           "--denylisted_nodes", "--denylisted_ops", "--accuracy_budget", "--accuracy_data",
+                           "--accuracy_budget_max_float", "--accuracy_budget_best", "--label_map"})
     EXPECT_TRUE(contains(r.out, flag)) << flag;
   CommandResult all = runGdstudio({"--help"});
   EXPECT_TRUE(contains(all.out, "tflite_convert"));
@@ -174,6 +176,82 @@ TEST(CliTflite, CalibrationMethodsChooseTheRangesAndTheReportSaysWhatTheyClip) {
                                     "--output_graph=" + dir + "/x.pb"});
   EXPECT_EQ(both.exit_code, 1);
   EXPECT_EQ(both.err, "error: --report writes nothing: it reads a float graph; drop --output_graph\n");
+}
+
+// Selective quantization: operators kept float by name or type
+// (TensorFlow's denylisted_nodes / denylisted_ops) run between a DEQUANTIZE
+// and a QUANTIZE; --accuracy_budget finds the fewest that meet a budget on
+// the data and writes that model; a budget it cannot meet writes nothing
+// unless asked, and says the best it reached.
+TEST(CliTflite, AccuracyBudgetKeepsTheFewestOperatorsFloat) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::string pb = modelPath("mobilenet_v1_0.25_128_frozen.pb");
+  const std::string layer = "MobilenetV1/MobilenetV1/Conv2d_10_pointwise/Relu6";
+  const std::vector<std::string> int8 = {"--quantize=int8", "--calibration_data=" + dataPath("images"),
+                                         "--label_map=" + modelPath("mobilenet_v1_0.25_128_labels.txt")};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), int8.begin(), int8.end());
+    return extra;
+  };
+  // On the seven photos the all-int8 model agrees with float on 5; keeping
+  // that one pointwise layer float brings 7 of 7.
+  CommandResult b = convertMobilenet(dir + "/budget.tflite", with({"--accuracy_budget=agreement:100%"}));
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_TRUE(contains(b.out, "Search (agreement:100%):\nfloat_operators\tbytes\tlatency_ms\tagreement\taccuracy\t"
+                              "sqnr_db\tmeets\tpareto\nnone (all int8)\t584736\t"))
+      << b.out;
+  EXPECT_TRUE(contains(b.out, "\t5/7\t3/3\t18.79\tno\t\n1\t631136\t")) << b.out;
+  // The float softmax alone is smaller (no DEQUANTIZE at the output) and
+  // closer to float than all-int8: it is on the Pareto front, all-int8 not.
+  EXPECT_TRUE(contains(b.out, "\nMobilenetV1/Predictions/Softmax\t584672\t")) << b.out;
+  EXPECT_TRUE(contains(b.out, "Meets agreement:100% with 1 operator float (100.0% agreement)\n  " + layer + "\n"))
+      << b.out;
+  EXPECT_TRUE(contains(b.out, "2 DEQUANTIZE, 2 QUANTIZE")) << b.out;
+  CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + dir + "/budget.tflite",
+                                 "--dataset=" + dataPath("images")});
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_TRUE(contains(c.out, "top1_agreement\t7/7\n")) << c.out;
+  // The same operator kept float by name: the same file.
+  CommandResult named = convertMobilenet(dir + "/named.tflite", {"--quantize=int8", "--calibration_data=" + dataPath("images"),
+                                                                 "--denylisted_nodes=" + layer});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(readAll(dir + "/named.tflite"), readAll(dir + "/budget.tflite"));
+  // By type: every DEPTHWISE_CONV_2D float, a DEQUANTIZE before each.
+  CommandResult ops = convertMobilenet(dir + "/ops.tflite", {"--quantize=int8", "--calibration_data=" + dataPath("images"),
+                                                             "--denylisted_ops=DEPTHWISE_CONV_2D"});
+  ASSERT_EQ(ops.exit_code, 0) << ops.err;
+  EXPECT_TRUE(contains(ops.out, "14 DEQUANTIZE")) << ops.out;
+
+  // A budget out of reach within two float operators: nothing written, the
+  // best figure said; --accuracy_budget_best writes that model.
+  CommandResult none = convertMobilenet(dir + "/none.tflite", with({"--accuracy_budget=sqnr:60", "--accuracy_budget_max_float=2"}));
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "error: --accuracy_budget=sqnr:60: no model meets it (the table above has the best reached); "
+                      "nothing was written (--accuracy_budget_best writes the best one)\n");
+  EXPECT_TRUE(contains(none.out, "\nNo model meets sqnr:60: the best reached is ")) << none.out;
+  EXPECT_FALSE(fs::exists(dir + "/none.tflite"));
+  CommandResult best = convertMobilenet(dir + "/best.tflite", with({"--accuracy_budget=sqnr:60", "--accuracy_budget_max_float=2",
+                                                                    "--accuracy_budget_best"}));
+  ASSERT_EQ(best.exit_code, 0) << best.err;
+  EXPECT_TRUE(fs::exists(dir + "/best.tflite"));
+
+  // Errors name the flag and what it takes.
+  CommandResult bad = convertMobilenet(dir + "/bad.tflite", with({"--accuracy_budget=top5:1"}));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err.rfind("error: --accuracy_budget: 'top5:1' is not an accuracy budget (expected top1:POINTS", 0), 0u)
+      << bad.err;
+  CommandResult nodes = convertMobilenet(dir + "/bad.tflite", {"--quantize=int8", "--calibration_data=" + dataPath("images"),
+                                                               "--denylisted_nodes=MobilenetV1/Conv2d_0/weights"});
+  EXPECT_EQ(nodes.exit_code, 1);
+  EXPECT_EQ(nodes.err, "error: 'MobilenetV1/Conv2d_0/weights' is not an operator of the converted model (operators "
+                       "are named after the tensor they compute: the last node of a fused chain such as Conv2D + "
+                       "BiasAdd + Relu6)\n");
+  CommandResult float_model = convertMobilenet(dir + "/bad.tflite", {"--denylisted_ops=SOFTMAX"});
+  EXPECT_EQ(float_model.exit_code, 1);
+  EXPECT_EQ(float_model.err, "error: --denylisted_ops chooses the operators an int8 model keeps float: it needs "
+                             "--quantize=int8\n");
+  EXPECT_FALSE(fs::exists(dir + "/bad.tflite"));
 }
 
 TEST(CliTflite, Float16WeightsHalveTheFileAndKeepFloatsAnswers) {

@@ -12,6 +12,7 @@
 
 #include "engine/eval/dataset.h"
 #include "engine/rewrite/optimize_for_inference.h"
+#include "model/attr.h"
 #include "model/graph.h"
 #include "model/io.h"
 #include "model/npy.h"
@@ -274,6 +275,35 @@ const std::vector<OracleModel>& exportedDynamicRangeModels(std::size_t max_data_
       tt::ConvertOptions o = tt::corpusConvertOptions(*in.corpus);
       o.quantize = tt::Quantize::Dynamic;
       addExport(in, o, "dynamic range", "_dynamic.tflite", &out);
+    }
+    return out;
+  }();
+  return models;
+}
+
+const std::vector<OracleModel>& exportedMixedModels(std::size_t max_data_samples) {
+  static const std::vector<OracleModel> models = [max_data_samples] {
+    std::vector<OracleModel> out;
+    for (const CorpusInputs& in : corpusInputs(max_data_samples)) {
+      const std::string& name = in.corpus->name;
+      if (name != "mobilenet_v1_0.25_128_frozen.pb" && name != "kws_ds_cnn_s.pb") continue;
+      tt::ConvertOptions o = tt::corpusConvertOptions(*in.corpus);
+      o.quantize = tt::Quantize::Int8;
+      o.calibration = in.calibration;
+      o.float_ops = {"DEPTHWISE_CONV_2D"};
+      addExport(in, o, "int8, depthwise float", "_mixed.tflite", &out);
+    }
+    // Float tensors (the float depthwise layers) within the float
+    // tolerance; every integer tensor exact, alone on gdstudio's inputs
+    // where a float difference upstream moved a value across a step.
+    for (OracleModel& m : out) {
+      m.float_model = true;
+      for (const auto& n : m.graph.node()) {
+        if (!mt::isDialectOp(n.op()) || n.op() == mt::kNoValueOp) continue;
+        const auto* types = model::findAttr(n, mt::kOutputTypesAttr);
+        for (int k = 0; types && k < types->list().type_size(); ++k)
+          if (types->list().type(k) != tensorflow::DT_FLOAT) m.exact_tensors.insert(mt::tensorName(n, k));
+      }
     }
     return out;
   }();

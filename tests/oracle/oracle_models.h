@@ -52,6 +52,10 @@ const std::vector<OracleModel>& exportedFloat16Models(std::size_t max_data_sampl
 // (--quantize=dynamic): float models whose hybrid operators' outputs are
 // exact_tensors.
 const std::vector<OracleModel>& exportedDynamicRangeModels(std::size_t max_data_samples = 3);
+// MobileNet 0.25 and kws_ds_cnn_s exported int8 with every
+// DEPTHWISE_CONV_2D kept float (--denylisted_ops): float models whose
+// integer tensors are exact_tensors.
+const std::vector<OracleModel>& exportedMixedModels(std::size_t max_data_samples = 3);
 // ../shared/models/tflite's files with their stored input and seeded ones.
 const std::vector<OracleModel>& sharedTfliteModels();
 // TensorFlow-made dynamic-range (hybrid) files of ../shared/models/keras

@@ -110,6 +110,15 @@ TEST(TfliteOracle, ExportedDynamicRangeCorpusEqualsTfliteAtEveryHybridOperator) 
   expectEveryTensorEqual(exportedDynamicRangeModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
+// Selective quantization: float depthwise layers between DEQUANTIZE and
+// QUANTIZE, every int8 operator around them computing TFLite's bits.
+TEST(TfliteOracle, ExportedMixedCorpusEqualsTfliteAtEveryInt8Operator) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedMixedModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(exportedMixedModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
 TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {
   GDS_REQUIRE_LITERT();
   expectEveryTensorEqual(opCoverageModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);

@@ -65,6 +65,11 @@ struct ConvertOptions {
   // converter until 2024, and what Arm NN 20.08, NNAPI and TFLite Micro
   // before 2024 run) or per output channel (TensorFlow's converter since).
   bool per_channel_fully_connected = false;
+  // int8: operators kept float (selective quantization; TensorFlow's
+  // QuantizationDebugOptions denylisted_nodes and denylisted_ops): nodes of
+  // the converted model by name (the tensor each computes: the last node of
+  // a fused chain), operators by builtin name ("CONV_2D").
+  std::vector<std::string> float_nodes, float_ops;
   int num_threads = 1;  // for the calibration runs
   CalibrationProgress calibration_progress;  // may be empty
   // Polled between the calibration runs' nodes (engine::PlanOptions::cancelled):

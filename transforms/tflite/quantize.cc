@@ -106,7 +106,12 @@ class Quantizer {
   std::string copied(const NodeDef& n, int k);
   std::string emitConst(const std::string& base, const HostTensor& value, const mt::Quantization& q);
   NodeDef* emitOp(const NodeDef& source, const std::vector<std::string>& inputs, const mt::Quantization& output);
+  NodeDef* emitConversion(const std::string& base, const char* op, const std::string& input, tensorflow::DataType type,
+                          const NodeDef& producer, int port);
   Status input(const NodeDef& n);
+  bool keptFloat(const NodeDef& n) const;
+  Result<std::string> floatOf(const NodeDef& n, int k);
+  Status floatOp(const NodeDef& n);
   Status layer(const NodeDef& n);
   Status op(const NodeDef& n);
   Status finishOutput(const NodeDef& source, NodeDef* emitted);
@@ -119,6 +124,7 @@ class Quantizer {
   std::unordered_map<std::string, std::string> ref_;           // float tensor -> int8 tensor
   std::unordered_map<std::string, mt::Quantization> params_;   // float tensor -> params of the int8 one
   std::unordered_map<std::string, std::string> copied_;        // constants copied as they are
+  std::unordered_map<std::string, std::string> float_;         // float tensor -> its float tensor in out_
   tensorflow::GraphDef out_;
 };
 
@@ -183,6 +189,20 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
   const NodeDef* p = producer(n.input(k));
   if (!p) return Status::Error(where(n) + " reads the missing node '" + n.input(k) + "'");
   auto it = ref_.find(key);
+  if (it == ref_.end() && float_.count(key)) {
+    // The output of an operator kept float, quantized to its calibrated
+    // range for this int8 reader.
+    auto own = rangeParams(*p);
+    if (!own.ok()) return own.status();
+    const mt::Quantization q = force ? *force : *own;
+    NodeDef* quantize = emitConversion(p->name() + "_int8", "tfl.quantize", float_.at(key), tensorflow::DT_INT8, *p,
+                                       model::parseTensorName(n.input(k)).port);
+    mt::setQuantization(quantize, 0, q);
+    if (force) return quantize->name();
+    ref_[key] = quantize->name();
+    params_[key] = q;
+    return quantize->name();
+  }
   if (it == ref_.end()) {
     if (p->op() != "Const")
       return Status::Error(where(n) + " input " + std::to_string(k) + " ('" + n.input(k) + "') is not quantized");
@@ -223,19 +243,26 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
   const std::string requant_key = key + "|" + std::to_string(force->scale[0]) + "|" + std::to_string(force->zero_point[0]);
   auto done = ref_.find(requant_key);
   if (done != ref_.end()) return done->second;
-  NodeDef* q = out_.add_node();
-  q->set_name(claim(p->name() + "_requantized"));
-  q->set_op("tfl.quantize");
-  q->add_input(it->second);
-  auto& attrs = *q->mutable_attr();
-  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_INT8);
-  const model::TensorRef ref = model::parseTensorName(n.input(k));
-  bool known = false;
-  const model::Shape shape = mt::outputShape(*p, ref.port, &known);
-  model::shapeToProto(shape, attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  NodeDef* q = emitConversion(p->name() + "_requantized", "tfl.quantize", it->second, tensorflow::DT_INT8, *p,
+                              model::parseTensorName(n.input(k)).port);
   mt::setQuantization(q, 0, *force);
   ref_[requant_key] = q->name();
   return q->name();
+}
+
+// A QUANTIZE or DEQUANTIZE named after `base` that converts `input` (output
+// `port` of `producer`, whose shape it takes) to `type`.
+NodeDef* Quantizer::emitConversion(const std::string& base, const char* op, const std::string& input,
+                                   tensorflow::DataType type, const NodeDef& producer, int port) {
+  NodeDef* c = out_.add_node();
+  c->set_name(claim(base));
+  c->set_op(op);
+  c->add_input(input);
+  auto& attrs = *c->mutable_attr();
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(type);
+  bool known = false;
+  model::shapeToProto(mt::outputShape(producer, port, &known), attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+  return c;
 }
 
 NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>& inputs,
@@ -291,6 +318,11 @@ Status Quantizer::input(const NodeDef& n) {
     return Status::Ok();
   }
   *out_.add_node() = n;
+  float_[n.name() + ":0"] = n.name();
+  // With operators kept float, the input is quantized where an int8
+  // operator first reads it (activation()), so that float operators and the
+  // pass-through ops before them read the float input itself.
+  if (!options_.float_nodes.empty() || !options_.float_ops.empty()) return Status::Ok();
   NodeDef* quantize = out_.add_node();
   quantize->set_name(claim(n.name() + "_int8"));
   quantize->set_op("tfl.quantize");
@@ -301,6 +333,62 @@ Status Quantizer::input(const NodeDef& n) {
   mt::setQuantization(quantize, 0, *q);
   ref_[n.name() + ":0"] = quantize->name();
   params_[n.name() + ":0"] = *q;
+  return Status::Ok();
+}
+
+bool Quantizer::keptFloat(const NodeDef& n) const {
+  if (options_.float_nodes.count(n.name()) || options_.float_ops.count(n.op())) return true;
+  const auto* builtin = mt::builtinByOpType(n.op());
+  return builtin && options_.float_ops.count(builtin->name);
+}
+
+// The float version of input k of a kept-float operator: a float constant
+// as it is, a float tensor, or an int8 one through a DEQUANTIZE (one per
+// tensor).
+Result<std::string> Quantizer::floatOf(const NodeDef& n, int k) {
+  const std::string key = canonical(n.input(k));
+  const NodeDef* p = producer(n.input(k));
+  if (!p) return Status::Error(where(n) + " reads the missing node '" + n.input(k) + "'");
+  if (p->op() == mt::kNoValueOp) return n.input(k);
+  if (p->op() == "Const") {
+    auto c = copied_.find(key);
+    if (c != copied_.end()) return c->second;
+    NodeDef copy = *p;
+    copy.set_name(claim(p->name()));
+    copied_[key] = copy.name();
+    *out_.add_node() = std::move(copy);
+    return copied_[key];
+  }
+  auto f = float_.find(key);
+  if (f != float_.end()) return f->second;
+  auto q = ref_.find(key);
+  if (q == ref_.end()) return Status::Error(where(n) + " input " + std::to_string(k) + " ('" + n.input(k) + "') has no value");
+  NodeDef* d = emitConversion(p->name() + "_dequantized", "tfl.dequantize", q->second, tensorflow::DT_FLOAT, *p,
+                              model::parseTensorName(n.input(k)).port);
+  float_[key] = d->name();
+  return d->name();
+}
+
+// An operator kept float: the float op on float inputs, its output float.
+Status Quantizer::floatOp(const NodeDef& n) {
+  const auto* marked = model::findAttr(n, mt::kOutputIndexAttr);
+  bool is_output = false;
+  if (marked)
+    for (std::int64_t p : marked->list().i()) is_output = is_output || p >= 0;
+  if (is_output && options_.output_type == tensorflow::DT_INT8)
+    return Status::Error(where(n) + " is kept float and is a model output, which --inference_output_type=int8 "
+                         "makes int8: keep the operator before it float instead, or give float outputs");
+  std::vector<std::string> inputs;
+  for (int k = 0; k < n.input_size(); ++k) {
+    auto v = floatOf(n, k);
+    if (!v.ok()) return v.status();
+    inputs.push_back(*v);
+  }
+  NodeDef* emitted = out_.add_node();
+  *emitted = n;
+  emitted->clear_input();
+  for (const std::string& in : inputs) emitted->add_input(in);
+  for (int k = 0; k < mt::outputCount(n); ++k) float_[n.name() + ":" + std::to_string(k)] = n.name() + (k ? ":" + std::to_string(k) : "");
   return Status::Ok();
 }
 
@@ -383,11 +471,19 @@ Status Quantizer::layer(const NodeDef& n) {
 }
 
 Status Quantizer::op(const NodeDef& n) {
+  if (keptFloat(n)) return floatOp(n);
   auto rule = rules().find(n.op());
   if (rule == rules().end())
     return Status::Error(where(n) + " has no int8 form in TensorFlow Lite's full-integer scheme");
   if (rule->second.kind == Kind::Layer) return layer(n);
   const Rule& r = rule->second;
+  // An op that passes values through (RESHAPE, SQUEEZE, MAX_POOL_2D) after
+  // one kept float stays float too: quantizing between them would only add
+  // a QUANTIZE and a DEQUANTIZE.
+  if (r.kind == Kind::SameScale) {
+    const std::string key = canonical(n.input(0));
+    if (float_.count(key) && !ref_.count(key)) return floatOp(n);
+  }
   auto isActivation = [&](int k) {
     return std::find(r.activation_inputs.begin(), r.activation_inputs.end(), -1) != r.activation_inputs.end() ||
            std::find(r.activation_inputs.begin(), r.activation_inputs.end(), k) != r.activation_inputs.end();
@@ -443,6 +539,12 @@ Result<tensorflow::GraphDef> Quantizer::run() {
   for (const NodeDef& n : in_.node()) {
     by_name_[n.name()] = &n;
     names_.insert(n.name());
+  }
+  for (const std::string& name : options_.float_nodes) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end() || !mt::isDialectOp(it->second->op()) || it->second->op() == mt::kNoValueOp)
+      return Status::Error("'" + name + "' is not an operator of the converted model (operators are named after the "
+                           "tensor they compute: the last node of a fused chain such as Conv2D + BiasAdd + Relu6)");
   }
   auto index = model::Graph::build(in_);
   if (!index.ok()) return index.status();

@@ -20,10 +20,15 @@
 // - constant operands of ADD/SUB/MUL are quantized as activations;
 // - float model inputs and outputs get QUANTIZE / DEQUANTIZE at the edges
 //   (the DEQUANTIZE takes the output's name, the int8 tensor "<name>_int8"),
-//   or the model takes and gives int8.
+//   or the model takes and gives int8;
+// - operators kept float (TensorFlow's QuantizationDebugOptions
+//   denylisted_nodes / denylisted_ops: selective quantization) run on float
+//   tensors: a DEQUANTIZE before each int8 input, a QUANTIZE (to the
+//   tensor's calibrated range) where an int8 operator reads their output.
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +43,9 @@ struct QuantizeOptions {
   tensorflow::DataType input_type = tensorflow::DT_FLOAT;
   tensorflow::DataType output_type = tensorflow::DT_FLOAT;
   bool per_channel_fully_connected = false;
+  // Dialect nodes (by name) that stay float, and operators (by TFLite builtin
+  // name, "CONV_2D", or dialect op, "tfl.conv_2d") whose every node does.
+  std::set<std::string> float_nodes, float_ops;
 };
 
 // `ranges` holds the calibrated range of every float activation tensor of
