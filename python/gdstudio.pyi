@@ -284,7 +284,9 @@ def tflite_convert(model: Union[Model, PathLike], output_file: PathLike,
                    disable_per_channel_quantization_for_dense_layers: bool = True,
                    signature_key: str = "serving_default", calibration_method: str = "min_max",
                    calibration_num_bins: int = 512, calibration_min_percentile: float = 0.001,
-                   calibration_max_percentile: float = 99.999, threads: int = 1,
+                   calibration_max_percentile: float = 99.999,
+                   denylisted_nodes: Union[None, str, Sequence[str]] = None,
+                   denylisted_ops: Union[None, str, Sequence[str]] = None, threads: int = 1,
                    progress: Progress = None) -> ConvertResult:
     """Writes a TensorFlow Lite model, float or int8 (calibrated on representative_dataset)."""
 

@@ -314,7 +314,7 @@ std::vector<std::vector<engine::Tensor>> calibrationInputs(const ModelHandle& m,
 }
 
 struct ConvertArgs {
-  py::handle inputs, outputs, input_shapes, representative_dataset;
+  py::handle inputs, outputs, input_shapes, representative_dataset, denylisted_nodes, denylisted_ops;
   std::string quantize, inference_input_type, inference_output_type, signature_key;
   std::string calibration_method;
   int calibration_num_bins = 512;
@@ -349,6 +349,12 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   options.inference_input_type = ioType(args.inference_input_type, "inference_input_type");
   options.inference_output_type = ioType(args.inference_output_type, "inference_output_type");
   options.per_channel_fully_connected = !args.disable_per_channel_dense;
+  options.float_nodes = nameList(args.denylisted_nodes);
+  options.float_ops = nameList(args.denylisted_ops);
+  if ((!options.float_nodes.empty() || !options.float_ops.empty()) &&
+      options.quantize != transforms::tflite::Quantize::Int8)
+    raise(ErrorKind::Argument, "denylisted_nodes and denylisted_ops choose the operators an int8 model keeps float: "
+                               "they need quantize='int8'");
   options.num_threads = args.threads;
   if (m->loaded().kind == model::ModelKind::TFLite)
     raise(ErrorKind::Convert, m->loaded().path + " is already a TensorFlow Lite model");
@@ -467,9 +473,11 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
          py::handle quantize, py::handle representative_dataset, float input_mean, float input_std,
          const std::string& inference_input_type, const std::string& inference_output_type,
          bool disable_per_channel, const std::string& signature_key, const std::string& calibration_method,
-         int calibration_num_bins, double calibration_min_percentile, double calibration_max_percentile, int threads,
-         py::object progress) {
+         int calibration_num_bins, double calibration_min_percentile, double calibration_max_percentile,
+         py::handle denylisted_nodes, py::handle denylisted_ops, int threads, py::object progress) {
         ConvertArgs args;
+        args.denylisted_nodes = denylisted_nodes;
+        args.denylisted_ops = denylisted_ops;
         args.calibration_method = calibration_method;
         args.calibration_num_bins = calibration_num_bins;
         args.calibration_min_percentile = calibration_min_percentile;
@@ -495,7 +503,8 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
       py::arg("disable_per_channel_quantization_for_dense_layers") = true,
       py::arg("signature_key") = "serving_default", py::arg("calibration_method") = "min_max",
       py::arg("calibration_num_bins") = 512, py::arg("calibration_min_percentile") = 0.001,
-      py::arg("calibration_max_percentile") = 99.999, py::arg("threads") = 1, py::arg("progress") = py::none(),
+      py::arg("calibration_max_percentile") = 99.999, py::arg("denylisted_nodes") = py::none(),
+      py::arg("denylisted_ops") = py::none(), py::arg("threads") = 1, py::arg("progress") = py::none(),
       R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way, or a Keras model) as a
 TensorFlow Lite model. inputs/outputs: node names (default the signature's of a SavedModel or
 Keras model, else the Placeholders and the unconsumed nodes);
@@ -507,7 +516,9 @@ input dicts / lists in input order, as TensorFlow's converter takes, or a folder
 (images normalized with input_mean and input_std); calibration_method chooses how the samples'
 values become ranges (TensorFlow's methods: 'min_max', 'average_min_max', 'histogram_percentile'
 with calibration_min/max_percentile, 'histogram_mse_bruteforce', 'histogram_mse_max_frequency',
-'histogram_mse_symmetric'; calibration_num_bins per sample). The file is written atomically; returns a
+'histogram_mse_symmetric'; calibration_num_bins per sample); denylisted_nodes (operator names: the tensor
+each computes) and denylisted_ops (builtin names, 'CONV_2D') stay float in the int8 model, as
+TensorFlow's QuantizationDebugOptions keeps them. The file is written atomically; returns a
 ConvertResult whose .model is the written file opened again.)");
   m.def("calibrate", &calibrateModel, py::arg("model"), py::arg("representative_dataset"), py::arg("input") = "",
         py::arg("min_percentile") = 5.0f, py::arg("max_percentile") = 5.0f, py::arg("size") = py::none(),

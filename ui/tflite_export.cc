@@ -113,6 +113,7 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
   if (options.int8()) {
     convert.inference_input_type = options.input_type;
     convert.inference_output_type = options.output_type;
+    convert.float_nodes = options.float_nodes;
     auto samples = calibrationInputs(graph, marks, convert, options.calibration, convert.num_threads, observer);
     if (!samples.ok()) return samples.status();
     out.calibration_samples = static_cast<int>(samples->size());

@@ -62,6 +62,8 @@ struct TfliteExportOptions {
   // DEQUANTIZE at the edges).
   tensorflow::DataType input_type = tensorflow::DT_FLOAT;
   tensorflow::DataType output_type = tensorflow::DT_FLOAT;
+  // int8 only: operators kept float, by name (tflite_convert --denylisted_nodes).
+  std::vector<std::string> float_nodes;
   int num_threads = 1;  // for the calibration runs
 };
 

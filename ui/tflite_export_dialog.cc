@@ -109,6 +109,13 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
                          "tflite_convert --calibration_method): min_max takes the extremes; the histogram methods "
                          "drop outliers, by percentile (0.001 to 99.999) or by the least 8-bit quantization error"));
   form->addRow(tr("Range method"), method_);
+  keep_float_ = new QLineEdit(int8_settings_);
+  keep_float_->setObjectName("TfliteKeepFloat");
+  keep_float_->setPlaceholderText(tr("none: every operator int8"));
+  keep_float_->setToolTip(tr("Operators that stay float (their weights too), comma separated, by the tensor each "
+                             "computes, e.g. the layer the Accuracy dock's Layers tab shows worst "
+                             "(tflite_convert --denylisted_nodes)"));
+  form->addRow(tr("Keep float"), keep_float_);
   input_type_ = typeCombo(int8_settings_, "TfliteInputType");
   output_type_ = typeCombo(int8_settings_, "TfliteOutputType");
   input_type_->setToolTip(tr("float: the model takes float values and quantizes them (QUANTIZE); int8: the caller "
@@ -245,6 +252,8 @@ Result<TfliteExportRequest> TfliteExportDialog::request() const {
     r.options.calibration = calibrationFor(source_->value());
     r.options.calibration.method.method =
         *transforms::tflite::parseCalibrationMethod(method_->currentData().toString().toStdString());
+    for (const QString& name : keep_float_->text().split(',', Qt::SkipEmptyParts))
+      if (!name.trimmed().isEmpty()) r.options.float_nodes.push_back(name.trimmed().toStdString());
     r.options.input_type = typeOf(input_type_);
     r.options.output_type = typeOf(output_type_);
     const InputSource& s = r.options.calibration.source;

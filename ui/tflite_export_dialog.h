@@ -74,6 +74,8 @@ class TfliteExportDialog : public QDialog {
   QRadioButton* dynamicButton() const { return dynamic_; }
   InputSourceWidget* calibrationWidget() const { return source_; }
   QComboBox* calibrationMethodCombo() const { return method_; }
+  // Operators kept float, comma separated (tflite_convert --denylisted_nodes).
+  QLineEdit* keepFloatEdit() const { return keep_float_; }
   QComboBox* inputTypeCombo() const { return input_type_; }
   QComboBox* outputTypeCombo() const { return output_type_; }
   QPushButton* exportButton() const { return export_; }
@@ -96,6 +98,7 @@ class TfliteExportDialog : public QDialog {
   QWidget* int8_settings_;
   InputSourceWidget* source_;
   QComboBox *method_, *input_type_, *output_type_;
+  QLineEdit* keep_float_;
   QProgressBar* progress_;
   QLabel *status_, *error_;
   QPushButton *export_, *cancel_;

@@ -138,6 +138,23 @@ def test_calibration_method_is_the_clis(opt, shared, cli, work):
     assert not (work / "bad.tflite").exists()
 
 
+def test_denylisted_operators_are_the_clis(opt, shared, cli, work):
+    photos = shared / "data" / "images"
+    layer = "MobilenetV1/MobilenetV1/Conv2d_10_pointwise/Relu6"
+    mixed = gd.tflite_convert(opt, work / "mixed.tflite", inputs="input", outputs=OUT, quantize="int8",
+                              representative_dataset=photos, denylisted_nodes=[layer])
+    cli("tflite_convert", f"--graph_def_file={work / 'opt.pb'}", f"--output_file={work / 'cli_mixed.tflite'}",
+        "--input_arrays=input", f"--output_arrays={OUT}", "--quantize=int8", f"--calibration_data={photos}",
+        f"--denylisted_nodes={layer}")
+    assert (work / "cli_mixed.tflite").read_bytes() == (work / "mixed.tflite").read_bytes()
+    # The layer keeps its float weights, between a DEQUANTIZE and a QUANTIZE.
+    ops = [n.op for n in mixed.model.nodes]
+    assert ops.count("tfl.dequantize") == 2 and ops.count("tfl.quantize") == 2
+    with pytest.raises(gd.ArgumentError, match="need quantize='int8'"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, denylisted_ops="SOFTMAX")
+    assert not (work / "bad.tflite").exists()
+
+
 def test_compare_on_the_photos_gives_gdstudio_compares_figures(opt, int8, shared, cli, work):
     photos = shared / "data" / "images"
     label_map = shared / "models" / "mobilenet_v1_0.25_128_labels.txt"

@@ -14,6 +14,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
@@ -190,10 +191,43 @@ TEST(TfliteExportDialog, RangeMethodIsTheCliCalibrationMethod) {
   EXPECT_EQ(panel.calibrationText(), "");
 }
 
+// The dialog's "Keep float" is tflite_convert --denylisted_nodes: the same
+// bytes; a name that is not an operator is the converter's error, naming it.
+TEST(TfliteExportDialog, KeepFloatIsTheCliDenylist) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  const std::string dir = test::tempDir();
+  const std::string layer = "MobilenetV1/MobilenetV1/Conv2d_10_pointwise/Relu6";
+  TfliteExportDialog dialog(&doc);
+  dialog.keepFloatEdit()->setText(QString::fromStdString(" " + layer + " ,"));
+  ASSERT_TRUE(exportInt8(dialog, dir + "/mixed.tflite", "min_max"));
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                "--output_file=" + dir + "/cli_mixed.tflite", "--input_arrays=input",
+                                std::string("--output_arrays=") + kOutput, "--quantize=int8",
+                                "--calibration_data=" + test::dataPath("images"), "--denylisted_nodes=" + layer});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_EQ(test::readAll(dir + "/cli_mixed.tflite"), test::readAll(dir + "/mixed.tflite"));
+  EXPECT_EQ(37, dialog.lastReport()->operators);
+  TfliteExportDialog bad(&doc);
+  bad.keepFloatEdit()->setText("MobilenetV1/Conv2d_0/weights");
+  bad.setPath(QString::fromStdString(dir + "/bad.tflite"));
+  bad.setInt8(true);
+  bad.setCalibrationSource(imagesFolder());
+  ASSERT_TRUE(bad.start());
+  ASSERT_TRUE(bad.waitUntilIdle());
+  EXPECT_FALSE(bad.lastReport());
+  EXPECT_NE(bad.lastError().toStdString().find("'MobilenetV1/Conv2d_0/weights' is not an operator of the converted model"),
+            std::string::npos)
+      << bad.lastError().toStdString();
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad.tflite"));
+}
+
 // The window after an int8 export, a ReLU6 output selected: its calibration
 // histogram in the properties, at both screen sizes
-// (GDS_CALIBRATION_SCREENSHOT=prefix writes prefix_1366x768.png and
-// prefix_1920x1080.png).
+// (GDS_CALIBRATION_SCREENSHOT=prefix writes prefix_1366x768.png,
+// prefix_1920x1080.png and the export dialog as prefix_dialog.png).
 TEST(TfliteExportDialog, CalibrationPropertiesScreenshots) {
   const char* out = std::getenv("GDS_CALIBRATION_SCREENSHOT");
   if (!out) GTEST_SKIP() << "set GDS_CALIBRATION_SCREENSHOT=prefix to write the screenshots";
@@ -213,6 +247,11 @@ TEST(TfliteExportDialog, CalibrationPropertiesScreenshots) {
     QApplication::processEvents();
     const QString file = QString("%1_%2x%3.png").arg(QString::fromLocal8Bit(out)).arg(size.width()).arg(size.height());
     EXPECT_TRUE(window.grab().save(file));
+    if (size.width() == 1366) {
+      dialog.show();
+      QApplication::processEvents();
+      EXPECT_TRUE(dialog.grab().save(QString("%1_dialog.png").arg(QString::fromLocal8Bit(out))));
+    }
   }
 }
 
