@@ -311,7 +311,16 @@ void TfliteExportDialog::onDone(JobOutcome<TfliteExportReport> outcome) {
   QString text = QString::fromStdString(report_->summary());
   for (const auto& note : report_->notes) text += "\n" + tr("Note: %1").arg(QString::fromStdString(note));
   status_->setText(text);
+  fitContents();
   emit exported(QString::fromStdString(report_->summary()));
+}
+
+// Grows the dialog to the height its wrapped texts now need at its width
+// (a longer status or error would otherwise squeeze the calibration hint).
+void TfliteExportDialog::fitContents() {
+  if (layout()) layout()->activate();
+  const int want = heightForWidth(width());
+  if (want > height()) resize(width(), want);
 }
 
 bool TfliteExportDialog::waitUntilIdle(int timeout_ms) { return waitForJob(job_, timeout_ms); }
@@ -334,6 +343,7 @@ void TfliteExportDialog::setError(const QString& message) {
   last_error_ = message;
   error_->setText(message);
   error_->setVisible(!message.isEmpty());
+  fitContents();
 }
 
 }  // namespace gds::ui

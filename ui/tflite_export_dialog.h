@@ -90,6 +90,7 @@ class TfliteExportDialog : public QDialog {
   void onDone(JobOutcome<TfliteExportReport> outcome);
   void updateEnabled();
   void setError(const QString& message);
+  void fitContents();
 
   Document* document_;
   QLabel* what_;
