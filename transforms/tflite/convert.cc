@@ -5,7 +5,6 @@
 
 #include "model/freeze.h"
 #include "model/graph.h"
-#include "model/tflite/builtin_ops.h"
 #include "model/tflite/dialect.h"
 
 #include "transforms/tflite/calibrate.h"
@@ -191,14 +190,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   q.output_type = options.inference_output_type;
   q.per_channel_fully_connected = options.per_channel_fully_connected;
   q.float_nodes.insert(options.float_nodes.begin(), options.float_nodes.end());
-  for (const std::string& op : options.float_ops) {
-    const auto& builtins = mt::supportedBuiltins();
-    const bool named = std::any_of(builtins.begin(), builtins.end(), [&](const mt::BuiltinOp& b) { return op == b.name; });
-    if (!named && !mt::builtinByOpType(op))
-      return Status::Error("'" + op + "' is not a TensorFlow Lite operator (denylisted ops are builtin names such as "
-                           "CONV_2D)");
-    q.float_ops.insert(op);
-  }
+  q.float_ops.insert(options.float_ops.begin(), options.float_ops.end());
   auto quantized = quantizeToInt8(lowered->graph, by_dialect, q);
   if (!quantized.ok()) return quantized.status();
   result.graph = std::move(*quantized);

@@ -84,6 +84,15 @@ std::string canonical(const std::string& input) {
 
 std::string where(const NodeDef& n) { return "node '" + n.name() + "' (" + n.op() + ")"; }
 
+// Whether one of the node's outputs is a model output.
+bool isModelOutput(const NodeDef& n) {
+  const auto* marked = model::findAttr(n, mt::kOutputIndexAttr);
+  if (!marked) return false;
+  for (std::int64_t p : marked->list().i())
+    if (p >= 0) return true;
+  return false;
+}
+
 mt::Quantization single(float scale, std::int64_t zero_point) {
   mt::Quantization q;
   q.scale = {scale};
@@ -104,6 +113,7 @@ class Quantizer {
   Result<mt::Quantization> rangeParams(const NodeDef& n) const;
   Result<std::string> activation(const NodeDef& n, int k, const mt::Quantization* force = nullptr);
   std::string copied(const NodeDef& n, int k);
+  std::string copiedAsIs(const NodeDef& n, int k);
   std::string emitConst(const std::string& base, const HostTensor& value, const mt::Quantization& q);
   NodeDef* emitOp(const NodeDef& source, const std::vector<std::string>& inputs, const mt::Quantization& output);
   NodeDef* emitConversion(const std::string& base, const char* op, const std::string& input, tensorflow::DataType type,
@@ -168,9 +178,15 @@ std::string Quantizer::emitConst(const std::string& base, const HostTensor& valu
 
 // A non-float operand (shape, axes, paddings): copied once, unchanged.
 std::string Quantizer::copied(const NodeDef& n, int k) {
-  const std::string key = canonical(n.input(k));
-  auto it = ref_.find(key);
+  auto it = ref_.find(canonical(n.input(k)));
   if (it != ref_.end()) return it->second;
+  return copiedAsIs(n, k);
+}
+
+// Input k's producer copied once, unchanged (a kept-float operator's float
+// weights even where an int8 operator reads the same constant quantized).
+std::string Quantizer::copiedAsIs(const NodeDef& n, int k) {
+  const std::string key = canonical(n.input(k));
   auto c = copied_.find(key);
   if (c != copied_.end()) return c->second;
   const NodeDef* p = producer(n.input(k));
@@ -283,11 +299,8 @@ NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>
 // A model output read as float: the int8 node becomes "<name>_int8" and a
 // DEQUANTIZE takes the output's name (and position).
 Status Quantizer::finishOutput(const NodeDef& source, NodeDef* emitted) {
+  if (!isModelOutput(source) || options_.output_type == tensorflow::DT_INT8) return Status::Ok();
   const auto* marked = model::findAttr(source, mt::kOutputIndexAttr);
-  if (!marked) return Status::Ok();
-  bool is_output = false;
-  for (std::int64_t p : marked->list().i()) is_output = is_output || p >= 0;
-  if (!is_output || options_.output_type == tensorflow::DT_INT8) return Status::Ok();
   if (mt::outputCount(source) != 1) return Status::Error(where(source) + ": a model output with several outputs");
   const tensorflow::AttrValue index = *marked;
   names_.erase(source.name());
@@ -350,15 +363,7 @@ Result<std::string> Quantizer::floatOf(const NodeDef& n, int k) {
   const NodeDef* p = producer(n.input(k));
   if (!p) return Status::Error(where(n) + " reads the missing node '" + n.input(k) + "'");
   if (p->op() == mt::kNoValueOp) return n.input(k);
-  if (p->op() == "Const") {
-    auto c = copied_.find(key);
-    if (c != copied_.end()) return c->second;
-    NodeDef copy = *p;
-    copy.set_name(claim(p->name()));
-    copied_[key] = copy.name();
-    *out_.add_node() = std::move(copy);
-    return copied_[key];
-  }
+  if (p->op() == "Const") return copiedAsIs(n, k);
   auto f = float_.find(key);
   if (f != float_.end()) return f->second;
   auto q = ref_.find(key);
@@ -371,11 +376,7 @@ Result<std::string> Quantizer::floatOf(const NodeDef& n, int k) {
 
 // An operator kept float: the float op on float inputs, its output float.
 Status Quantizer::floatOp(const NodeDef& n) {
-  const auto* marked = model::findAttr(n, mt::kOutputIndexAttr);
-  bool is_output = false;
-  if (marked)
-    for (std::int64_t p : marked->list().i()) is_output = is_output || p >= 0;
-  if (is_output && options_.output_type == tensorflow::DT_INT8)
+  if (isModelOutput(n) && options_.output_type == tensorflow::DT_INT8)
     return Status::Error(where(n) + " is kept float and is a model output, which --inference_output_type=int8 "
                          "makes int8: keep the operator before it float instead, or give float outputs");
   std::vector<std::string> inputs;
@@ -546,6 +547,12 @@ Result<tensorflow::GraphDef> Quantizer::run() {
       return Status::Error("'" + name + "' is not an operator of the converted model (operators are named after the "
                            "tensor they compute: the last node of a fused chain such as Conv2D + BiasAdd + Relu6)");
   }
+  const auto& builtins = mt::supportedBuiltins();
+  for (const std::string& op : options_.float_ops)
+    if (!mt::builtinByOpType(op) &&
+        std::none_of(builtins.begin(), builtins.end(), [&](const mt::BuiltinOp& b) { return op == b.name; }))
+      return Status::Error("'" + op + "' is not a TensorFlow Lite operator (denylisted ops are builtin names such as "
+                           "CONV_2D)");
   auto index = model::Graph::build(in_);
   if (!index.ok()) return index.status();
   for (int i : index->topoOrder()) {
