@@ -141,7 +141,8 @@ Result<tensorflow::DataType> ioType(const Flags& flags, const std::string& name)
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "float" || v == "float32") return tensorflow::DT_FLOAT;
   if (v == "int8") return tensorflow::DT_INT8;
-  return Status::Error("--" + name + " must be float or int8, got '" + flags.str(name) + "'");
+  if (v == "int16") return tensorflow::DT_INT16;
+  return Status::Error("--" + name + " must be float, int8 or int16 (16x8), got '" + flags.str(name) + "'");
 }
 
 // --calibration_data=random or random:N.
@@ -200,6 +201,13 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
                                                                          : flags.str("quantize"));
   if (!quantize.ok()) return Status::Error("--quantize: " + quantize.error());
   options.quantize = *quantize;
+  // TensorFlow's 16x8 ops set (target_spec.supported_ops) asks for 16x8.
+  if (a.tf.int16x8) {
+    if (options.quantize != Quantize::None && options.quantize != Quantize::Int16x8)
+      return Status::Error("--target_ops=EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 is 16x8; it "
+                           "cannot go with --quantize=" + std::string(transforms::tflite::quantizeName(options.quantize)));
+    options.quantize = Quantize::Int16x8;
+  }
   a.calibration_data = flags.str("calibration_data");
   auto random = randomSampleCount(a.calibration_data);
   if (!random.ok()) return random.status();
@@ -207,11 +215,12 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   if (a.random_samples > 0) a.calibration_data.clear();
   const bool calibrated = !a.calibration_data.empty() || a.random_samples > 0;
   const bool tf_int8 = a.tf.inference_type == tensorflow::DT_INT8;
-  if (options.quantize == Quantize::Int8 && !calibrated)
-    return Status::Error("--quantize=int8 needs --calibration_data=DIR (representative inputs for the activation "
-                         "ranges), or --calibration_data=random:100 to try it without data");
-  if (options.quantize != Quantize::Int8 && calibrated && !tf_int8)
-    return Status::Error("--calibration_data is for --quantize=int8" +
+  if (transforms::tflite::fullInteger(options.quantize) && !calibrated)
+    return Status::Error(std::string("--quantize=") + transforms::tflite::quantizeName(options.quantize) +
+                         " needs --calibration_data=DIR (representative inputs for the activation ranges), or "
+                         "--calibration_data=random:100 to try it without data");
+  if (!transforms::tflite::fullInteger(options.quantize) && calibrated && !tf_int8)
+    return Status::Error("--calibration_data is for --quantize=int8 and int16x8" +
                          std::string(options.quantize == Quantize::Float16 || options.quantize == Quantize::Dynamic
                                          ? std::string(" (--quantize=") + transforms::tflite::quantizeName(options.quantize) +
                                                " converts the weights alone and needs no data)"
@@ -241,15 +250,18 @@ Status parseQuantizeFlags(const Flags& flags, ConvertArgs& a) {
   if (a.budget && a.accuracy_data.empty())
     return Status::Error("--accuracy_budget measures the candidates on a dataset: give --accuracy_data=DIR (or "
                          "--calibration_data=DIR, which it then uses)");
-  for (const char* name : {"denylisted_nodes", "denylisted_ops", "accuracy_budget"})
-    if (flags.has(name) && options.quantize != Quantize::Int8)
-      return Status::Error(std::string("--") + name + " chooses the operators an int8 model keeps float: it needs "
-                           "--quantize=int8");
+  for (const char* name : {"denylisted_nodes", "denylisted_ops"})
+    if (flags.has(name) && !transforms::tflite::fullInteger(options.quantize))
+      return Status::Error(std::string("--") + name + " chooses the operators an int8 or 16x8 model keeps float: it "
+                           "needs --quantize=int8 or int16x8");
+  if (flags.has("accuracy_budget") && options.quantize != Quantize::Int8)
+    return Status::Error("--accuracy_budget chooses the operators an int8 model keeps float: it needs "
+                         "--quantize=int8");
   for (const char* name : {"calibration_method", "calibration_num_bins", "calibration_min_percentile",
                            "calibration_max_percentile", "calibration_report"})
     if (flags.has(name) && !calibrated)
       return Status::Error(std::string("--") + name +
-                           " is about calibration: it needs --quantize=int8 with --calibration_data=DIR");
+                           " is about calibration: it needs --quantize=int8 or int16x8 with --calibration_data=DIR");
   auto in_type = ioType(flags, "inference_input_type");
   auto out_type = ioType(flags, "inference_output_type");
   if (!in_type.ok() && !tf_int8) return in_type.status();
@@ -539,7 +551,7 @@ int runTfliteConvert(int argc, char** argv) {
   Status typed = applyInferenceType(args->tf, transforms::tflite::converterInputs(input->graph, args->options).size(), args->options);
   if (!typed.ok()) return fail(typed.message());
   std::string calibration_note;
-  if (args->options.quantize == transforms::tflite::Quantize::Int8 &&
+  if (transforms::tflite::fullInteger(args->options.quantize) &&
       (!args->calibration_data.empty() || args->random_samples > 0)) {
     auto calibrated = calibrate(*args, input->graph);
     if (!calibrated.ok()) return fail(calibrated.error());

@@ -26,8 +26,11 @@ Result<tensorflow::DataType> parseInferenceType(const std::string& value, const 
   if (v == "FLOAT" || v == "FLOAT32") return tensorflow::DT_FLOAT;
   if (v == "INT8") return tensorflow::DT_INT8;
   if (v == "UINT8" || v == "QUANTIZED_UINT8") return tensorflow::DT_UINT8;
-  return Status::Error("Unsupported value for `" + flag + "` flag. Expected FLOAT, INT8, UINT8, or QUANTIZED_UINT8 "
-                       "instead got " + value + ".");
+  // 16x8 models take int16 inputs (TensorFlow 2's inference_input_type=tf.int16).
+  const bool io = flag != "inference_type";
+  if (io && v == "INT16") return tensorflow::DT_INT16;
+  return Status::Error("Unsupported value for `" + flag + "` flag. Expected FLOAT, INT8, " +
+                       (io ? "INT16, " : "") + "UINT8, or QUANTIZED_UINT8 instead got " + value + ".");
 }
 
 Result<std::vector<double>> parseNumbers(const std::string& text, const std::string& flag) {
@@ -92,10 +95,7 @@ Status parseTargetOps(const Flags& flags, TensorFlowConverterFlags& tf) {
                            "TFLITE_BUILTINS_INT8,EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8");
     if (option == "SELECT_TF_OPS") tf.select_tf_ops = true;
     if (option == "TFLITE_BUILTINS_INT8") tf.builtins_int8 = true;
-    if (option == "EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8")
-      return Status::Error("--target_ops=EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 (16-bit "
-                           "activations) is not written by gdstudio; --quantize=int8 --calibration_data=DIR writes "
-                           "the int8 model");
+    if (option == "EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8") tf.int16x8 = true;
   }
   if (tf.select_tf_ops)
     return Status::Error("--target_ops=SELECT_TF_OPS (TensorFlow ops run by the Flex delegate) is not written by "

@@ -38,6 +38,8 @@ struct TensorFlowConverterFlags {
   std::vector<double> mean_values, std_dev_values;
   std::optional<std::pair<double, double>> default_ranges;
   bool select_tf_ops = false, builtins_int8 = false;
+  // --target_ops=EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8: 16x8.
+  bool int16x8 = false;
   // --post_training_quantize --quantize_to_float16: TensorFlow 1.x's float16 weights.
   bool float16 = false;
   // --post_training_quantize alone: TensorFlow 1.x's dynamic-range quantization.

@@ -1,7 +1,8 @@
 // Size and latency of each TensorFlow Lite post-training mode gdstudio writes
 // against the float32 export, in one run: the .tflite files of
 // `tflite_convert` (float32, --quantize=float16, --quantize=dynamic,
-// --quantize=int8 calibrated on four seeded random inputs), written and read back as a user opens them,
+// --quantize=int8 and --quantize=int16x8 calibrated on four seeded random
+// inputs), written and read back as a user opens them,
 // run by gdstudio in turns (median of --runs, default arithmetic). Ratios are
 // to float32: size/f32 < 1 smaller, f32/x > 1 faster.
 //
@@ -74,12 +75,13 @@ int main(int argc, char** argv) {
     std::vector<std::vector<engine::Tensor>> samples;
     for (unsigned k = 0; k < 4; ++k) samples.push_back({bench::randomInput(m.shape, 11 + k)});
     std::vector<Export> exports;
-    for (tt::Quantize mode : {tt::Quantize::None, tt::Quantize::Float16, tt::Quantize::Dynamic, tt::Quantize::Int8}) {
+    for (tt::Quantize mode : {tt::Quantize::None, tt::Quantize::Float16, tt::Quantize::Dynamic, tt::Quantize::Int8,
+                              tt::Quantize::Int16x8}) {
       tt::ConvertOptions o;
       o.inputs = {m.input};
       o.outputs = {m.output};
       o.quantize = mode;
-      if (mode == tt::Quantize::Int8) o.calibration = samples;
+      if (tt::fullInteger(mode)) o.calibration = samples;
       auto converted = tt::convertToTflite(loaded->graph, o);
       auto bytes = converted.ok() ? model::tflite::writeTflite(converted->graph) : Result<std::string>(converted.status());
       auto read = bytes.ok() ? model::loadBytes(*bytes, m.label + ".tflite") : Result<model::LoadedModel>(bytes.status());

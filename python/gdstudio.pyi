@@ -288,7 +288,8 @@ def tflite_convert(model: Union[Model, PathLike], output_file: PathLike,
                    denylisted_nodes: Union[None, str, Sequence[str]] = None,
                    denylisted_ops: Union[None, str, Sequence[str]] = None, threads: int = 1,
                    progress: Progress = None) -> ConvertResult:
-    """Writes a TensorFlow Lite model, float or int8 (calibrated on representative_dataset)."""
+    """Writes a TensorFlow Lite model: float, 'int8' or 'int16x8' (calibrated on representative_dataset),
+    'float16' or 'dynamic'."""
 
 def calibrate(model: Union[Model, PathLike],
               representative_dataset: Union[PathLike, Iterable[Sample], Callable[[], Iterable[Sample]]],

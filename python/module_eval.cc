@@ -294,7 +294,8 @@ py::object compareModels(py::handle a_arg, py::handle b_arg, py::handle inputs, 
 tensorflow::DataType ioType(const std::string& value, const char* what) {
   if (value == "float" || value == "float32") return tensorflow::DT_FLOAT;
   if (value == "int8") return tensorflow::DT_INT8;
-  raise(ErrorKind::Argument, std::string(what) + " must be 'float' or 'int8', got '" + value + "'");
+  if (value == "int16") return tensorflow::DT_INT16;
+  raise(ErrorKind::Argument, std::string(what) + " must be 'float', 'int8' or 'int16' (16x8), got '" + value + "'");
 }
 
 // The representative inputs: a folder read as `tflite_convert
@@ -334,10 +335,13 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
     for (py::handle shape : args.input_shapes) options.input_shapes.push_back(shape.cast<model::Shape>());
   auto quantize = transforms::tflite::parseQuantize(args.quantize);
   if (!quantize.ok())
-    raise(ErrorKind::Argument, "quantize must be None, 'int8', 'float16' or 'dynamic', got '" + args.quantize + "'");
+    raise(ErrorKind::Argument,
+          "quantize must be None, 'int8', 'float16', 'dynamic' or 'int16x8', got '" + args.quantize + "'");
   options.quantize = *quantize;
-  if (options.quantize == transforms::tflite::Quantize::Int8 && args.representative_dataset.is_none())
-    raise(ErrorKind::Argument, "quantize='int8' needs representative_dataset (a generator of input dicts, or a folder)");
+  const bool integer = transforms::tflite::fullInteger(options.quantize);
+  if (integer && args.representative_dataset.is_none())
+    raise(ErrorKind::Argument, "quantize='" + args.quantize +
+                                   "' needs representative_dataset (a generator of input dicts, or a folder)");
   auto method = transforms::tflite::parseCalibrationMethod(args.calibration_method);
   if (!method.ok()) raise(ErrorKind::Argument, "calibration_method: " + method.error());
   options.calibration_method.method = *method;
@@ -351,10 +355,9 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   options.per_channel_fully_connected = !args.disable_per_channel_dense;
   options.float_nodes = nameList(args.denylisted_nodes);
   options.float_ops = nameList(args.denylisted_ops);
-  if ((!options.float_nodes.empty() || !options.float_ops.empty()) &&
-      options.quantize != transforms::tflite::Quantize::Int8)
-    raise(ErrorKind::Argument, "denylisted_nodes and denylisted_ops choose the operators an int8 model keeps float: "
-                               "they need quantize='int8'");
+  if ((!options.float_nodes.empty() || !options.float_ops.empty()) && !integer)
+    raise(ErrorKind::Argument, "denylisted_nodes and denylisted_ops choose the operators an int8 or 16x8 model keeps "
+                               "float: they need quantize='int8' or 'int16x8'");
   options.num_threads = args.threads;
   if (m->loaded().kind == model::ModelKind::TFLite)
     raise(ErrorKind::Convert, m->loaded().path + " is already a TensorFlow Lite model");
@@ -375,7 +378,7 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   } else if (m->loaded().kind == model::ModelKind::Keras) {
     signatures = transforms::tflite::kerasModelArrays(m->loaded(), &options);
   }
-  if (options.quantize == transforms::tflite::Quantize::Int8)
+  if (integer)
     options.calibration =
         calibrationInputs(*m, *graph, options, args.representative_dataset, args.input_mean, args.input_std, call);
   model::tflite::WriteStats stats;

@@ -110,7 +110,7 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
   convert.num_threads = std::max(1, options.num_threads);
   TfliteModelBytes out;
   convert.quantize = options.quantize;
-  if (options.int8()) {
+  if (options.fullInteger()) {
     convert.inference_input_type = options.input_type;
     convert.inference_output_type = options.output_type;
     convert.float_nodes = options.float_nodes;
@@ -121,7 +121,7 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
     convert.calibration_method = options.calibration.method;
   }
   if (cancelledBy(observer)) return Status::Error("cancelled");
-  announce(observer, options.int8() ? "Converting and calibrating on " + std::to_string(out.calibration_samples) +
+  announce(observer, options.fullInteger() ? "Converting and calibrating on " + std::to_string(out.calibration_samples) +
                                         " input" + (out.calibration_samples == 1 ? "" : "s")
                                   : std::string("Converting"));
   auto converted = transforms::tflite::convertToTflite(graph, convert);
@@ -149,9 +149,10 @@ std::string groupDigits(std::int64_t n) {
 
 std::string TfliteExportReport::summary() const {
   using transforms::tflite::Quantize;
-  std::string what = quantize == Quantize::Int8 ? "int8, calibrated on " + std::to_string(calibration_samples) +
-                                                      " input" + (calibration_samples == 1 ? "" : "s") + " (" +
-                                                      calibration + ")"
+  std::string what = transforms::tflite::fullInteger(quantize)
+                         ? std::string(quantize == Quantize::Int8 ? "int8" : "16x8: int16 activations, int8 weights") +
+                               ", calibrated on " + std::to_string(calibration_samples) + " input" +
+                               (calibration_samples == 1 ? "" : "s") + " (" + calibration + ")"
                      : quantize == Quantize::Float16 ? "float16 weights"
                      : quantize == Quantize::Dynamic ? "dynamic range: int8 weights, float activations"
                                                      : "float";
@@ -179,7 +180,7 @@ Result<TfliteExportReport> exportTfliteFile(const TfliteExportRequest& request, 
   report.float_pb_bytes = static_cast<std::int64_t>(request.graph->ByteSizeLong());
   report.operators = model->stats.operators;
   report.calibration_samples = model->calibration_samples;
-  if (request.options.int8()) {
+  if (request.options.fullInteger()) {
     report.calibration = request.options.calibration.describe();
     auto view = std::make_shared<CalibrationView>();
     view->file = request.path;

@@ -54,15 +54,16 @@ struct TfliteCalibration {
 TfliteCalibration calibrationFor(const InputSource& source);
 
 struct TfliteExportOptions {
-  // Int8: full integer, calibrated; None: float32; Float16: float16 weights.
+  // Int8 and Int16x8: full integer, calibrated; None: float32; Float16:
+  // float16 weights; Dynamic: int8 weights.
   transforms::tflite::Quantize quantize = transforms::tflite::Quantize::Int8;
-  bool int8() const { return quantize == transforms::tflite::Quantize::Int8; }
-  TfliteCalibration calibration;  // int8 only
-  // int8 only: the model's input and output types (float: QUANTIZE and
-  // DEQUANTIZE at the edges).
+  bool fullInteger() const { return transforms::tflite::fullInteger(quantize); }
+  TfliteCalibration calibration;  // full integer only
+  // Full integer only: the model's input and output types (float: QUANTIZE
+  // and DEQUANTIZE at the edges; int8, or int16 for 16x8).
   tensorflow::DataType input_type = tensorflow::DT_FLOAT;
   tensorflow::DataType output_type = tensorflow::DT_FLOAT;
-  // int8 only: operators kept float, by name (tflite_convert --denylisted_nodes).
+  // Full integer only: operators kept float, by name (tflite_convert --denylisted_nodes).
   std::vector<std::string> float_nodes;
   int num_threads = 1;  // for the calibration runs
 };

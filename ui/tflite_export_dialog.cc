@@ -84,13 +84,19 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
                           "Lite's hybrid kernels, which quantize each layer's input as they run: about a quarter of "
                           "the size, no calibration data (TensorFlow's Optimize.DEFAULT without a representative "
                           "dataset)"));
+  int16x8_ = new QRadioButton(tr("16x8: int16 activations, int8 weights"), kind);
+  int16x8_->setToolTip(tr("int8 weights per output channel, int16 activations (zero point 0) calibrated as int8's, "
+                          "int64 biases: closer to float than int8 at about int8's size, on TensorFlow Lite's "
+                          "reference kernels (TensorFlow's EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8; "
+                          "operators without an int16 form stay float)"));
   kind_col->addWidget(float_);
   kind_col->addWidget(int8_);
+  kind_col->addWidget(int16x8_);
   kind_col->addWidget(float16_);
   kind_col->addWidget(dynamic_);
   col->addWidget(kind);
 
-  int8_settings_ = new QGroupBox(tr("Int8"), this);
+  int8_settings_ = new QGroupBox(tr("Full integer (int8, 16x8)"), this);
   auto* form = new QFormLayout(int8_settings_);
   source_ = new InputSourceWidget(int8_settings_);
   source_->setObjectName("TfliteCalibration");
@@ -125,6 +131,7 @@ TfliteExportDialog::TfliteExportDialog(Document* document, QWidget* parent)
   form->addRow(tr("Inference output type"), output_type_);
   col->addWidget(int8_settings_);
   connect(int8_, &QRadioButton::toggled, this, &TfliteExportDialog::updateEnabled);
+  connect(int16x8_, &QRadioButton::toggled, this, &TfliteExportDialog::updateEnabled);
 
   auto* progress_row = new QHBoxLayout;
   progress_ = new QProgressBar(this);
@@ -199,6 +206,7 @@ bool TfliteExportDialog::int8() const { return int8_->isChecked(); }
 void TfliteExportDialog::setQuantize(transforms::tflite::Quantize q) {
   using transforms::tflite::Quantize;
   (q == Quantize::Int8      ? int8_
+   : q == Quantize::Int16x8 ? int16x8_
    : q == Quantize::Float16 ? float16_
    : q == Quantize::Dynamic ? dynamic_
                             : float_)
@@ -208,6 +216,7 @@ void TfliteExportDialog::setQuantize(transforms::tflite::Quantize q) {
 transforms::tflite::Quantize TfliteExportDialog::quantize() const {
   using transforms::tflite::Quantize;
   return int8_->isChecked()      ? Quantize::Int8
+         : int16x8_->isChecked() ? Quantize::Int16x8
          : float16_->isChecked() ? Quantize::Float16
          : dynamic_->isChecked() ? Quantize::Dynamic
                                  : Quantize::None;
@@ -230,6 +239,7 @@ void TfliteExportDialog::browse() {
   QString start = path();
   if (start.isEmpty()) start = QFileInfo(document_->displayName()).completeBaseName() +
                                      (int8()                  ? "_int8"
+                                      : int16x8_->isChecked() ? "_int16x8"
                                       : float16_->isChecked() ? "_float16"
                                       : dynamic_->isChecked() ? "_dynamic"
                                                               : "") +
@@ -248,7 +258,7 @@ Result<TfliteExportRequest> TfliteExportDialog::request() const {
   r.marks = document_->ioMarks();
   r.options.quantize = quantize();
   r.options.num_threads = std::max(1, QThread::idealThreadCount());
-  if (r.options.int8()) {
+  if (r.options.fullInteger()) {
     r.options.calibration = calibrationFor(source_->value());
     r.options.calibration.method.method =
         *transforms::tflite::parseCalibrationMethod(method_->currentData().toString().toStdString());
@@ -329,7 +339,14 @@ QString TfliteExportDialog::statusText() const { return status_->text(); }
 
 void TfliteExportDialog::updateEnabled() {
   const bool running = isRunning();
-  int8_settings_->setEnabled(int8() && !running);
+  const bool int16 = int16x8_->isChecked();
+  int8_settings_->setEnabled((int8() || int16) && !running);
+  // The integer model types follow the mode: int8, or int16 for 16x8.
+  for (QComboBox* combo : {input_type_, output_type_}) {
+    const auto type = static_cast<int>(int16 ? tensorflow::DT_INT16 : tensorflow::DT_INT8);
+    combo->setItemText(1, int16 ? tr("int16") : tr("int8"));
+    combo->setItemData(1, type);
+  }
   export_->setEnabled(!running);
   cancel_->setEnabled(running);
   path_->setEnabled(!running);
@@ -337,6 +354,7 @@ void TfliteExportDialog::updateEnabled() {
   int8_->setEnabled(!running);
   float16_->setEnabled(!running);
   dynamic_->setEnabled(!running);
+  int16x8_->setEnabled(!running);
 }
 
 void TfliteExportDialog::setError(const QString& message) {

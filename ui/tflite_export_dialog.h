@@ -42,8 +42,8 @@ class TfliteExportDialog : public QDialog {
   QString path() const;
   void setInt8(bool on);
   bool int8() const;
-  // Int8 (calibrated), None (float32), Float16 (float16 weights) or
-  // Dynamic (int8 weights, hybrid kernels).
+  // Int8 or Int16x8 (calibrated), None (float32), Float16 (float16
+  // weights) or Dynamic (int8 weights, hybrid kernels).
   void setQuantize(transforms::tflite::Quantize q);
   transforms::tflite::Quantize quantize() const;
   // The calibration input source (a dataset sample: its folder).
@@ -72,6 +72,7 @@ class TfliteExportDialog : public QDialog {
   QRadioButton* int8Button() const { return int8_; }
   QRadioButton* float16Button() const { return float16_; }
   QRadioButton* dynamicButton() const { return dynamic_; }
+  QRadioButton* int16x8Button() const { return int16x8_; }
   InputSourceWidget* calibrationWidget() const { return source_; }
   QComboBox* calibrationMethodCombo() const { return method_; }
   // Operators kept float, comma separated (tflite_convert --denylisted_nodes).
@@ -95,7 +96,7 @@ class TfliteExportDialog : public QDialog {
   Document* document_;
   QLabel* what_;
   QLineEdit* path_;
-  QRadioButton *float_, *int8_, *float16_, *dynamic_;
+  QRadioButton *float_, *int8_, *float16_, *dynamic_, *int16x8_;
   QWidget* int8_settings_;
   InputSourceWidget* source_;
   QComboBox *method_, *input_type_, *output_type_;

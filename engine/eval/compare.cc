@@ -295,6 +295,20 @@ Result<CompareResult> compare(const tensorflow::GraphDef& reference, const tenso
   if (!rb.ok()) return rb.status();
   CompareResult result;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
+    // A TensorFlow Lite integer output (int8 or int16 model outputs, or an
+    // inner tensor named as the output) is read through its quantization.
+    if (rb->out[i].dtype() != tensorflow::DT_FLOAT) {
+      const model::TensorRef ref = model::parseTensorName(other_outputs[i]);
+      for (const auto& n : other.node()) {
+        if (n.name() != ref.node || !model::tflite::isDialectOp(n.op())) continue;
+        const model::tflite::Quantization q = model::tflite::quantizationOf(n, ref.port);
+        if (q.scale.size() != 1 || q.zero_point.size() > 1) break;
+        auto real = dequantizeAffine(other_outputs[i], rb->out[i], q.scale[0], q.zero_point.empty() ? 0 : q.zero_point[0]);
+        if (!real.ok()) return real.status();
+        rb->out[i] = std::move(*real);
+        break;
+      }
+    }
     auto stats = compareTensors(outputs[i], ra->out[i], rb->out[i]);
     if (!stats.ok()) return stats.status();
     OutputComparison oc;

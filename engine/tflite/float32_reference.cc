@@ -8,6 +8,7 @@
 #include <string>
 
 #include "engine/tflite/float32.h"
+#include "engine/tflite/integer_loops.h"
 
 namespace gds::engine::tflite {
 
@@ -95,27 +96,8 @@ void fullyConnectedReference(const float* input, const float* filter, const floa
     }
 }
 
-namespace {
-template <typename Reduce>
-void poolLoop(const ops::ConvGeometry& s, const float* input, float* output, Reduce reduce) {
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-        const std::int64_t y0 = oy * s.stride_h - s.pad_top, x0 = ox * s.stride_w - s.pad_left;
-        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.filter_h, s.in_h - y0);
-        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.filter_w, s.in_w - x0);
-        for (std::int64_t c = 0; c < s.in_c; ++c)
-          output[((b * s.out_h + oy) * s.out_w + ox) * s.in_c + c] = reduce([&](auto fn) {
-            for (std::int64_t fy = fy0; fy < fy1; ++fy)
-              for (std::int64_t fx = fx0; fx < fx1; ++fx)
-                fn(input[((b * s.in_h + y0 + fy) * s.in_w + x0 + fx) * s.in_c + c]);
-          });
-      }
-}
-}  // namespace
-
 void averagePoolReference(const ops::ConvGeometry& s, float act_min, float act_max, const float* input, float* output) {
-  poolLoop(s, input, output, [&](auto each) {
+  loops::pool(s, input, output, [&](auto each) {
     float total = 0.0f;
     float count = 0.0f;
     each([&](float v) {
@@ -127,7 +109,7 @@ void averagePoolReference(const ops::ConvGeometry& s, float act_min, float act_m
 }
 
 void maxPoolReference(const ops::ConvGeometry& s, float act_min, float act_max, const float* input, float* output) {
-  poolLoop(s, input, output, [&](auto each) {
+  loops::pool(s, input, output, [&](auto each) {
     float m = std::numeric_limits<float>::lowest();
     each([&](float v) { m = std::max(m, v); });
     return clampF(m, act_min, act_max);

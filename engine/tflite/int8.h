@@ -26,11 +26,11 @@ using lowp::saturatingRoundingDoublingHighMul;
 // MultiplyByQuantizedMultiplier (TFLite's default double rounding).
 std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantized, int shift);
 
-// CalculateActivationRangeQuantized for int8: "NONE", "RELU", "RELU6",
-// "RELU_N1_TO_1" (quantize(v) = zero_point + round(v / scale)); false for
-// other activations.
+// CalculateActivationRangeQuantized for int8 (or int16 with qmin/qmax
+// -32768/32767): "NONE", "RELU", "RELU6", "RELU_N1_TO_1" (quantize(v) =
+// zero_point + round(v / scale)); false for other activations.
 bool activationRange(const char* activation, float scale, std::int32_t zero_point, std::int32_t* act_min,
-                     std::int32_t* act_max);
+                     std::int32_t* act_max, std::int32_t qmin = -128, std::int32_t qmax = 127);
 
 // How a layer's int32 accumulator becomes an int8 value: where the runtimes
 // part (engine/lowp/requantize.h).

@@ -14,6 +14,7 @@
 
 #include "engine/lowp/requantize.h"
 #include "engine/tflite/float32.h"
+#include "engine/tflite/integer_loops.h"
 
 namespace gds::engine::tflite {
 
@@ -25,12 +26,6 @@ inline std::int8_t clampToInt8(std::int32_t v, std::int32_t lo, std::int32_t hi)
 
 // TfLiteRound: round half away from zero.
 inline float roundAway(float v) { return std::round(v); }
-
-// Round-to-nearest division of an accumulator by a positive count, halves
-// away from zero (the average pool's "acc > 0 ? (acc + n/2)/n : (acc - n/2)/n").
-inline std::int32_t divideRounding(std::int32_t acc, std::int32_t n) {
-  return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
-}
 
 }  // namespace
 
@@ -68,13 +63,12 @@ std::int32_t multiplyByQuantizedMultiplier(std::int32_t x, std::int32_t quantize
 }
 
 bool activationRange(const char* activation, float scale, std::int32_t zero_point, std::int32_t* act_min,
-                     std::int32_t* act_max) {
+                     std::int32_t* act_max, std::int32_t qmin, std::int32_t qmax) {
   // The float bounds of the fused activation, quantized where finite and
-  // clamped to int8 (TFLite's CalculateActivationRangeQuantized).
+  // clamped to the type's range (TFLite's CalculateActivationRangeQuantized).
   float lo = 0, hi = 0;
   if (!activationRange(activation, &lo, &hi)) return false;
   auto quantize = [&](float f) { return zero_point + static_cast<std::int32_t>(roundAway(f / scale)); };
-  const std::int32_t qmin = -128, qmax = 127;
   *act_min = std::isinf(lo) ? qmin : std::max(qmin, quantize(lo));
   *act_max = std::isinf(hi) ? qmax : std::min(qmax, quantize(hi));
   return true;
@@ -113,52 +107,15 @@ std::int8_t requantizeOne(const Requant& r, std::int32_t acc, std::int64_t c) {
 
 void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                    const std::int32_t* bias, std::int8_t* output) {
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
-        for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
-          std::int32_t acc = 0;
-          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
-              const std::int8_t* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
-              const std::int8_t* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
-              for (std::int64_t ic = 0; ic < s.in_c; ++ic)
-                acc += static_cast<std::int32_t>(f[ic]) * (static_cast<std::int32_t>(in[ic]) + r.input_offset);
-            }
-          }
-          if (bias) acc += bias[oc];
-          output[((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = requantizeOne(r, acc, oc);
-        }
+  loops::conv<std::int32_t>(s, r.input_offset, input, filter, bias, [&](std::int32_t acc, std::int64_t c, std::int64_t i) {
+    output[i] = requantizeOne(r, acc, c);
+  });
 }
 
 void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input,
                         const std::int8_t* filter, const std::int32_t* bias, std::int8_t* output) {
-  const std::int64_t channels = s.outputChannels(true);  // out_c is the multiplier
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
-        for (std::int64_t ic = 0; ic < s.in_c; ++ic)
-          for (std::int64_t m = 0; m < s.out_c; ++m) {
-            const std::int64_t oc = ic * s.out_c + m;
-            std::int32_t acc = 0;
-            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-              if (iy < 0 || iy >= s.in_h) continue;
-              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-                if (ix < 0 || ix >= s.in_w) continue;
-                const std::int32_t in = input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
-                const std::int32_t f = filter[(fy * s.filter_w + fx) * channels + oc];
-                acc += f * (in + r.input_offset);
-              }
-            }
-            if (bias) acc += bias[oc];
-            output[((b * s.out_h + oy) * s.out_w + ox) * channels + oc] = requantizeOne(r, acc, oc);
-          }
+  loops::depthwise<std::int32_t>(s, r.input_offset, input, filter, bias,
+                                 [&](std::int32_t acc, std::int64_t c, std::int64_t i) { output[i] = requantizeOne(r, acc, c); });
 }
 
 void requantizeRows(const Requant& r, const std::int32_t* acc, const std::int32_t* bias, std::int64_t rows,
@@ -174,15 +131,10 @@ void requantizeRows(const Requant& r, const std::int32_t* acc, const std::int32_
 void fullyConnectedReference(const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                              const std::int32_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
                              std::int8_t* output) {
-  for (std::int64_t b = 0; b < batch; ++b)
-    for (std::int64_t u = 0; u < units; ++u) {
-      std::int32_t acc = 0;
-      for (std::int64_t d = 0; d < depth; ++d)
-        acc += (static_cast<std::int32_t>(filter[u * depth + d]) + r.filter_offset) *
-               (static_cast<std::int32_t>(input[b * depth + d]) + r.input_offset);
-      if (bias) acc += bias[u];
-      output[b * units + u] = requantizeOne(r, acc, u);
-    }
+  loops::fullyConnected<std::int32_t>(r.input_offset, r.filter_offset, input, filter, bias, batch, depth, units,
+                                      [&](std::int32_t acc, std::int64_t u, std::int64_t i) {
+                                        output[i] = requantizeOne(r, acc, u);
+                                      });
 }
 
 BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float scale2, std::int32_t zp2,
@@ -228,42 +180,22 @@ std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std
   return clampToInt8(out, p.act_min, p.act_max);
 }
 
-namespace {
-template <typename Reduce>
-void poolLoop(const ops::ConvGeometry& s, const std::int8_t* input, std::int8_t* output, Reduce reduce) {
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
-      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
-        const std::int64_t y0 = oy * s.stride_h - s.pad_top, x0 = ox * s.stride_w - s.pad_left;
-        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.filter_h, s.in_h - y0);
-        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.filter_w, s.in_w - x0);
-        for (std::int64_t c = 0; c < s.in_c; ++c)
-          output[((b * s.out_h + oy) * s.out_w + ox) * s.in_c + c] = reduce(
-              [&](auto fn) {
-                for (std::int64_t fy = fy0; fy < fy1; ++fy)
-                  for (std::int64_t fx = fx0; fx < fx1; ++fx)
-                    fn(input[((b * s.in_h + y0 + fy) * s.in_w + x0 + fx) * s.in_c + c]);
-              });
-      }
-}
-}  // namespace
-
 void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
                           const std::int8_t* input, std::int8_t* output) {
-  poolLoop(s, input, output, [&](auto each) {
+  loops::pool(s, input, output, [&](auto each) {
     std::int32_t acc = 0, count = 0;
     each([&](std::int8_t v) {
       acc += v;
       ++count;
     });
     if (count == 0) return clampToInt8(0, act_min, act_max);
-    return clampToInt8(divideRounding(acc, count), act_min, act_max);
+    return clampToInt8(loops::divideRounding(acc, count), act_min, act_max);
   });
 }
 
 void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                       std::int8_t* output) {
-  poolLoop(s, input, output, [&](auto each) {
+  loops::pool(s, input, output, [&](auto each) {
     std::int32_t m = std::numeric_limits<std::int8_t>::lowest();
     each([&](std::int8_t v) { m = std::max<std::int32_t>(m, v); });
     return clampToInt8(m, act_min, act_max);

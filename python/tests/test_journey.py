@@ -105,7 +105,7 @@ def test_float16_weights_are_the_clis_file(opt, cli, work):
     assert (work / "cli_f16.tflite").read_bytes() == (work / "f16.tflite").read_bytes()
     assert half.calibration_inputs == 0
     assert sum(1 for n in half.model.nodes if n.op == "tfl.dequantize") == 56  # 28 weights, 28 biases
-    with pytest.raises(gd.ArgumentError, match="quantize must be None, 'int8', 'float16' or 'dynamic', got 'int4'"):
+    with pytest.raises(gd.ArgumentError, match="quantize must be None, 'int8', 'float16', 'dynamic' or 'int16x8', got 'int4'"):
         gd.tflite_convert(opt, work / "x.tflite", inputs="input", outputs=OUT, quantize="int4")
 
 
@@ -135,6 +135,26 @@ def test_calibration_method_is_the_clis(opt, shared, cli, work):
     with pytest.raises(gd.ArgumentError, match="calibration_method: 'kl' is not a calibration method"):
         gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int8",
                           representative_dataset=photos, calibration_method="kl")
+    assert not (work / "bad.tflite").exists()
+
+
+def test_int16x8_is_the_clis_file(opt, shared, cli, work):
+    photos = shared / "data" / "images"
+    q16 = gd.tflite_convert(opt, work / "q16.tflite", inputs="input", outputs=OUT, quantize="int16x8",
+                            representative_dataset=photos)
+    cli("tflite_convert", f"--graph_def_file={work / 'opt.pb'}", f"--output_file={work / 'cli_q16.tflite'}",
+        "--input_arrays=input", f"--output_arrays={OUT}", "--quantize=int16x8", f"--calibration_data={photos}")
+    assert (work / "cli_q16.tflite").read_bytes() == (work / "q16.tflite").read_bytes()
+    assert q16.calibration_inputs == 7
+    # int8 weights, int64 biases (one per convolution), the input quantized to int16.
+    consts = [n.attr.get("dtype") for n in q16.model.nodes if n.op == "Const"]
+    assert consts.count("int64") == 28 and consts.count("int8") == 28
+    assert [n.name for n in q16.model.nodes if n.op == "tfl.quantize"] == ["input_int16"]
+    with pytest.raises(gd.ArgumentError, match="quantize='int16x8' needs representative_dataset"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int16x8")
+    with pytest.raises(gd.ArgumentError, match="'int16' \\(16x8\\), got 'int4'"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int16x8",
+                          representative_dataset=photos, inference_input_type="int4")
     assert not (work / "bad.tflite").exists()
 
 

@@ -55,19 +55,23 @@ mt::Quantization inputQuantization(const tensorflow::GraphDef& g, const tensorfl
   return {};
 }
 
-HostTensor quantized(const HostTensor& f, const mt::Quantization& q) {
-  HostTensor t = HostTensor::zeros(DT_INT8, f.shape);
+// f as the int8 or int16 tensor of quantization q.
+HostTensor quantized(const HostTensor& f, const mt::Quantization& q, tensorflow::DataType type = DT_INT8) {
+  HostTensor t = HostTensor::zeros(type, f.shape);
   const float scale = q.scale.empty() ? 1.0f : q.scale[0];
   const std::int64_t zp = q.zero_point.empty() ? 0 : q.zero_point[0];
   for (std::int64_t i = 0; i < f.size(); ++i) {
     const double v = std::round(static_cast<double>(f.as<float>()[i]) / scale) + static_cast<double>(zp);
-    t.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -128.0, 127.0));
+    if (type == tensorflow::DT_INT16)
+      t.as<std::int16_t>()[i] = static_cast<std::int16_t>(std::clamp(v, -32768.0, 32767.0));
+    else
+      t.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -128.0, 127.0));
   }
   return t;
 }
 
 // A seeded input over the values the input's quantization represents (float
-// inputs) or over all of int8.
+// inputs) or over all of int8 (int16).
 HostTensor seededInput(const tensorflow::NodeDef& input, const mt::Quantization& q, unsigned seed) {
   const model::Shape shape = mt::outputShape(input, 0);
   std::mt19937 rng(seed);
@@ -75,6 +79,12 @@ HostTensor seededInput(const tensorflow::NodeDef& input, const mt::Quantization&
     HostTensor t = HostTensor::zeros(DT_INT8, shape);
     std::uniform_int_distribution<int> d(-128, 127);
     for (std::int64_t i = 0; i < t.size(); ++i) t.as<std::int8_t>()[i] = static_cast<std::int8_t>(d(rng));
+    return t;
+  }
+  if (mt::outputType(input, 0) == tensorflow::DT_INT16) {
+    HostTensor t = HostTensor::zeros(tensorflow::DT_INT16, shape);
+    std::uniform_int_distribution<int> d(-32768, 32767);
+    for (std::int64_t i = 0; i < t.size(); ++i) t.as<std::int16_t>()[i] = static_cast<std::int16_t>(d(rng));
     return t;
   }
   float lo = -1, hi = 1;
@@ -112,7 +122,8 @@ bool loadOracleModel(const std::string& path, OracleModel* m) {
 
 model::HostTensor quantizedInput(const OracleModel& m, std::size_t k, const model::HostTensor& value) {
   const auto inputs = modelInputs(m.graph);
-  return quantized(value, k < inputs.size() ? inputQuantization(m.graph, *inputs[k]) : mt::Quantization{});
+  const tensorflow::DataType type = k < inputs.size() ? mt::outputType(*inputs[k], 0) : DT_INT8;
+  return quantized(value, k < inputs.size() ? inputQuantization(m.graph, *inputs[k]) : mt::Quantization{}, type);
 }
 
 namespace {
@@ -203,6 +214,19 @@ bool loadSharedTflite(const std::string& folder, const std::string& name, Oracle
   return true;
 }
 
+// A model with float operators among integer ones: float tensors within
+// the float tolerance, every integer tensor exact (alone on gdstudio's
+// inputs where a float difference upstream moved a value across a step).
+void markIntegerTensorsExact(OracleModel* m) {
+  m->float_model = true;
+  for (const auto& n : m->graph.node()) {
+    if (!mt::isDialectOp(n.op()) || n.op() == mt::kNoValueOp) continue;
+    const auto* types = model::findAttr(n, mt::kOutputTypesAttr);
+    for (int k = 0; types && k < types->list().type_size(); ++k)
+      if (types->list().type(k) != tensorflow::DT_FLOAT) m->exact_tensors.insert(mt::tensorName(n, k));
+  }
+}
+
 // `in` exported with `o` to <stem><suffix>, with its chosen samples (as the
 // int8 tensors an int8 input takes) and two seeded ones.
 void addExport(const CorpusInputs& in, const tt::ConvertOptions& o, const std::string& kind, const std::string& suffix,
@@ -213,18 +237,18 @@ void addExport(const CorpusInputs& in, const tt::ConvertOptions& o, const std::s
   if (!converted.ok()) return;
   OracleModel m;
   m.label = name + " " + kind;
-  m.float_model = o.quantize != tt::Quantize::Int8;
+  m.float_model = !tt::fullInteger(o.quantize);
   const std::string path = oracleModelPath(std::filesystem::path(name).stem().string() + suffix);
   Status s = mt::saveTflite(converted->graph, path);
   EXPECT_TRUE(s.ok()) << s.message();
   if (!s.ok() || !loadOracleModel(path, &m)) return;
-  const bool int8_io = o.inference_input_type == DT_INT8;
+  const bool integer_io = o.inference_input_type != tensorflow::DT_FLOAT;
   const auto inputs = modelInputs(m.graph);
   for (std::size_t i = 0; i < in.chosen.size(); ++i) {
     std::vector<HostTensor> sample;
     for (std::size_t k = 0; k < in.chosen[i].size() && k < inputs.size(); ++k) {
       HostTensor f = in.chosen[i][k].toHost();
-      sample.push_back(int8_io ? quantized(f, inputQuantization(m.graph, *inputs[k])) : f);
+      sample.push_back(integer_io ? quantized(f, inputQuantization(m.graph, *inputs[k]), o.inference_input_type) : f);
     }
     m.samples.push_back(std::move(sample));
     m.sample_names.push_back(in.names[i]);
@@ -293,18 +317,26 @@ const std::vector<OracleModel>& exportedMixedModels(std::size_t max_data_samples
       o.float_ops = {"DEPTHWISE_CONV_2D"};
       addExport(in, o, "int8, depthwise float", "_mixed.tflite", &out);
     }
-    // Float tensors (the float depthwise layers) within the float
-    // tolerance; every integer tensor exact, alone on gdstudio's inputs
-    // where a float difference upstream moved a value across a step.
-    for (OracleModel& m : out) {
-      m.float_model = true;
-      for (const auto& n : m.graph.node()) {
-        if (!mt::isDialectOp(n.op()) || n.op() == mt::kNoValueOp) continue;
-        const auto* types = model::findAttr(n, mt::kOutputTypesAttr);
-        for (int k = 0; types && k < types->list().type_size(); ++k)
-          if (types->list().type(k) != tensorflow::DT_FLOAT) m.exact_tensors.insert(mt::tensorName(n, k));
+    for (OracleModel& m : out) markIntegerTensorsExact(&m);
+    return out;
+  }();
+  return models;
+}
+
+const std::vector<OracleModel>& exportedInt16x8Models(std::size_t max_data_samples) {
+  static const std::vector<OracleModel> models = [max_data_samples] {
+    std::vector<OracleModel> out;
+    for (const CorpusInputs& in : corpusInputs(max_data_samples)) {
+      for (bool int16_io : {false, true}) {
+        tt::ConvertOptions o = tt::corpusConvertOptions(*in.corpus);
+        o.quantize = tt::Quantize::Int16x8;
+        o.calibration = in.calibration;
+        if (int16_io) o.inference_input_type = o.inference_output_type = tensorflow::DT_INT16;
+        addExport(in, o, int16_io ? "16x8, int16 in/out" : "16x8, float in/out",
+                  int16_io ? "_int16x8_io.tflite" : "_int16x8.tflite", &out);
       }
     }
+    for (OracleModel& m : out) markIntegerTensorsExact(&m);
     return out;
   }();
   return models;

@@ -56,6 +56,11 @@ const std::vector<OracleModel>& exportedDynamicRangeModels(std::size_t max_data_
 // DEPTHWISE_CONV_2D kept float (--denylisted_ops): float models whose
 // integer tensors are exact_tensors.
 const std::vector<OracleModel>& exportedMixedModels(std::size_t max_data_samples = 3);
+// The same models exported 16x8 (--quantize=int16x8: int16 activations,
+// int8 weights, int64 biases), with float and with int16 inputs and
+// outputs: every integer tensor exact; inception_mini's MUL and SUB stay
+// float (no int16 form in gdstudio's 16x8).
+const std::vector<OracleModel>& exportedInt16x8Models(std::size_t max_data_samples = 3);
 // ../shared/models/tflite's files with their stored input and seeded ones.
 const std::vector<OracleModel>& sharedTfliteModels();
 // TensorFlow-made dynamic-range (hybrid) files of ../shared/models/keras

@@ -119,6 +119,15 @@ TEST(TfliteOracle, ExportedMixedCorpusEqualsTfliteAtEveryInt8Operator) {
   expectEveryTensorEqual(exportedMixedModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
+// 16x8: TensorFlow Lite runs its int16 layers on the same loops with or
+// without XNNPACK (the delegate takes no int16 tensor).
+TEST(TfliteOracle, Exported16x8CorpusEqualsTfliteAtEveryIntegerTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedInt16x8Models(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(exportedInt16x8Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
 TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {
   GDS_REQUIRE_LITERT();
   expectEveryTensorEqual(opCoverageModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);

@@ -224,6 +224,40 @@ TEST(TfliteExportDialog, KeepFloatIsTheCliDenylist) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/bad.tflite"));
 }
 
+// The dialog's 16x8 is tflite_convert --quantize=int16x8: the same bytes,
+// its integer model types are int16, and the summary says what it wrote.
+TEST(TfliteExportDialog, Int16x8IsTheCliFile) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  const std::string dir = test::tempDir();
+  TfliteExportDialog dialog(&doc);
+  dialog.int16x8Button()->setChecked(true);
+  EXPECT_TRUE(dialog.calibrationMethodCombo()->isEnabled());
+  EXPECT_EQ(dialog.inputTypeCombo()->itemText(1).toStdString(), "int16");
+  dialog.setInferenceTypes(tensorflow::DT_INT16, tensorflow::DT_FLOAT);
+  EXPECT_EQ(dialog.inputTypeCombo()->currentText().toStdString(), "int16");
+  dialog.setPath(QString::fromStdString(dir + "/q16.tflite"));
+  dialog.setCalibrationSource(imagesFolder());
+  ASSERT_TRUE(dialog.start());
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                "--output_file=" + dir + "/cli_q16.tflite", "--input_arrays=input",
+                                std::string("--output_arrays=") + kOutput, "--quantize=int16x8",
+                                "--calibration_data=" + test::dataPath("images"), "--inference_input_type=int16"});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_EQ(test::readAll(dir + "/cli_q16.tflite"), test::readAll(dir + "/q16.tflite"));
+  const std::string summary = dialog.lastReport()->summary();
+  EXPECT_NE(summary.find("Exported q16.tflite (16x8: int16 activations, int8 weights, calibrated on 7 inputs"),
+            std::string::npos)
+      << summary;
+  // Back to int8: the types are int8's again.
+  dialog.int8Button()->setChecked(true);
+  EXPECT_EQ(dialog.inputTypeCombo()->itemText(1).toStdString(), "int8");
+}
+
 // The window after an int8 export, a ReLU6 output selected: its calibration
 // histogram in the properties, at both screen sizes
 // (GDS_CALIBRATION_SCREENSHOT=prefix writes prefix_1366x768.png,

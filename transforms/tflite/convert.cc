@@ -5,6 +5,7 @@
 
 #include "model/freeze.h"
 #include "model/graph.h"
+#include "model/tflite/builtin_ops.h"
 #include "model/tflite/dialect.h"
 
 #include "transforms/tflite/calibrate.h"
@@ -114,7 +115,8 @@ Result<Quantize> parseQuantize(const std::string& text) {
   if (text == "int8") return Quantize::Int8;
   if (text == "float16") return Quantize::Float16;
   if (text == "dynamic") return Quantize::Dynamic;
-  return Status::Error("'" + text + "' is not a quantization (expected int8, float16 or dynamic)");
+  if (text == "int16x8") return Quantize::Int16x8;
+  return Status::Error("'" + text + "' is not a quantization (expected int8, float16, dynamic or int16x8)");
 }
 
 const char* quantizeName(Quantize q) {
@@ -123,24 +125,32 @@ const char* quantizeName(Quantize q) {
     case Quantize::Int8: return "int8";
     case Quantize::Float16: return "float16";
     case Quantize::Dynamic: return "dynamic";
+    case Quantize::Int16x8: return "int16x8";
   }
   return "?";
 }
 
 Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const ConvertOptions& options) {
-  if (options.inference_input_type != tensorflow::DT_FLOAT && options.inference_input_type != tensorflow::DT_INT8)
-    return Status::Error("--inference_input_type must be float or int8");
-  if (options.inference_output_type != tensorflow::DT_FLOAT && options.inference_output_type != tensorflow::DT_INT8)
-    return Status::Error("--inference_output_type must be float or int8");
-  if (options.quantize != Quantize::Int8 &&
-      (options.inference_input_type != tensorflow::DT_FLOAT || options.inference_output_type != tensorflow::DT_FLOAT))
-    return Status::Error("int8 model inputs or outputs need --quantize=int8");
+  const bool int16 = options.quantize == Quantize::Int16x8;
+  const tensorflow::DataType integer = int16 ? tensorflow::DT_INT16 : tensorflow::DT_INT8;
+  for (const auto& [flag, type] : {std::pair{"--inference_input_type", options.inference_input_type},
+                                   std::pair{"--inference_output_type", options.inference_output_type}}) {
+    if (type == tensorflow::DT_FLOAT) continue;
+    if (type != tensorflow::DT_INT8 && type != tensorflow::DT_INT16)
+      return Status::Error(std::string(flag) + " must be float, int8 or int16 (with --quantize=int16x8)");
+    if (!fullInteger(options.quantize))
+      return Status::Error(model::dtypeName(type) + " model inputs or outputs need --quantize=" +
+                           (type == tensorflow::DT_INT16 ? "int16x8" : "int8"));
+    if (type != integer)
+      return Status::Error(std::string(flag) + "=" + model::dtypeName(type) + " does not fit --quantize=" +
+                           quantizeName(options.quantize) + ", whose activations are " + model::dtypeName(integer));
+  }
   auto prepared = prepareForTflite(graph, options);
   if (!prepared.ok()) return prepared.status();
   // A float model keeps its FakeQuant nodes' arithmetic (and stops at them);
   // an int8 one takes their ranges, as TensorFlow's converter does.
   FakeQuantRanges fake_quant;
-  if (options.quantize == Quantize::Int8) {
+  if (fullInteger(options.quantize)) {
     auto taken = takeFakeQuantRanges(&prepared->graph);
     if (!taken.ok()) return taken.status();
     fake_quant = std::move(*taken);
@@ -160,7 +170,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     if (!weights.ok()) return weights.status();
     lowered->graph = std::move(*weights);
   }
-  if (options.quantize != Quantize::Int8) {
+  if (!fullInteger(options.quantize)) {
     result.graph = std::move(lowered->graph);
     result.prepared = std::move(prepared->graph);
     nameOutputTensors(result);
@@ -186,6 +196,7 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   }
   result.statistics = std::move(statistics);
   QuantizeOptions q;
+  q.activation_type = integer;
   q.input_type = options.inference_input_type;
   q.output_type = options.inference_output_type;
   q.per_channel_fully_connected = options.per_channel_fully_connected;
@@ -193,6 +204,21 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   q.float_ops.insert(options.float_ops.begin(), options.float_ops.end());
   auto quantized = quantizeToInt8(lowered->graph, by_dialect, q);
   if (!quantized.ok()) return quantized.status();
+  if (int16) {
+    std::set<std::string> kept;
+    for (const auto& n : lowered->graph.node()) {
+      if (!model::tflite::isDialectOp(n.op()) || n.op() == model::tflite::kNoValueOp || hasInt16Form(n.op())) continue;
+      const auto* builtin = model::tflite::builtinByOpType(n.op());
+      kept.insert(builtin ? builtin->name : n.op());
+    }
+    if (!kept.empty()) {
+      std::string list;
+      for (const std::string& k : kept) list += (list.empty() ? "" : ", ") + k;
+      result.notes.push_back("16x8: " + list + " stay float (between DEQUANTIZE and QUANTIZE): gdstudio's 16x8 "
+                             "quantizes convolutions, fully connected layers, pools, reshapes, concatenation and "
+                             "softmax");
+    }
+  }
   result.graph = std::move(*quantized);
   result.ranges = std::move(by_dialect);
   result.prepared = std::move(prepared->graph);

@@ -20,12 +20,16 @@ namespace gds::transforms::tflite {
 // None: float32. Int8: full integer (calibrated). Float16: float16 weights
 // read through DEQUANTIZE, float32 arithmetic (transforms/tflite/float16.h).
 // Dynamic: int8 weights, float activations, hybrid kernels
-// (transforms/tflite/dynamic_range.h).
-enum class Quantize { None, Int8, Float16, Dynamic };
-// "int8", "float16", "dynamic"; "" and "none" are None. Errors name the
-// choices.
+// (transforms/tflite/dynamic_range.h). Int16x8: full integer with int16
+// activations and int8 weights (TensorFlow's
+// EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8, calibrated).
+enum class Quantize { None, Int8, Float16, Dynamic, Int16x8 };
+// "int8", "float16", "dynamic", "int16x8"; "" and "none" are None. Errors
+// name the choices.
 Result<Quantize> parseQuantize(const std::string& text);
-const char* quantizeName(Quantize q);  // "float32", "int8", "float16", "dynamic"
+const char* quantizeName(Quantize q);  // "float32", "int8", "float16", "dynamic", "int16x8"
+// Whether activations are integers (int8 or 16x8): calibrated modes.
+inline bool fullInteger(Quantize q) { return q == Quantize::Int8 || q == Quantize::Int16x8; }
 
 // Called before each calibration sample runs (done = samples finished).
 using CalibrationProgress = std::function<void(int done, int total)>;
@@ -42,7 +46,7 @@ struct ConvertOptions {
   std::vector<model::Shape> input_shapes;
 
   Quantize quantize = Quantize::None;
-  // Representative inputs for Quantize::Int8: one vector per sample, a tensor
+  // Representative inputs for full-integer modes: one vector per sample, a tensor
   // per input in `inputs` order (values of the graph's input tensors).
   std::vector<std::vector<engine::Tensor>> calibration;
   // How the samples' values become each tensor's range
@@ -58,14 +62,14 @@ struct ConvertOptions {
   std::vector<std::optional<TensorRange>> input_ranges;  // one per input, or empty
   std::optional<TensorRange> default_range;
   // Model input and output types for int8: DT_FLOAT (QUANTIZE/DEQUANTIZE at
-  // the edges) or DT_INT8.
+  // the edges) or DT_INT8; for 16x8 DT_FLOAT or DT_INT16.
   tensorflow::DataType inference_input_type = tensorflow::DT_FLOAT;
   tensorflow::DataType inference_output_type = tensorflow::DT_FLOAT;
   // FULLY_CONNECTED weights per tensor (operator_property.cc; TensorFlow's
   // converter until 2024, and what Arm NN 20.08, NNAPI and TFLite Micro
   // before 2024 run) or per output channel (TensorFlow's converter since).
   bool per_channel_fully_connected = false;
-  // int8: operators kept float (selective quantization; TensorFlow's
+  // int8 and 16x8: operators kept float (selective quantization; TensorFlow's
   // QuantizationDebugOptions denylisted_nodes and denylisted_ops): nodes of
   // the converted model by name (the tensor each computes: the last node of
   // a fused chain), operators by builtin name ("CONV_2D").

@@ -77,6 +77,8 @@ const std::map<std::string, Rule>& rules() {
   return r;
 }
 
+bool int16Operator(const std::string& op) { return hasInt16Form(op); }
+
 std::string canonical(const std::string& input) {
   const model::TensorRef ref = model::parseTensorName(input);
   return ref.node + ":" + std::to_string(ref.port);
@@ -120,6 +122,11 @@ class Quantizer {
                           const NodeDef& producer, int port);
   Status input(const NodeDef& n);
   bool keptFloat(const NodeDef& n) const;
+  bool readByKeptFloat(const std::string& name) const;
+  bool int16() const { return options_.activation_type == tensorflow::DT_INT16; }
+  tensorflow::DataType activationType() const { return options_.activation_type; }
+  // The integer tensor's name after its float one: "<name>_int8", "<name>_int16".
+  const char* suffix() const { return int16() ? "_int16" : "_int8"; }
   Result<std::string> floatOf(const NodeDef& n, int k);
   Status floatOp(const NodeDef& n);
   Status layer(const NodeDef& n);
@@ -164,7 +171,8 @@ Result<mt::Quantization> Quantizer::rangeParams(const NodeDef& n) const {
   }
   float scale = 0;
   std::int64_t zero_point = 0;
-  asymmetricParams(lo, std::max(lo, hi), &scale, &zero_point);
+  if (int16()) symmetricInt16Params(lo, std::max(lo, hi), &scale);
+  else asymmetricParams(lo, std::max(lo, hi), &scale, &zero_point);
   return single(scale, zero_point);
 }
 
@@ -211,7 +219,7 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
     auto own = rangeParams(*p);
     if (!own.ok()) return own.status();
     const mt::Quantization q = force ? *force : *own;
-    NodeDef* quantize = emitConversion(p->name() + "_int8", "tfl.quantize", float_.at(key), tensorflow::DT_INT8, *p,
+    NodeDef* quantize = emitConversion(p->name() + suffix(), "tfl.quantize", float_.at(key), activationType(), *p,
                                        model::parseTensorName(n.input(k)).port);
     mt::setQuantization(quantize, 0, q);
     if (force) return quantize->name();
@@ -237,13 +245,15 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
       }
       float scale = 0;
       std::int64_t zp = 0;
-      asymmetricParams(lo, hi, &scale, &zp);
+      if (int16()) symmetricInt16Params(lo, hi, &scale);
+      else asymmetricParams(lo, hi, &scale, &zp);
       q = single(scale, zp);
     }
-    HostTensor t = HostTensor::zeros(tensorflow::DT_INT8, value->shape);
+    HostTensor t = HostTensor::zeros(activationType(), value->shape);
     for (std::int64_t i = 0; i < value->size(); ++i) {
       const float v = std::round(value->as<float>()[i] / q.scale[0]) + static_cast<float>(q.zero_point[0]);
-      t.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -128.0f, 127.0f));
+      if (int16()) t.as<std::int16_t>()[i] = static_cast<std::int16_t>(std::clamp(v, -32768.0f, 32767.0f));
+      else t.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -128.0f, 127.0f));
     }
     const std::string name = emitConst(p->name(), t, q);
     if (!force) {
@@ -259,7 +269,7 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
   const std::string requant_key = key + "|" + std::to_string(force->scale[0]) + "|" + std::to_string(force->zero_point[0]);
   auto done = ref_.find(requant_key);
   if (done != ref_.end()) return done->second;
-  NodeDef* q = emitConversion(p->name() + "_requantized", "tfl.quantize", it->second, tensorflow::DT_INT8, *p,
+  NodeDef* q = emitConversion(p->name() + "_requantized", "tfl.quantize", it->second, activationType(), *p,
                               model::parseTensorName(n.input(k)).port);
   mt::setQuantization(q, 0, *force);
   ref_[requant_key] = q->name();
@@ -289,7 +299,7 @@ NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>
   for (const std::string& in : inputs) n->add_input(in);
   auto* types = (*n->mutable_attr())[mt::kOutputTypesAttr].mutable_list();
   for (int k = 0; k < types->type_size(); ++k)
-    if (types->type(k) == tensorflow::DT_FLOAT) types->set_type(k, tensorflow::DT_INT8);
+    if (types->type(k) == tensorflow::DT_FLOAT) types->set_type(k, activationType());
   mt::setQuantization(n, 0, output);
   ref_[source.name() + ":0"] = n->name();
   params_[source.name() + ":0"] = output;
@@ -299,12 +309,12 @@ NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>
 // A model output read as float: the int8 node becomes "<name>_int8" and a
 // DEQUANTIZE takes the output's name (and position).
 Status Quantizer::finishOutput(const NodeDef& source, NodeDef* emitted) {
-  if (!isModelOutput(source) || options_.output_type == tensorflow::DT_INT8) return Status::Ok();
+  if (!isModelOutput(source) || options_.output_type != tensorflow::DT_FLOAT) return Status::Ok();
   const auto* marked = model::findAttr(source, mt::kOutputIndexAttr);
   if (mt::outputCount(source) != 1) return Status::Error(where(source) + ": a model output with several outputs");
   const tensorflow::AttrValue index = *marked;
   names_.erase(source.name());
-  emitted->set_name(claim(source.name() + "_int8"));
+  emitted->set_name(claim(source.name() + suffix()));
   emitted->mutable_attr()->erase(mt::kOutputIndexAttr);
   ref_[source.name() + ":0"] = emitted->name();
   NodeDef* d = out_.add_node();
@@ -321,10 +331,10 @@ Status Quantizer::finishOutput(const NodeDef& source, NodeDef* emitted) {
 Status Quantizer::input(const NodeDef& n) {
   auto q = rangeParams(n);
   if (!q.ok()) return q.status();
-  if (options_.input_type == tensorflow::DT_INT8) {
+  if (options_.input_type != tensorflow::DT_FLOAT) {
     NodeDef* p = out_.add_node();
     *p = n;
-    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
+    (*p->mutable_attr())["dtype"].set_type(options_.input_type);
     mt::setQuantization(p, 0, *q);
     ref_[n.name() + ":0"] = n.name();
     params_[n.name() + ":0"] = *q;
@@ -335,13 +345,13 @@ Status Quantizer::input(const NodeDef& n) {
   // With operators kept float, the input is quantized where an int8
   // operator first reads it (activation()), so that float operators and the
   // pass-through ops before them read the float input itself.
-  if (!options_.float_nodes.empty() || !options_.float_ops.empty()) return Status::Ok();
+  if (!options_.float_nodes.empty() || !options_.float_ops.empty() || readByKeptFloat(n.name())) return Status::Ok();
   NodeDef* quantize = out_.add_node();
-  quantize->set_name(claim(n.name() + "_int8"));
+  quantize->set_name(claim(n.name() + suffix()));
   quantize->set_op("tfl.quantize");
   quantize->add_input(n.name());
   auto& attrs = *quantize->mutable_attr();
-  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_INT8);
+  attrs[mt::kOutputTypesAttr].mutable_list()->add_type(activationType());
   *attrs[mt::kOutputShapesAttr].mutable_list()->add_shape() = n.attr().at("shape").shape();
   mt::setQuantization(quantize, 0, *q);
   ref_[n.name() + ":0"] = quantize->name();
@@ -349,8 +359,17 @@ Status Quantizer::input(const NodeDef& n) {
   return Status::Ok();
 }
 
+// Whether an operator kept float reads the tensor `name` (output 0).
+bool Quantizer::readByKeptFloat(const std::string& name) const {
+  for (const NodeDef& n : in_.node())
+    for (const std::string& input : n.input())
+      if (canonical(input) == name + ":0" && mt::isDialectOp(n.op()) && keptFloat(n)) return true;
+  return false;
+}
+
 bool Quantizer::keptFloat(const NodeDef& n) const {
   if (options_.float_nodes.count(n.name()) || options_.float_ops.count(n.op())) return true;
+  if (int16() && !int16Operator(n.op())) return true;
   const auto* builtin = mt::builtinByOpType(n.op());
   return builtin && options_.float_ops.count(builtin->name);
 }
@@ -376,9 +395,13 @@ Result<std::string> Quantizer::floatOf(const NodeDef& n, int k) {
 
 // An operator kept float: the float op on float inputs, its output float.
 Status Quantizer::floatOp(const NodeDef& n) {
-  if (isModelOutput(n) && options_.output_type == tensorflow::DT_INT8)
-    return Status::Error(where(n) + " is kept float and is a model output, which --inference_output_type=int8 "
-                         "makes int8: keep the operator before it float instead, or give float outputs");
+  if (isModelOutput(n) && options_.output_type != tensorflow::DT_FLOAT) {
+    const std::string type = model::dtypeName(options_.output_type);
+    return Status::Error(where(n) + " is kept float" +
+                         (int16() && !int16Operator(n.op()) ? " (16x8 has no int16 form of it here)" : "") +
+                         " and is a model output, which --inference_output_type=" + type + " makes " + type +
+                         ": keep the operator before it float instead, or give float outputs");
+  }
   std::vector<std::string> inputs;
   for (int k = 0; k < n.input_size(); ++k) {
     auto v = floatOf(n, k);
@@ -446,7 +469,9 @@ Status Quantizer::layer(const NodeDef& n) {
   std::string bname = mt::kNoValueNode;
   if (bias) {
     const std::int64_t out_channels = bias->size();
-    HostTensor bq = HostTensor::zeros(tensorflow::DT_INT32, bias->shape);
+    // 16x8 biases are int64 (SymmetricPerChannelBiasQuantize<int64_t>),
+    // int8 ones int32 clamped to +-(2^31 - 1).
+    HostTensor bq = HostTensor::zeros(int16() ? tensorflow::DT_INT64 : tensorflow::DT_INT32, bias->shape);
     mt::Quantization qb;
     for (std::int64_t c = 0; c < out_channels; ++c) {
       const float scale = input_scale * scales[static_cast<std::size_t>(per_channel ? c : 0)];
@@ -454,7 +479,10 @@ Status Quantizer::layer(const NodeDef& n) {
       qb.zero_point.push_back(0);
       const float inv = scale == 0 ? 0.0f : static_cast<float>(1.0 / scale);
       const double v = std::round(static_cast<double>(bias->as<float>()[c] * inv));
-      bq.as<std::int32_t>()[c] = static_cast<std::int32_t>(std::clamp(v, -kScale, kScale));
+      if (int16())
+        bq.as<std::int64_t>()[c] = static_cast<std::int64_t>(std::clamp(v, -0x1p62, 0x1p62));
+      else
+        bq.as<std::int32_t>()[c] = static_cast<std::int32_t>(std::clamp(v, -kScale, kScale));
     }
     if (!per_channel) {
       qb.scale.resize(1);
@@ -516,7 +544,7 @@ Status Quantizer::op(const NodeDef& n) {
     }
   } else {
     if (r.kind == Kind::Fixed) {
-      output = single(r.fixed_scale, r.fixed_zero_point);
+      output = int16() ? single(1.0f / 32768, 0) : single(r.fixed_scale, r.fixed_zero_point);
     } else {
       auto q = rangeParams(n);
       if (!q.ok()) return q.status();
@@ -574,6 +602,14 @@ Result<tensorflow::GraphDef> Quantizer::run() {
 
 }  // namespace
 
+// Fixed output scales at int16: SOFTMAX 1/32768, zero point 0.
+bool hasInt16Form(const std::string& op) {
+  static const std::set<std::string> ops = {"tfl.conv_2d",     "tfl.depthwise_conv_2d", "tfl.fully_connected",
+                                            "tfl.max_pool_2d", "tfl.average_pool_2d",   "tfl.reshape",
+                                            "tfl.squeeze",     "tfl.concatenation",     "tfl.softmax"};
+  return ops.count(op) > 0;
+}
+
 std::vector<float> weightHalfRanges(const HostTensor& w, bool per_channel, bool depthwise) {
   const int axis = depthwise ? static_cast<int>(w.shape.size()) - 1 : 0;
   const std::int64_t channels = per_channel && !w.shape.empty() ? w.shape[static_cast<std::size_t>(axis)] : 1;
@@ -606,6 +642,13 @@ HostTensor symmetricWeights(const HostTensor& w, const std::vector<float>& halve
     q.as<std::int8_t>()[i] = static_cast<std::int8_t>(std::clamp(v, -127.0f, 127.0f));
   }
   return q;
+}
+
+void symmetricInt16Params(float min, float max, float* scale) {
+  min = std::min(min, 0.0f);
+  max = std::max(max, 0.0f);
+  const float s = std::max(std::abs(max), std::abs(min)) / 32767.0f;
+  *scale = s == 0 ? 1.0f : s;
 }
 
 void asymmetricParams(float min, float max, float* scale, std::int64_t* zero_point) {

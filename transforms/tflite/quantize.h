@@ -1,5 +1,6 @@
-// TensorFlow Lite's full-integer (int8) quantization of a float TFLite dialect
-// graph, with the rules of TensorFlow Lite's quantizer
+// TensorFlow Lite's full-integer (int8, or 16x8: see QuantizeOptions)
+// quantization of a float TFLite dialect graph, with the rules of
+// TensorFlow Lite's quantizer
 // (tensorflow/lite/tools/optimize/quantize_model.cc, operator_property.cc,
 // quantization_utils.cc):
 // - activations int8 asymmetric: scale = (max - min) / 255 over the
@@ -40,6 +41,10 @@
 namespace gds::transforms::tflite {
 
 struct QuantizeOptions {
+  // DT_INT8, or DT_INT16 for 16x8 (int16 activations with zero point 0,
+  // int64 biases; operators without an int16 kernel stay float).
+  tensorflow::DataType activation_type = tensorflow::DT_INT8;
+  // DT_FLOAT, or the activation type.
   tensorflow::DataType input_type = tensorflow::DT_FLOAT;
   tensorflow::DataType output_type = tensorflow::DT_FLOAT;
   bool per_channel_fully_connected = false;
@@ -55,6 +60,13 @@ Result<tensorflow::GraphDef> quantizeToInt8(const tensorflow::GraphDef& graph,
                                             const std::map<std::string, TensorRange>& ranges,
                                             const QuantizeOptions& options);
 
+// Whether 16x8 quantizes the dialect op ("tfl.conv_2d"): those with a
+// TensorFlow Lite int16 kernel that gdstudio runs (convolutions, fully
+// connected, pools, reshapes, concatenation, softmax). The others stay float
+// between DEQUANTIZE and QUANTIZE, as TensorFlow's converter leaves an op
+// without an int16 kernel when TFLITE_BUILTINS is among the supported ops.
+bool hasInt16Form(const std::string& op);
+
 // The largest |w| of each output channel of a CONV_2D / FULLY_CONNECTED
 // weight (dimension 0) or DEPTHWISE_CONV_2D filter (the last dimension), or
 // of the whole tensor when !per_channel.
@@ -67,5 +79,8 @@ model::HostTensor symmetricWeights(const model::HostTensor& w, const std::vector
 
 // TensorFlow Lite's GetAsymmetricQuantizationParams for int8.
 void asymmetricParams(float min, float max, float* scale, std::int64_t* zero_point);
+// GetSymmetricQuantizationParams for int16 activations (16x8): the range
+// widened to contain 0, scale max(|min|, |max|) / 32767, zero point 0.
+void symmetricInt16Params(float min, float max, float* scale);
 
 }  // namespace gds::transforms::tflite

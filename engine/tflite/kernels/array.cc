@@ -304,21 +304,25 @@ class ConcatKernel : public TflKernel {
  public:
   Status init(const KernelInit& init) override {
     if (init.numInputs() < 1) return init.error("expects at least one input");
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, true));
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("axis", &axis_, 0));
     GDS_RETURN_IF_ERROR(readActivation(init));
-    if (type_ == DT_INT8) {
-      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_));
-      GDS_RETURN_IF_ERROR(int8ActivationRange(init, out_));
-      // concatenation.cc Prepare: int8 inputs are not rescaled, each must
-      // have the output's scale and zero point (the converter requantizes).
+    if (type_ != DT_FLOAT) {
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_, type_));
+      if (type_ == DT_INT16) GDS_RETURN_IF_ERROR(int16ActivationRange(init, out_));
+      else GDS_RETURN_IF_ERROR(int8ActivationRange(init, out_));
+      // concatenation.cc Prepare: int8 and int16 inputs are not rescaled,
+      // each must have the output's scale and zero point (the converter
+      // requantizes).
+      const std::string name = model::dtypeName(type_);
       for (int i = 0; i < init.numInputs(); ++i) {
         QParams q;
-        GDS_RETURN_IF_ERROR(perTensor(init, i, &q));
+        GDS_RETURN_IF_ERROR(perTensor(init, i, &q, type_));
         if (q.scale != out_.scale || q.zero_point != out_.zero_point)
           return init.error("input " + std::to_string(i) + " has scale " + std::to_string(q.scale) + " zero point " +
-                            std::to_string(q.zero_point) + "; TensorFlow Lite's int8 CONCATENATION needs the output's (" +
-                            std::to_string(out_.scale) + ", " + std::to_string(out_.zero_point) + ")");
+                            std::to_string(q.zero_point) + "; TensorFlow Lite's " + name +
+                            " CONCATENATION needs the output's (" + std::to_string(out_.scale) + ", " +
+                            std::to_string(out_.zero_point) + ")");
       }
     }
     return Status::Ok();
@@ -353,11 +357,10 @@ class ConcatKernel : public TflKernel {
           const float* src = x.data<float>() + o * row;
           float* dst = y->data<float>() + o * out_row + col;
           for (std::int64_t j = 0; j < row; ++j) dst[j] = std::min(std::max(src[j], fmin_), fmax_);
+        } else if (type_ == DT_INT16) {
+          copyClamped(x.data<std::int16_t>() + o * row, row, y->data<std::int16_t>() + o * out_row + col);
         } else {
-          const std::int8_t* src = x.data<std::int8_t>() + o * row;
-          std::int8_t* dst = y->data<std::int8_t>() + o * out_row + col;
-          for (std::int64_t j = 0; j < row; ++j)
-            dst[j] = static_cast<std::int8_t>(std::min<std::int32_t>(std::max<std::int32_t>(src[j], qmin_), qmax_));
+          copyClamped(x.data<std::int8_t>() + o * row, row, y->data<std::int8_t>() + o * out_row + col);
         }
       }
       col += row;
@@ -366,6 +369,12 @@ class ConcatKernel : public TflKernel {
   }
 
  private:
+  template <typename T>
+  void copyClamped(const T* src, std::int64_t n, T* dst) const {
+    for (std::int64_t j = 0; j < n; ++j)
+      dst[j] = static_cast<T>(std::min<std::int32_t>(std::max<std::int32_t>(src[j], qmin_), qmax_));
+  }
+
   std::int64_t axis_ = 0;
   QParams out_;
 };

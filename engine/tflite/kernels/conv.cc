@@ -37,8 +37,8 @@ class WeightedLayer : public TflKernel {
   Status readInt8Requant(const KernelInit& init, const std::string& noun, bool plural, int channel_dim,
                          const std::string& expected, bool weight_offset, bool depthwise) {
     QParams in, out;
-    GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
-    GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
+    GDS_RETURN_IF_ERROR(perTensor(init, 0, &in, type_));
+    GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, type_));
     const mt::Quantization f = inputQuantization(init, 1);
     const std::string has = plural ? " have" : " has", is = plural ? " are" : " is";
     if (f.scale.empty()) return init.error("the int8 " + noun + " (input 1)" + has + " no quantization scale");
@@ -57,13 +57,19 @@ class WeightedLayer : public TflKernel {
     requant_.input_offset = -in.zero_point;
     requant_.output_offset = out.zero_point;
     tflite::convMultipliers(in.scale, f.scale, out.scale, &requant_);
-    bool delegated = xnnpack() && init.constantInput(1) && requant_.filter_offset == 0;
+    bool delegated = xnnpack() && type_ == DT_INT8 && init.constantInput(1) && requant_.filter_offset == 0;
     for (float scale : requant_.scale) delegated = delegated && scale >= 0x1.0p-32f && scale < 256.0f;
     requant_.rounding = reference()   ? tflite::Rounding::kDouble
                         : delegated   ? tflite::Rounding::kFp32
                         : depthwise ? tflite::Rounding::kDouble
                                       : tflite::Rounding::kSingle;
-    GDS_RETURN_IF_ERROR(int8ActivationRange(init, out, delegated));
+    // 16x8 (every runtime: TFLite runs these on its reference loops):
+    // FULLY_CONNECTED rounds the accumulator times the whole 31-bit
+    // multiplier once, the convolutions take the multiplier reduced to 16
+    // bits (int16.h).
+    if (type_ == DT_INT16) requant_.rounding = fully_connected_ ? tflite::Rounding::kSingle : tflite::Rounding::kDouble;
+    if (type_ == DT_INT16) GDS_RETURN_IF_ERROR(int16ActivationRange(init, out));
+    else GDS_RETURN_IF_ERROR(int8ActivationRange(init, out, delegated));
     requant_.act_min = qmin_;
     requant_.act_max = qmax_;
     input_q_ = in;
@@ -139,11 +145,18 @@ class WeightedLayer : public TflKernel {
                      " output channels" + (per_channel_only ? " (a hybrid depthwise filter needs one per channel)" : ""));
   }
 
+  // The bias's type: float, int32 with int8 inputs, int64 with int16 ones
+  // (TensorFlow's 16x8 bias).
+  DataType biasType() const {
+    return type_ == DT_INT8 ? DT_INT32 : type_ == DT_INT16 ? DT_INT64 : DT_FLOAT;
+  }
+
   // Arm NN's fused activation layer on the int8 output.
   void armnnActivate(std::int8_t* y, std::int64_t n) const {
     if (armnn_activation_ != lowp::armnn::Activation::kNone) lowp::applyTable(activation_table_, y, n, y);
   }
 
+  bool fully_connected_ = false;  // set by tfl.fully_connected
   bool clamp_after_ = false;
   bool hybrid_ = false, asymmetric_inputs_ = false, hybrid_constant_ = false;
   std::vector<float> hybrid_scales_;
@@ -172,7 +185,7 @@ class ConvKernel : public WeightedLayer {
   explicit ConvKernel(ConvForm form) : depthwise_(form == ConvForm::kDepthwise) {}
   Status init(const KernelInit& init) override {
     if (init.numInputs() < 2) return init.error("expects input, filter and bias");
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, true));
     GDS_RETURN_IF_ERROR(init.getAttr("padding", &padding_));
     if (padding_ != "SAME" && padding_ != "VALID") return init.error("padding must be SAME or VALID, got " + padding_);
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("stride_h", &stride_h_, 1));
@@ -183,12 +196,12 @@ class ConvKernel : public WeightedLayer {
       return init.error("strides and dilation factors must be >= 1");
     GDS_RETURN_IF_ERROR(readActivation(init));
     has_bias_ = !absent(init, 2);
-    if (type_ == DT_INT8) {
+    if (type_ == DT_INT8 || type_ == DT_INT16) {
       GDS_RETURN_IF_ERROR(readInt8Requant(init, "filter", false, depthwise_ ? 3 : 0,
                                           std::string("the output channels (dimension ") + (depthwise_ ? "3" : "0") + ")",
                                           false, depthwise_));
       // The fast path keeps prepared weights: constant filters only.
-      if (init.constantInput(1) && !init.referenceKernels())
+      if (type_ == DT_INT8 && init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(depthwise_ ? tflite::FastLayer::Kind::kDepthwise
                                                                : tflite::FastLayer::Kind::kConv);
     } else if (init.inputType(1) == DT_INT8) {
@@ -207,7 +220,7 @@ class ConvKernel : public WeightedLayer {
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
-    GDS_RETURN_IF_ERROR(requireType(ctx, 1, hybrid_ ? DT_INT8 : type_));
+    GDS_RETURN_IF_ERROR(requireType(ctx, 1, hybrid_ || type_ == DT_INT16 ? DT_INT8 : type_));
     if (x.dims() != 4) return ctx.error("input must be 4-D NHWC, got " + shapeStr(x.shape()));
     if (f.dims() != 4) return ctx.error("filter must be 4-D, got " + shapeStr(f.shape()));
     ops::ConvGeometry s;
@@ -239,11 +252,11 @@ class ConvKernel : public WeightedLayer {
     const Tensor* bias = nullptr;
     if (has_bias_) {
       bias = &ctx.input(2);
-      GDS_RETURN_IF_ERROR(requireType(ctx, 2, type_ == DT_INT8 ? DT_INT32 : DT_FLOAT));
+      GDS_RETURN_IF_ERROR(requireType(ctx, 2, biasType()));
       if (bias->numElements() != channels)
         return ctx.error("bias " + shapeStr(bias->shape()) + " must have " + std::to_string(channels) + " elements");
     }
-    if (type_ == DT_INT8 && requant_.multiplier.size() != 1 &&
+    if (type_ != DT_FLOAT && requant_.multiplier.size() != 1 &&
         static_cast<std::int64_t>(requant_.multiplier.size()) != channels)
       return ctx.error("the filter has " + std::to_string(requant_.multiplier.size()) + " per-channel scales for " +
                        std::to_string(channels) + " output channels");
@@ -279,6 +292,15 @@ class ConvKernel : public WeightedLayer {
       }
       float_conv_.run(ctx.pool(), s, x.data<float>(), filter, b, y->data<float>());
       clampFloat(y->data<float>(), y->numElements());
+      return Status::Ok();
+    }
+    if (type_ == DT_INT16) {
+      // 16x8: TensorFlow Lite's reference loops on every kernel choice.
+      const std::int64_t* b = bias ? bias->data<std::int64_t>() : nullptr;
+      if (depthwise_)
+        tflite::depthwiseReference(s, requant_, x.data<std::int16_t>(), f.data<std::int8_t>(), b, y->data<std::int16_t>());
+      else
+        tflite::convReference(s, requant_, x.data<std::int16_t>(), f.data<std::int8_t>(), b, y->data<std::int16_t>());
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
@@ -345,17 +367,19 @@ class FullyConnectedKernel : public WeightedLayer {
  public:
   Status init(const KernelInit& init) override {
     if (init.numInputs() < 2) return init.error("expects input, weights and bias");
-    GDS_RETURN_IF_ERROR(readType(init));
+    fully_connected_ = true;
+    GDS_RETURN_IF_ERROR(readType(init, true));
     GDS_RETURN_IF_ERROR(readActivation(init));
     std::string format;
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::string>("weights_format", &format, "DEFAULT"));
     if (format != "DEFAULT") return init.error("weights_format " + format + " is not supported (DEFAULT is)");
     GDS_RETURN_IF_ERROR(init.getAttrOr("keep_num_dims", &keep_num_dims_, false));
     has_bias_ = !absent(init, 2);
-    if (type_ == DT_INT8) {
-      // Per-tensor int8 weights may carry a zero point (filter_offset).
-      GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", true, false));
-      if (init.constantInput(1) && !init.referenceKernels())
+    if (type_ == DT_INT8 || type_ == DT_INT16) {
+      // Per-tensor int8 weights may carry a zero point (filter_offset; not
+      // with int16 inputs).
+      GDS_RETURN_IF_ERROR(readInt8Requant(init, "weights", true, 0, "0 (the units)", type_ == DT_INT8, false));
+      if (type_ == DT_INT8 && init.constantInput(1) && !init.referenceKernels())
         fast_ = std::make_unique<tflite::FastLayer>(tflite::FastLayer::Kind::kFullyConnected);
     } else if (init.inputType(1) == DT_INT8) {
       GDS_RETURN_IF_ERROR(readHybrid(init, 0, "0 (the units)"));
@@ -370,7 +394,7 @@ class FullyConnectedKernel : public WeightedLayer {
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, type_));
-    GDS_RETURN_IF_ERROR(requireType(ctx, 1, hybrid_ ? DT_INT8 : type_));
+    GDS_RETURN_IF_ERROR(requireType(ctx, 1, hybrid_ || type_ == DT_INT16 ? DT_INT8 : type_));
     if (w.dims() != 2) return ctx.error("weights must be 2-D [units, depth], got " + shapeStr(w.shape()));
     const std::int64_t units = w.dim(0), depth = w.dim(1);
     if (depth == 0 || x.numElements() % depth != 0 || x.dims() < 1)
@@ -379,11 +403,11 @@ class FullyConnectedKernel : public WeightedLayer {
     const Tensor* bias = nullptr;
     if (has_bias_) {
       bias = &ctx.input(2);
-      GDS_RETURN_IF_ERROR(requireType(ctx, 2, type_ == DT_INT8 ? DT_INT32 : DT_FLOAT));
+      GDS_RETURN_IF_ERROR(requireType(ctx, 2, biasType()));
       if (bias->numElements() != units)
         return ctx.error("bias " + shapeStr(bias->shape()) + " must have " + std::to_string(units) + " elements");
     }
-    if (type_ == DT_INT8 && requant_.multiplier.size() != 1 &&
+    if (type_ != DT_FLOAT && requant_.multiplier.size() != 1 &&
         static_cast<std::int64_t>(requant_.multiplier.size()) != units)
       return ctx.error("the weights have " + std::to_string(requant_.multiplier.size()) + " per-channel scales for " +
                        std::to_string(units) + " units");
@@ -415,6 +439,12 @@ class FullyConnectedKernel : public WeightedLayer {
         float_fc_.run(ctx.pool(), x.data<float>(), w.data<float>(), b, batch, units, depth, y->data<float>());
         clampFloat(y->data<float>(), y->numElements());
       }
+      return Status::Ok();
+    }
+    if (type_ == DT_INT16) {
+      tflite::fullyConnectedReference(requant_, x.data<std::int16_t>(), w.data<std::int8_t>(),
+                                      bias ? bias->data<std::int64_t>() : nullptr, batch, depth, units,
+                                      y->data<std::int16_t>());
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;

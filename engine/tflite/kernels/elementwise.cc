@@ -229,8 +229,15 @@ class BinaryKernel : public TflKernel {
 class SoftmaxKernel : public TflKernel {
  public:
   Status init(const KernelInit& init) override {
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, true));
     GDS_RETURN_IF_ERROR(init.getAttrOr("beta", &beta_, 1.0f));
+    if (type_ == DT_INT16) {
+      QParams in;
+      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in, DT_INT16));
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_, DT_INT16));
+      int16_params_ = std::make_shared<tflite::SoftmaxInt16Params>();
+      tflite::softmaxInt16Params(in.scale, beta_, int16_params_.get());
+    }
     if (type_ == DT_INT8) {
       QParams in;
       GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
@@ -251,6 +258,8 @@ class SoftmaxKernel : public TflKernel {
     Tensor* y = ctx.allocateOutput(0, type_, x.shape());
     if (type_ == DT_FLOAT)
       tflite::softmaxReference(x.data<float>(), rows, depth, beta_, y->data<float>());
+    else if (type_ == DT_INT16)
+      tflite::softmaxInt16(*int16_params_, x.data<std::int16_t>(), rows, depth, y->data<std::int16_t>());
     else if (armnn())
       lowp::armnn::softmax({in_.scale, in_.zero_point}, {out_.scale, out_.zero_point}, beta_, x.data<std::int8_t>(),
                            rows, depth, y->data<std::int8_t>());
@@ -268,6 +277,7 @@ class SoftmaxKernel : public TflKernel {
   QParams in_, out_;
   std::shared_ptr<tflite::SoftmaxTable> table_;
   tflite::SoftmaxFixedPointParams reference_params_;
+  std::shared_ptr<tflite::SoftmaxInt16Params> int16_params_;
 };
 
 // Element-wise unary ops: tfl.logistic, tfl.tanh (int8 through a table),
@@ -282,14 +292,31 @@ class UnaryKernel : public TflKernel {
     in_type_ = init.inputType(0);
     const std::vector<DataType> outs = outputTypes(init);
     out_type_ = outs.empty() ? in_type_ : outs[0];
-    const bool ok = op_ == Unary::kQuantize ? (in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == DT_INT8
-                    : op_ == Unary::kDequantize ? (in_type_ == DT_INT8 || in_type_ == DT_HALF) && out_type_ == DT_FLOAT
-                                                : (in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == in_type_;
+    const bool ok =
+        op_ == Unary::kQuantize
+            ? ((in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == DT_INT8) ||
+                  ((in_type_ == DT_FLOAT || in_type_ == DT_INT16) && out_type_ == DT_INT16)
+        : op_ == Unary::kDequantize
+            ? (in_type_ == DT_INT8 || in_type_ == DT_INT16 || in_type_ == DT_HALF) && out_type_ == DT_FLOAT
+            : (in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == in_type_;
     if (!ok)
       return init.error("runs " + model::dtypeName(in_type_) + " -> " + model::dtypeName(out_type_) +
-                        "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8, DEQUANTIZE int8/float16 -> "
-                        "float32)");
+                        "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8 and float32/int16 -> int16, "
+                        "DEQUANTIZE int8/int16/float16 -> float32)");
     arith_ = init.arithmetic();
+    if (in_type_ == DT_INT16 || out_type_ == DT_INT16) {
+      if (armnn())
+        return init.error("16x8 (int16 activations) is outside the Arm NN arithmetic; run it with "
+                          "--arithmetic=tflite-builtin");
+      QParams in, out;
+      if (in_type_ == DT_INT16) GDS_RETURN_IF_ERROR(perTensor(init, 0, &in, DT_INT16));
+      if (out_type_ == DT_INT16) GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, DT_INT16));
+      in_ = in;
+      out_ = out;
+      if (in_type_ == DT_INT16 && out_type_ == DT_INT16)
+        rescale_ = tflite::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
+      return Status::Ok();
+    }
     if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     QParams in, out;
     if (in_type_ == DT_INT8) GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
@@ -363,6 +390,18 @@ class UnaryKernel : public TflKernel {
     GDS_RETURN_IF_ERROR(requireType(ctx, 0, in_type_));
     Tensor* y = ctx.allocateOutput(0, out_type_, x.shape());
     const std::int64_t n = x.numElements();
+    if (in_type_ == DT_INT16 || out_type_ == DT_INT16) {
+      // 16x8: quantize.cc's AffineQuantize divides by the scale in double
+      // (its reference kernel in float), Requantize and Dequantize as int8.
+      if (in_type_ == DT_FLOAT)
+        tflite::quantizeReference(x.data<float>(), n, out_.scale, out_.zero_point, y->data<std::int16_t>(),
+                                  reference() ? tflite::QuantizeForm::kFloat : tflite::QuantizeForm::kDouble);
+      else if (out_type_ == DT_FLOAT)
+        tflite::dequantizeReference(x.data<std::int16_t>(), n, in_.scale, in_.zero_point, y->data<float>());
+      else
+        tflite::rescaleReference(rescale_, x.data<std::int16_t>(), n, y->data<std::int16_t>());
+      return Status::Ok();
+    }
     if (in_type_ == DT_FLOAT && out_type_ == DT_FLOAT) {
       const float* a = x.data<float>();
       float* b = y->data<float>();

@@ -15,6 +15,7 @@
 #include "engine/lowp/armnn.h"
 #include "engine/lowp/requantize.h"
 #include "engine/tflite/float32.h"
+#include "engine/tflite/int16.h"
 #include "engine/tflite/int8.h"
 #include "model/tflite/dialect.h"
 
@@ -26,6 +27,7 @@ using tensorflow::DT_HALF;
 using tensorflow::DT_INT32;
 using tensorflow::DT_INT64;
 using tensorflow::DT_INT8;
+using tensorflow::DT_INT16;
 
 
 inline std::string shapeStr(const Shape& s) { return model::shapeString(s); }
@@ -60,28 +62,49 @@ class TflKernel : public OpKernel {
     const tensorflow::NodeDef* p = init.inputProducer(i, &port);
     return p ? mt::quantizationOf(*p, port) : mt::Quantization{};
   }
-  // One scale and zero point of input i (or the output when i < 0); errors
-  // name the tensor.
-  static Status perTensor(const KernelInit& init, int i, QParams* q) {
+  // One scale and zero point of input i (or the output when i < 0), an
+  // int8 tensor or (type DT_INT16) a 16x8 one, whose zero point is 0;
+  // errors name the tensor.
+  static Status perTensor(const KernelInit& init, int i, QParams* q, DataType type = DT_INT8) {
     const mt::Quantization m = i < 0 ? mt::quantizationOf(init.node(), 0) : inputQuantization(init, i);
     const std::string what = i < 0 ? std::string("the output") : "input " + std::to_string(i);
+    const std::string name = model::dtypeName(type);
     if (m.scale.size() != 1 || (m.zero_point.size() != 1 && !m.zero_point.empty()))
-      return init.error(what + " is int8 but has no per-tensor quantization (scale and zero point), got " + m.str());
+      return init.error(what + " is " + name + " but has no per-tensor quantization (scale and zero point), got " +
+                        m.str());
     if (!(m.scale[0] > 0) || !std::isfinite(m.scale[0]))
       return init.error(what + " has quantization scale " + std::to_string(m.scale[0]) + "; expected a positive number");
     q->scale = m.scale[0];
     q->zero_point = m.zero_point.empty() ? 0 : static_cast<std::int32_t>(m.zero_point[0]);
+    if (type == DT_INT16 && q->zero_point != 0)
+      return init.error(what + " is int16 with zero point " + std::to_string(q->zero_point) +
+                        "; TensorFlow Lite's 16x8 kernels need 0");
     if (q->zero_point < -128 || q->zero_point > 127)
       return init.error(what + " has zero point " + std::to_string(q->zero_point) + "; int8 needs one in [-128, 127]");
     return Status::Ok();
   }
   // The dtype the kernel computes in: float32 or int8 (input 0's); and
   // whose int8 arithmetic (PlanOptions::arithmetic).
-  Status readType(const KernelInit& init) {
+  // int16 (16x8) where the op has TensorFlow Lite's int16 kernel
+  // (allow_int16).
+  Status readType(const KernelInit& init, bool allow_int16 = false) {
     arith_ = init.arithmetic();
     type_ = init.inputType(0);
+    if (type_ == DT_INT16 && allow_int16) {
+      if (armnn())
+        return init.error("16x8 (int16 activations) is outside the Arm NN arithmetic (Arm NN 20.08's TfLite parser "
+                          "reads no int64 bias); run it with --arithmetic=tflite-builtin");
+      return Status::Ok();
+    }
     if (type_ != DT_FLOAT && type_ != DT_INT8)
-      return init.error("input 0 is " + model::dtypeName(type_) + "; this op runs on float32 and int8");
+      return init.error("input 0 is " + model::dtypeName(type_) + "; this op runs on float32 and int8" +
+                        (type_ == DT_INT16 ? " (TensorFlow Lite has no 16x8 kernel for it)" : ""));
+    return Status::Ok();
+  }
+  // The fused activation's int16 bounds (CalculateActivationRangeQuantized).
+  Status int16ActivationRange(const KernelInit& init, const QParams& out) {
+    if (!tflite::activationRange(activation_.c_str(), out.scale, out.zero_point, &qmin_, &qmax_, -32768, 32767))
+      return init.error("fused_activation_function " + activation_ + " is not supported for int16");
     return Status::Ok();
   }
   Status readActivation(const KernelInit& init) {

@@ -19,7 +19,7 @@ class PoolKernel : public TflKernel {
  public:
   explicit PoolKernel(PoolKind kind) : max_(kind == PoolKind::kMax) {}
   Status init(const KernelInit& init) override {
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, true));
     GDS_RETURN_IF_ERROR(init.getAttr("padding", &padding_));
     if (padding_ != "SAME" && padding_ != "VALID") return init.error("padding must be SAME or VALID, got " + padding_);
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("stride_h", &stride_h_, 1));
@@ -27,6 +27,14 @@ class PoolKernel : public TflKernel {
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("filter_height", &k_h_, 1));
     GDS_RETURN_IF_ERROR(init.getAttrOr<std::int64_t>("filter_width", &k_w_, 1));
     GDS_RETURN_IF_ERROR(readActivation(init));
+    if (type_ == DT_INT16) {
+      QParams in, out;
+      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in, DT_INT16));
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, DT_INT16));
+      if (in.scale != out.scale)
+        return init.error("int16 pooling needs the input and output quantization to be equal");
+      GDS_RETURN_IF_ERROR(int16ActivationRange(init, out));
+    }
     if (type_ == DT_INT8) {
       QParams in, out;
       GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
@@ -69,6 +77,9 @@ class PoolKernel : public TflKernel {
     if (type_ == DT_FLOAT) {
       if (max_) tflite::maxPoolReference(s, fmin_, fmax_, x.data<float>(), y->data<float>());
       else tflite::averagePoolReference(s, fmin_, fmax_, x.data<float>(), y->data<float>());
+    } else if (type_ == DT_INT16) {
+      if (max_) tflite::maxPoolReference(s, qmin_, qmax_, x.data<std::int16_t>(), y->data<std::int16_t>());
+      else tflite::averagePoolReference(s, qmin_, qmax_, x.data<std::int16_t>(), y->data<std::int16_t>());
     } else if (armnn()) {
       // Arm NN's Pooling2d in float (Exclude padding), then its activation layer.
       if (max_) lowp::armnn::maxPool(s, q_, q_, x.data<std::int8_t>(), y->data<std::int8_t>());

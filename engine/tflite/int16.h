@@ -1,0 +1,70 @@
+// TensorFlow Lite's 16x8 arithmetic (int16 activations with zero point 0,
+// int8 weights, int64 biases: TensorFlow's
+// EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8). TFLite runs
+// these on its reference loops whatever the kernel choice (its optimized
+// kernels and XNNPACK take no int16 layer with an int64 bias), so one loop
+// per op is every runtime's: reference_integer_ops' int16 overloads,
+// reference_ops::SoftmaxInt16 with the lookup tables of lut.h, and the
+// int16 branches of quantize.cc and dequantize.cc.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/ops/conv_geometry.h"
+#include "engine/tflite/int8.h"
+
+namespace gds::engine::tflite {
+
+// MultiplyByQuantizedMultiplier for an int64 accumulator: the multiplier
+// reduced to 16 bits (rounded), one rounding shift.
+std::int32_t multiplyByQuantizedMultiplier(std::int64_t x, std::int32_t quantized, int shift);
+
+// CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with int16 input and
+// output (zero points 0), int8 filter (zero point 0) and int64 bias: the
+// accumulator in int64, requantized per channel (r.multiplier/shift, one
+// entry for a per-tensor layer) and clamped to [r.act_min, r.act_max].
+// r.rounding kDouble: the int64 MultiplyByQuantizedMultiplier above (the
+// convolutions); kSingle: (acc * multiplier + 2^(30 - shift)) >> (31 -
+// shift) with the whole multiplier, what TensorFlow Lite's FULLY_CONNECTED
+// computes at int16 (measured against LiteRT 2.5.3: the reduced multiplier
+// differs from it by a step on kws_ds_cnn_s and kws_cnn_s, this form on
+// none).
+void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input, const std::int8_t* filter,
+                   const std::int64_t* bias, std::int16_t* output);
+void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input,
+                        const std::int8_t* filter, const std::int64_t* bias, std::int16_t* output);
+void fullyConnectedReference(const Requant& r, const std::int16_t* input, const std::int8_t* filter,
+                             const std::int64_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
+                             std::int16_t* output);
+
+// AVERAGE_POOL_2D and MAX_POOL_2D int16 (reference_integer_ops' int16
+// pools, as the int8 ones).
+void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
+                          const std::int16_t* input, std::int16_t* output);
+void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
+                      const std::int16_t* input, std::int16_t* output);
+
+// QUANTIZE float -> int16 (AffineQuantize, the forms of int8.h's
+// quantizeReference), int16 -> int16 (Requantize: MultiplyByQuantizedMultiplier
+// of q - input_zp by input_scale / output_scale in double, plus output_zp)
+// and DEQUANTIZE int16 -> float (scale * (q - zero_point)).
+void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int16_t* output,
+                       QuantizeForm form);
+void rescaleReference(const Rescale& r, const std::int16_t* input, std::int64_t n, std::int16_t* output);
+void dequantizeReference(const std::int16_t* input, std::int64_t n, float scale, std::int32_t zero_point, float* output);
+
+// SOFTMAX int16 (reference_ops::SoftmaxInt16): exp of the rescaled
+// differences to the row maximum and 1 / (1 + x) of the row sum read from
+// 513-entry tables (LUTPopulate<int16_t> in double, LUTLookup's linear
+// interpolation), outputs at 1/32768.
+struct SoftmaxInt16Params {
+  std::int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+  std::int16_t exp_lut[513] = {};
+  std::int16_t one_over_one_plus_x_lut[513] = {};
+};
+void softmaxInt16Params(float input_scale, float beta, SoftmaxInt16Params* p);
+void softmaxInt16(const SoftmaxInt16Params& p, const std::int16_t* input, std::int64_t rows, std::int64_t depth,
+                  std::int16_t* output);
+
+}  // namespace gds::engine::tflite

@@ -1,0 +1,111 @@
+// The loops TensorFlow Lite's reference kernels share between int8 and
+// 16x8 (int16 activations, int8 weights): which input cells a convolution,
+// depthwise convolution, fully connected layer or pool reads, with the
+// accumulator type and the requantization left to the caller
+// (int8_reference.cc, int16_reference.cc; the pool window also
+// float32_reference.cc).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "engine/ops/conv_geometry.h"
+
+namespace gds::engine::tflite::loops {
+
+// reference_integer_ops::ConvPerChannel: cells outside the input add
+// nothing; store(acc, out_channel, output_index) with the bias added.
+template <typename Acc, typename In, typename Bias, typename Store>
+void conv(const ops::ConvGeometry& s, std::int32_t input_offset, const In* input, const std::int8_t* filter,
+          const Bias* bias, Store store) {
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
+          Acc acc = 0;
+          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+            if (iy < 0 || iy >= s.in_h) continue;
+            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+              if (ix < 0 || ix >= s.in_w) continue;
+              const In* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
+              const std::int8_t* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
+              for (std::int64_t ic = 0; ic < s.in_c; ++ic)
+                acc += static_cast<std::int32_t>(f[ic]) * (static_cast<std::int32_t>(in[ic]) + input_offset);
+            }
+          }
+          if (bias) acc += bias[oc];
+          store(acc, oc, ((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc);
+        }
+}
+
+// reference_integer_ops::DepthwiseConvPerChannel (s.out_c is the depth
+// multiplier).
+template <typename Acc, typename In, typename Bias, typename Store>
+void depthwise(const ops::ConvGeometry& s, std::int32_t input_offset, const In* input, const std::int8_t* filter,
+               const Bias* bias, Store store) {
+  const std::int64_t channels = s.outputChannels(true);
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox)
+        for (std::int64_t ic = 0; ic < s.in_c; ++ic)
+          for (std::int64_t m = 0; m < s.out_c; ++m) {
+            const std::int64_t oc = ic * s.out_c + m;
+            Acc acc = 0;
+            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+              if (iy < 0 || iy >= s.in_h) continue;
+              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+                if (ix < 0 || ix >= s.in_w) continue;
+                const std::int32_t in = input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
+                const std::int32_t f = filter[(fy * s.filter_w + fx) * channels + oc];
+                acc += f * (in + input_offset);
+              }
+            }
+            if (bias) acc += bias[oc];
+            store(acc, oc, ((b * s.out_h + oy) * s.out_w + ox) * channels + oc);
+          }
+}
+
+// reference_integer_ops::FullyConnected: input [batch, depth], filter
+// [units, depth].
+template <typename Acc, typename In, typename Bias, typename Store>
+void fullyConnected(std::int32_t input_offset, std::int32_t filter_offset, const In* input, const std::int8_t* filter,
+                    const Bias* bias, std::int64_t batch, std::int64_t depth, std::int64_t units, Store store) {
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t u = 0; u < units; ++u) {
+      Acc acc = 0;
+      for (std::int64_t d = 0; d < depth; ++d)
+        acc += (static_cast<std::int32_t>(filter[u * depth + d]) + filter_offset) *
+               (static_cast<std::int32_t>(input[b * depth + d]) + input_offset);
+      if (bias) acc += bias[u];
+      store(acc, u, b * units + u);
+    }
+}
+
+// The window of every output cell of a pool: reduce(each) gets a function
+// that calls its argument on every input value inside the input.
+template <typename T, typename Reduce>
+void pool(const ops::ConvGeometry& s, const T* input, T* output, Reduce reduce) {
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+      for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
+        const std::int64_t y0 = oy * s.stride_h - s.pad_top, x0 = ox * s.stride_w - s.pad_left;
+        const std::int64_t fy0 = std::max<std::int64_t>(0, -y0), fy1 = std::min(s.filter_h, s.in_h - y0);
+        const std::int64_t fx0 = std::max<std::int64_t>(0, -x0), fx1 = std::min(s.filter_w, s.in_w - x0);
+        for (std::int64_t c = 0; c < s.in_c; ++c)
+          output[((b * s.out_h + oy) * s.out_w + ox) * s.in_c + c] = reduce([&](auto fn) {
+            for (std::int64_t fy = fy0; fy < fy1; ++fy)
+              for (std::int64_t fx = fx0; fx < fx1; ++fx) fn(input[((b * s.in_h + y0 + fy) * s.in_w + x0 + fx) * s.in_c + c]);
+          });
+      }
+}
+
+// The average pool's rounding: "acc > 0 ? (acc + n/2)/n : (acc - n/2)/n".
+inline std::int32_t divideRounding(std::int32_t acc, std::int32_t n) {
+  return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
+}
+
+}  // namespace gds::engine::tflite::loops
