@@ -29,13 +29,34 @@ std::int32_t multiplyByQuantizedMultiplier(std::int64_t x, std::int32_t quantize
 // computes at int16 (measured against LiteRT 2.5.3: the reduced multiplier
 // differs from it by a step on kws_ds_cnn_s and kws_cnn_s, this form on
 // none).
+// The convolutions compute the output rows (batch x out_h) [row_begin,
+// row_end) (-1: to the last), for callers that split them between threads.
 void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input, const std::int8_t* filter,
-                   const std::int64_t* bias, std::int16_t* output);
+                   const std::int64_t* bias, std::int16_t* output, std::int64_t row_begin = 0,
+                   std::int64_t row_end = -1);
 void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input,
-                        const std::int8_t* filter, const std::int64_t* bias, std::int16_t* output);
+                        const std::int8_t* filter, const std::int64_t* bias, std::int16_t* output,
+                        std::int64_t row_begin = 0, std::int64_t row_end = -1);
 void fullyConnectedReference(const Requant& r, const std::int16_t* input, const std::int8_t* filter,
                              const std::int64_t* bias, std::int64_t batch, std::int64_t depth, std::int64_t units,
                              std::int16_t* output);
+
+// The fast loops, bit-identical to the ones above (int16_fast.cc): an
+// int16 input with zero point 0 lets padding cells be zeros and the
+// products sum exactly in int32 blocks of 256 (each within 2^22), widened
+// to int64; vectorized for AVX-512BW and AVX2 where the CPU has them. The
+// depthwise loop takes windows of at most 256 cells (larger ones: the
+// loop above).
+void convFast(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input, const std::int8_t* filter,
+              const std::int64_t* bias, std::int16_t* output, std::int64_t row_begin, std::int64_t row_end);
+void depthwiseFast(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input, const std::int8_t* filter,
+                   const std::int64_t* bias, std::int16_t* output, std::int64_t row_begin, std::int64_t row_end);
+void fullyConnectedFast(const Requant& r, const std::int16_t* input, const std::int8_t* filter,
+                        const std::int64_t* bias, std::int64_t depth, std::int64_t units, std::int16_t* output,
+                        std::int64_t row_begin, std::int64_t row_end);
+// One accumulator (bias added) of channel c requantized as r.rounding says
+// and clamped to [r.act_min, r.act_max].
+std::int16_t requantizeOne16(const Requant& r, std::int64_t acc, std::int64_t c);
 
 // AVERAGE_POOL_2D and MAX_POOL_2D int16 (reference_integer_ops' int16
 // pools, as the int8 ones).
@@ -44,13 +65,22 @@ void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std:
 void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
                       const std::int16_t* input, std::int16_t* output);
 
+// ADD, SUB (add.cc and sub.cc's general int16 path: left shift 15), MUL
+// (MulElementwise), MAXIMUM and MINIMUM on int16 values; p from
+// binaryParams(..., 15).
+std::int16_t binaryElement(BinaryOp op, const BinaryParams& p, std::int16_t a, std::int16_t b);
+
 // QUANTIZE float -> int16 (AffineQuantize, the forms of int8.h's
 // quantizeReference), int16 -> int16 (Requantize: MultiplyByQuantizedMultiplier
 // of q - input_zp by input_scale / output_scale in double, plus output_zp)
 // and DEQUANTIZE int16 -> float (scale * (q - zero_point)).
 void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int16_t* output,
                        QuantizeForm form);
+// Also RELU, RELU6 and RELU_N1_TO_1 (ReluX: reluParams with the int16
+// range, clamped to [r.act_min, r.act_max]).
 void rescaleReference(const Rescale& r, const std::int16_t* input, std::int64_t n, std::int16_t* output);
+// LEAKY_RELU int16 (QuantizeLeakyRelu<int16_t>: int8's formula).
+void leakyReluReference(const LeakyRelu& p, const std::int16_t* input, std::int64_t n, std::int16_t* output);
 void dequantizeReference(const std::int16_t* input, std::int64_t n, float scale, std::int32_t zero_point, float* output);
 
 // SOFTMAX int16 (reference_ops::SoftmaxInt16): exp of the rescaled

@@ -15,8 +15,9 @@ inline std::int16_t clampToInt16(std::int64_t v, std::int32_t lo, std::int32_t h
   return static_cast<std::int16_t>(std::min<std::int64_t>(std::max<std::int64_t>(v, lo), hi));
 }
 
-// One int64 accumulator (bias added) of channel c requantized and clamped.
-inline std::int16_t requantize16(const Requant& r, std::int64_t acc, std::int64_t c) {
+}  // namespace
+
+std::int16_t requantizeOne16(const Requant& r, std::int64_t acc, std::int64_t c) {
   const std::size_t k = r.multiplier.size() == 1 ? 0 : static_cast<std::size_t>(c);
   if (r.rounding == Rounding::kSingle) {
     const int total = 31 - r.shift[k];
@@ -24,6 +25,8 @@ inline std::int16_t requantize16(const Requant& r, std::int64_t acc, std::int64_
   }
   return clampToInt16(multiplyByQuantizedMultiplier(acc, r.multiplier[k], r.shift[k]), r.act_min, r.act_max);
 }
+
+namespace {
 
 // lut.h's LUTPopulateInt16 in double (what activations.cc passes for
 // SOFTMAX): 512 samples of f over the input range, each corrected by half
@@ -78,17 +81,20 @@ std::int32_t multiplyByQuantizedMultiplier(std::int64_t x, std::int32_t quantize
 }
 
 void convReference(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input, const std::int8_t* filter,
-                   const std::int64_t* bias, std::int16_t* output) {
-  loops::conv<std::int64_t>(s, 0, input, filter, bias, [&](std::int64_t acc, std::int64_t c, std::int64_t i) {
-    output[i] = requantize16(r, acc, c);
-  });
+                   const std::int64_t* bias, std::int16_t* output, std::int64_t row_begin, std::int64_t row_end) {
+  loops::conv<std::int64_t>(
+      s, 0, input, filter, bias,
+      [&](std::int64_t acc, std::int64_t c, std::int64_t i) { output[i] = requantizeOne16(r, acc, c); }, row_begin,
+      row_end);
 }
 
 void depthwiseReference(const ops::ConvGeometry& s, const Requant& r, const std::int16_t* input,
-                        const std::int8_t* filter, const std::int64_t* bias, std::int16_t* output) {
-  loops::depthwise<std::int64_t>(s, 0, input, filter, bias, [&](std::int64_t acc, std::int64_t c, std::int64_t i) {
-    output[i] = requantize16(r, acc, c);
-  });
+                        const std::int8_t* filter, const std::int64_t* bias, std::int16_t* output,
+                        std::int64_t row_begin, std::int64_t row_end) {
+  loops::depthwise<std::int64_t>(
+      s, 0, input, filter, bias,
+      [&](std::int64_t acc, std::int64_t c, std::int64_t i) { output[i] = requantizeOne16(r, acc, c); }, row_begin,
+      row_end);
 }
 
 void fullyConnectedReference(const Requant& r, const std::int16_t* input, const std::int8_t* filter,
@@ -96,8 +102,25 @@ void fullyConnectedReference(const Requant& r, const std::int16_t* input, const 
                              std::int16_t* output) {
   loops::fullyConnected<std::int64_t>(0, r.filter_offset, input, filter, bias, batch, depth, units,
                                       [&](std::int64_t acc, std::int64_t u, std::int64_t i) {
-                                        output[i] = requantize16(r, acc, u);
+                                        output[i] = requantizeOne16(r, acc, u);
                                       });
+}
+
+std::int16_t binaryElement(BinaryOp op, const BinaryParams& p, std::int16_t a, std::int16_t b) {
+  if (op == BinaryOp::kMaximum) return std::max(a, b);
+  if (op == BinaryOp::kMinimum) return std::min(a, b);
+  const std::int32_t x = p.input1_offset + a;
+  const std::int32_t y = p.input2_offset + b;
+  std::int32_t out;
+  if (op == BinaryOp::kMul) {
+    out = p.output_offset + multiplyByQuantizedMultiplier(x * y, p.output_multiplier, p.output_shift);
+  } else {
+    const std::int32_t sx = multiplyByQuantizedMultiplier(x * (1 << p.left_shift), p.input1_multiplier, p.input1_shift);
+    const std::int32_t sy = multiplyByQuantizedMultiplier(y * (1 << p.left_shift), p.input2_multiplier, p.input2_shift);
+    const std::int32_t raw = op == BinaryOp::kAdd ? sx + sy : sx - sy;
+    out = multiplyByQuantizedMultiplier(raw, p.output_multiplier, p.output_shift) + p.output_offset;
+  }
+  return clampToInt16(out, p.act_min, p.act_max);
 }
 
 void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
@@ -143,7 +166,16 @@ void rescaleReference(const Rescale& r, const std::int16_t* input, std::int64_t 
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int32_t v =
         r.output_zp + multiplyByQuantizedMultiplier(static_cast<std::int32_t>(input[i]) - r.input_zp, r.multiplier, r.shift);
-    output[i] = clampToInt16(v, -32768, 32767);
+    output[i] = clampToInt16(v, r.act_min, r.act_max);
+  }
+}
+
+void leakyReluReference(const LeakyRelu& p, const std::int16_t* input, std::int64_t n, std::int16_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t v = static_cast<std::int32_t>(input[i]) - p.input_zp;
+    const std::int32_t scaled = v >= 0 ? multiplyByQuantizedMultiplier(v, p.identity_multiplier, p.identity_shift)
+                                       : multiplyByQuantizedMultiplier(v, p.alpha_multiplier, p.alpha_shift);
+    output[i] = clampToInt16(p.output_zp + scaled, -32768, 32767);
   }
 }
 

@@ -93,8 +93,10 @@ struct BinaryParams {
 };
 // kDiv is float only: TensorFlow Lite's div.cc has no int8 kernel.
 enum class BinaryOp { kAdd, kSub, kMul, kMaximum, kMinimum, kDiv };
+// left_shift: 20 for int8, 15 for int16 (add.cc, sub.cc).
 BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float scale2, std::int32_t zp2,
-                          float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max);
+                          float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max,
+                          int left_shift = 20);
 std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b);
 
 // reference_integer_ops::AveragePool / MaxPool on raw values (input and

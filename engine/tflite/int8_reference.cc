@@ -138,7 +138,8 @@ void fullyConnectedReference(const Requant& r, const std::int8_t* input, const s
 }
 
 BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float scale2, std::int32_t zp2,
-                          float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max) {
+                          float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max,
+                          int left_shift) {
   BinaryParams p;
   p.input1_offset = -zp1;
   p.input2_offset = -zp2;
@@ -152,9 +153,9 @@ BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float sca
     quantizeMultiplier(real, &p.output_multiplier, &p.output_shift);
     return p;
   }
-  // add.cc / sub.cc (int8): both inputs scaled to 2 * max scale, 20 bits of
-  // headroom, then to the output scale.
-  p.left_shift = 20;
+  // add.cc / sub.cc: both inputs scaled to 2 * max scale, 20 bits of
+  // headroom (int16: 15), then to the output scale.
+  p.left_shift = left_shift;
   const double twice_max = 2.0 * static_cast<double>(std::max(scale1, scale2));
   quantizeMultiplier(static_cast<double>(scale1) / twice_max, &p.input1_multiplier, &p.input1_shift);
   quantizeMultiplier(static_cast<double>(scale2) / twice_max, &p.input2_multiplier, &p.input2_shift);

@@ -14,12 +14,15 @@
 namespace gds::engine::tflite::loops {
 
 // reference_integer_ops::ConvPerChannel: cells outside the input add
-// nothing; store(acc, out_channel, output_index) with the bias added.
+// nothing; store(acc, out_channel, output_index) with the bias added. The
+// output rows (batch x out_h) from row_begin to row_end (-1: all), so that
+// callers may split the rows between threads.
 template <typename Acc, typename In, typename Bias, typename Store>
 void conv(const ops::ConvGeometry& s, std::int32_t input_offset, const In* input, const std::int8_t* filter,
-          const Bias* bias, Store store) {
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+          const Bias* bias, Store store, std::int64_t row_begin = 0, std::int64_t row_end = -1) {
+  if (row_end < 0) row_end = s.batch * s.out_h;
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / std::max<std::int64_t>(s.out_h, 1), oy = row % std::max<std::int64_t>(s.out_h, 1);
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
           Acc acc = 0;
@@ -38,16 +41,18 @@ void conv(const ops::ConvGeometry& s, std::int32_t input_offset, const In* input
           if (bias) acc += bias[oc];
           store(acc, oc, ((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc);
         }
+  }
 }
 
 // reference_integer_ops::DepthwiseConvPerChannel (s.out_c is the depth
-// multiplier).
+// multiplier), over the output rows as conv.
 template <typename Acc, typename In, typename Bias, typename Store>
 void depthwise(const ops::ConvGeometry& s, std::int32_t input_offset, const In* input, const std::int8_t* filter,
-               const Bias* bias, Store store) {
+               const Bias* bias, Store store, std::int64_t row_begin = 0, std::int64_t row_end = -1) {
   const std::int64_t channels = s.outputChannels(true);
-  for (std::int64_t b = 0; b < s.batch; ++b)
-    for (std::int64_t oy = 0; oy < s.out_h; ++oy)
+  if (row_end < 0) row_end = s.batch * s.out_h;
+  for (std::int64_t row = row_begin; row < row_end; ++row) {
+    const std::int64_t b = row / std::max<std::int64_t>(s.out_h, 1), oy = row % std::max<std::int64_t>(s.out_h, 1);
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t ic = 0; ic < s.in_c; ++ic)
           for (std::int64_t m = 0; m < s.out_c; ++m) {
@@ -67,6 +72,7 @@ void depthwise(const ops::ConvGeometry& s, std::int32_t input_offset, const In* 
             if (bias) acc += bias[oc];
             store(acc, oc, ((b * s.out_h + oy) * s.out_w + ox) * channels + oc);
           }
+  }
 }
 
 // reference_integer_ops::FullyConnected: input [batch, depth], filter

@@ -20,6 +20,7 @@
 
 #include "engine/lowp/gemm.h"
 #include "engine/tflite/fast.h"
+#include "engine/tflite/int16.h"
 #include "engine/tflite/int8.h"
 #include "engine/thread_pool.h"
 
@@ -615,6 +616,92 @@ TEST(TfliteFast, GemmKeepsEveryAccumulatorExact) {
               << "row " << i << " column " << j;
         }
     }
+  }
+}
+
+}  // namespace
+}  // namespace gds::engine
+
+namespace gds::engine {
+namespace {
+
+std::vector<std::int16_t> randomInt16(std::size_t n, std::mt19937* rng) {
+  std::uniform_int_distribution<int> d(-32768, 32767);
+  std::vector<std::int16_t> v(n);
+  for (auto& x : v) x = static_cast<std::int16_t>(d(*rng));
+  return v;
+}
+
+// The 16x8 fast loops (int16_fast.cc) against the reference loops on odd
+// geometries: padding, strides, dilation, a depth multiplier, 600-deep dot
+// products (three int32 blocks), extreme inputs and weights, per-channel
+// and per-tensor multipliers, both roundings.
+TEST(TfliteFast, Int16x8LayersMatchTheReference) {
+  std::mt19937 rng(16);
+  struct Case {
+    std::int64_t in_h, in_w, in_c, out_c, k, stride, dil, pad;
+    bool depthwise;
+  };
+  const Case cases[] = {{7, 9, 5, 6, 3, 1, 1, 1, false}, {8, 8, 600, 4, 1, 1, 1, 0, false},
+                        {9, 7, 3, 5, 3, 2, 2, 2, false}, {7, 9, 8, 1, 3, 1, 1, 1, true},
+                        {10, 6, 3, 2, 5, 2, 1, 2, true}, {5, 5, 16, 1, 3, 2, 2, 1, true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.in_h << "x" << c.in_w << "x" << c.in_c << " k" << c.k << " stride "
+                                      << c.stride << " dilation " << c.dil << (c.depthwise ? " depthwise" : ""));
+    ops::ConvGeometry s;
+    s.batch = 2;
+    s.in_h = c.in_h;
+    s.in_w = c.in_w;
+    s.in_c = c.in_c;
+    s.out_c = c.out_c;
+    s.filter_h = s.filter_w = c.k;
+    s.stride_h = s.stride_w = c.stride;
+    s.dilation_h = s.dilation_w = c.dil;
+    s.pad_top = s.pad_left = c.pad;
+    const std::int64_t effective = (c.k - 1) * c.dil + 1;
+    s.out_h = (c.in_h + 2 * c.pad - effective) / c.stride + 1;
+    s.out_w = (c.in_w + 2 * c.pad - effective) / c.stride + 1;
+    const std::int64_t channels = s.outputChannels(c.depthwise);
+    std::vector<std::int16_t> input = randomInt16(static_cast<std::size_t>(s.batch * s.in_h * s.in_w * s.in_c), &rng);
+    input[0] = -32768;
+    input[1] = 32767;
+    const std::size_t filter_size =
+        static_cast<std::size_t>(c.depthwise ? c.k * c.k * channels : channels * c.k * c.k * s.in_c);
+    std::vector<std::int8_t> filter = randomInt8(filter_size, &rng);
+    filter[0] = -128;
+    std::vector<std::int64_t> bias(static_cast<std::size_t>(channels));
+    std::uniform_int_distribution<std::int64_t> b(-(std::int64_t{1} << 40), std::int64_t{1} << 40);
+    for (auto& v : bias) v = b(rng);
+    for (bool per_channel : {false, true})
+      for (tflite::Rounding rounding : {tflite::Rounding::kDouble, tflite::Rounding::kSingle}) {
+        tflite::Requant r;
+        r.rounding = rounding;
+        r.act_min = -32768;
+        r.act_max = 32767;
+        std::vector<float> scales(per_channel ? static_cast<std::size_t>(channels) : 1);
+        for (std::size_t i = 0; i < scales.size(); ++i) scales[i] = 0.002f * static_cast<float>(i + 1);
+        tflite::convMultipliers(0.0005f, scales, 0.03f, &r);
+        const std::size_t out_size = static_cast<std::size_t>(s.batch * s.out_h * s.out_w * channels);
+        std::vector<std::int16_t> want(out_size), got(out_size, 0x5555);
+        if (c.depthwise) {
+          tflite::depthwiseReference(s, r, input.data(), filter.data(), bias.data(), want.data());
+          tflite::depthwiseFast(s, r, input.data(), filter.data(), bias.data(), got.data(), 0, s.batch * s.out_h);
+        } else {
+          tflite::convReference(s, r, input.data(), filter.data(), bias.data(), want.data());
+          tflite::convFast(s, r, input.data(), filter.data(), bias.data(), got.data(), 0, s.batch * s.out_h);
+        }
+        EXPECT_EQ(got, want) << (per_channel ? "per channel" : "per tensor");
+        if (c.depthwise) continue;
+        // The same weights as a fully connected layer over the first rows.
+        const std::int64_t depth = c.k * c.k * s.in_c, rows = s.in_h;
+        if (static_cast<std::int64_t>(input.size()) < rows * depth) continue;
+        std::vector<std::int16_t> fc_want(static_cast<std::size_t>(rows * channels)), fc_got(fc_want.size(), 0x5555);
+        tflite::fullyConnectedReference(r, input.data(), filter.data(), bias.data(), rows, depth, channels,
+                                        fc_want.data());
+        tflite::fullyConnectedFast(r, input.data(), filter.data(), bias.data(), depth, channels, fc_got.data(), 0,
+                                   rows);
+        EXPECT_EQ(fc_got, fc_want);
+      }
   }
 }
 

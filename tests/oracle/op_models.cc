@@ -166,43 +166,58 @@ std::vector<std::vector<engine::Tensor>> opGraphInputs(int seeded) {
   return samples;
 }
 
+
+// The op graph exported with `mode` (Int8 or Int16x8), with float and with
+// integer inputs and outputs.
+std::vector<OracleModel> opModels(tt::Quantize mode) {
+  std::vector<OracleModel> out;
+  const tensorflow::GraphDef graph = transforms::test::parseGraph(opGraphText());
+  const std::vector<std::vector<engine::Tensor>> calibration = opGraphInputs(8);
+  const std::vector<std::vector<engine::Tensor>> inputs = opGraphInputs(2);
+  const bool int16 = mode == tt::Quantize::Int16x8;
+  const std::string type = int16 ? "int16" : "int8";
+  for (bool integer_io : {false, true}) {
+    tt::ConvertOptions o;
+    o.inputs = {"x", "y"};
+    o.outputs = opGraphOutputs();
+    o.quantize = mode;
+    o.calibration = calibration;
+    if (integer_io) o.inference_input_type = o.inference_output_type = int16 ? tensorflow::DT_INT16 : tensorflow::DT_INT8;
+    auto converted = tt::convertToTflite(graph, o);
+    EXPECT_TRUE(converted.ok()) << converted.error();
+    if (!converted.ok()) continue;
+    const std::string stem = int16 ? "ops_int16x8" : "ops_int8";
+    const std::string path = oracleModelPath(stem + (integer_io ? "_io.tflite" : ".tflite"));
+    Status s = model::tflite::saveTflite(converted->graph, path);
+    EXPECT_TRUE(s.ok()) << s.message();
+    OracleModel m;
+    m.label = std::string("one of each exported ") + (int16 ? "16x8" : "int8") + " op" +
+              (integer_io ? ", " + type + " in/out" : std::string(", float in/out"));
+    if (!s.ok() || !loadOracleModel(path, &m)) continue;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<model::HostTensor> sample;
+      for (std::size_t k = 0; k < inputs[i].size(); ++k) {
+        const model::HostTensor f = inputs[i][k].toHost();
+        sample.push_back(integer_io ? quantizedInput(m, k, f) : f);
+      }
+      m.samples.push_back(std::move(sample));
+      m.sample_names.push_back(i + 1 == inputs.size() ? "pixel halves" : "seed " + std::to_string(i + 1));
+    }
+    if (int16) markIntegerTensorsExact(&m);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<OracleModel>& opCoverageModels() {
-  static const std::vector<OracleModel> models = [] {
-    std::vector<OracleModel> out;
-    const tensorflow::GraphDef graph = transforms::test::parseGraph(opGraphText());
-    const std::vector<std::vector<engine::Tensor>> calibration = opGraphInputs(8);
-    const std::vector<std::vector<engine::Tensor>> inputs = opGraphInputs(2);
-    for (bool int8_io : {false, true}) {
-      tt::ConvertOptions o;
-      o.inputs = {"x", "y"};
-      o.outputs = opGraphOutputs();
-      o.quantize = tt::Quantize::Int8;
-      o.calibration = calibration;
-      if (int8_io) o.inference_input_type = o.inference_output_type = tensorflow::DT_INT8;
-      auto converted = tt::convertToTflite(graph, o);
-      EXPECT_TRUE(converted.ok()) << converted.error();
-      if (!converted.ok()) continue;
-      const std::string path = oracleModelPath(int8_io ? "ops_int8_io.tflite" : "ops_int8.tflite");
-      Status s = model::tflite::saveTflite(converted->graph, path);
-      EXPECT_TRUE(s.ok()) << s.message();
-      OracleModel m;
-      m.label = std::string("one of each exported int8 op") + (int8_io ? ", int8 in/out" : ", float in/out");
-      if (!s.ok() || !loadOracleModel(path, &m)) continue;
-      for (std::size_t i = 0; i < inputs.size(); ++i) {
-        std::vector<model::HostTensor> sample;
-        for (std::size_t k = 0; k < inputs[i].size(); ++k) {
-          const model::HostTensor f = inputs[i][k].toHost();
-          sample.push_back(int8_io ? quantizedInput(m, k, f) : f);
-        }
-        m.samples.push_back(std::move(sample));
-        m.sample_names.push_back(i + 1 == inputs.size() ? "pixel halves" : "seed " + std::to_string(i + 1));
-      }
-      out.push_back(std::move(m));
-    }
-    return out;
-  }();
+  static const std::vector<OracleModel> models = opModels(tt::Quantize::Int8);
+  return models;
+}
+
+const std::vector<OracleModel>& opCoverage16x8Models() {
+  static const std::vector<OracleModel> models = opModels(tt::Quantize::Int16x8);
   return models;
 }
 

@@ -214,9 +214,10 @@ bool loadSharedTflite(const std::string& folder, const std::string& name, Oracle
   return true;
 }
 
-// A model with float operators among integer ones: float tensors within
-// the float tolerance, every integer tensor exact (alone on gdstudio's
-// inputs where a float difference upstream moved a value across a step).
+}  // namespace
+
+// Integer tensors are compared alone on gdstudio's inputs where a float
+// difference upstream moved a value across a step.
 void markIntegerTensorsExact(OracleModel* m) {
   m->float_model = true;
   for (const auto& n : m->graph.node()) {
@@ -226,6 +227,8 @@ void markIntegerTensorsExact(OracleModel* m) {
       if (types->list().type(k) != tensorflow::DT_FLOAT) m->exact_tensors.insert(mt::tensorName(n, k));
   }
 }
+
+namespace {
 
 // `in` exported with `o` to <stem><suffix>, with its chosen samples (as the
 // int8 tensors an int8 input takes) and two seeded ones.

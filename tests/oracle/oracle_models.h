@@ -70,6 +70,13 @@ const std::vector<OracleModel>& sharedHybridModels();
 // One branch per op gdstudio's int8 exporter writes, exported with float and
 // with int8 inputs and outputs (tests/oracle/op_models.cc); no ../shared needed.
 const std::vector<OracleModel>& opCoverageModels();
+// The same graph exported 16x8, with float and with int16 inputs and
+// outputs: the ops without an int16 form here stay float (float tensors
+// within the float tolerance), every integer tensor exact.
+const std::vector<OracleModel>& opCoverage16x8Models();
+// Float tensors within the float tolerance, every integer tensor exact
+// (for models with float operators among integer ones).
+void markIntegerTensorsExact(OracleModel* m);
 
 // Where an oracle model file is written: GDS_ORACLE_KEEP's folder when that
 // variable is set (to look at the files after the tests), else the test's

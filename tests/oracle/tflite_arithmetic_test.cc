@@ -128,6 +128,12 @@ TEST(TfliteOracle, Exported16x8CorpusEqualsTfliteAtEveryIntegerTensor) {
   expectEveryTensorEqual(exportedInt16x8Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
+TEST(TfliteOracle, EveryExported16x8OpEqualsTflite) {
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(opCoverage16x8Models(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(opCoverage16x8Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
 TEST(TfliteOracle, EveryExportedInt8OpWithXnnpackEqualsTflite) {
   GDS_REQUIRE_LITERT();
   expectEveryTensorEqual(opCoverageModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);

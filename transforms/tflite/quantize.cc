@@ -123,6 +123,7 @@ class Quantizer {
   Status input(const NodeDef& n);
   bool keptFloat(const NodeDef& n) const;
   bool readByKeptFloat(const std::string& name) const;
+  bool feedsOnlyFloat(const NodeDef& n) const;
   bool int16() const { return options_.activation_type == tensorflow::DT_INT16; }
   tensorflow::DataType activationType() const { return options_.activation_type; }
   // The integer tensor's name after its float one: "<name>_int8", "<name>_int16".
@@ -142,6 +143,7 @@ class Quantizer {
   std::unordered_map<std::string, mt::Quantization> params_;   // float tensor -> params of the int8 one
   std::unordered_map<std::string, std::string> copied_;        // constants copied as they are
   std::unordered_map<std::string, std::string> float_;         // float tensor -> its float tensor in out_
+  std::unordered_map<std::string, std::vector<const NodeDef*>> consumers_;  // node -> the dialect ops reading output 0
   tensorflow::GraphDef out_;
 };
 
@@ -301,6 +303,10 @@ NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>
   for (int k = 0; k < types->type_size(); ++k)
     if (types->type(k) == tensorflow::DT_FLOAT) types->set_type(k, activationType());
   mt::setQuantization(n, 0, output);
+  // 16x8 ADD and SUB take the general scales (TensorFlow writes
+  // pot_scale_int16 false; the schema's default true is the LSTM form).
+  if (int16() && (source.op() == "tfl.add" || source.op() == "tfl.sub"))
+    (*n->mutable_attr())["pot_scale_int16"].set_b(false);
   ref_[source.name() + ":0"] = n->name();
   params_[source.name() + ":0"] = output;
   return n;
@@ -361,10 +367,25 @@ Status Quantizer::input(const NodeDef& n) {
 
 // Whether an operator kept float reads the tensor `name` (output 0).
 bool Quantizer::readByKeptFloat(const std::string& name) const {
-  for (const NodeDef& n : in_.node())
-    for (const std::string& input : n.input())
-      if (canonical(input) == name + ":0" && mt::isDialectOp(n.op()) && keptFloat(n)) return true;
-  return false;
+  auto it = consumers_.find(name);
+  if (it == consumers_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(), [&](const NodeDef* c) { return keptFloat(*c); });
+}
+
+// Whether every reader of n's output is float: an operator kept float, a
+// pass-through op that itself feeds only float ones, or the model's float
+// output.
+bool Quantizer::feedsOnlyFloat(const NodeDef& n) const {
+  if (isModelOutput(n) && options_.output_type != tensorflow::DT_FLOAT) return false;
+  auto it = consumers_.find(n.name());
+  if (it == consumers_.end()) return true;
+  for (const NodeDef* c : it->second) {
+    if (keptFloat(*c)) continue;
+    auto rule = rules().find(c->op());
+    if (rule != rules().end() && rule->second.kind == Kind::SameScale && feedsOnlyFloat(*c)) continue;
+    return false;
+  }
+  return true;
 }
 
 bool Quantizer::keptFloat(const NodeDef& n) const {
@@ -394,14 +415,13 @@ Result<std::string> Quantizer::floatOf(const NodeDef& n, int k) {
 }
 
 // An operator kept float: the float op on float inputs, its output float.
+// A model output the caller takes as integers gets a QUANTIZE (to its
+// calibrated range) that takes the output's name.
 Status Quantizer::floatOp(const NodeDef& n) {
-  if (isModelOutput(n) && options_.output_type != tensorflow::DT_FLOAT) {
-    const std::string type = model::dtypeName(options_.output_type);
-    return Status::Error(where(n) + " is kept float" +
-                         (int16() && !int16Operator(n.op()) ? " (16x8 has no int16 form of it here)" : "") +
-                         " and is a model output, which --inference_output_type=" + type + " makes " + type +
-                         ": keep the operator before it float instead, or give float outputs");
-  }
+  const bool integer_output = isModelOutput(n) && options_.output_type != tensorflow::DT_FLOAT;
+  if (integer_output && mt::outputCount(n) != 1)
+    return Status::Error(where(n) + " is kept float and is a model output with several outputs, which --inference_"
+                         "output_type=" + model::dtypeName(options_.output_type) + " cannot quantize");
   std::vector<std::string> inputs;
   for (int k = 0; k < n.input_size(); ++k) {
     auto v = floatOf(n, k);
@@ -413,6 +433,19 @@ Status Quantizer::floatOp(const NodeDef& n) {
   emitted->clear_input();
   for (const std::string& in : inputs) emitted->add_input(in);
   for (int k = 0; k < mt::outputCount(n); ++k) float_[n.name() + ":" + std::to_string(k)] = n.name() + (k ? ":" + std::to_string(k) : "");
+  if (!integer_output) return Status::Ok();
+  auto q = rangeParams(n);
+  if (!q.ok()) return q.status();
+  const tensorflow::AttrValue index = n.attr().at(mt::kOutputIndexAttr);
+  names_.erase(n.name());
+  emitted->set_name(claim(n.name() + "_float"));
+  emitted->mutable_attr()->erase(mt::kOutputIndexAttr);
+  float_[n.name() + ":0"] = emitted->name();
+  NodeDef* quantize = emitConversion(n.name(), "tfl.quantize", emitted->name(), options_.output_type, n, 0);
+  (*quantize->mutable_attr())[mt::kOutputIndexAttr] = index;
+  mt::setQuantization(quantize, 0, *q);
+  ref_[n.name() + ":0"] = quantize->name();
+  params_[n.name() + ":0"] = *q;
   return Status::Ok();
 }
 
@@ -506,12 +539,12 @@ Status Quantizer::op(const NodeDef& n) {
     return Status::Error(where(n) + " has no int8 form in TensorFlow Lite's full-integer scheme");
   if (rule->second.kind == Kind::Layer) return layer(n);
   const Rule& r = rule->second;
-  // An op that passes values through (RESHAPE, SQUEEZE, MAX_POOL_2D) after
-  // one kept float stays float too: quantizing between them would only add
-  // a QUANTIZE and a DEQUANTIZE.
+  // An op that passes values through (RESHAPE, SQUEEZE, MAX_POOL_2D) from
+  // a float tensor to operators kept float stays float too: quantizing
+  // between them would only add a QUANTIZE and a DEQUANTIZE.
   if (r.kind == Kind::SameScale) {
     const std::string key = canonical(n.input(0));
-    if (float_.count(key) && !ref_.count(key)) return floatOp(n);
+    if (float_.count(key) && !ref_.count(key) && feedsOnlyFloat(n)) return floatOp(n);
   }
   auto isActivation = [&](int k) {
     return std::find(r.activation_inputs.begin(), r.activation_inputs.end(), -1) != r.activation_inputs.end() ||
@@ -568,6 +601,11 @@ Result<tensorflow::GraphDef> Quantizer::run() {
   for (const NodeDef& n : in_.node()) {
     by_name_[n.name()] = &n;
     names_.insert(n.name());
+    if (!mt::isDialectOp(n.op())) continue;
+    for (const std::string& input : n.input()) {
+      const model::TensorRef ref = model::parseTensorName(input);
+      if (ref.port == 0) consumers_[ref.node].push_back(&n);
+    }
   }
   for (const std::string& name : options_.float_nodes) {
     auto it = by_name_.find(name);
@@ -604,9 +642,11 @@ Result<tensorflow::GraphDef> Quantizer::run() {
 
 // Fixed output scales at int16: SOFTMAX 1/32768, zero point 0.
 bool hasInt16Form(const std::string& op) {
-  static const std::set<std::string> ops = {"tfl.conv_2d",     "tfl.depthwise_conv_2d", "tfl.fully_connected",
-                                            "tfl.max_pool_2d", "tfl.average_pool_2d",   "tfl.reshape",
-                                            "tfl.squeeze",     "tfl.concatenation",     "tfl.softmax"};
+  static const std::set<std::string> ops = {
+      "tfl.conv_2d", "tfl.depthwise_conv_2d", "tfl.fully_connected", "tfl.max_pool_2d", "tfl.average_pool_2d",
+      "tfl.reshape", "tfl.squeeze",           "tfl.concatenation",   "tfl.softmax",     "tfl.add",
+      "tfl.sub",     "tfl.mul",               "tfl.maximum",         "tfl.minimum",     "tfl.relu",
+      "tfl.relu6",   "tfl.leaky_relu",        "tfl.pad",             "tfl.padv2"};
   return ops.count(op) > 0;
 }
 

@@ -170,7 +170,12 @@ class PadKernel : public TflKernel {
   Status init(const KernelInit& init) override {
     if (init.numInputs() < 2) return init.error("expects input and paddings");
     type_ = init.inputType(0);
-    if (type_ != DT_FLOAT && type_ != DT_INT8) return init.error("input 0 must be float32 or int8");
+    if (type_ != DT_FLOAT && type_ != DT_INT8 && type_ != DT_INT16)
+      return init.error("input 0 must be float32, int8 or int16");
+    if (type_ == DT_INT16) {
+      QParams out;
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, DT_INT16));  // zero point 0: the pad value
+    }
     if (type_ == DT_INT8) {
       QParams out;
       GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
@@ -197,7 +202,7 @@ class PadKernel : public TflKernel {
       out_shape.push_back(x.dim(d) + lo + hi);
     }
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
-    const std::size_t esize = type_ == DT_FLOAT ? 4 : 1;
+    const std::size_t esize = type_ == DT_FLOAT ? 4 : type_ == DT_INT16 ? 2 : 1;
     // Fill with the pad value, then copy the input rows in.
     if (type_ == DT_FLOAT) {
       float v = 0.0f;
@@ -206,6 +211,13 @@ class PadKernel : public TflKernel {
         v = ctx.input(2).data<float>()[0];
       }
       std::fill(y->data<float>(), y->data<float>() + y->numElements(), v);
+    } else if (type_ == DT_INT16) {
+      std::int16_t v = 0;
+      if (has_value_) {
+        GDS_RETURN_IF_ERROR(requireType(ctx, 2, DT_INT16));
+        v = ctx.input(2).data<std::int16_t>()[0];
+      }
+      std::fill(y->data<std::int16_t>(), y->data<std::int16_t>() + y->numElements(), v);
     } else {
       std::int8_t v = pad_int8_;
       if (has_value_) {

@@ -295,12 +295,24 @@ class ConvKernel : public WeightedLayer {
       return Status::Ok();
     }
     if (type_ == DT_INT16) {
-      // 16x8: TensorFlow Lite's reference loops on every kernel choice.
+      // 16x8: TensorFlow Lite's reference arithmetic on every kernel
+      // choice; the fast loops (the same bits) split the output rows
+      // between threads unless --reference.
       const std::int64_t* b = bias ? bias->data<std::int64_t>() : nullptr;
-      if (depthwise_)
-        tflite::depthwiseReference(s, requant_, x.data<std::int16_t>(), f.data<std::int8_t>(), b, y->data<std::int16_t>());
-      else
-        tflite::convReference(s, requant_, x.data<std::int16_t>(), f.data<std::int8_t>(), b, y->data<std::int16_t>());
+      const std::int16_t* in = x.data<std::int16_t>();
+      const std::int8_t* filter = f.data<std::int8_t>();
+      std::int16_t* out = y->data<std::int16_t>();
+      if (ctx.referenceKernels()) {
+        if (depthwise_) tflite::depthwiseReference(s, requant_, in, filter, b, out);
+        else tflite::convReference(s, requant_, in, filter, b, out);
+      } else {
+        auto rows = [&](std::int64_t begin, std::int64_t end) {
+          if (depthwise_) tflite::depthwiseFast(s, requant_, in, filter, b, out, begin, end);
+          else tflite::convFast(s, requant_, in, filter, b, out, begin, end);
+        };
+        const double cost = static_cast<double>(s.out_w * channels * s.filter_h * s.filter_w * (depthwise_ ? 1 : s.in_c));
+        ctx.pool().parallelFor(s.batch * s.out_h, cost, rows);
+      }
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;
@@ -442,9 +454,16 @@ class FullyConnectedKernel : public WeightedLayer {
       return Status::Ok();
     }
     if (type_ == DT_INT16) {
-      tflite::fullyConnectedReference(requant_, x.data<std::int16_t>(), w.data<std::int8_t>(),
-                                      bias ? bias->data<std::int64_t>() : nullptr, batch, depth, units,
-                                      y->data<std::int16_t>());
+      const std::int16_t* in = x.data<std::int16_t>();
+      const std::int8_t* weights = w.data<std::int8_t>();
+      const std::int64_t* b = bias ? bias->data<std::int64_t>() : nullptr;
+      std::int16_t* out = y->data<std::int16_t>();
+      if (ctx.referenceKernels())
+        tflite::fullyConnectedReference(requant_, in, weights, b, batch, depth, units, out);
+      else
+        ctx.pool().parallelFor(batch, static_cast<double>(depth * units), [&](std::int64_t begin, std::int64_t end) {
+          tflite::fullyConnectedFast(requant_, in, weights, b, depth, units, out, begin, end);
+        });
       return Status::Ok();
     }
     const std::int32_t* b = bias ? bias->data<std::int32_t>() : nullptr;

@@ -62,8 +62,29 @@ class BinaryKernel : public TflKernel {
   explicit BinaryKernel(tflite::BinaryOp op) : op_(op) {}
   Status init(const KernelInit& init) override {
     if (init.numInputs() != 2) return init.error("expects 2 inputs");
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, op_ != tflite::BinaryOp::kDiv));
     GDS_RETURN_IF_ERROR(readActivation(init));
+    if (type_ == DT_INT16) {
+      QParams a, b, out;
+      GDS_RETURN_IF_ERROR(perTensor(init, 0, &a, DT_INT16));
+      GDS_RETURN_IF_ERROR(perTensor(init, 1, &b, DT_INT16));
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, DT_INT16));
+      GDS_RETURN_IF_ERROR(int16ActivationRange(init, out));
+      // ADD and SUB with pot_scale_int16 (the schema's default) and every
+      // scale a power of two take TFLite's LSTM path, not written here.
+      bool pot = true;
+      GDS_RETURN_IF_ERROR(init.getAttrOr("pot_scale_int16", &pot, true));
+      auto power_of_two = [](float s) {
+        int e = 0;
+        return std::frexp(s, &e) == 0.5f;
+      };
+      if ((op_ == tflite::BinaryOp::kAdd || op_ == tflite::BinaryOp::kSub) && pot && power_of_two(a.scale) &&
+          power_of_two(b.scale) && power_of_two(out.scale))
+        return init.error("int16 with power-of-two scales and pot_scale_int16 (TensorFlow Lite's LSTM form) is not "
+                          "supported; 16x8 models set pot_scale_int16 false");
+      params_ = tflite::binaryParams(op_, a.scale, a.zero_point, b.scale, b.zero_point, out.scale, out.zero_point,
+                                     qmin_, qmax_, 15);
+    }
     if (type_ == DT_INT8 && op_ == tflite::BinaryOp::kDiv)
       return init.error("DIV has no int8 kernel in TensorFlow Lite (it runs float32, int32 and uint8)");
     if (type_ == DT_INT8) {
@@ -171,6 +192,18 @@ class BinaryKernel : public TflKernel {
                         : op == tflite::BinaryOp::kMinimum ? std::min(pa[ia], pb[ib])
                                                        : pa[ia] / pb[ib];
         py[i] = std::min(std::max(r, lo), hi);
+      }, true);
+    }
+    if (type_ == DT_INT16) {
+      // 16x8: TensorFlow Lite's reference loop (no optimized int16 kernel).
+      const std::int16_t* pa = a.data<std::int16_t>();
+      const std::int16_t* pb = b.data<std::int16_t>();
+      std::int16_t* py = y->data<std::int16_t>();
+      const tflite::BinaryParams p = params_;
+      const tflite::BinaryOp op = op_;
+      return forEachBroadcast(ctx, a.shape(), b.shape(), &out_shape, [=](std::int64_t i, std::int64_t ia,
+                                                                         std::int64_t ib) {
+        py[i] = tflite::binaryElement(op, p, pa[ia], pb[ib]);
       }, true);
     }
     const std::int8_t* pa = a.data<std::int8_t>();
@@ -298,12 +331,15 @@ class UnaryKernel : public TflKernel {
                   ((in_type_ == DT_FLOAT || in_type_ == DT_INT16) && out_type_ == DT_INT16)
         : op_ == Unary::kDequantize
             ? (in_type_ == DT_INT8 || in_type_ == DT_INT16 || in_type_ == DT_HALF) && out_type_ == DT_FLOAT
-            : (in_type_ == DT_FLOAT || in_type_ == DT_INT8) && out_type_ == in_type_;
+            : (in_type_ == DT_FLOAT || in_type_ == DT_INT8 ||
+               (in_type_ == DT_INT16 && op_ != Unary::kLogistic && op_ != Unary::kTanh)) &&
+                  out_type_ == in_type_;
     if (!ok)
       return init.error("runs " + model::dtypeName(in_type_) + " -> " + model::dtypeName(out_type_) +
-                        "; supported: float32 and int8 (QUANTIZE float32/int8 -> int8 and float32/int16 -> int16, "
-                        "DEQUANTIZE int8/int16/float16 -> float32)");
+                        "; supported: float32 and int8, int16 for RELU, RELU6 and LEAKY_RELU (QUANTIZE float32/int8 "
+                        "-> int8 and float32/int16 -> int16, DEQUANTIZE int8/int16/float16 -> float32)");
     arith_ = init.arithmetic();
+    if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     if (in_type_ == DT_INT16 || out_type_ == DT_INT16) {
       if (armnn())
         return init.error("16x8 (int16 activations) is outside the Arm NN arithmetic; run it with "
@@ -313,11 +349,22 @@ class UnaryKernel : public TflKernel {
       if (out_type_ == DT_INT16) GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, DT_INT16));
       in_ = in;
       out_ = out;
-      if (in_type_ == DT_INT16 && out_type_ == DT_INT16)
-        rescale_ = tflite::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
+      if (in_type_ == DT_INT16 && out_type_ == DT_INT16) {
+        if (op_ == Unary::kLeakyRelu) {
+          leaky_ = tflite::leakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
+        } else if (op_ == Unary::kRelu || op_ == Unary::kRelu6) {
+          activation_ = op_ == Unary::kRelu ? "RELU" : "RELU6";
+          tflite::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_);
+          tflite::activationRange(activation_.c_str(), out.scale, out.zero_point, &rescale_.act_min, &rescale_.act_max,
+                                  -32768, 32767);
+        } else {
+          rescale_ = tflite::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
+          rescale_.act_min = -32768;
+          rescale_.act_max = 32767;
+        }
+      }
       return Status::Ok();
     }
-    if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     QParams in, out;
     if (in_type_ == DT_INT8) GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
     if (out_type_ == DT_INT8) GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
@@ -398,6 +445,8 @@ class UnaryKernel : public TflKernel {
                                   reference() ? tflite::QuantizeForm::kFloat : tflite::QuantizeForm::kDouble);
       else if (out_type_ == DT_FLOAT)
         tflite::dequantizeReference(x.data<std::int16_t>(), n, in_.scale, in_.zero_point, y->data<float>());
+      else if (op_ == Unary::kLeakyRelu)
+        tflite::leakyReluReference(leaky_, x.data<std::int16_t>(), n, y->data<std::int16_t>());
       else
         tflite::rescaleReference(rescale_, x.data<std::int16_t>(), n, y->data<std::int16_t>());
       return Status::Ok();
