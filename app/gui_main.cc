@@ -97,7 +97,8 @@ GuiArgs parseArgs(const QStringList& arguments) {
                                     "folder");
   const QCommandLineOption class_names("class_names", "Class names for --accuracy (labels.txt).", "file");
   const QCommandLineOption accuracy_variants(
-      "accuracy_variants", "Variants compared in turn with the current graph for --accuracy: 8-bit, tflite-int8, original.",
+      "accuracy_variants", "Variants compared in turn with the current graph for --accuracy: 8-bit, tflite-int8, "
+      "tflite-int16x8, tflite-float16, tflite-dynamic, original.",
       "list");
   parser.addOptions(
       {screenshot, apply, select, inputs, outputs, size, welcome, benchmark, accuracy, class_names, accuracy_variants});
@@ -119,9 +120,13 @@ GuiArgs parseArgs(const QStringList& arguments) {
     const QString n = name.trimmed().toLower();
     if (n == "8-bit") a.accuracy_variants.push_back(gds::ui::VariantKind::EightBit);
     else if (n == "tflite-int8") a.accuracy_variants.push_back(gds::ui::VariantKind::TfliteInt8);
+    else if (n == "tflite-int16x8") a.accuracy_variants.push_back(gds::ui::VariantKind::TfliteInt16x8);
+    else if (n == "tflite-float16") a.accuracy_variants.push_back(gds::ui::VariantKind::TfliteFloat16);
+    else if (n == "tflite-dynamic") a.accuracy_variants.push_back(gds::ui::VariantKind::TfliteDynamic);
     else if (n == "original") a.accuracy_variants.push_back(gds::ui::VariantKind::Original);
     else if (a.error.empty())
-      a.error = "--accuracy_variants: unknown variant '" + name.toStdString() + "' (8-bit, tflite-int8 or original)";
+      a.error = "--accuracy_variants: unknown variant '" + name.toStdString() +
+                "' (8-bit, tflite-int8, tflite-int16x8, tflite-float16, tflite-dynamic or original)";
   }
   if (parser.isSet(size)) {
     // --size=WIDTHxHEIGHT of the window in --screenshot mode.

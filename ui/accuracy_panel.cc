@@ -438,9 +438,10 @@ AccuracyRequest AccuracyPanel::currentRequest(QString* error) const {
   };
   // A TFLite int8 variant is calibrated on what the panel compares on.
   const TfliteCalibration calibration = calibrationFor(calibrationSource());
-  if (mode_->currentIndex() == 1 && calibration.folder.empty() &&
-      (kindOf(reference_) == VariantKind::TfliteInt8 || kindOf(other_) == VariantKind::TfliteInt8))
-    return fail("Choose a dataset folder (the TFLite int8 export is calibrated on it)");
+  for (const QComboBox* combo : {reference_, other_})
+    if (mode_->currentIndex() == 1 && calibration.folder.empty() && isCalibratedExport(kindOf(combo)))
+      return fail("Choose a dataset folder (the " + variantName(kindOf(combo)).toStdString() +
+                  " is calibrated on it)");
   auto reference = variants_->snapshot(kindOf(reference_), calibration);
   if (!reference.ok()) return fail(reference.error());
   auto other = variants_->snapshot(kindOf(other_), calibration);

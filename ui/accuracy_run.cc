@@ -64,7 +64,7 @@ Status buildBoth(const AccuracyRequest& request, const AccuracyObserver& observe
       result.pipeline = built->pipeline;
       result.excluded = ignoredOps(built->pipeline);
     }
-    if (built->kind == VariantKind::TfliteInt8) result.calibration = built->calibration;
+    if (isCalibratedExport(built->kind)) result.calibration = built->calibration;
   }
   return Status::Ok();
 }
@@ -265,7 +265,7 @@ Result<std::shared_ptr<const BuiltVariant>> buildOther(const AccuracyRequest& re
                      previous ? previous->built_other : nullptr, observer);
   if (!built.ok()) return built.status();
   result.built_reference = result.built_other = *built;
-  if ((*built)->kind == VariantKind::TfliteInt8) result.calibration = (*built)->calibration;
+  if (isCalibratedExport((*built)->kind)) result.calibration = (*built)->calibration;
   return *built;
 }
 

@@ -50,7 +50,7 @@ void runVariantsOnDevice(const BenchmarkSettings& settings, const std::vector<st
     }
     device::VariantSource source;
     source.graph = *vb.built.graph;
-    source.is_tflite = vb.kind == VariantKind::TfliteInt8;
+    source.is_tflite = isTfliteExport(vb.kind);
     source.inputs = vb.built.inputs.empty() ? feed_names : vb.built.inputs;
     source.outputs = vb.built.outputs;
     source.setFeeds(feeds);

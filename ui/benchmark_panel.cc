@@ -97,12 +97,21 @@ QWidget* BenchmarkPanel::createSettings() {
   eight_bit_->setObjectName("BenchmarkEightBit");
   tflite_int8_ = new QCheckBox(tr("TFLite int8"), which);
   tflite_int8_->setObjectName("BenchmarkTfliteInt8");
+  tflite_int16x8_ = new QCheckBox(variantShortName(VariantKind::TfliteInt16x8), which);
+  tflite_int16x8_->setObjectName("BenchmarkTfliteInt16x8");
+  tflite_float16_ = new QCheckBox(variantShortName(VariantKind::TfliteFloat16), which);
+  tflite_float16_->setObjectName("BenchmarkTfliteFloat16");
+  tflite_dynamic_ = new QCheckBox(variantShortName(VariantKind::TfliteDynamic), which);
+  tflite_dynamic_->setObjectName("BenchmarkTfliteDynamic");
   wl->addWidget(current_, 0, 0);
   wl->addWidget(original_, 0, 1);
   wl->addWidget(eight_bit_, 1, 0);
   wl->addWidget(tflite_int8_, 1, 1);
+  wl->addWidget(tflite_int16x8_, 2, 0);
+  wl->addWidget(tflite_float16_, 2, 1);
+  wl->addWidget(tflite_dynamic_, 3, 0);
   QWidget* pipeline = variants_->createPipelineEditor(which);
-  wl->addWidget(pipeline, 2, 0, 1, 2);
+  wl->addWidget(pipeline, 4, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
   pipeline->setEnabled(false);  // 8-bit starts unticked (applyDefaultVariants)
   left->addWidget(which);
@@ -323,6 +332,9 @@ QCheckBox* BenchmarkPanel::variantBox(VariantKind kind) const {
     case VariantKind::Original: return original_;
     case VariantKind::EightBit: return eight_bit_;
     case VariantKind::TfliteInt8: return tflite_int8_;
+    case VariantKind::TfliteInt16x8: return tflite_int16x8_;
+    case VariantKind::TfliteFloat16: return tflite_float16_;
+    case VariantKind::TfliteDynamic: return tflite_dynamic_;
   }
   return current_;
 }
@@ -337,6 +349,15 @@ void BenchmarkPanel::applyDefaultVariants() {
   tflite_int8_->setChecked(convertible);
   eight_bit_->setEnabled(convertible);
   tflite_int8_->setEnabled(convertible);
+  for (QCheckBox* other : {tflite_int16x8_, tflite_float16_, tflite_dynamic_}) {
+    other->setChecked(false);
+    other->setEnabled(convertible);
+  }
+  tflite_int16x8_->setToolTip(tr("The current graph exported 16x8 (int16 activations, int8 weights; calibrated as "
+                                 "int8), run with TensorFlow Lite's arithmetic"));
+  tflite_float16_->setToolTip(tr("The current graph exported with float16 weights (float32 arithmetic)"));
+  tflite_dynamic_->setToolTip(tr("The current graph exported with dynamic-range quantization (int8 weights, "
+                                 "TensorFlow Lite's hybrid kernels)"));
   const QString already = tr("\n\nThe open model is a .tflite: it is the file a device runs (Current graph).");
   eight_bit_->setToolTip(tr("The current graph after the 8-bit pipeline below: TensorFlow's own 8-bit ops, "
                             "as TensorFlow 1 ran them") +

@@ -145,7 +145,7 @@ class BenchmarkPanel : public QWidget {
 
   RunControl* run_;
 
-  QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_;
+  QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_, *tflite_int16x8_, *tflite_float16_, *tflite_dynamic_;
   QCheckBox* variantBox(VariantKind kind) const;
   // The variants a new model starts with: as it is and the TFLite int8
   // export a device runs; a .tflite alone (it is that file already).

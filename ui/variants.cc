@@ -42,12 +42,32 @@ std::int64_t compressedSize(const std::string& bytes) {
 
 }  // namespace
 
+bool isTfliteExport(VariantKind kind) {
+  return tfliteQuantize(kind) != transforms::tflite::Quantize::None;
+}
+
+transforms::tflite::Quantize tfliteQuantize(VariantKind kind) {
+  using transforms::tflite::Quantize;
+  switch (kind) {
+    case VariantKind::TfliteInt8: return Quantize::Int8;
+    case VariantKind::TfliteInt16x8: return Quantize::Int16x8;
+    case VariantKind::TfliteFloat16: return Quantize::Float16;
+    case VariantKind::TfliteDynamic: return Quantize::Dynamic;
+    default: return Quantize::None;
+  }
+}
+
+bool isCalibratedExport(VariantKind kind) { return transforms::tflite::fullInteger(tfliteQuantize(kind)); }
+
 QString variantName(VariantKind kind) {
   switch (kind) {
     case VariantKind::Current: return QObject::tr("Current graph");
     case VariantKind::Original: return QObject::tr("Original file");
     case VariantKind::EightBit: return QObject::tr("8-bit");
     case VariantKind::TfliteInt8: return QObject::tr("TFLite int8 export");
+    case VariantKind::TfliteInt16x8: return QObject::tr("TFLite 16x8 export");
+    case VariantKind::TfliteFloat16: return QObject::tr("TFLite float16 export");
+    case VariantKind::TfliteDynamic: return QObject::tr("TFLite dynamic-range export");
   }
   return QString();
 }
@@ -58,6 +78,9 @@ QString variantShortName(VariantKind kind) {
     case VariantKind::Original: return QObject::tr("Original");
     case VariantKind::EightBit: return QObject::tr("8-bit");
     case VariantKind::TfliteInt8: return QObject::tr("TFLite int8");
+    case VariantKind::TfliteInt16x8: return QObject::tr("TFLite 16x8");
+    case VariantKind::TfliteFloat16: return QObject::tr("TFLite float16");
+    case VariantKind::TfliteDynamic: return QObject::tr("TFLite dynamic");
   }
   return QString();
 }
@@ -86,14 +109,14 @@ Result<GraphPtr> runnableSource(const VariantSnapshot& snapshot, const std::stri
   return GraphPtr(std::make_shared<const tensorflow::GraphDef>(std::move(frozen->graph)));
 }
 
-// The int8 .tflite of the current graph, read back from its bytes: the
+// The .tflite of the current graph in the kind's mode, read back from its bytes: the
 // dialect graph is exactly what the file holds. The export keeps the
 // TensorFlow names of the model's inputs and outputs (float ones, with
 // QUANTIZE/DEQUANTIZE at the edges), so the same feeds and fetches work.
 Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const BuildObserver& observer,
                                         const std::string& name) {
   TfliteExportOptions options;
-  options.quantize = transforms::tflite::Quantize::Int8;
+  options.quantize = tfliteQuantize(snapshot.kind);
   options.calibration = snapshot.calibration;
   TfliteExportObserver export_observer;
   export_observer.cancelled = observer.cancelled;
@@ -118,8 +141,9 @@ Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const B
   built.graph = std::make_shared<const tensorflow::GraphDef>(std::move(read->graph));
   built.serialized_bytes = static_cast<std::int64_t>(model->bytes.size());
   built.compressed_bytes = compressedSize(model->bytes);
-  built.calibration = snapshot.calibration.describe() + " (" + std::to_string(model->calibration_samples) + " input" +
-                      (model->calibration_samples == 1 ? "" : "s") + ")";
+  if (isCalibratedExport(snapshot.kind))
+    built.calibration = snapshot.calibration.describe() + " (" + std::to_string(model->calibration_samples) +
+                        " input" + (model->calibration_samples == 1 ? "" : "s") + ")";
   if (!froze.empty()) built.notes.push_back(froze);
   for (const auto& n : model->converted.notes) built.notes.push_back(n);
   return built;
@@ -130,7 +154,7 @@ Result<BuiltVariant> buildTfliteVariant(const VariantSnapshot& snapshot, const B
 Result<BuiltVariant> buildVariant(const VariantSnapshot& snapshot, const BuildObserver& observer) {
   const std::string name = variantName(snapshot.kind).toStdString();
   if (!snapshot.source) return Status::Error(name + ": no graph");
-  if (snapshot.kind == VariantKind::TfliteInt8) return buildTfliteVariant(snapshot, observer, name);
+  if (isTfliteExport(snapshot.kind)) return buildTfliteVariant(snapshot, observer, name);
   BuiltVariant built;
   built.kind = snapshot.kind;
   built.inputs = snapshot.inputs;
@@ -308,9 +332,9 @@ Result<VariantSnapshot> Variants::snapshot(VariantKind kind, const TfliteCalibra
     if (!steps.ok()) return Status::Error(name + " pipeline: " + steps.error());
     if (steps->empty()) return Status::Error(name + " pipeline: no transform given");
   }
-  if (kind == VariantKind::TfliteInt8) {
+  if (isTfliteExport(kind)) {
     s.marks = document_->ioMarks();
-    s.calibration = calibration;
+    if (isCalibratedExport(kind)) s.calibration = calibration;
   }
   // A graph that reads variables runs frozen: a copy, with the checkpoint
   // its SavedModel or MetaGraph has beside it.

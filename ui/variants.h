@@ -36,15 +36,27 @@ class QPushButton;
 
 namespace gds::ui {
 
-enum class VariantKind { Current, Original, EightBit, TfliteInt8 };
+// The TFLite kinds are the current graph exported as File ▸ Export ▸
+// TensorFlow Lite writes it in each post-training mode.
+enum class VariantKind { Current, Original, EightBit, TfliteInt8, TfliteInt16x8, TfliteFloat16, TfliteDynamic };
 
 // Every kind, in the order the panels list them.
-inline constexpr VariantKind kAllVariantKinds[] = {VariantKind::Current, VariantKind::Original, VariantKind::EightBit,
-                                                   VariantKind::TfliteInt8};
+inline constexpr VariantKind kAllVariantKinds[] = {VariantKind::Current,       VariantKind::Original,
+                                                   VariantKind::EightBit,      VariantKind::TfliteInt8,
+                                                   VariantKind::TfliteInt16x8, VariantKind::TfliteFloat16,
+                                                   VariantKind::TfliteDynamic};
 
-// "Current graph", "Original file", "8-bit", "TFLite int8 export".
+// Whether the kind is a .tflite export, its mode, and whether it is
+// calibrated on the panel's inputs (int8, 16x8).
+bool isTfliteExport(VariantKind kind);
+transforms::tflite::Quantize tfliteQuantize(VariantKind kind);
+bool isCalibratedExport(VariantKind kind);
+
+// "Current graph", "Original file", "8-bit", "TFLite int8 export", "TFLite
+// 16x8 export", "TFLite float16 export", "TFLite dynamic-range export".
 QString variantName(VariantKind kind);
-// Short column/legend label: "Current", "Original", "8-bit", "TFLite int8".
+// Short column/legend label: "Current", "Original", "8-bit", "TFLite int8",
+// "TFLite 16x8", "TFLite float16", "TFLite dynamic".
 QString variantShortName(VariantKind kind);
 
 // Everything a worker needs to build one variant; copied from the GUI thread.
@@ -54,8 +66,8 @@ struct VariantSnapshot {
   std::string pipeline;                   // EightBit only: the transforms text
   std::vector<std::string> inputs;        // the marked inputs (node names)
   std::vector<std::string> outputs;       // the marked outputs (node names)
-  // TfliteInt8 only: the marks (shapes for the converter, feeds for a
-  // calibration input source) and the representative inputs.
+  // TFLite exports only: the marks (shapes for the converter, feeds for a
+  // calibration input source) and (int8, 16x8) the representative inputs.
   std::vector<IoMark> marks;
   TfliteCalibration calibration;
   // The source still reads variables (a SavedModel or checkpointed

@@ -485,14 +485,28 @@ TEST(CliTflite, Int16x8KeepsFloatsTopOneOnEveryKeywordClip) {
     if (n.op() == "Placeholder") {
       EXPECT_EQ(n.attr().at("dtype").type(), tensorflow::DT_INT16);
     }
-  // inception_mini's input scaling (MUL, SUB) has no int16 form here: float.
+  // inception_mini (its input scaling MUL and SUB, pools, concatenations)
+  // is int16 throughout; a TANH has no int16 form here and stays float.
   CommandResult inception = runGdstudio(
       {"tflite_convert", "--graph_def_file=" + modelPath("generated/inception_mini.pb"),
        "--output_file=" + dir + "/inception.tflite", "--output_arrays=softmax", "--quantize=int16x8",
        "--calibration_data=" + dataPath("images")});
   ASSERT_EQ(inception.exit_code, 0) << inception.err;
-  EXPECT_TRUE(contains(inception.out, "Note: 16x8: MUL, SUB stay float (between DEQUANTIZE and QUANTIZE)"))
-      << inception.out;
+  EXPECT_FALSE(contains(inception.out, "Note: 16x8")) << inception.out;
+  EXPECT_TRUE(contains(inception.out, "1 DEQUANTIZE, 1 FULLY_CONNECTED, 2 MAX_POOL_2D, 1 MUL, 5 QUANTIZE")) << inception.out;
+  {
+    std::ofstream g(dir + "/tanh.pbtxt");
+    g << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+         "attr { key: 'shape' value { shape { dim { size: 1 } dim { size: 8 } } } } }\n"
+         "node { name: 'y' op: 'Tanh' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n"
+         "node { name: 'z' op: 'Relu' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+  }
+  CommandResult tanh = runGdstudio({"tflite_convert", "--graph_def_file=" + dir + "/tanh.pbtxt",
+                                    "--output_file=" + dir + "/tanh.tflite", "--output_arrays=z",
+                                    "--quantize=int16x8", "--calibration_data=random:4"});
+  ASSERT_EQ(tanh.exit_code, 0) << tanh.err;
+  EXPECT_TRUE(contains(tanh.out, "Note: 16x8: TANH stays float (between DEQUANTIZE and QUANTIZE)")) << tanh.out;
+  EXPECT_TRUE(contains(tanh.out, "Operators: 4 (1 DEQUANTIZE, 1 QUANTIZE, 1 RELU, 1 TANH)")) << tanh.out;
   // Arm NN 20.08's parser reads no int64 tensor.
   model::HostTensor mfcc = model::HostTensor::zeros(tensorflow::DT_FLOAT, {1, 49, 10});
   ASSERT_TRUE(model::writeNpy(dir + "/mfcc.npy", mfcc).ok());

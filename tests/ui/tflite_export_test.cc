@@ -586,6 +586,83 @@ TEST(TfliteInt8Variant, BenchmarkDockRunsTheExport) {
   EXPECT_EQ("folder " + test::dataPath("images") + " (7 inputs)", built.calibration);
 }
 
+// Every post-training mode is a variant of the docks: the Accuracy dock
+// compares the current graph with the 16x8, float16 and dynamic-range
+// exports on the photos (the figures `compare` gives for the same files),
+// and the Benchmark dock runs them beside int8 with their .tflite sizes.
+TEST(TfliteVariants, EveryPostTrainingModeIsADockVariant) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  ASSERT_TRUE(openMobilenet(&doc));
+  Variants variants(&doc);
+  AccuracyPanel panel(&doc, &variants);
+  panel.resize(1100, 700);
+  panel.setUseDataset(true);
+  panel.setDataset(QString::fromStdString(test::dataPath("images")), QString(),
+                   QString::fromStdString(test::modelPath("mobilenet_v1_0.25_128_labels.txt")));
+  struct Mode {
+    VariantKind kind;
+    const char* label;
+    const char* flag;
+    int agree;
+  };
+  for (const Mode& m : {Mode{VariantKind::TfliteInt16x8, "TFLite 16x8", "--quantize=int16x8", 7},
+                        Mode{VariantKind::TfliteFloat16, "TFLite float16", "--quantize=float16", 6},
+                        Mode{VariantKind::TfliteDynamic, "TFLite dynamic", "--quantize=dynamic", 6}}) {
+    SCOPED_TRACE(m.label);
+    panel.setVariants(VariantKind::Current, m.kind);
+    ASSERT_TRUE(panel.run()) << panel.lastError().toStdString();
+    ASSERT_TRUE(panel.waitUntilIdle());
+    auto result = panel.lastResult();
+    ASSERT_TRUE(result) << panel.lastError().toStdString();
+    EXPECT_EQ(m.label, result->other_name.toStdString());
+    EXPECT_EQ(7, result->samples.inputs);
+    EXPECT_EQ(m.agree, result->samples.agree);
+    const bool calibrated = m.kind == VariantKind::TfliteInt16x8;
+    EXPECT_EQ(calibrated ? "folder " + test::dataPath("images") + " (7 inputs)" : std::string(), result->calibration);
+    const std::string path = test::tempDir() + "/variant.tflite";
+    std::vector<std::string> convert = {"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                        "--output_file=" + path, "--input_arrays=input",
+                                        std::string("--output_arrays=") + kOutput, m.flag};
+    if (calibrated) convert.push_back("--calibration_data=" + test::dataPath("images"));
+    auto cli_export = test::runGdstudio(convert);
+    ASSERT_EQ(0, cli_export.exit_code) << cli_export.err;
+    EXPECT_EQ(static_cast<std::int64_t>(std::filesystem::file_size(path)), result->built_other->serialized_bytes);
+    auto cli = test::runGdstudio({"compare", "--graph=" + test::modelPath(kMobilenet), "--graph2=" + path,
+                                  std::string("--output=") + kOutput, "--dataset=" + test::dataPath("images")});
+    ASSERT_EQ(0, cli.exit_code) << cli.err;
+    EXPECT_EQ(cliFigure(cli.out, "top1_agreement"), fraction(result->samples.agree, result->samples.inputs));
+  }
+  // 16x8 needs the folder it is calibrated on.
+  panel.setDataset(QString(), QString(), QString());
+  panel.setVariants(VariantKind::Current, VariantKind::TfliteInt16x8);
+  EXPECT_FALSE(panel.run());
+  EXPECT_EQ("Choose a dataset folder (the TFLite 16x8 export is calibrated on it)", panel.lastError().toStdString());
+
+  BenchmarkPanel bench(&doc, &variants, nullptr);
+  EXPECT_FALSE(bench.variantChecked(VariantKind::TfliteInt16x8));
+  bench.setVariantChecked(VariantKind::Current, false);
+  bench.setVariantChecked(VariantKind::TfliteInt8, true);
+  for (VariantKind k : {VariantKind::TfliteInt16x8, VariantKind::TfliteFloat16, VariantKind::TfliteDynamic})
+    bench.setVariantChecked(k, true);
+  bench.inputSource()->setValue(imagesFolder());
+  bench.runsSpin()->setValue(2);
+  ASSERT_TRUE(bench.start()) << bench.lastError().toStdString();
+  ASSERT_TRUE(bench.waitUntilIdle(600000));
+  auto comparison = bench.comparison();
+  ASSERT_TRUE(comparison) << bench.lastError().toStdString();
+  ASSERT_EQ(4, comparison->variantCount());
+  const char* labels[] = {"TFLite int8", "TFLite 16x8", "TFLite float16", "TFLite dynamic"};
+  for (int v = 0; v < 4; ++v) {
+    EXPECT_EQ(labels[v], comparison->label(v).toStdString());
+    EXPECT_TRUE(model::tflite::isDialectGraph(*comparison->variant(v).built.graph)) << labels[v];
+  }
+  // 16x8 is int8's size plus its int64 biases; float16 half the float file.
+  EXPECT_GT(comparison->variant(1).built.serialized_bytes, comparison->variant(0).built.serialized_bytes);
+  EXPECT_LT(comparison->variant(1).built.serialized_bytes, comparison->variant(0).built.serialized_bytes * 103 / 100);
+}
+
 // File ▸ Export ▸ TensorFlow Lite… in the window, and Save 8-bit Variant As
 // with a .tflite name: the export dialog, calibrated on the Accuracy dock's photos.
 TEST(TfliteExportWindow, MenuOpensTheDialogWithTheAccuracyDatasetAndExports) {

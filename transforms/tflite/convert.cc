@@ -214,9 +214,9 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     if (!kept.empty()) {
       std::string list;
       for (const std::string& k : kept) list += (list.empty() ? "" : ", ") + k;
-      result.notes.push_back("16x8: " + list + " stay float (between DEQUANTIZE and QUANTIZE): gdstudio's 16x8 "
-                             "quantizes convolutions, fully connected layers, pools, reshapes, concatenation and "
-                             "softmax");
+      result.notes.push_back("16x8: " + list + (kept.size() == 1 ? " stays" : " stay") +
+                             " float (between DEQUANTIZE and QUANTIZE): gdstudio's 16x8 has no int16 form of " +
+                             (kept.size() == 1 ? "it" : "them"));
     }
   }
   result.graph = std::move(*quantized);
