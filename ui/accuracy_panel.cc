@@ -21,6 +21,8 @@
 #include <QStackedWidget>
 #include <QStandardItemModel>
 #include <QTabWidget>
+
+#include "ui/budget_page.h"
 #include <QTableView>
 #include <QThread>
 #include <QVBoxLayout>
@@ -41,6 +43,10 @@ namespace {
 QComboBox* variantCombo(QWidget* parent, VariantKind selected) {
   auto* combo = new QComboBox(parent);
   for (VariantKind k : kAllVariantKinds) combo->addItem(variantName(k), static_cast<int>(k));
+  // The longest names ("TFLite dynamic-range export") must not widen the
+  // dock past a 1366-pixel screen.
+  combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  combo->setMinimumContentsLength(10);
   combo->setCurrentIndex(combo->findData(static_cast<int>(selected)));
   return combo;
 }
@@ -354,6 +360,27 @@ void AccuracyPanel::buildResultTabs(QVBoxLayout* results_col) {
   arithmetics_view_ = tableView(tabs_, arithmetics_model_);
   arithmetics_view_->setObjectName("AccuracyArithmetics");
   tabs_->addTab(arithmetics_view_, tr("Arithmetics"));
+  // The accuracy budget on the dataset folder (its image settings and class names).
+  budget_page_ = new BudgetPage(
+      document_,
+      [this]() -> Result<BudgetPage::Data> {
+        const TfliteCalibration calibration = calibrationFor(calibrationSource());
+        if (calibration.folder.empty())
+          return Status::Error("The accuracy budget is measured on a dataset folder: choose Dataset folder and a "
+                               "folder above");
+        BudgetPage::Data data;
+        data.calibration = calibration;
+        const std::string map = label_map_->text().trimmed().toStdString();
+        if (!map.empty()) {
+          auto names = engine::readLabelMap(map);
+          if (!names.ok()) return Status::Error("Class names: " + names.error());
+          data.label_map = std::move(*names);
+        }
+        return data;
+      },
+      tabs_);
+  tabs_->addTab(budget_page_, tr("Budget"));
+  connect(budget_page_, &BudgetPage::exportRequested, this, &AccuracyPanel::exportWithFloatRequested);
   connect(arithmetics_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& index) {
             const QString name = index.siblingAtColumn(0).data(kNodeNameRole).toString();

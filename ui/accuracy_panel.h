@@ -47,6 +47,7 @@ class GraphScene;
 
 namespace gds::ui {
 
+class BudgetPage;
 class DeviceSettings;
 class Document;
 class InputSourceWidget;
@@ -123,6 +124,7 @@ class AccuracyPanel : public QWidget {
   // Two arithmetics: every tensor in execution order (tensor, op, max steps
   // or max |difference|, differing elements, elements).
   QTableView* arithmeticsView() const { return arithmetics_view_; }
+  BudgetPage* budgetPage() const { return budget_page_; }
   QStandardItemModel* arithmeticsModel() const { return arithmetics_model_; }
   AccuracyOutputsModel* outputsModel() const { return outputs_model_; }
   AccuracyLayersModel* layersModel() const { return layers_model_; }
@@ -134,6 +136,8 @@ class AccuracyPanel : public QWidget {
   void runFinished(bool ok);
   // The advice's File ▸ Export ▸ TensorFlow Lite… link was clicked.
   void exportTfliteRequested();
+  // The Budget tab's Export…: an int8 export keeping these float.
+  void exportWithFloatRequested(const QStringList& float_nodes);
 
  private:
   void buildUi();
@@ -157,6 +161,7 @@ class AccuracyPanel : public QWidget {
   void updateButtons();
   void browseDataset();
 
+  BudgetPage* budget_page_ = nullptr;
   Document* document_;
   Variants* variants_;
   graphview::GraphScene* scene_ = nullptr;

@@ -3,11 +3,15 @@
 // running; the exports are in benchmark_panel_exports.cc.
 #include "ui/benchmark_panel.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QGroupBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
+#include <QMenu>
+#include <QToolButton>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -97,21 +101,30 @@ QWidget* BenchmarkPanel::createSettings() {
   eight_bit_->setObjectName("BenchmarkEightBit");
   tflite_int8_ = new QCheckBox(tr("TFLite int8"), which);
   tflite_int8_->setObjectName("BenchmarkTfliteInt8");
-  tflite_int16x8_ = new QCheckBox(variantShortName(VariantKind::TfliteInt16x8), which);
-  tflite_int16x8_->setObjectName("BenchmarkTfliteInt16x8");
-  tflite_float16_ = new QCheckBox(variantShortName(VariantKind::TfliteFloat16), which);
-  tflite_float16_->setObjectName("BenchmarkTfliteFloat16");
-  tflite_dynamic_ = new QCheckBox(variantShortName(VariantKind::TfliteDynamic), which);
-  tflite_dynamic_->setObjectName("BenchmarkTfliteDynamic");
+  // The other TFLite modes in a menu beside int8: no row more for a
+  // 1366x768 screen's dock.
+  more_modes_ = new QToolButton(which);
+  more_modes_->setObjectName("BenchmarkMoreTfliteModes");
+  more_modes_->setPopupMode(QToolButton::InstantPopup);
+  auto* modes = new QMenu(more_modes_);
+  for (VariantKind k : {VariantKind::TfliteInt16x8, VariantKind::TfliteFloat16, VariantKind::TfliteDynamic}) {
+    QAction* a = modes->addAction(variantShortName(k));
+    a->setCheckable(true);
+    connect(a, &QAction::toggled, this, [this] { updateMoreModes(); });
+    more_actions_[k] = a;
+  }
+  more_modes_->setMenu(modes);
+  auto* tflite_row = new QHBoxLayout;
+  tflite_row->setContentsMargins(0, 0, 0, 0);
+  tflite_row->addWidget(tflite_int8_);
+  tflite_row->addWidget(more_modes_);
+  tflite_row->addStretch(1);
   wl->addWidget(current_, 0, 0);
   wl->addWidget(original_, 0, 1);
   wl->addWidget(eight_bit_, 1, 0);
-  wl->addWidget(tflite_int8_, 1, 1);
-  wl->addWidget(tflite_int16x8_, 2, 0);
-  wl->addWidget(tflite_float16_, 2, 1);
-  wl->addWidget(tflite_dynamic_, 3, 0);
+  wl->addLayout(tflite_row, 1, 1);
   QWidget* pipeline = variants_->createPipelineEditor(which);
-  wl->addWidget(pipeline, 4, 0, 1, 2);
+  wl->addWidget(pipeline, 2, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
   pipeline->setEnabled(false);  // 8-bit starts unticked (applyDefaultVariants)
   left->addWidget(which);
@@ -332,11 +345,8 @@ QCheckBox* BenchmarkPanel::variantBox(VariantKind kind) const {
     case VariantKind::Original: return original_;
     case VariantKind::EightBit: return eight_bit_;
     case VariantKind::TfliteInt8: return tflite_int8_;
-    case VariantKind::TfliteInt16x8: return tflite_int16x8_;
-    case VariantKind::TfliteFloat16: return tflite_float16_;
-    case VariantKind::TfliteDynamic: return tflite_dynamic_;
+    default: return nullptr;  // more_actions_
   }
-  return current_;
 }
 
 void BenchmarkPanel::applyDefaultVariants() {
@@ -349,15 +359,12 @@ void BenchmarkPanel::applyDefaultVariants() {
   tflite_int8_->setChecked(convertible);
   eight_bit_->setEnabled(convertible);
   tflite_int8_->setEnabled(convertible);
-  for (QCheckBox* other : {tflite_int16x8_, tflite_float16_, tflite_dynamic_}) {
-    other->setChecked(false);
-    other->setEnabled(convertible);
-  }
-  tflite_int16x8_->setToolTip(tr("The current graph exported 16x8 (int16 activations, int8 weights; calibrated as "
-                                 "int8), run with TensorFlow Lite's arithmetic"));
-  tflite_float16_->setToolTip(tr("The current graph exported with float16 weights (float32 arithmetic)"));
-  tflite_dynamic_->setToolTip(tr("The current graph exported with dynamic-range quantization (int8 weights, "
-                                 "TensorFlow Lite's hybrid kernels)"));
+  for (auto& [kind, action] : more_actions_) action->setChecked(false);
+  more_modes_->setEnabled(convertible);
+  more_modes_->setToolTip(tr("The other TensorFlow Lite modes, each the file File ▸ Export ▸ TensorFlow Lite writes: "
+                             "16x8 (int16 activations, calibrated as int8), float16 weights, dynamic range "
+                             "(int8 weights, hybrid kernels)"));
+  updateMoreModes();
   const QString already = tr("\n\nThe open model is a .tflite: it is the file a device runs (Current graph).");
   eight_bit_->setToolTip(tr("The current graph after the 8-bit pipeline below: TensorFlow's own 8-bit ops, "
                             "as TensorFlow 1 ran them") +
@@ -368,9 +375,23 @@ void BenchmarkPanel::applyDefaultVariants() {
                            (convertible ? QString() : already));
 }
 
-void BenchmarkPanel::setVariantChecked(VariantKind kind, bool on) { variantBox(kind)->setChecked(on); }
+void BenchmarkPanel::setVariantChecked(VariantKind kind, bool on) {
+  if (QCheckBox* box = variantBox(kind)) box->setChecked(on);
+  else more_actions_.at(kind)->setChecked(on);
+}
 
-bool BenchmarkPanel::variantChecked(VariantKind kind) const { return variantBox(kind)->isChecked(); }
+bool BenchmarkPanel::variantChecked(VariantKind kind) const {
+  if (QCheckBox* box = variantBox(kind)) return box->isChecked();
+  return more_actions_.at(kind)->isChecked();
+}
+
+// "+ modes" or the modes ticked ("+ 16x8, float16").
+void BenchmarkPanel::updateMoreModes() {
+  QStringList on;
+  for (const auto& [kind, action] : more_actions_)
+    if (action->isChecked()) on << action->text().remove("TFLite ");
+  more_modes_->setText(on.isEmpty() ? tr("+ modes") : "+ " + on.join(", "));
+}
 
 Result<BenchmarkSettings> BenchmarkPanel::settings() const {
   BenchmarkSettings s;

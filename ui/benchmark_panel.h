@@ -10,6 +10,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
 
 #include "engine/eval/stats_calculator.h"
@@ -17,6 +18,7 @@
 #include "ui/benchmark_tables.h"
 #include "ui/run_control.h"
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -26,6 +28,7 @@ class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTableView;
+class QToolButton;
 
 namespace gds::graphview {
 class GraphScene;
@@ -145,8 +148,11 @@ class BenchmarkPanel : public QWidget {
 
   RunControl* run_;
 
-  QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_, *tflite_int16x8_, *tflite_float16_, *tflite_dynamic_;
-  QCheckBox* variantBox(VariantKind kind) const;
+  QCheckBox *current_, *original_, *eight_bit_, *tflite_int8_;
+  QToolButton* more_modes_;
+  std::map<VariantKind, QAction*> more_actions_;  // TFLite 16x8, float16, dynamic
+  QCheckBox* variantBox(VariantKind kind) const;  // nullptr for the more_actions_ kinds
+  void updateMoreModes();
   // The variants a new model starts with: as it is and the TFLite int8
   // export a device runs; a .tflite alone (it is that file already).
   void applyDefaultVariants();

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
 #include <QScreen>
 #include <QSettings>
 #include <QShowEvent>
@@ -19,6 +20,7 @@
 #include "ui/step_panel.h"
 #include "ui/summary_panel.h"
 #include "ui/task_indicator.h"
+#include "ui/tflite_export_dialog.h"
 #include "ui/transforms_panel.h"
 #include "ui/variants.h"
 
@@ -92,6 +94,11 @@ void MainWindow::createAccuracyDock() {
   accuracy_panel_ = new AccuracyPanel(document_, variants_, this);
   accuracy_panel_->setGraphScene(scene_);
   connect(accuracy_panel_, &AccuracyPanel::exportTfliteRequested, this, [this] { showTfliteExport(); });
+  connect(accuracy_panel_, &AccuracyPanel::exportWithFloatRequested, this, [this](const QStringList& names) {
+    TfliteExportDialog* dialog = showTfliteExport();
+    dialog->setQuantize(transforms::tflite::Quantize::Int8);
+    dialog->keepFloatEdit()->setText(names.join(", "));
+  });
   accuracy_dock_ = new QDockWidget(tr("Accuracy"), this);
   accuracy_dock_->setObjectName("AccuracyDock");
   accuracy_dock_->setWidget(accuracy_panel_);

@@ -138,6 +138,39 @@ Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph,
   return out;
 }
 
+Result<transforms::tflite::BudgetSearch> searchTfliteBudget(const tensorflow::GraphDef& graph,
+                                                            const std::vector<IoMark>& marks,
+                                                            const TfliteCalibration& calibration,
+                                                            const transforms::tflite::AccuracyBudget& budget,
+                                                            const std::vector<std::string>& label_map, int threads,
+                                                            const TfliteExportObserver& observer) {
+  if (calibration.folder.empty())
+    return Status::Error("the accuracy budget is measured on a dataset folder: choose one");
+  if (model::tflite::isDialectGraph(graph)) return Status::Error("the graph is already a TensorFlow Lite model");
+  transforms::tflite::ConvertOptions convert = convertOptionsFor(marks);
+  convert.quantize = transforms::tflite::Quantize::Int8;
+  convert.num_threads = std::max(1, threads);
+  convert.calibration_method = calibration.method;
+  convert.cancelled = observer.cancelled;
+  auto samples = calibrationInputs(graph, marks, convert, calibration, convert.num_threads, observer);
+  if (!samples.ok()) return samples.status();
+  convert.calibration = std::move(*samples);
+  auto dataset = engine::openDataset(calibration.folder);
+  if (!dataset.ok()) return dataset.status();
+  std::string input_name;
+  for (const IoMark& m : marks)
+    if (m.kind == IoMark::Kind::Input && input_name.empty()) input_name = m.name;
+  auto input = engine::findGraphInput(graph, input_name);
+  if (!input.ok()) return input.status();
+  transforms::tflite::BudgetOptions options;
+  options.budget = budget;
+  options.preprocess = calibration.preprocess;
+  options.label_map = label_map;
+  options.progress = observer.stage;
+  options.cancelled = observer.cancelled;
+  return transforms::tflite::searchAccuracyBudget(graph, convert, *input, *dataset, options);
+}
+
 std::string groupDigits(std::int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n), out;
   for (std::size_t i = 0; i < digits.size(); ++i) {

@@ -24,6 +24,7 @@
 #include "engine/eval/dataset.h"
 #include "model/status.h"
 #include "model/tflite/writer.h"
+#include "transforms/tflite/accuracy_budget.h"
 #include "transforms/tflite/convert.h"
 #include "ui/calibration_view.h"
 #include "ui/document.h"
@@ -95,6 +96,18 @@ transforms::tflite::ConvertOptions convertOptionsFor(const std::vector<IoMark>& 
 Result<TfliteModelBytes> convertGraphToTflite(const tensorflow::GraphDef& graph, const std::vector<IoMark>& marks,
                                               const TfliteExportOptions& options,
                                               const TfliteExportObserver& observer = {});
+
+// tflite_convert --accuracy_budget on the current graph: the int8 models
+// that keep the fewest operators float, calibrated on and measured on the
+// calibration folder (its images preprocessed as it says), against float's
+// top-1 with the label map's class names (may be empty). Errors: no folder,
+// the converter's, the dataset's, or "cancelled".
+Result<transforms::tflite::BudgetSearch> searchTfliteBudget(const tensorflow::GraphDef& graph,
+                                                            const std::vector<IoMark>& marks,
+                                                            const TfliteCalibration& calibration,
+                                                            const transforms::tflite::AccuracyBudget& budget,
+                                                            const std::vector<std::string>& label_map, int threads,
+                                                            const TfliteExportObserver& observer = {});
 
 struct TfliteExportRequest {
   GraphPtr graph;              // the current graph

@@ -26,3 +26,6 @@ for size in 1366x768 1920x1080; do
   shot training_graph "$models/tfnet_vd_cnn_train.meta"
   shot tf2_savedmodel "$models/tf2/binary_cnn_256/saved_model.pb"
 done
+# The Accuracy dock's Budget tab (accuracy_budget.png) comes from its UI test
+# at both sizes: GDS_BUDGET_SCREENSHOT=PREFIX build/tests/ui_tests
+# --gtest_filter=TfliteBudgetPage.* writes PREFIX_1366x768.png and PREFIX_1920x1080.png.

@@ -107,20 +107,8 @@ void fullyConnectedReference(const Requant& r, const std::int16_t* input, const 
 }
 
 std::int16_t binaryElement(BinaryOp op, const BinaryParams& p, std::int16_t a, std::int16_t b) {
-  if (op == BinaryOp::kMaximum) return std::max(a, b);
-  if (op == BinaryOp::kMinimum) return std::min(a, b);
-  const std::int32_t x = p.input1_offset + a;
-  const std::int32_t y = p.input2_offset + b;
-  std::int32_t out;
-  if (op == BinaryOp::kMul) {
-    out = p.output_offset + multiplyByQuantizedMultiplier(x * y, p.output_multiplier, p.output_shift);
-  } else {
-    const std::int32_t sx = multiplyByQuantizedMultiplier(x * (1 << p.left_shift), p.input1_multiplier, p.input1_shift);
-    const std::int32_t sy = multiplyByQuantizedMultiplier(y * (1 << p.left_shift), p.input2_multiplier, p.input2_shift);
-    const std::int32_t raw = op == BinaryOp::kAdd ? sx + sy : sx - sy;
-    out = multiplyByQuantizedMultiplier(raw, p.output_multiplier, p.output_shift) + p.output_offset;
-  }
-  return clampToInt16(out, p.act_min, p.act_max);
+  if (op == BinaryOp::kMaximum || op == BinaryOp::kMinimum) return static_cast<std::int16_t>(binaryUnclamped(op, p, a, b));
+  return clampToInt16(binaryUnclamped(op, p, a, b), p.act_min, p.act_max);
 }
 
 void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,

@@ -98,6 +98,9 @@ BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float sca
                           float out_scale, std::int32_t out_zp, std::int32_t act_min, std::int32_t act_max,
                           int left_shift = 20);
 std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b);
+// The int32 value before the clamp (int8 and int16 share it); MAXIMUM and
+// MINIMUM: the larger or smaller input.
+std::int32_t binaryUnclamped(BinaryOp op, const BinaryParams& p, std::int32_t a, std::int32_t b);
 
 // reference_integer_ops::AveragePool / MaxPool on raw values (input and
 // output share their quantization); cells outside the input are not counted.

@@ -164,21 +164,23 @@ BinaryParams binaryParams(BinaryOp op, float scale1, std::int32_t zp1, float sca
   return p;
 }
 
-std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b) {
+std::int32_t binaryUnclamped(BinaryOp op, const BinaryParams& p, std::int32_t a, std::int32_t b) {
   if (op == BinaryOp::kMaximum) return std::max(a, b);
   if (op == BinaryOp::kMinimum) return std::min(a, b);
   const std::int32_t x = p.input1_offset + a;
   const std::int32_t y = p.input2_offset + b;
-  std::int32_t out;
-  if (op == BinaryOp::kMul) {
-    out = p.output_offset + multiplyByQuantizedMultiplier(x * y, p.output_multiplier, p.output_shift);
-  } else {
-    const std::int32_t sx = multiplyByQuantizedMultiplier(x * (1 << p.left_shift), p.input1_multiplier, p.input1_shift);
-    const std::int32_t sy = multiplyByQuantizedMultiplier(y * (1 << p.left_shift), p.input2_multiplier, p.input2_shift);
-    const std::int32_t raw = op == BinaryOp::kAdd ? sx + sy : sx - sy;
-    out = multiplyByQuantizedMultiplier(raw, p.output_multiplier, p.output_shift) + p.output_offset;
-  }
-  return clampToInt8(out, p.act_min, p.act_max);
+  if (op == BinaryOp::kMul)
+    return p.output_offset + multiplyByQuantizedMultiplier(x * y, p.output_multiplier, p.output_shift);
+  const std::int32_t sx = multiplyByQuantizedMultiplier(x * (1 << p.left_shift), p.input1_multiplier, p.input1_shift);
+  const std::int32_t sy = multiplyByQuantizedMultiplier(y * (1 << p.left_shift), p.input2_multiplier, p.input2_shift);
+  const std::int32_t raw = op == BinaryOp::kAdd ? sx + sy : sx - sy;
+  return multiplyByQuantizedMultiplier(raw, p.output_multiplier, p.output_shift) + p.output_offset;
+}
+
+std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std::int8_t b) {
+  // MAXIMUM and MINIMUM compare the stored values, unclamped.
+  if (op == BinaryOp::kMaximum || op == BinaryOp::kMinimum) return static_cast<std::int8_t>(binaryUnclamped(op, p, a, b));
+  return clampToInt8(binaryUnclamped(op, p, a, b), p.act_min, p.act_max);
 }
 
 void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,

@@ -12,6 +12,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -21,7 +22,10 @@
 #include <QRadioButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QThread>
 
 #include <filesystem>
@@ -35,6 +39,7 @@
 #include "tests/ui/ui_test_app.h"
 #include "ui/accuracy_panel.h"
 #include "ui/benchmark_panel.h"
+#include "ui/budget_page.h"
 #include "ui/benchmark_run.h"
 #include "ui/benchmark_tables.h"
 #include "ui/document.h"
@@ -709,6 +714,100 @@ TEST(TfliteExportWindow, MenuOpensTheDialogWithTheAccuracyDatasetAndExports) {
   EXPECT_FALSE(w.saveVariant(path + ".8bit.tflite", &error));
   EXPECT_TRUE(error.contains("File ▸ Export ▸ TensorFlow Lite…")) << error.toStdString();
   EXPECT_TRUE(variantExportFilters().last().contains("*.tflite"));
+}
+
+// The Accuracy dock's Budget tab is tflite_convert --accuracy_budget: on
+// the photos agreement:100% keeps one pointwise layer float; the chart
+// draws every model measured with the front, a click on a point selects it,
+// and Export… opens the export dialog keeping that layer float,
+// which writes the command line's file.
+TEST(TfliteBudgetPage, SearchDrawsTheFrontAndExportsTheClickedModel) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  MainWindow w;
+  w.setInteractive(false);
+  w.resize(1366, 768);
+  w.show();
+  w.openFile(QString::fromStdString(test::modelPath(kMobilenet)));
+  ASSERT_TRUE(w.waitUntilIdle(300000));
+  AccuracyPanel* panel = w.accuracyPanel();
+  BudgetPage* page = panel->budgetPage();
+  ASSERT_TRUE(page);
+  // Without a folder the search says what to choose.
+  EXPECT_FALSE(page->search());
+  EXPECT_EQ("The accuracy budget is measured on a dataset folder: choose Dataset folder and a folder above",
+            page->lastError().toStdString());
+  page->budgetEdit()->setText("agreement:101%");
+  panel->setUseDataset(true);
+  // Relative paths for a screenshot (it goes into the documentation).
+  const char* shot = std::getenv("GDS_BUDGET_SCREENSHOT");
+  const QString cwd = QDir::currentPath();
+  if (shot) QDir::setCurrent(QString::fromStdString(test::sharedDir()));
+  panel->setDataset(shot ? QString("data/images") : QString::fromStdString(test::dataPath("images")), QString(),
+                    shot ? QString("models/mobilenet_v1_0.25_128_labels.txt")
+                         : QString::fromStdString(test::modelPath("mobilenet_v1_0.25_128_labels.txt")));
+  EXPECT_FALSE(page->search());
+  EXPECT_TRUE(page->lastError().startsWith("Budget: ")) << page->lastError().toStdString();
+  page->budgetEdit()->setText("agreement:100%");
+  ASSERT_TRUE(page->search()) << page->lastError().toStdString();
+  ASSERT_TRUE(page->waitUntilIdle());
+  ASSERT_TRUE(page->lastSearch()) << page->lastError().toStdString();
+  const auto& search = *page->lastSearch();
+  const std::string layer = "MobilenetV1/MobilenetV1/Conv2d_10_pointwise/Relu6";
+  ASSERT_EQ(1, search.chosen);
+  ASSERT_EQ(std::vector<std::string>{layer}, page->candidates()[1].float_nodes);
+  EXPECT_TRUE(page->statusText().startsWith("Meets agreement:100% with 1 operator(s) float")) << page->statusText().toStdString();
+  EXPECT_EQ(page->candidates().size(), page->chart()->points().size());
+  EXPECT_EQ(static_cast<int>(page->candidates().size()), page->table()->model()->rowCount());
+  EXPECT_EQ(1, page->selected());
+  // The all-int8 model: 5 of 7 photos; a click on its point selects the
+  // point drawn nearest (others of its size and agreement may lie on it),
+  // in the chart and the table.
+  EXPECT_DOUBLE_EQ(100.0 * 5 / 7, page->chart()->points()[0].y);
+  EXPECT_TRUE(page->candidates()[0].float_nodes.empty());
+  const QPoint click = page->chart()->position(0).toPoint();
+  QTest::mouseClick(page->chart(), Qt::LeftButton, {}, click);
+  ASSERT_GE(page->selected(), 0);
+  EXPECT_NE(1, page->selected());
+  EXPECT_EQ(page->selected(), page->chart()->selected());
+  EXPECT_LE((page->chart()->position(page->selected()) - QPointF(click)).manhattanLength(), 2.0);
+  EXPECT_DOUBLE_EQ(100.0 * 5 / 7, page->chart()->points()[static_cast<std::size_t>(page->selected())].y);
+  page->select(1);
+  QSignalSpy exported(panel, &AccuracyPanel::exportWithFloatRequested);
+  page->exportButton()->click();
+  ASSERT_EQ(1, exported.count());
+  EXPECT_EQ(QStringList{QString::fromStdString(layer)}, exported.at(0).at(0).toStringList());
+  TfliteExportDialog* dialog = w.showTfliteExport();
+  ASSERT_TRUE(dialog);
+  EXPECT_EQ(QString::fromStdString(layer), dialog->keepFloatEdit()->text());
+  EXPECT_EQ(transforms::tflite::Quantize::Int8, dialog->quantize());
+  const std::string dir = test::tempDir();
+  const std::string path = dir + "/budget.tflite";
+  dialog->setPath(QString::fromStdString(path));
+  dialog->setCalibrationSource(imagesFolder());
+  ASSERT_TRUE(dialog->start()) << dialog->lastError().toStdString();
+  ASSERT_TRUE(dialog->waitUntilIdle());
+  ASSERT_TRUE(dialog->lastReport()) << dialog->lastError().toStdString();
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath(kMobilenet),
+                                "--output_file=" + dir + "/cli_budget.tflite",
+                                std::string("--output_arrays=") + kOutput, "--quantize=int8",
+                                "--calibration_data=" + test::dataPath("images"), "--accuracy_budget=agreement:100%"});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_EQ(test::readAll(dir + "/cli_budget.tflite"), test::readAll(path));
+  dialog->close();
+  // GDS_BUDGET_SCREENSHOT=prefix writes the Budget tab at both screen sizes.
+  if (shot) {
+    w.statusBar()->clearMessage();
+    w.accuracyAction()->trigger();
+    panel->tabs()->setCurrentWidget(page);
+    for (const QSize size : {QSize(1366, 768), QSize(1920, 1080)}) {
+      w.resize(size);
+      w.resizeDocks({w.accuracyDock()}, {size.height() / 2}, Qt::Vertical);
+      QApplication::processEvents();
+      w.grab().save(QString("%1_%2x%3.png").arg(QString::fromUtf8(shot)).arg(size.width()).arg(size.height()));
+    }
+    QDir::setCurrent(cwd);
+  }
 }
 
 }  // namespace
