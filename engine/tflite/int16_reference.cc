@@ -113,23 +113,12 @@ std::int16_t binaryElement(BinaryOp op, const BinaryParams& p, std::int16_t a, s
 
 void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
                           const std::int16_t* input, std::int16_t* output) {
-  loops::pool(s, input, output, [&](auto each) {
-    std::int32_t acc = 0, count = 0;
-    each([&](std::int16_t v) {
-      acc += v;
-      ++count;
-    });
-    return clampToInt16(count == 0 ? 0 : loops::divideRounding(acc, count), act_min, act_max);
-  });
+  loops::averagePool(s, act_min, act_max, input, output);
 }
 
-void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
-                      const std::int16_t* input, std::int16_t* output) {
-  loops::pool(s, input, output, [&](auto each) {
-    std::int32_t m = std::numeric_limits<std::int16_t>::lowest();
-    each([&](std::int16_t v) { m = std::max<std::int32_t>(m, v); });
-    return clampToInt16(m, act_min, act_max);
-  });
+void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int16_t* input,
+                      std::int16_t* output) {
+  loops::maxPool(s, act_min, act_max, input, output);
 }
 
 void quantizeReference(const float* input, std::int64_t n, float scale, std::int32_t zero_point, std::int16_t* output,

@@ -142,12 +142,12 @@ struct Rescale {
 };
 // QUANTIZE int8 -> int8 (quantize.cc: input_scale / output_scale in double).
 Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp);
-// RELU, RELU6, RELU_N1_TO_1 int8 (activations.cc ReluPrepare and
-// QuantizedReluX): the ratio input_scale / output_scale is divided in float
-// before it becomes a multiplier, and the output is clamped to the
-// activation's range; false for other activations.
+// RELU, RELU6, RELU_N1_TO_1 int8 (or int16 with qmin/qmax -32768/32767;
+// activations.cc ReluPrepare and QuantizedReluX): the ratio input_scale /
+// output_scale is divided in float before it becomes a multiplier, and the
+// output is clamped to the activation's range; false for other activations.
 bool reluParams(const char* activation, float input_scale, std::int32_t input_zp, float output_scale,
-                std::int32_t output_zp, Rescale* r);
+                std::int32_t output_zp, Rescale* r, std::int32_t qmin = -128, std::int32_t qmax = 127);
 void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output);
 
 // LEAKY_RELU int8 (activations.cc LeakyReluPrepare, reference_ops::

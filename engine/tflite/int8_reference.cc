@@ -185,24 +185,12 @@ std::int8_t binaryElement(BinaryOp op, const BinaryParams& p, std::int8_t a, std
 
 void averagePoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max,
                           const std::int8_t* input, std::int8_t* output) {
-  loops::pool(s, input, output, [&](auto each) {
-    std::int32_t acc = 0, count = 0;
-    each([&](std::int8_t v) {
-      acc += v;
-      ++count;
-    });
-    if (count == 0) return clampToInt8(0, act_min, act_max);
-    return clampToInt8(loops::divideRounding(acc, count), act_min, act_max);
-  });
+  loops::averagePool(s, act_min, act_max, input, output);
 }
 
 void maxPoolReference(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const std::int8_t* input,
                       std::int8_t* output) {
-  loops::pool(s, input, output, [&](auto each) {
-    std::int32_t m = std::numeric_limits<std::int8_t>::lowest();
-    each([&](std::int8_t v) { m = std::max<std::int32_t>(m, v); });
-    return clampToInt8(m, act_min, act_max);
-  });
+  loops::maxPool(s, act_min, act_max, input, output);
 }
 
 MeanParams meanParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp,
@@ -255,12 +243,12 @@ Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_sca
 }
 
 bool reluParams(const char* activation, float input_scale, std::int32_t input_zp, float output_scale,
-                std::int32_t output_zp, Rescale* r) {
+                std::int32_t output_zp, Rescale* r, std::int32_t qmin, std::int32_t qmax) {
   r->input_zp = input_zp;
   r->output_zp = output_zp;
   const float ratio = input_scale / output_scale;  // float / float, then widened, as ReluPrepare
   quantizeMultiplier(static_cast<double>(ratio), &r->multiplier, &r->shift);
-  return activationRange(activation, output_scale, output_zp, &r->act_min, &r->act_max);
+  return activationRange(activation, output_scale, output_zp, &r->act_min, &r->act_max, qmin, qmax);
 }
 
 void rescaleReference(const Rescale& r, const std::int8_t* input, std::int64_t n, std::int8_t* output) {

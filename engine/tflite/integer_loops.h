@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 
 #include "engine/ops/conv_geometry.h"
 
@@ -112,6 +113,30 @@ void pool(const ops::ConvGeometry& s, const T* input, T* output, Reduce reduce) 
 // The average pool's rounding: "acc > 0 ? (acc + n/2)/n : (acc - n/2)/n".
 inline std::int32_t divideRounding(std::int32_t acc, std::int32_t n) {
   return acc > 0 ? (acc + n / 2) / n : (acc - n / 2) / n;
+}
+
+// reference_integer_ops::AveragePool and MaxPool on the stored values of an
+// int8 or int16 tensor (input and output share their quantization), clamped
+// to [act_min, act_max]; cells outside the input are not counted.
+template <typename T>
+void averagePool(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const T* input, T* output) {
+  pool(s, input, output, [&](auto each) {
+    std::int32_t acc = 0, count = 0;
+    each([&](T v) {
+      acc += v;
+      ++count;
+    });
+    return static_cast<T>(std::min(std::max(count == 0 ? 0 : divideRounding(acc, count), act_min), act_max));
+  });
+}
+
+template <typename T>
+void maxPool(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_max, const T* input, T* output) {
+  pool(s, input, output, [&](auto each) {
+    std::int32_t m = std::numeric_limits<T>::lowest();
+    each([&](T v) { m = std::max<std::int32_t>(m, v); });
+    return static_cast<T>(std::min(std::max(m, act_min), act_max));
+  });
 }
 
 }  // namespace gds::engine::tflite::loops

@@ -77,8 +77,6 @@ const std::map<std::string, Rule>& rules() {
   return r;
 }
 
-bool int16Operator(const std::string& op) { return hasInt16Form(op); }
-
 std::string canonical(const std::string& input) {
   const model::TensorRef ref = model::parseTensorName(input);
   return ref.node + ":" + std::to_string(ref.port);
@@ -113,6 +111,7 @@ class Quantizer {
   std::string claim(const std::string& base);
   const NodeDef* producer(const std::string& input) const;
   Result<mt::Quantization> rangeParams(const NodeDef& n) const;
+  mt::Quantization activationParams(float lo, float hi) const;
   Result<std::string> activation(const NodeDef& n, int k, const mt::Quantization* force = nullptr);
   std::string copied(const NodeDef& n, int k);
   std::string copiedAsIs(const NodeDef& n, int k);
@@ -171,10 +170,16 @@ Result<mt::Quantization> Quantizer::rangeParams(const NodeDef& n) const {
     lo = std::max(lo, -1.0f);
     hi = std::min(hi, 1.0f);
   }
+  return activationParams(lo, std::max(lo, hi));
+}
+
+// An activation's parameters for the range [lo, hi]: int8's asymmetric
+// ones, or 16x8's symmetric int16 ones.
+mt::Quantization Quantizer::activationParams(float lo, float hi) const {
   float scale = 0;
   std::int64_t zero_point = 0;
-  if (int16()) symmetricInt16Params(lo, std::max(lo, hi), &scale);
-  else asymmetricParams(lo, std::max(lo, hi), &scale, &zero_point);
+  if (int16()) symmetricInt16Params(lo, hi, &scale);
+  else asymmetricParams(lo, hi, &scale, &zero_point);
   return single(scale, zero_point);
 }
 
@@ -245,11 +250,7 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
         lo = *a;
         hi = *b;
       }
-      float scale = 0;
-      std::int64_t zp = 0;
-      if (int16()) symmetricInt16Params(lo, hi, &scale);
-      else asymmetricParams(lo, hi, &scale, &zp);
-      q = single(scale, zp);
+      q = activationParams(lo, hi);
     }
     HostTensor t = HostTensor::zeros(activationType(), value->shape);
     for (std::int64_t i = 0; i < value->size(); ++i) {
@@ -390,7 +391,7 @@ bool Quantizer::feedsOnlyFloat(const NodeDef& n) const {
 
 bool Quantizer::keptFloat(const NodeDef& n) const {
   if (options_.float_nodes.count(n.name()) || options_.float_ops.count(n.op())) return true;
-  if (int16() && !int16Operator(n.op())) return true;
+  if (int16() && !hasInt16Form(n.op())) return true;
   const auto* builtin = mt::builtinByOpType(n.op());
   return builtin && options_.float_ops.count(builtin->name);
 }
@@ -577,6 +578,7 @@ Status Quantizer::op(const NodeDef& n) {
     }
   } else {
     if (r.kind == Kind::Fixed) {
+      // At int16 the fixed output (SOFTMAX's) is 1/32768, zero point 0.
       output = int16() ? single(1.0f / 32768, 0) : single(r.fixed_scale, r.fixed_zero_point);
     } else {
       auto q = rangeParams(n);
@@ -640,7 +642,6 @@ Result<tensorflow::GraphDef> Quantizer::run() {
 
 }  // namespace
 
-// Fixed output scales at int16: SOFTMAX 1/32768, zero point 0.
 bool hasInt16Form(const std::string& op) {
   static const std::set<std::string> ops = {
       "tfl.conv_2d", "tfl.depthwise_conv_2d", "tfl.fully_connected", "tfl.max_pool_2d", "tfl.average_pool_2d",

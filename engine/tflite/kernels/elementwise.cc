@@ -354,9 +354,8 @@ class UnaryKernel : public TflKernel {
           leaky_ = tflite::leakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
         } else if (op_ == Unary::kRelu || op_ == Unary::kRelu6) {
           activation_ = op_ == Unary::kRelu ? "RELU" : "RELU6";
-          tflite::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_);
-          tflite::activationRange(activation_.c_str(), out.scale, out.zero_point, &rescale_.act_min, &rescale_.act_max,
-                                  -32768, 32767);
+          tflite::reluParams(activation_.c_str(), in.scale, in.zero_point, out.scale, out.zero_point, &rescale_, -32768,
+                             32767);
         } else {
           rescale_ = tflite::rescaleParams(in.scale, in.zero_point, out.scale, out.zero_point);
           rescale_.act_min = -32768;
