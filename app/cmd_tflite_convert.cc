@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/calibration_report.h"
 #include "app/flags.h"
 #include "app/tflite_convert_tf.h"
@@ -137,6 +139,9 @@ std::vector<FlagSpec> convertFlags() {
                    "--accuracy_budget: the most operators kept float (-1: as many as it takes)"});
   flags.push_back({"accuracy_budget_best", T::Bool, "false",
                    "--accuracy_budget: when no model meets the budget, write the best one found instead of nothing"});
+  flags.push_back({"format", T::String, "text",
+                   "text, or json: one object with what text prints (operators, sizes, notes, the budget search, "
+                   "a --calibration_report=- table as records)"});
   for (FlagSpec& f : tensorflowConverterFlags()) flags.push_back(std::move(f));
   return flags;
 }
@@ -179,6 +184,20 @@ struct ConvertArgs {
   bool grayscale = false;
   TensorFlowConverterFlags tf;
   transforms::tflite::ConvertOptions options;
+  bool json = false;  // --format=json
+};
+
+// What the command prints: lines of text, or with --format=json the fields
+// of one object printed at the end.
+struct ConvertReport {
+  bool json = false;
+  nlohmann::json fields = nlohmann::json::object();
+  void line(const std::string& text) const {
+    if (!json) std::printf("%s\n", text.c_str());
+  }
+  void print() const {
+    if (json) std::printf("%s\n", fields.dump(1).c_str());
+  }
 };
 
 // --input_shapes: one shape per input, ':' between them.
@@ -307,6 +326,9 @@ Result<ConvertArgs> parseConvertFlags(const Flags& flags) {
   a.input_mean = *mean;
   a.input_std = *std_dev;
   a.options.num_threads = static_cast<int>(*threads);
+  const std::string format = flags.str("format");
+  if (format != "text" && format != "json") return Status::Error("--format must be text or json, got '" + format + "'");
+  a.json = format == "json";
   return a;
 }
 
@@ -420,8 +442,9 @@ Result<std::string> calibrate(ConvertArgs& a, const tensorflow::GraphDef& graph)
 
 // The converter's notes, the operators by builtin, the file's sizes.
 void printConverted(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted,
-                    const model::tflite::WriteStats& stats, const std::string& calibration_note) {
-  for (const std::string& note : converted.notes) std::printf("Note: %s\n", note.c_str());
+                    const model::tflite::WriteStats& stats, const std::string& calibration_note,
+                    ConvertReport& report) {
+  for (const std::string& note : converted.notes) report.line("Note: " + note);
   std::map<std::string, int> ops;
   for (const auto& n : converted.graph.node())
     if (model::tflite::isDialectOp(n.op()) && n.op() != model::tflite::kNoValueOp) {
@@ -434,11 +457,22 @@ void printConverted(const ConvertArgs& a, const transforms::tflite::ConvertResul
     op_text += (op_text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
     operators += count;
   }
-  std::printf("Operators: %d (%s)\n", operators, op_text.c_str());
-  if (!a.tf.graphviz_dot)
-    std::printf("Tensors: %d, buffers: %d (%d shared), constant bytes: %llu\n", stats.tensors, stats.buffers,
-                stats.shared_buffers, static_cast<unsigned long long>(stats.constant_bytes));
-  if (!calibration_note.empty()) std::printf("%s\n", calibration_note.c_str());
+  report.line("Operators: " + std::to_string(operators) + " (" + op_text + ")");
+  report.fields["notes"] = converted.notes;
+  report.fields["operators"] = ops;
+  if (!a.tf.graphviz_dot) {
+    report.line("Tensors: " + std::to_string(stats.tensors) + ", buffers: " + std::to_string(stats.buffers) + " (" +
+                std::to_string(stats.shared_buffers) + " shared), constant bytes: " +
+                std::to_string(stats.constant_bytes));
+    report.fields["tensors"] = stats.tensors;
+    report.fields["buffers"] = stats.buffers;
+    report.fields["shared_buffers"] = stats.shared_buffers;
+    report.fields["constant_bytes"] = stats.constant_bytes;
+  }
+  if (!calibration_note.empty()) {
+    report.line(calibration_note);
+    report.fields["calibration"] = calibration_note;
+  }
   if (a.options.quantize == transforms::tflite::Quantize::Int8 && a.options.calibration.empty()) {
     std::string how = std::to_string(converted.fake_quant_nodes) + " FakeQuant ranges";
     if (!a.options.input_ranges.empty()) how += ", the inputs' from --mean_values/--std_dev_values";
@@ -448,11 +482,14 @@ void printConverted(const ConvertArgs& a, const transforms::tflite::ConvertResul
                     a.options.default_range->min, a.options.default_range->max);
       how += range;
     }
-    std::printf("Quantized to int8 with %s\n", how.c_str());
+    report.line("Quantized to int8 with " + how);
+    report.fields["quantized_with"] = how;
   }
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(a.output, ec);
-  std::printf("Wrote %s (%llu bytes)\n", a.output.c_str(), static_cast<unsigned long long>(ec ? 0 : bytes));
+  report.line("Wrote " + a.output + " (" + std::to_string(ec ? 0 : bytes) + " bytes)");
+  report.fields["output_file"] = a.output;
+  report.fields["bytes"] = ec ? 0 : bytes;
 }
 
 // What the model's description says: gdstudio, and that random ranges are
@@ -466,7 +503,7 @@ std::string description(const ConvertArgs& a) {
 // The converted model written: a .tflite, or with --output_format=GRAPHVIZ_DOT
 // a Graphviz file; then the dump files TensorFlow's flags ask for.
 Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const transforms::tflite::ConvertResult& converted,
-                      model::tflite::WriteStats* stats) {
+                      model::tflite::WriteStats* stats, ConvertReport& report) {
   if (a.tf.graphviz_dot) {
     Status saved = model::writeFileAtomic(a.output, model::graphToDot(converted.graph));
     if (!saved.ok()) return saved;
@@ -479,14 +516,15 @@ Status writeConverted(const ConvertArgs& a, const ConvertInput& input, const tra
   }
   auto dumps = writeConversionDumps(a.tf, input.graph, converted, a.output);
   if (!dumps.ok()) return dumps.status();
-  for (const auto& f : *dumps) std::printf("Wrote %s\n", f.c_str());
+  for (const auto& f : *dumps) report.line("Wrote " + f);
+  if (!dumps->empty()) report.fields["dumps"] = *dumps;
   return Status::Ok();
 }
 
 // --accuracy_budget: the search's table, and the operators to keep float
 // for the model then written; a budget no candidate meets writes nothing
 // unless --accuracy_budget_best.
-Status searchBudget(ConvertArgs& a, const tensorflow::GraphDef& graph) {
+Status searchBudget(ConvertArgs& a, const tensorflow::GraphDef& graph, ConvertReport& report) {
   auto dataset = engine::openDataset(a.accuracy_data);
   if (!dataset.ok()) return Status::Error("--accuracy_data: " + dataset.error());
   auto input = engine::findGraphInput(graph, "");
@@ -508,12 +546,14 @@ Status searchBudget(ConvertArgs& a, const tensorflow::GraphDef& graph) {
   auto search = transforms::tflite::searchAccuracyBudget(graph, options, *input, *dataset, o);
   progress.finish();
   if (!search.ok()) return Status::Error("--accuracy_budget: " + search.error());
-  std::printf("%s\n", transforms::tflite::budgetSearchText(*search).c_str());
+  report.line(transforms::tflite::budgetSearchText(*search));
+  report.fields["accuracy_budget"] = transforms::tflite::budgetSearchJson(*search);
   int pick = search->chosen;
   if (pick < 0) {
     if (!a.budget_best)
       return Status::Error("--accuracy_budget=" + a.budget->text() +
-                           ": no model meets it (the table above has the best reached); nothing was written "
+                           ": no model meets it (the " + (a.json ? "accuracy_budget record" : "table") +
+                           " above has the best reached); nothing was written "
                            "(--accuracy_budget_best writes the best one)");
     for (std::size_t i = 0; i < search->path.size(); ++i)
       if (pick < 0 || search->score(search->path[i]) > search->score(search->path[static_cast<std::size_t>(pick)]))
@@ -527,19 +567,22 @@ Status searchBudget(ConvertArgs& a, const tensorflow::GraphDef& graph) {
 
 // --calibration_report: "-" prints the table; a .json file gets the
 // records, another file the table.
-Status writeCalibrationReport(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted) {
+Status writeCalibrationReport(const ConvertArgs& a, const transforms::tflite::ConvertResult& converted,
+                              ConvertReport& report) {
   const std::string& file = a.calibration_report;
   if (file.empty()) return Status::Ok();
   const auto& method = a.options.calibration_method;
   if (file == "-") {
-    std::printf("\n%s", calibrationReportText(converted, method).c_str());
+    if (report.json) report.fields["calibration_report"] = calibrationReportJson(converted, method);
+    else std::printf("\n%s", calibrationReportText(converted, method).c_str());
     return Status::Ok();
   }
   const bool json = file.size() > 5 && file.compare(file.size() - 5, 5, ".json") == 0;
   Status saved = model::writeFileAtomic(
       file, json ? calibrationReportJson(converted, method).dump(1) + "\n" : calibrationReportText(converted, method));
   if (!saved.ok()) return saved;
-  std::printf("Wrote %s\n", file.c_str());
+  report.line("Wrote " + file);
+  report.fields["calibration_report_file"] = file;
   return Status::Ok();
 }
 
@@ -562,9 +605,14 @@ int runTfliteConvert(int argc, char** argv) {
     if (!calibrated.ok()) return fail(calibrated.error());
     calibration_note = *calibrated;
   }
+  ConvertReport report;
+  report.json = args->json;
   if (args->budget) {
-    Status searched = searchBudget(*args, input->graph);
-    if (!searched.ok()) return fail(searched.message());
+    Status searched = searchBudget(*args, input->graph, report);
+    if (!searched.ok()) {
+      report.print();  // a budget not met: the search, for the best reached
+      return fail(searched.message());
+    }
   }
   ProgressLine progress;
   if (progress.enabled())
@@ -575,11 +623,12 @@ int runTfliteConvert(int argc, char** argv) {
   progress.finish();
   if (!converted.ok()) return fail(converted.error());
   model::tflite::WriteStats stats;
-  Status written = writeConverted(*args, *input, *converted, &stats);
+  Status written = writeConverted(*args, *input, *converted, &stats, report);
   if (!written.ok()) return fail(written.message());
-  printConverted(*args, *converted, stats, calibration_note);
-  Status reported = writeCalibrationReport(*args, *converted);
+  printConverted(*args, *converted, stats, calibration_note, report);
+  Status reported = writeCalibrationReport(*args, *converted, report);
   if (!reported.ok()) return fail(reported.message());
+  report.print();
   return 0;
 }
 

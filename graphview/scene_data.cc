@@ -197,6 +197,12 @@ void SceneData::setOverlay(const Overlay& overlay, const std::vector<std::pair<i
     if (idx >= 0) node_noted_[idx] = 1;
   }
   group_value_.assign(hierarchy_->groupCount(), kNaN);
+  group_label_.assign(hierarchy_->groupCount(), QString());
+  for (const auto& [name, label] : overlay_.labels) {
+    const int idx = hierarchy_->graph().find(name);
+    if (idx >= 0)
+      for (int c = hierarchy_->groupOf(idx); c > 0; c = hierarchy_->group(c).parent) group_label_[c] = label;
+  }
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (const auto& [idx, value] : values) {
     if (std::isnan(value)) continue;
@@ -253,6 +259,12 @@ QString SceneData::valueText(double v) const {
 }
 
 QString SceneData::overlayBadge(int node) const {
+  if (overlay_kind_ == OverlayKind::Values && !overlay_.labels.empty()) {
+    const auto it = overlay_.labels.find(hierarchy_->graph().name(node));
+    if (it != overlay_.labels.end())
+      return std::isnan(node_value_[node]) ? it->second
+                                           : it->second + QStringLiteral(" \u00b7 ") + valueText(node_value_[node]);
+  }
   if (overlay_kind_ == OverlayKind::Values && !std::isnan(node_value_[node])) return valueText(node_value_[node]);
   if (overlay_kind_ == OverlayKind::Values && node_noted_[node]) return QStringLiteral("fused");
   if (overlay_kind_ == OverlayKind::Diff && node_diff_[node] > 0) {
@@ -295,7 +307,9 @@ QColor SceneData::groupOverlayFill(int group) const {
 QString SceneData::groupOverlayBadge(int group) const {
   if (overlay_kind_ == OverlayKind::Values && !std::isnan(group_value_[group])) {
     if (!overlay_.categories.empty()) return valueText(group_value_[group]);
-    return (overlay_.sum_for_groups ? QStringLiteral("\u03a3 ") : QStringLiteral("max ")) + formatValue(group_value_[group], overlay_.unit);
+    const QString label = group_label_[group].isEmpty() ? QString() : group_label_[group] + QStringLiteral(" \u00b7 ");
+    return label + (overlay_.sum_for_groups ? QStringLiteral("\u03a3 ") : QStringLiteral("max ")) +
+           formatValue(group_value_[group], overlay_.unit);
   }
   return {};
 }

@@ -43,6 +43,9 @@ struct Overlay {
   // node name -> a line for its tooltip, e.g. that it ran inside another
   // node's fused kernel; a noted node without a value shows the badge "fused".
   std::unordered_map<std::string, QString> notes;
+  // node name -> a word its badge shows before the value (e.g. "float" on
+  // the operators a quantized model keeps float).
+  std::unordered_map<std::string, QString> labels;
   // A categorical overlay (verdicts, not amounts) when not empty: a value is
   // an index into `categories`, drawn in its colour with its name as badge
   // and legend entry; collapsed scopes show their highest index, so order
@@ -132,6 +135,7 @@ class SceneData {
   std::vector<double> node_value_;   // NaN when absent
   std::vector<char> node_noted_;     // has an entry in overlay_.notes
   std::vector<double> group_value_;  // sum or maximum of the scope (Values); 1 when it holds a change (Diff)
+  std::vector<QString> group_label_;  // the label of a labelled node inside the scope (Values)
   std::vector<signed char> node_diff_;  // -1 none
 };
 

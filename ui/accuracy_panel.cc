@@ -432,6 +432,11 @@ QWidget* AccuracyPanel::buildLayersPage(QWidget* parent) {
   return layers_page;
 }
 
+void AccuracyPanel::setGraphScene(graphview::GraphScene* scene) {
+  scene_ = scene;
+  budget_page_->setGraphScene(scene);
+}
+
 void AccuracyPanel::setVariants(VariantKind reference, VariantKind other) {
   reference_->setCurrentIndex(reference_->findData(static_cast<int>(reference)));
   other_->setCurrentIndex(other_->findData(static_cast<int>(other)));

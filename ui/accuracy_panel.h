@@ -60,7 +60,7 @@ class AccuracyPanel : public QWidget {
   ~AccuracyPanel() override;
 
   // Where the per-layer heat map is drawn (the main graph view's scene).
-  void setGraphScene(graphview::GraphScene* scene) { scene_ = scene; }
+  void setGraphScene(graphview::GraphScene* scene);
 
   // What to compare and on what.
   void setVariants(VariantKind reference, VariantKind other);

@@ -1,6 +1,7 @@
 #include "ui/budget_page.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graphview/graph_scene.h"
 #include "ui/blocking_job.h"
 #include "ui/document.h"
 #include "ui/results_layout.h"
@@ -202,6 +204,13 @@ BudgetPage::BudgetPage(Document* document, std::function<Result<Data>()> data, Q
   export_ = new QPushButton(tr("Export…"), this);
   export_->setToolTip(tr("The export dialog with the selected model's operators kept float"));
   row->addWidget(search_button_);
+  heat_map_ = new QCheckBox(tr("On graph"), this);
+  heat_map_->setObjectName("AccuracyBudgetHeatMap");
+  heat_map_->setChecked(true);
+  heat_map_->setToolTip(tr("Colour each operator on the graph by its sensitivity (the share of the int8 output "
+                           "error gone when it alone stays float), badge the selected model's float operators, and "
+                           "say why in their tooltips"));
+  row->addWidget(heat_map_);
   col->addLayout(row);
   // The status on one line (the whole text in its tooltip) beside Export….
   auto* status_row = new QHBoxLayout;
@@ -234,6 +243,14 @@ BudgetPage::BudgetPage(Document* document, std::function<Result<Data>()> data, Q
           [this](const QModelIndex& current) {
             if (current.isValid() && chart_->selected() != current.row()) chart_->setSelected(current.row());
             updateButtons();
+            updateHeatMap();
+            // The graph shows the model's first float operator.
+            const int i = selected();
+            if (i >= 0 && !candidates_[static_cast<std::size_t>(i)].float_nodes.empty()) {
+              const std::string& node = candidates_[static_cast<std::size_t>(i)].float_nodes.front();
+              if (document_->index() && document_->index()->find(node) >= 0)
+                document_->select(QString::fromStdString(node));
+            }
           });
   connect(export_, &QPushButton::clicked, this, [this] {
     const int i = selected();
@@ -243,6 +260,7 @@ BudgetPage::BudgetPage(Document* document, std::function<Result<Data>()> data, Q
     emit exportRequested(names);
   });
   connect(job_, &JobRunner::progress, this, [this](int, int, const QString& what) { setStatus(what + "…"); });
+  connect(heat_map_, &QCheckBox::toggled, this, &BudgetPage::updateHeatMap);
   connect(document_, &Document::documentReset, this, [this] {
     cancel();
     search_.reset();
@@ -305,12 +323,28 @@ void BudgetPage::onDone(JobOutcome<tt::BudgetSearch> outcome) {
   show();
 }
 
+namespace {
+
+// A row's tooltip: each operator it keeps float, with why.
+QString whyTip(const tt::BudgetSearch& s, const tt::BudgetCandidate& c) {
+  if (c.float_nodes.empty()) return QObject::tr("Every operator int8");
+  QStringList lines;
+  for (const std::string& n : c.float_nodes) {
+    const tt::OperatorSensitivity* o = s.sensitivityOf(n);
+    lines << (o ? QString::fromStdString(n + " (" + o->op + "): " + o->why) : QString::fromStdString(n));
+  }
+  return lines.join("\n");
+}
+
+}  // namespace
+
 void BudgetPage::show() {
   model_->removeRows(0, model_->rowCount());
   std::vector<ParetoChart::Point> points;
   if (!search_) {
     chart_->setPoints({}, 0, QString(), QString(), -1);
     updateButtons();
+    updateHeatMap();
     return;
   }
   const tt::BudgetSearch& s = *search_;
@@ -324,6 +358,7 @@ void BudgetPage::show() {
                                    new QStandardItem(c.meets ? tr("yes") : tr("no")),
                                    new QStandardItem(c.pareto ? tr("yes") : QString())};
     for (QStandardItem* item : items) item->setEditable(false);
+    items[0]->setToolTip(whyTip(s, c));
     model_->appendRow(items);
     points.push_back({kb, s.score(c), c.pareto, c.meets,
                       QString("%1 float, %2 KB, %3")
@@ -346,6 +381,32 @@ void BudgetPage::show() {
   setStatus(outcome);
   if (s.chosen >= 0) select(s.chosen);
   updateButtons();
+  updateHeatMap();
+}
+
+// The graph's overlay: every ranked operator's sensitivity, the selected
+// model's float operators badged, why in the tooltips. Only this page's
+// overlay is cleared (another dock's stays).
+void BudgetPage::updateHeatMap() {
+  if (!scene_ || !scene_->hasGraph()) return;
+  const QString title = tr("Float sensitivity");
+  if (!heat_map_->isChecked() || !search_ || search_->sensitivity.empty()) {
+    if (scene_->hasOverlay() && scene_->legend().title == title) scene_->clearOverlay();
+    return;
+  }
+  graphview::Overlay overlay;
+  overlay.title = title;
+  overlay.unit = QStringLiteral("%");
+  overlay.sum_for_groups = false;  // a collapsed scope shows its most sensitive operator
+  overlay.min = 0;                 // an operator that helps nothing alone is drawn cold
+  for (const tt::OperatorSensitivity& o : search_->sensitivity) {
+    overlay.values[o.node] = std::round(1000 * o.error_share) / 10;
+    overlay.notes[o.node] = QString::fromStdString(o.op + ": " + o.why);
+  }
+  const int i = selected();
+  if (i >= 0)
+    for (const std::string& n : candidates_[static_cast<std::size_t>(i)].float_nodes) overlay.labels[n] = tr("float");
+  scene_->setOverlay(overlay);
 }
 
 void BudgetPage::select(int index) {

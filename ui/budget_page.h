@@ -4,7 +4,10 @@
 // dataset folder, draws every model measured as size against the budget's
 // figure with the Pareto front and the budget's line (ParetoChart), lists
 // them, and exports the model the user clicks (the export dialog with those
-// operators kept float: the file the command line writes).
+// operators kept float: the file the command line writes). On the graph,
+// each operator ranked is coloured by its sensitivity (the share of the
+// int8 output error gone when it alone stays float), the selected model's
+// float operators are badged "float", and each tooltip says why.
 #pragma once
 
 #include <QStringList>
@@ -19,11 +22,16 @@
 #include "transforms/tflite/accuracy_budget.h"
 #include "ui/tflite_export.h"
 
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QStandardItemModel;
 class QTableView;
+
+namespace gds::graphview {
+class GraphScene;
+}
 
 namespace gds::ui {
 
@@ -84,6 +92,10 @@ class BudgetPage : public QWidget {
   bool isRunning() const { return job_->isRunning(); }
   bool waitUntilIdle(int timeout_ms = 600000);
 
+  // Where the sensitivity heat map is drawn (the main graph view's scene).
+  void setGraphScene(graphview::GraphScene* scene) { scene_ = scene; }
+  QCheckBox* heatMapCheck() const { return heat_map_; }
+
   const std::optional<transforms::tflite::BudgetSearch>& lastSearch() const { return search_; }
   // The candidates drawn and listed: the search's path, then the operators
   // kept float alone that are not on it.
@@ -109,6 +121,7 @@ class BudgetPage : public QWidget {
   void onDone(JobOutcome<transforms::tflite::BudgetSearch> outcome);
   void show();
   void updateButtons();
+  void updateHeatMap();
 
   Document* document_;
   std::function<Result<Data>()> data_;
@@ -116,6 +129,8 @@ class BudgetPage : public QWidget {
   QLineEdit* budget_;
   QPushButton *search_button_, *export_;
   QLabel* status_;
+  QCheckBox* heat_map_;
+  graphview::GraphScene* scene_ = nullptr;
   ParetoChart* chart_;
   QStandardItemModel* model_;
   QTableView* table_;

@@ -77,7 +77,20 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   text_->setMinimumHeight(kMinPartHeight);
   layout->addWidget(text_, 3);
 
-  calibration_box_ = new QGroupBox(tr("Calibration"), this);
+  // The calibration and tensor views are taller than the dock gets under
+  // the Benchmark and Accuracy docks: they scroll together instead of
+  // setting the dock's minimum height, which would push the window past the
+  // screen.
+  tensor_scroll_ = new QScrollArea(this);
+  tensor_scroll_->setWidgetResizable(true);
+  tensor_scroll_->setFrameShape(QFrame::NoFrame);
+  tensor_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  tensor_scroll_->setMinimumHeight(kMinPartHeight);
+  auto* scrolled = new QWidget(tensor_scroll_);
+  auto* sl = new QVBoxLayout(scrolled);
+  sl->setContentsMargins(0, 0, 0, 0);
+
+  calibration_box_ = new QGroupBox(tr("Calibration"), scrolled);
   calibration_box_->setObjectName("CalibrationBox");
   auto* cl = new QVBoxLayout(calibration_box_);
   calibration_label_ = new QLabel(calibration_box_);
@@ -89,18 +102,9 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   cl->addWidget(calibration_label_);
   cl->addWidget(calibration_histogram_);
   calibration_box_->setVisible(false);
-  layout->addWidget(calibration_box_);
+  sl->addWidget(calibration_box_);
 
-  // The tensor view (stats, histogram, values, Save) is taller than the dock
-  // gets under the Benchmark and Accuracy docks: it scrolls instead of
-  // setting the dock's minimum height, which would push the window past
-  // the screen.
-  tensor_scroll_ = new QScrollArea(this);
-  tensor_scroll_->setWidgetResizable(true);
-  tensor_scroll_->setFrameShape(QFrame::NoFrame);
-  tensor_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  tensor_scroll_->setMinimumHeight(kMinPartHeight);
-  tensor_box_ = new QGroupBox(tr("Tensor"), tensor_scroll_);
+  tensor_box_ = new QGroupBox(tr("Tensor"), scrolled);
   auto* tl = new QVBoxLayout(tensor_box_);
   tensor_source_ = new QComboBox(tensor_box_);
   tensor_source_->setToolTip(tr("The node's own value or one of its constant inputs (weights)"));
@@ -119,7 +123,8 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QWidget(
   tl->addWidget(histogram_);
   tl->addWidget(values_, 1);
   tl->addWidget(save_npy_, 0, Qt::AlignRight);
-  tensor_scroll_->setWidget(tensor_box_);
+  sl->addWidget(tensor_box_, 1);
+  tensor_scroll_->setWidget(scrolled);
   layout->addWidget(tensor_scroll_, 4);
 
   connect(text_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
@@ -190,7 +195,8 @@ void PropertiesPanel::refresh() {
   text_->setHtml(h);
   showCalibration(name);
 
-  tensor_scroll_->setVisible(!props_.tensors.empty());
+  tensor_box_->setVisible(!props_.tensors.empty());
+  tensor_scroll_->setVisible(!props_.tensors.empty() || !calibration_box_->isHidden());
   {
     QSignalBlocker block(tensor_source_);
     tensor_source_->clear();

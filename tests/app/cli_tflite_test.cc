@@ -205,8 +205,17 @@ TEST(CliTflite, AccuracyBudgetKeepsTheFewestOperatorsFloat) {
   // The float softmax alone is smaller (no DEQUANTIZE at the output) and
   // closer to float than all-int8: it is on the Pareto front, all-int8 not.
   EXPECT_TRUE(contains(b.out, "\nMobilenetV1/Predictions/Softmax\t584672\t")) << b.out;
-  EXPECT_TRUE(contains(b.out, "Meets agreement:100% with 1 operator float (100.0% agreement)\n  " + layer + "\n"))
+  EXPECT_TRUE(contains(b.out, "Meets agreement:100% with 1 operator float (100.0% agreement)\n  " + layer +
+                                  " (CONV_2D): float, it removes 20.1% of the output error; its ranges and weights "
+                                  "quantize cleanly (no clipping, no outliers, weights at 39.9 dB): what it removes "
+                                  "is int8 rounding, which the layers after it carry to the output\n"))
       << b.out;
+  // The ranking's own columns: the operator, its error share, its output's
+  // int8 range, the share clipped and used, its worst weight channel.
+  EXPECT_TRUE(contains(b.out, "sqnr_db\tmeets\tpareto\top\terror_share\trange\tclipped\tused\tweights_db\n" + layer +
+                                  "\t631136\t"))
+      << b.out;
+  EXPECT_TRUE(contains(b.out, "\t7/7\t3/3\t19.76\tyes\tyes\tCONV_2D\t20.1%\t[0, 6]\t0%\t99.9%\t35.0\n")) << b.out;
   EXPECT_TRUE(contains(b.out, "2 DEQUANTIZE, 2 QUANTIZE")) << b.out;
   CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + dir + "/budget.tflite",
                                  "--dataset=" + dataPath("images")});
@@ -252,6 +261,83 @@ TEST(CliTflite, AccuracyBudgetKeepsTheFewestOperatorsFloat) {
   EXPECT_EQ(float_model.err, "error: --denylisted_ops chooses the operators an int8 or 16x8 model keeps float: it "
                              "needs --quantize=int8 or int16x8\n");
   EXPECT_FALSE(fs::exists(dir + "/bad.tflite"));
+}
+
+// Why each operator stays float, on the keyword model and its 100 clips:
+// the first convolution reads the float MFCCs, which int8 would cut into
+// steps of one; with ranges at the 1st and 99th percentiles the sentence
+// adds what they clip. --format=json gives the search as records.
+TEST(CliTflite, AccuracyBudgetSaysWhyEachOperatorStaysFloat) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  const std::vector<std::string> convert = {"tflite_convert", "--graph_def_file=" + modelPath("kws_ds_cnn_s.pb"),
+                                            "--input_arrays=Mfcc", "--input_shapes=1,49,10",
+                                            "--output_arrays=labels_softmax", "--quantize=int8",
+                                            "--calibration_data=" + dataPath("speech")};
+  auto run = [&](const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = convert;
+    args.push_back("--output_file=" + dir + "/" + out);
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runGdstudio(args);
+  };
+  const std::string conv = "MobileNet/conv_1/batch_norm/Relu";
+  CommandResult text = run("k.tflite", {"--accuracy_budget=agreement:98%"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "Meets agreement:98% with 1 operator float (99.0% agreement)\n  " + conv +
+                                     " (CONV_2D): float, it removes 36.1% of the output error; it reads the model's "
+                                     "input Mfcc unquantized (int8 cuts its [-247.1, 19.66] into steps of 1.05)\n"))
+      << text.out;
+  // The float softmax gives the model's output without int8 steps.
+  EXPECT_TRUE(contains(text.out, "\nlabels_softmax\t44720\t")) << text.out;
+  EXPECT_TRUE(contains(text.out, "\tSOFTMAX\t71.6%\t[0, 1]\t0%\t99.8%\t-\n")) << text.out;
+
+  CommandResult json = run("j.tflite", {"--accuracy_budget=agreement:98%", "--format=json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["output_file"], dir + "/j.tflite");
+  EXPECT_EQ(doc["bytes"], fs::file_size(dir + "/j.tflite"));
+  EXPECT_EQ(doc["operators"]["CONV_2D"], 5);
+  EXPECT_EQ(readAll(dir + "/j.tflite"), readAll(dir + "/k.tflite"));
+  const auto& budget = doc["accuracy_budget"];
+  EXPECT_EQ(budget["budget"], "agreement:98%");
+  EXPECT_EQ(budget["chosen"], 1);
+  EXPECT_EQ(budget["path"][1]["float_operators"], nlohmann::json::array({conv}));
+  EXPECT_EQ(budget["path"][0]["agree"], 95);
+  EXPECT_EQ(budget["path"][1]["agree"], 99);
+  ASSERT_EQ(budget["sensitivity"].size(), budget["ranking"].size());
+  const auto& first = budget["sensitivity"][0];
+  EXPECT_EQ(first["node"], conv);
+  EXPECT_EQ(first["op"], "CONV_2D");
+  EXPECT_NEAR(first["error_share"].get<double>(), 0.361, 0.0005);
+  EXPECT_EQ(first["reads_model_input"], true);
+  EXPECT_EQ(first["input"]["tensor"], "Mfcc:0");
+  EXPECT_NEAR(first["input"]["step"].get<double>(), 1.046, 0.0005);
+  EXPECT_EQ(first["output"]["clipped_share"], 0.0);
+  EXPECT_NEAR(first["worst_channel_sqnr_db"].get<double>(), 42.0, 0.05);
+  EXPECT_EQ(first["why"], "float, it removes 36.1% of the output error; it reads the model's input Mfcc unquantized "
+                          "(int8 cuts its [-247.1, 19.66] into steps of 1.05)");
+
+  // Ranges at the 1st and 99th percentiles clip: the sentence says so. A
+  // budget not met still prints its search as JSON before the error.
+  CommandResult clipped = run("c.tflite", {"--accuracy_budget=agreement:98%", "--accuracy_budget_max_float=1",
+                                           "--calibration_method=histogram_percentile",
+                                           "--calibration_min_percentile=1", "--calibration_max_percentile=99",
+                                           "--format=json"});
+  EXPECT_EQ(clipped.exit_code, 1);
+  EXPECT_EQ(clipped.err, "error: --accuracy_budget=agreement:98%: no model meets it (the accuracy_budget record "
+                         "above has the best reached); nothing was written (--accuracy_budget_best writes the best "
+                         "one)\n");
+  const auto best = nlohmann::json::parse(clipped.out)["accuracy_budget"];
+  EXPECT_EQ(best["chosen"], -1);
+  EXPECT_EQ(best["sensitivity"][0]["why"],
+            "float, it removes 40.3% of the output error; it reads the model's input Mfcc unquantized (int8 cuts its "
+            "[-247.5, 11.5] into steps of 1.02); the input's int8 range [-247.5, 11.5] clips 0.96% of its values; its "
+            "output's int8 range [0, 13.84] clips 0.99% of its values");
+  EXPECT_FALSE(fs::exists(dir + "/c.tflite"));
+
+  CommandResult bad = run("b.tflite", {"--format=xml"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(bad.err, "error: --format must be text or json, got 'xml'\n");
 }
 
 // What the budget saves over the search by hand: keeping float the layers

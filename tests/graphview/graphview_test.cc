@@ -332,6 +332,13 @@ TEST(Scene, OverlaysAndMarks) {
   EXPECT_TRUE(legend.gradient);
   EXPECT_EQ(legend.min, 1.0);
   EXPECT_EQ(legend.max, 4.0);
+  // A labelled node (an operator a model keeps float): the word before its
+  // value, on it and on the scopes holding it.
+  ov.labels = {{"a/relu", QStringLiteral("float")}};
+  scene.setOverlay(ov);
+  EXPECT_EQ(scene.overlayBadge(g.find("a/relu")), QStringLiteral("float \u00b7 1 ms"));
+  EXPECT_EQ(scene.overlayBadge(g.find("a/conv")), QStringLiteral("4 ms"));
+  EXPECT_EQ(scene.groupOverlayBadge(scene.hierarchy()->findGroup("a")), QStringLiteral("float \u00b7 \u03a3 5 ms"));
   scene.setDiffStatus({{"a/conv", DiffStatus::Changed}, {"out", DiffStatus::Added}});
   EXPECT_EQ(scene.overlayFill(g.find("out")), diffColor(DiffStatus::Added));
   EXPECT_EQ(scene.overlayBadge(g.find("a/conv")), QStringLiteral("changed"));

@@ -80,6 +80,21 @@ TEST(TfliteCalibrationMethod, HistogramMethodsDropTensorFlowsTestOutliersAsTenso
   EXPECT_EQ(s.clippedShare(s.observed()), 0.0);
 }
 
+// A ReLU6 output: a fifth of the values saturated at 6, which fall in the
+// bin that starts at 6. The observed range clips none of them; a range that
+// stops short of 6 clips exactly them.
+TEST(TfliteCalibrationMethod, ValuesAtTheTopOfTheRangeAreNotClipped) {
+  std::vector<float> values;
+  for (int i = 0; i < 800; ++i) values.push_back(6.0f * static_cast<float>(i) / 800.0f);
+  values.insert(values.end(), 200, 6.0f);
+  TensorStatistics s;
+  s.add(values.data(), static_cast<std::int64_t>(values.size()));
+  EXPECT_EQ(s.observed().max, 6.0f);
+  EXPECT_EQ(s.clippedShare(s.observed()), 0.0);
+  EXPECT_EQ(s.clippedShare({0.0f, 6.0f}), 0.0);
+  EXPECT_DOUBLE_EQ(s.clippedShare({0.0f, 5.995f}), 0.2);
+}
+
 TEST(TfliteCalibrationMethod, SkewedHistogramEachMethodAsTensorFlowComputesIt) {
   // A ReLU-like decay with three outliers at the far end.
   std::vector<int> h(300);

@@ -11,6 +11,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -33,6 +34,7 @@
 #include <regex>
 #include <sstream>
 
+#include "graphview/graph_scene.h"
 #include "model/io.h"
 #include "model/tflite/dialect.h"
 #include "tests/test_util.h"
@@ -773,6 +775,36 @@ TEST(TfliteBudgetPage, SearchDrawsTheFrontAndExportsTheClickedModel) {
   EXPECT_LE((page->chart()->position(page->selected()) - QPointF(click)).manhattanLength(), 2.0);
   EXPECT_DOUBLE_EQ(100.0 * 5 / 7, page->chart()->points()[static_cast<std::size_t>(page->selected())].y);
   page->select(1);
+  // On the graph: every operator ranked coloured by its sensitivity (the
+  // share of the int8 output error gone when it alone stays float), the
+  // selected model's float operator badged, why in its tooltip and its row's.
+  graphview::GraphScene* scene = w.graphScene();
+  EXPECT_EQ("Float sensitivity", scene->legend().title.toStdString());
+  const int li = scene->graph()->find(layer);
+  ASSERT_GE(li, 0);
+  EXPECT_TRUE(scene->overlayFill(li).isValid());
+  EXPECT_EQ("float \u00b7 20.1 %", scene->overlayBadge(li).toStdString());
+  const std::string why = "float, it removes 20.1% of the output error; its ranges and weights quantize cleanly (no "
+                          "clipping, no outliers, weights at 39.9 dB): what it removes is int8 rounding, which the "
+                          "layers after it carry to the output";
+  EXPECT_EQ("Float sensitivity: 20.1 %<br>CONV_2D: " + why, scene->overlayToolTip(li).toStdString());
+  EXPECT_EQ(layer + " (CONV_2D): " + why,
+            page->table()->model()->index(1, 0).data(Qt::ToolTipRole).toString().toStdString());
+  // The softmax alone float: the model's output leaves int8.
+  const int si = scene->graph()->find("MobilenetV1/Predictions/Softmax");
+  ASSERT_GE(si, 0);
+  EXPECT_EQ("23.1 %", scene->overlayBadge(si).toStdString());
+  EXPECT_NE(std::string::npos, scene->overlayToolTip(si).toStdString().find(
+                                   "SOFTMAX: float, it removes 23.1% of the output error; the model's output stays "
+                                   "float (int8 steps of 0.00383)"))
+      << scene->overlayToolTip(si).toStdString();
+  page->select(0);
+  EXPECT_EQ("20.1 %", scene->overlayBadge(li).toStdString());
+  page->heatMapCheck()->setChecked(false);
+  EXPECT_FALSE(scene->hasOverlay());
+  page->heatMapCheck()->setChecked(true);
+  page->select(1);
+  EXPECT_EQ("float \u00b7 20.1 %", scene->overlayBadge(li).toStdString());
   QSignalSpy exported(panel, &AccuracyPanel::exportWithFloatRequested);
   page->exportButton()->click();
   ASSERT_EQ(1, exported.count());

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "engine/eval/dataset.h"
 #include "model/proto.h"
 #include "model/status.h"
@@ -46,6 +48,48 @@ struct BudgetCandidate {
   bool pareto = false;  // no other candidate is as small and as accurate, and better in one
 };
 
+// What calibration shows of one tensor of the all-int8 model: the range it
+// saw, the int8 range (the calibration method's, holding zero), one int8
+// step of that range, the share of the calibration values it clips, and the
+// share of it that the values between the 0.01th and 99.99th percentiles
+// span (small: outliers stretch it).
+struct TensorFigures {
+  std::string tensor;
+  bool calibrated = false;  // the figures below are known
+  TensorRange observed, range;
+  double step = 0, clipped = 0, bulk = 1;
+};
+
+// Why an operator is worth keeping float: what keeping it alone float did to
+// the output, and what calibration and its int8 weights show of it.
+struct OperatorSensitivity {
+  std::string node;  // the operator, named after the tensor it computes
+  std::string op;    // its TFLite builtin ("CONV_2D")
+  // The share of the all-int8 model's output error (noise power, from the
+  // mean output SQNR) that is gone when this operator alone stays float;
+  // negative when that made the output worse.
+  double error_share = 0;
+  double sqnr_gain_db = 0;
+  TensorFigures input, output;  // its first input, its output
+  // Kept float, it reads the model's float input unquantized, or gives the
+  // model's output (through reshapes) without int8 steps.
+  bool reads_model_input = false, gives_model_output = false;
+  // A layer with weights: the SQNR of its int8 weights as the converter
+  // writes them (per output channel unless a per-tensor FULLY_CONNECTED),
+  // over the tensor and for its worst channel.
+  bool has_weights = false;
+  double weight_sqnr_db = 0, worst_channel_sqnr_db = 0;
+  int worst_channel = -1;
+  std::string why;  // the above in a sentence
+};
+
+// OperatorSensitivity::why from its figures: the effect, then each cause
+// that applies (the model's float input read or output given, a range that
+// clips 0.1% of its values or more, one that outliers stretch so that the
+// bulk of the values spans under a quarter of it, a weight channel under
+// 30 dB), or that its ranges and weights quantize cleanly.
+std::string sensitivityWhy(const OperatorSensitivity& s);
+
 struct BudgetSearch {
   AccuracyBudget budget;
   int inputs = 0, labelled = 0, float_correct = 0;  // the float graph on the dataset
@@ -56,6 +100,9 @@ struct BudgetSearch {
   // meets the budget.
   std::vector<BudgetCandidate> path;
   int chosen = -1;  // the index in `path` of the model that meets the budget; -1: none does
+  // Each ranked operator's sensitivity, in the ranking's order.
+  std::vector<OperatorSensitivity> sensitivity;
+  const OperatorSensitivity* sensitivityOf(const std::string& node) const;
   // The budget's figure of a candidate ("97.0%", "31.2 dB", "-0.5 points").
   std::string figure(const BudgetCandidate& c) const;
   double score(const BudgetCandidate& c) const;  // the budget's metric, higher is better
@@ -80,7 +127,13 @@ Result<BudgetSearch> searchAccuracyBudget(const tensorflow::GraphDef& graph, con
                                           const BudgetOptions& budget);
 
 // The tab-separated table of the ranking and the path (float operators,
-// bytes, latency, agreement, accuracy, SQNR, meets, Pareto) and the outcome.
+// bytes, latency, agreement, accuracy, SQNR, meets, Pareto), the outcome,
+// and why the operators kept float matter (their sensitivity).
 std::string budgetSearchText(const BudgetSearch& search);
+// The same as records: {"budget", "inputs", "labelled", "float_correct",
+// "ranking": [candidate], "path": [candidate], "chosen", "sensitivity":
+// [{"node", "op", "error_share", ...}]}, a candidate {"float_operators",
+// "bytes", "latency_ms", "agree", "correct", "sqnr_db", "meets", "pareto"}.
+nlohmann::json budgetSearchJson(const BudgetSearch& search);
 
 }  // namespace gds::transforms::tflite

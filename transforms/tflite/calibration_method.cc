@@ -314,7 +314,10 @@ double TensorStatistics::clippedShare(const TensorRange& range) const {
   }
   double total = 0, clipped = 0;
   for (std::size_t i = 0; i < hist_.size(); ++i) {
-    const double mid = static_cast<double>(lower_bound_) + (static_cast<double>(i) + 0.5) * bin_width_;
+    // The bin's centre, within the values seen: the last bin of a ReLU6
+    // output starts at 6 and holds only 6s, which a range up to 6 keeps.
+    const double mid = std::clamp(static_cast<double>(lower_bound_) + (static_cast<double>(i) + 0.5) * bin_width_,
+                                  static_cast<double>(min_), static_cast<double>(max_));
     total += hist_[i];
     if (mid < range.min || mid > range.max) clipped += hist_[i];
   }

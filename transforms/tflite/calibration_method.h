@@ -79,7 +79,8 @@ class TensorStatistics {
   TensorRange range(const CalibrationOptions& options) const;
   // The share of the values outside `range`, from the histogram: a bin's
   // values counted at its centre, as TensorFlow's histogram methods take
-  // them.
+  // them, held within the observed range (the observed range clips
+  // nothing).
   double clippedShare(const TensorRange& range) const;
 
  private:
