@@ -173,7 +173,8 @@ class DatasetComparison(NamedTuple):
 
 class ConvertResult(NamedTuple):
     """tflite_convert's result: the written .tflite opened again, its path and size, the writer's
-    counts, the converter's notes and the number of representative inputs."""
+    counts, the converter's notes, the number of representative inputs and the accuracy_budget
+    search (as `tflite_convert --format=json` prints it), or None."""
     model: "Model"
     path: str
     bytes: int
@@ -184,6 +185,7 @@ class ConvertResult(NamedTuple):
     constant_bytes: int
     notes: List[str]
     calibration_inputs: int
+    accuracy_budget: Optional[Dict[str, Any]]
 
 class Range(NamedTuple):
     """A RequantizationRange frozen by calibrate: the range chosen and the (min, max) each input gave."""
@@ -286,7 +288,10 @@ def tflite_convert(model: Union[Model, PathLike], output_file: PathLike,
                    calibration_num_bins: int = 512, calibration_min_percentile: float = 0.001,
                    calibration_max_percentile: float = 99.999,
                    denylisted_nodes: Union[None, str, Sequence[str]] = None,
-                   denylisted_ops: Union[None, str, Sequence[str]] = None, threads: int = 1,
+                   denylisted_ops: Union[None, str, Sequence[str]] = None,
+                   accuracy_budget: Optional[str] = None, accuracy_data: Optional[PathLike] = None,
+                   label_map: Union[None, PathLike, Sequence[str]] = None, accuracy_budget_max_float: int = -1,
+                   accuracy_budget_best: bool = False, threads: int = 1,
                    progress: Progress = None) -> ConvertResult:
     """Writes a TensorFlow Lite model: float, 'int8' or 'int16x8' (calibrated on representative_dataset),
     'float16' or 'dynamic'."""

@@ -24,6 +24,7 @@
 #include "python/bindings.h"
 #include "python/errors.h"
 #include "python/values.h"
+#include "transforms/tflite/accuracy_budget.h"
 #include "transforms/tflite/calibrate.h"
 #include "transforms/tflite/convert.h"
 
@@ -64,9 +65,11 @@ void defineEvalRecords(py::module_& m) {
                "samples.");
   defineRecord(m, "ConvertResult",
                {"model", "path", "bytes", "operators", "tensors", "buffers", "shared_buffers", "constant_bytes",
-                "notes", "calibration_inputs"},
+                "notes", "calibration_inputs", "accuracy_budget"},
                "gdstudio.tflite_convert's result: the written .tflite opened again as a Model, its path and size, "
-               "the writer's counts, the converter's notes and the number of representative inputs.");
+               "the writer's counts, the converter's notes, the number of representative inputs and, with "
+               "accuracy_budget, the search (a dict, as `tflite_convert --format=json` prints it: ranking, path, "
+               "chosen, and each operator's sensitivity with why).");
   defineRecord(m, "Range", {"node", "frozen_min", "frozen_max", "observed"},
                "A RequantizationRange frozen by calibrate: the range chosen and the (min, max) each input gave.");
   defineRecord(m, "Calibration", {"model", "ranges"},
@@ -323,7 +326,58 @@ struct ConvertArgs {
   float input_mean = 127.5f, input_std = 127.5f;
   bool disable_per_channel_dense = true;
   int threads = 1;
+  // accuracy_budget: the search (tflite_convert --accuracy_budget).
+  std::string accuracy_budget;
+  py::handle accuracy_data, label_map;
+  int accuracy_budget_max_float = -1;
+  bool accuracy_budget_best = false;
 };
+
+// accuracy_budget: the fewest operators kept float that meet it on the
+// dataset folder, added to options.float_nodes; the search as JSON. A budget
+// no model meets raises unless accuracy_budget_best, as the command line
+// fails.
+nlohmann::json searchBudget(const tensorflow::GraphDef& graph, transforms::tflite::ConvertOptions& options,
+                            const ConvertArgs& args, PythonCall& call) {
+  auto budget = transforms::tflite::parseAccuracyBudget(args.accuracy_budget);
+  if (!budget.ok()) raise(ErrorKind::Argument, "accuracy_budget: " + budget.error());
+  if (options.quantize != transforms::tflite::Quantize::Int8)
+    raise(ErrorKind::Argument, "accuracy_budget chooses the operators an int8 model keeps float: it needs "
+                               "quantize='int8'");
+  py::handle data = args.accuracy_data.is_none() ? args.representative_dataset : args.accuracy_data;
+  if (!isPath(data))
+    raise(ErrorKind::Argument, "accuracy_budget measures the candidates on a dataset folder: give accuracy_data "
+                               "(the representative_dataset is not a folder)");
+  auto dataset = take(engine::openDataset(pathArg(data)), ErrorKind::Argument);
+  auto input = take(engine::findGraphInput(graph, ""), ErrorKind::Argument);
+  transforms::tflite::BudgetOptions o;
+  o.budget = *budget;
+  o.max_float = args.accuracy_budget_max_float;
+  o.preprocess.mean = args.input_mean;
+  o.preprocess.std_dev = args.input_std;
+  o.label_map = labelMap(args.label_map);
+  o.cancelled = call.cancelHook();
+  transforms::tflite::ConvertOptions searched = options;
+  searched.float_nodes.clear();
+  auto found = call.withoutGil([&] { return transforms::tflite::searchAccuracyBudget(graph, searched, input, dataset, o); });
+  call.raisePending();
+  const auto search = take(std::move(found), ErrorKind::Convert);
+  int pick = search.chosen;
+  if (pick < 0) {
+    for (std::size_t i = 0; i < search.path.size(); ++i)
+      if (pick < 0 || search.score(search.path[i]) > search.score(search.path[static_cast<std::size_t>(pick)]))
+        pick = static_cast<int>(i);
+    const auto& best = search.path[static_cast<std::size_t>(pick)];
+    if (!args.accuracy_budget_best)
+      raise(ErrorKind::Convert, "accuracy_budget=" + budget->text() + ": no model meets it; the best reached is " +
+                                    search.figure(best) + " with " + std::to_string(best.float_nodes.size()) +
+                                    " operator(s) float; nothing was written (accuracy_budget_best=True writes it)");
+  }
+  for (const std::string& n : search.path[static_cast<std::size_t>(pick)].float_nodes)
+    if (std::find(options.float_nodes.begin(), options.float_nodes.end(), n) == options.float_nodes.end())
+      options.float_nodes.push_back(n);
+  return transforms::tflite::budgetSearchJson(search);
+}
 
 py::object convertModel(py::handle model_arg, py::handle output_file, const ConvertArgs& args, py::object progress) {
   ModelPtr m = modelArg(model_arg);
@@ -381,6 +435,10 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   if (integer)
     options.calibration =
         calibrationInputs(*m, *graph, options, args.representative_dataset, args.input_mean, args.input_std, call);
+  nlohmann::json budget;
+  if (!args.accuracy_budget.empty()) budget = searchBudget(*graph, options, args, call);
+  else if (!args.accuracy_data.is_none() || !args.label_map.is_none())
+    raise(ErrorKind::Argument, "accuracy_data and label_map are for accuracy_budget");
   model::tflite::WriteStats stats;
   auto converted = call.withoutGil([&]() -> Result<transforms::tflite::ConvertResult> {
     auto c = transforms::tflite::convertToTflite(*graph, options);
@@ -395,7 +453,8 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   const auto result = take(std::move(converted), ErrorKind::Convert);
   ModelPtr written = loadModel(path, {});
   return record("ConvertResult", written, path, written->loaded().file_bytes, stats.operators, stats.tensors,
-                stats.buffers, stats.shared_buffers, stats.constant_bytes, result.notes, options.calibration.size());
+                stats.buffers, stats.shared_buffers, stats.constant_bytes, result.notes, options.calibration.size(),
+                budget.is_null() ? py::object(py::none()) : jsonToPython(budget));
 }
 
 // ---------------------------------------------------------------- calibrate
@@ -477,8 +536,15 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
          const std::string& inference_input_type, const std::string& inference_output_type,
          bool disable_per_channel, const std::string& signature_key, const std::string& calibration_method,
          int calibration_num_bins, double calibration_min_percentile, double calibration_max_percentile,
-         py::handle denylisted_nodes, py::handle denylisted_ops, int threads, py::object progress) {
+         py::handle denylisted_nodes, py::handle denylisted_ops, py::handle accuracy_budget, py::handle accuracy_data,
+         py::handle label_map, int accuracy_budget_max_float, bool accuracy_budget_best, int threads,
+         py::object progress) {
         ConvertArgs args;
+        args.accuracy_budget = accuracy_budget.is_none() ? "" : std::string(py::str(accuracy_budget));
+        args.accuracy_data = accuracy_data;
+        args.label_map = label_map;
+        args.accuracy_budget_max_float = accuracy_budget_max_float;
+        args.accuracy_budget_best = accuracy_budget_best;
         args.denylisted_nodes = denylisted_nodes;
         args.denylisted_ops = denylisted_ops;
         args.calibration_method = calibration_method;
@@ -507,7 +573,10 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
       py::arg("signature_key") = "serving_default", py::arg("calibration_method") = "min_max",
       py::arg("calibration_num_bins") = 512, py::arg("calibration_min_percentile") = 0.001,
       py::arg("calibration_max_percentile") = 99.999, py::arg("denylisted_nodes") = py::none(),
-      py::arg("denylisted_ops") = py::none(), py::arg("threads") = 1, py::arg("progress") = py::none(),
+      py::arg("denylisted_ops") = py::none(), py::arg("accuracy_budget") = py::none(),
+      py::arg("accuracy_data") = py::none(), py::arg("label_map") = py::none(),
+      py::arg("accuracy_budget_max_float") = -1, py::arg("accuracy_budget_best") = false, py::arg("threads") = 1,
+      py::arg("progress") = py::none(),
       R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way, or a Keras model) as a
 TensorFlow Lite model. inputs/outputs: node names (default the signature's of a SavedModel or
 Keras model, else the Placeholders and the unconsumed nodes);
@@ -521,8 +590,12 @@ values become ranges (TensorFlow's methods: 'min_max', 'average_min_max', 'histo
 with calibration_min/max_percentile, 'histogram_mse_bruteforce', 'histogram_mse_max_frequency',
 'histogram_mse_symmetric'; calibration_num_bins per sample); denylisted_nodes (operator names: the tensor
 each computes) and denylisted_ops (builtin names, 'CONV_2D') stay float in the int8 model, as
-TensorFlow's QuantizationDebugOptions keeps them. The file is written atomically; returns a
-ConvertResult whose .model is the written file opened again.)");
+TensorFlow's QuantizationDebugOptions keeps them. accuracy_budget ('agreement:98%', 'sqnr:30',
+'top1:0.5') keeps the fewest operators float that meet it on accuracy_data (a folder; default the
+representative_dataset folder; label_map names the classes), as `tflite_convert --accuracy_budget`;
+accuracy_budget_max_float bounds the search, accuracy_budget_best writes the best model when none
+meets the budget (else ConvertError). The file is written atomically; returns a ConvertResult whose
+.model is the written file opened again and .accuracy_budget the search.)");
   m.def("calibrate", &calibrateModel, py::arg("model"), py::arg("representative_dataset"), py::arg("input") = "",
         py::arg("min_percentile") = 5.0f, py::arg("max_percentile") = 5.0f, py::arg("size") = py::none(),
         py::arg("mean") = 127.5f, py::arg("std") = 127.5f, py::arg("threads") = 1, py::arg("progress") = py::none(),

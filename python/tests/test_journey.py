@@ -175,6 +175,45 @@ def test_denylisted_operators_are_the_clis(opt, shared, cli, work):
     assert not (work / "bad.tflite").exists()
 
 
+def test_accuracy_budget_is_the_clis(opt, shared, cli, work):
+    photos = shared / "data" / "images"
+    layer = "MobilenetV1/MobilenetV1/Conv2d_10_pointwise/Relu6"
+    r = gd.tflite_convert(opt, work / "budget.tflite", inputs="input", outputs=OUT, quantize="int8",
+                          representative_dataset=photos, accuracy_budget="agreement:100%")
+    expected = cli.json("tflite_convert", f"--graph_def_file={work / 'opt.pb'}",
+                        f"--output_file={work / 'cli_budget.tflite'}", "--input_arrays=input", f"--output_arrays={OUT}",
+                        "--quantize=int8", f"--calibration_data={photos}", "--accuracy_budget=agreement:100%")
+    assert (work / "cli_budget.tflite").read_bytes() == (work / "budget.tflite").read_bytes()
+    b, e = r.accuracy_budget, expected["accuracy_budget"]
+    assert b["budget"] == "agreement:100%" and b["chosen"] == e["chosen"] == 1
+    assert b["path"][1]["float_operators"] == [layer]
+    # The same figures but the desktop latency, which is timed in each run.
+    def untimed(candidates):
+        return [{k: v for k, v in c.items() if k != "latency_ms"} for c in candidates]
+    assert untimed(b["path"]) == untimed(e["path"]) and untimed(b["ranking"]) == untimed(e["ranking"])
+    assert b["sensitivity"] == e["sensitivity"]
+    first = b["sensitivity"][0]
+    assert first["node"] == layer and first["op"] == "CONV_2D"
+    assert first["why"].startswith(f"float, it removes {100 * first['error_share']:.1f}% of the output error")
+    assert gd.tflite_convert(opt, work / "plain.tflite", inputs="input", outputs=OUT).accuracy_budget is None
+    # A budget out of reach: nothing written, the best figure said.
+    with pytest.raises(gd.ConvertError, match="accuracy_budget=sqnr:60: no model meets it; the best reached is "):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int8",
+                          representative_dataset=photos, accuracy_budget="sqnr:60", accuracy_budget_max_float=1)
+    def samples():
+        for path in images(shared):
+            yield {"input": gd.read_sample(path, opt)}
+    with pytest.raises(gd.ArgumentError, match="give accuracy_data"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int8",
+                          representative_dataset=samples, accuracy_budget="agreement:100%")
+    with pytest.raises(gd.ArgumentError, match="accuracy_data and label_map are for accuracy_budget"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, label_map=["a"])
+    with pytest.raises(gd.ArgumentError, match="accuracy_budget: 'top5:1' is not an accuracy budget"):
+        gd.tflite_convert(opt, work / "bad.tflite", inputs="input", outputs=OUT, quantize="int8",
+                          representative_dataset=photos, accuracy_budget="top5:1")
+    assert not (work / "bad.tflite").exists()
+
+
 def test_compare_on_the_photos_gives_gdstudio_compares_figures(opt, int8, shared, cli, work):
     photos = shared / "data" / "images"
     label_map = shared / "models" / "mobilenet_v1_0.25_128_labels.txt"
