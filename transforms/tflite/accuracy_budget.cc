@@ -192,6 +192,7 @@ class Search {
   const engine::Dataset& dataset_;
   const BudgetOptions& budget_;
   BudgetSearch out_;
+  std::shared_ptr<const std::map<std::string, TensorStatistics>> calibrated_;
 };
 
 // One candidate: converted, written, read back and run on the dataset.
@@ -199,6 +200,7 @@ Result<BudgetCandidate> Search::evaluate(const std::vector<std::string>& float_n
   if (budget_.cancelled && budget_.cancelled()) return Status::Error("cancelled");
   ConvertOptions o = options_;
   o.float_nodes = float_nodes;
+  o.calibrated = calibrated_;  // the all-int8 model's calibration, once set
   auto converted = convertToTflite(graph_, o);
   if (!converted.ok()) return converted.status();
   auto bytes = mt::writeTflite(converted->graph);
@@ -229,6 +231,8 @@ Result<BudgetCandidate> Search::evaluate(const std::vector<std::string>& float_n
   if (!ms.ok()) return ms.status();
   c.latency_ms = *ms;
   c.meets = meets(c);
+  if (!calibrated_)
+    calibrated_ = std::make_shared<const std::map<std::string, TensorStatistics>>(converted->statistics);
   if (converted_out) *converted_out = std::move(*converted);
   return c;
 }

@@ -183,16 +183,28 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
     dialect_tensors.push_back(dialect);
     tensors.push_back(source);
   }
-  auto ranges = options.calibration.empty() ? graphRanges(options, result, tensors, fake_quant)
-                                            : calibratedRanges(options, &result, tensors, *prepared);
-  if (!ranges.ok()) return ranges.status();
   std::map<std::string, TensorRange> by_dialect;
   std::map<std::string, TensorStatistics> statistics;
-  for (std::size_t k = 0; k < tensors.size(); ++k) {
-    auto it = ranges->find(tensors[k]);
-    if (it != ranges->end()) by_dialect[dialect_tensors[k]] = it->second;
-    auto st = result.statistics.find(tensors[k]);
-    if (st != result.statistics.end()) statistics.emplace(dialect_tensors[k], st->second);
+  if (options.calibrated && !options.calibration.empty()) {
+    // An earlier calibration's statistics, by dialect tensor.
+    Status checked = checkCalibrationOptions(options.calibration_method);
+    if (!checked.ok()) return checked;
+    for (const std::string& tensor : dialect_tensors) {
+      auto st = options.calibrated->find(tensor);
+      if (st == options.calibrated->end()) continue;
+      by_dialect[tensor] = st->second.range(options.calibration_method);
+      statistics.emplace(tensor, st->second);
+    }
+  } else {
+    auto ranges = options.calibration.empty() ? graphRanges(options, result, tensors, fake_quant)
+                                              : calibratedRanges(options, &result, tensors, *prepared);
+    if (!ranges.ok()) return ranges.status();
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      auto it = ranges->find(tensors[k]);
+      if (it != ranges->end()) by_dialect[dialect_tensors[k]] = it->second;
+      auto st = result.statistics.find(tensors[k]);
+      if (st != result.statistics.end()) statistics.emplace(dialect_tensors[k], st->second);
+    }
   }
   result.statistics = std::move(statistics);
   QuantizeOptions q;

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +76,11 @@ struct ConvertOptions {
   // the converted model by name (the tensor each computes: the last node of
   // a fused chain), operators by builtin name ("CONV_2D").
   std::vector<std::string> float_nodes, float_ops;
+  // What an earlier conversion of the same graph with the same `calibration`
+  // samples saw (its ConvertResult::statistics): the ranges are read from
+  // them instead of running the samples again. The accuracy budget converts
+  // one graph once per candidate, which differs only in float_nodes.
+  std::shared_ptr<const std::map<std::string, TensorStatistics>> calibrated;
   int num_threads = 1;  // for the calibration runs
   CalibrationProgress calibration_progress;  // may be empty
   // Polled between the calibration runs' nodes (engine::PlanOptions::cancelled):
