@@ -97,4 +97,19 @@ void softmaxInt16Params(float input_scale, float beta, SoftmaxInt16Params* p);
 void softmaxInt16(const SoftmaxInt16Params& p, const std::int16_t* input, std::int64_t rows, std::int64_t depth,
                   std::int16_t* output);
 
+// LOGISTIC and TANH int16 (reference_integer_ops' int16 Logistic and
+// Tanh): the input rescaled to steps of 1/(3 * 4096) (for TANH twice that
+// rate), its magnitude interpolated in the 256-entry table of sigmoid(i/24)
+// (0.16 fixed point), the sign folded back; outputs at 1/32768, zero point
+// 0. sigmoidInt16Params is the kernels' Prepare; it returns false where
+// TensorFlow Lite runs its other, fixed-point kernel instead: an input scale
+// within 0.1% of 2^-12 (TANH: also 2^-11), which gdstudio does not follow.
+struct SigmoidInt16Params {
+  std::int32_t input_multiplier = 0;
+  int input_left_shift = 0;
+};
+bool sigmoidInt16Params(float input_scale, bool tanh, SigmoidInt16Params* p);
+void logisticInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::int64_t n, std::int16_t* output);
+void tanhInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::int64_t n, std::int16_t* output);
+
 }  // namespace gds::engine::tflite

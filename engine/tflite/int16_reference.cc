@@ -208,4 +208,98 @@ void softmaxInt16(const SoftmaxInt16Params& p, const std::int16_t* input, std::i
   }
 }
 
+namespace {
+
+// sigmoid(i / 24) in 0.16 fixed point, i = 0..255: the table TensorFlow Lite
+// (kernels/internal/common.h), CMSIS-NN and the other TFLite ports share.
+// Its entries are not one rounding of the formula (a third lie one above
+// round(65536 * sigmoid(i / 24))), so the values are kept as published.
+constexpr std::uint16_t kSigmoidTable[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
+    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
+    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
+    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
+    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
+    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
+    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
+    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
+    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
+    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
+
+// TensorFlow Lite's CheckedLog2: log2(x) rounded, and whether x is within
+// 0.1% (in log2) of that power of two, in float as it computes it.
+bool checkedLog2(float x, int* log2) {
+  const float x_log2 = std::log(x) * (1.0f / std::log(2.0f));
+  const float rounded = std::round(x_log2);
+  *log2 = static_cast<int>(rounded);
+  return std::abs(x_log2 - rounded) < 1e-3f;
+}
+
+// The input rescaled: (q * multiplier + round) >> shift.
+std::int32_t sigmoidInput(const SigmoidInt16Params& p, std::int16_t q) {
+  const std::int32_t round = p.input_left_shift > 0 ? std::int32_t{1} << (p.input_left_shift - 1) : 0;
+  return (static_cast<std::int32_t>(q) * p.input_multiplier + round) >> p.input_left_shift;
+}
+
+}  // namespace
+
+bool sigmoidInt16Params(float input_scale, bool tanh, SigmoidInt16Params* p) {
+  constexpr int kInputIntegerBits = 3;
+  int log2 = 0;
+  const bool pot = checkedLog2(input_scale, &log2);
+  const int left_shift = (15 - kInputIntegerBits) + log2;
+  if (pot && (left_shift == 0 || (tanh && left_shift == 1))) return false;
+  // To steps of 1/(3 * 4096), the multiplier doubled up to [2^14, 2^15).
+  double multiplier = static_cast<double>(input_scale) * 4096.0 * 3.0;
+  p->input_left_shift = 0;
+  while (multiplier <= 32767.0 / 2.0 && p->input_left_shift <= 30) {
+    ++p->input_left_shift;
+    multiplier *= 2.0;
+  }
+  p->input_multiplier = static_cast<std::int32_t>(multiplier);
+  return true;
+}
+
+void logisticInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::int64_t n, std::int16_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t x = sigmoidInput(p, input[i]);
+    const std::uint32_t abs_x = static_cast<std::uint32_t>(std::abs(x));
+    // Table steps of 2^9 input steps, interpolated on the low 9 bits.
+    const std::uint32_t index = abs_x >> 9;
+    std::uint32_t result;
+    if (index >= 255) {
+      result = 0x7FFFu << 10;
+    } else {
+      const std::uint32_t a = kSigmoidTable[index], b = kSigmoidTable[index + 1];
+      result = (a << 9) + (abs_x & 0x1FF) * (b - a);
+    }
+    result = x >= 0 ? result + (1u << 9) : (1u << 25) - result + (1u << 9) - 1;
+    output[i] = static_cast<std::int16_t>(result >> 10);
+  }
+}
+
+void tanhInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::int64_t n, std::int16_t* output) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t x = sigmoidInput(p, input[i]);
+    const std::uint32_t abs_x = static_cast<std::uint32_t>(std::abs(x));
+    // tanh(x) = 2 sigmoid(2x) - 1: table steps of 2^8 input steps.
+    const std::uint32_t index = abs_x >> 8;
+    std::int32_t result;
+    if (index >= 255) {
+      result = static_cast<std::int32_t>(0xFFFFu << 8);
+    } else {
+      const std::uint32_t a = kSigmoidTable[index], b = kSigmoidTable[index + 1];
+      result = static_cast<std::int32_t>((a << 8) + (abs_x & 0xFF) * (b - a));
+    }
+    result = x >= 0 ? result - (1 << 23) + (1 << 7) : -result + (1 << 23) + (1 << 7) - 1;
+    output[i] = static_cast<std::int16_t>(result >> 8);
+  }
+}
+
 }  // namespace gds::engine::tflite

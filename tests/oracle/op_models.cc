@@ -121,6 +121,10 @@ std::string opGraphText() {
   // Activations.
   for (const char* op : {"Sigmoid", "Tanh", "Relu", "Relu6"}) unary(std::string("act_") + op, op, "x");
   g += node("act_LeakyRelu", "LeakyRelu", {"y"}, attrType() + "attr { key: \"alpha\" value { f: 0.2 } } ");
+  // The same over [-12, 12]: their tables' whole span and saturation.
+  g += floatConst("wide/k", {1}, {12.0f});
+  g += node("wide", "Mul", {"x", "wide/k"}, attrType());
+  for (const char* op : {"Sigmoid", "Tanh"}) unary(std::string("act_wide_") + op, op, "wide");
   // Resize (both half-pixel conventions).
   g += intConst("resize/size", {2}, {11, 13});
   g += node("resize", "ResizeBilinear", {"x", "resize/size"},
@@ -142,7 +146,7 @@ const std::vector<std::string>& opGraphOutputs() {
       "conv_nobias",  "conv_valid/out", "dw2/out", "fc/softmax", "ew_Add/relu6", "ew_Sub",     "ew_Mul",
       "ew_Maximum",   "ew_Minimum",     "avgpool", "avgpool_same", "maxpool",    "mean_hw",    "mean_c",
       "act_Sigmoid",  "act_Tanh",       "act_Relu", "act_Relu6",   "act_LeakyRelu", "resize", "resize_hp",
-      "concat",       "pad"};
+      "concat",       "pad",            "act_wide_Sigmoid", "act_wide_Tanh"};
   return outputs;
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/tflite/int16.h"
 #include "model/attr.h"
 #include "model/graph.h"
 #include "model/tflite/builtin_ops.h"
@@ -392,6 +393,16 @@ bool Quantizer::feedsOnlyFloat(const NodeDef& n) const {
 bool Quantizer::keptFloat(const NodeDef& n) const {
   if (options_.float_nodes.count(n.name()) || options_.float_ops.count(n.op())) return true;
   if (int16() && !hasInt16Form(n.op())) return true;
+  // LOGISTIC and TANH whose int16 input scale TensorFlow Lite sends to its
+  // fixed-point kernel (a power of two) stay float: gdstudio runs the
+  // table kernel only.
+  if (int16() && (n.op() == "tfl.logistic" || n.op() == "tfl.tanh") && n.input_size() > 0) {
+    auto range = ranges_.find(canonical(n.input(0)));
+    float scale = 0;
+    if (range != ranges_.end()) symmetricInt16Params(range->second.min, range->second.max, &scale);
+    engine::tflite::SigmoidInt16Params p;
+    if (scale > 0 && !engine::tflite::sigmoidInt16Params(scale, n.op() == "tfl.tanh", &p)) return true;
+  }
   const auto* builtin = mt::builtinByOpType(n.op());
   return builtin && options_.float_ops.count(builtin->name);
 }
@@ -647,7 +658,8 @@ bool hasInt16Form(const std::string& op) {
       "tfl.conv_2d", "tfl.depthwise_conv_2d", "tfl.fully_connected", "tfl.max_pool_2d", "tfl.average_pool_2d",
       "tfl.reshape", "tfl.squeeze",           "tfl.concatenation",   "tfl.softmax",     "tfl.add",
       "tfl.sub",     "tfl.mul",               "tfl.maximum",         "tfl.minimum",     "tfl.relu",
-      "tfl.relu6",   "tfl.leaky_relu",        "tfl.pad",             "tfl.padv2"};
+      "tfl.relu6",   "tfl.leaky_relu",        "tfl.pad",             "tfl.padv2",
+      "tfl.logistic", "tfl.tanh"};
   return ops.count(op) > 0;
 }
 

@@ -331,13 +331,11 @@ class UnaryKernel : public TflKernel {
                   ((in_type_ == DT_FLOAT || in_type_ == DT_INT16) && out_type_ == DT_INT16)
         : op_ == Unary::kDequantize
             ? (in_type_ == DT_INT8 || in_type_ == DT_INT16 || in_type_ == DT_HALF) && out_type_ == DT_FLOAT
-            : (in_type_ == DT_FLOAT || in_type_ == DT_INT8 ||
-               (in_type_ == DT_INT16 && op_ != Unary::kLogistic && op_ != Unary::kTanh)) &&
-                  out_type_ == in_type_;
+            : (in_type_ == DT_FLOAT || in_type_ == DT_INT8 || in_type_ == DT_INT16) && out_type_ == in_type_;
     if (!ok)
       return init.error("runs " + model::dtypeName(in_type_) + " -> " + model::dtypeName(out_type_) +
-                        "; supported: float32 and int8, int16 for RELU, RELU6 and LEAKY_RELU (QUANTIZE float32/int8 "
-                        "-> int8 and float32/int16 -> int16, DEQUANTIZE int8/int16/float16 -> float32)");
+                        "; supported: float32, int8 and int16 (QUANTIZE float32/int8 -> int8 and float32/int16 -> "
+                        "int16, DEQUANTIZE int8/int16/float16 -> float32)");
     arith_ = init.arithmetic();
     if (op_ == Unary::kLeakyRelu) GDS_RETURN_IF_ERROR(init.getAttrOr<float>("alpha", &alpha_, 0.2f));
     if (in_type_ == DT_INT16 || out_type_ == DT_INT16) {
@@ -350,7 +348,16 @@ class UnaryKernel : public TflKernel {
       in_ = in;
       out_ = out;
       if (in_type_ == DT_INT16 && out_type_ == DT_INT16) {
-        if (op_ == Unary::kLeakyRelu) {
+        if (op_ == Unary::kLogistic || op_ == Unary::kTanh) {
+          // The kernels' Prepare: zero points 0, the output at 2^-15.
+          const char* name = op_ == Unary::kLogistic ? "LOGISTIC" : "TANH";
+          if (in.zero_point != 0 || out.zero_point != 0 || !(std::abs(std::log2(out.scale) + 15) < 1e-3f))
+            return init.error(std::string(name) + " int16 takes zero points 0 and an output scale of 1/32768");
+          if (!tflite::sigmoidInt16Params(in.scale, op_ == Unary::kTanh, &sigmoid16_))
+            return init.error(std::string(name) + " int16 with the input scale " + std::to_string(in.scale) +
+                              " (a power of two): TensorFlow Lite runs its fixed-point kernel there, which "
+                              "gdstudio does not follow");
+        } else if (op_ == Unary::kLeakyRelu) {
           leaky_ = tflite::leakyReluParams(alpha_, in.scale, in.zero_point, out.scale, out.zero_point);
         } else if (op_ == Unary::kRelu || op_ == Unary::kRelu6) {
           activation_ = op_ == Unary::kRelu ? "RELU" : "RELU6";
@@ -444,6 +451,10 @@ class UnaryKernel : public TflKernel {
                                   reference() ? tflite::QuantizeForm::kFloat : tflite::QuantizeForm::kDouble);
       else if (out_type_ == DT_FLOAT)
         tflite::dequantizeReference(x.data<std::int16_t>(), n, in_.scale, in_.zero_point, y->data<float>());
+      else if (op_ == Unary::kLogistic)
+        tflite::logisticInt16(sigmoid16_, x.data<std::int16_t>(), n, y->data<std::int16_t>());
+      else if (op_ == Unary::kTanh)
+        tflite::tanhInt16(sigmoid16_, x.data<std::int16_t>(), n, y->data<std::int16_t>());
       else if (op_ == Unary::kLeakyRelu)
         tflite::leakyReluReference(leaky_, x.data<std::int16_t>(), n, y->data<std::int16_t>());
       else
@@ -515,6 +526,7 @@ class UnaryKernel : public TflKernel {
   tflite::Rescale rescale_;
   float alpha_ = 0.2f;
   tflite::LeakyRelu leaky_;
+  tflite::SigmoidInt16Params sigmoid16_;
   bool use_table8_ = false;  // runtimeTable
   lowp::Int8Table table8_{};
 };
