@@ -247,6 +247,15 @@ std::int32_t sigmoidInput(const SigmoidInt16Params& p, std::int16_t q) {
   return (static_cast<std::int32_t>(q) * p.input_multiplier + round) >> p.input_left_shift;
 }
 
+// |x| looked up in the table, interpolated on its low `bits` bits (the
+// result is 0.16 fixed point shifted left by `bits`), or `saturated` past it.
+std::uint32_t sigmoidLookup(std::uint32_t abs_x, int bits, std::uint32_t saturated) {
+  const std::uint32_t index = abs_x >> bits;
+  if (index >= 255) return saturated;
+  const std::uint32_t a = kSigmoidTable[index], b = kSigmoidTable[index + 1];
+  return (a << bits) + (abs_x & ((1u << bits) - 1)) * (b - a);
+}
+
 }  // namespace
 
 bool sigmoidInt16Params(float input_scale, bool tanh, SigmoidInt16Params* p) {
@@ -269,16 +278,8 @@ bool sigmoidInt16Params(float input_scale, bool tanh, SigmoidInt16Params* p) {
 void logisticInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::int64_t n, std::int16_t* output) {
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int32_t x = sigmoidInput(p, input[i]);
-    const std::uint32_t abs_x = static_cast<std::uint32_t>(std::abs(x));
-    // Table steps of 2^9 input steps, interpolated on the low 9 bits.
-    const std::uint32_t index = abs_x >> 9;
-    std::uint32_t result;
-    if (index >= 255) {
-      result = 0x7FFFu << 10;
-    } else {
-      const std::uint32_t a = kSigmoidTable[index], b = kSigmoidTable[index + 1];
-      result = (a << 9) + (abs_x & 0x1FF) * (b - a);
-    }
+    // Table steps of 2^9 input steps.
+    std::uint32_t result = sigmoidLookup(static_cast<std::uint32_t>(std::abs(x)), 9, 0x7FFFu << 10);
     result = x >= 0 ? result + (1u << 9) : (1u << 25) - result + (1u << 9) - 1;
     output[i] = static_cast<std::int16_t>(result >> 10);
   }
@@ -287,16 +288,9 @@ void logisticInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::
 void tanhInt16(const SigmoidInt16Params& p, const std::int16_t* input, std::int64_t n, std::int16_t* output) {
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int32_t x = sigmoidInput(p, input[i]);
-    const std::uint32_t abs_x = static_cast<std::uint32_t>(std::abs(x));
     // tanh(x) = 2 sigmoid(2x) - 1: table steps of 2^8 input steps.
-    const std::uint32_t index = abs_x >> 8;
-    std::int32_t result;
-    if (index >= 255) {
-      result = static_cast<std::int32_t>(0xFFFFu << 8);
-    } else {
-      const std::uint32_t a = kSigmoidTable[index], b = kSigmoidTable[index + 1];
-      result = static_cast<std::int32_t>((a << 8) + (abs_x & 0xFF) * (b - a));
-    }
+    std::int32_t result =
+        static_cast<std::int32_t>(sigmoidLookup(static_cast<std::uint32_t>(std::abs(x)), 8, 0xFFFFu << 8));
     result = x >= 0 ? result - (1 << 23) + (1 << 7) : -result + (1 << 23) + (1 << 7) - 1;
     output[i] = static_cast<std::int16_t>(result >> 8);
   }
