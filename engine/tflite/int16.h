@@ -97,6 +97,12 @@ void softmaxInt16Params(float input_scale, float beta, SoftmaxInt16Params* p);
 void softmaxInt16(const SoftmaxInt16Params& p, const std::int16_t* input, std::int64_t rows, std::int64_t depth,
                   std::int16_t* output);
 
+// RESIZE_BILINEAR int16 (reference_ops::ResizeBilinearInteger<int16_t>, the
+// int8 loop; TensorFlow Lite has no other int16 resize). NHWC.
+void resizeBilinearReference(const std::int16_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
+                             std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
+                             bool half_pixel_centers, std::int16_t* output);
+
 // LOGISTIC and TANH int16 (reference_integer_ops' int16 Logistic and
 // Tanh): the input rescaled to steps of 1/(3 * 4096) (for TANH twice that
 // rate), its magnitude interpolated in the 256-entry table of sigmoid(i/24)

@@ -258,6 +258,12 @@ std::uint32_t sigmoidLookup(std::uint32_t abs_x, int bits, std::uint32_t saturat
 
 }  // namespace
 
+void resizeBilinearReference(const std::int16_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
+                             std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
+                             bool half_pixel_centers, std::int16_t* output) {
+  loops::resizeBilinear(input, batch, in_h, in_w, channels, out_h, out_w, align_corners, half_pixel_centers, output);
+}
+
 bool sigmoidInt16Params(float input_scale, bool tanh, SigmoidInt16Params* p) {
   constexpr int kInputIntegerBits = 3;
   int log2 = 0;

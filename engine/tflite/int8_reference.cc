@@ -350,50 +350,10 @@ void softmaxReference(const SoftmaxTable& t, const std::int8_t* input, std::int6
   }
 }
 
-namespace {
-void interpolationInteger(std::int64_t value, std::int32_t scale_10, bool half_pixel_centers, std::int64_t size,
-                          std::int32_t* scaled, std::int64_t* lower, std::int64_t* upper) {
-  if (half_pixel_centers)
-    *scaled = static_cast<std::int32_t>(value) * scale_10 + scale_10 / 2 - (1 << 9);
-  else
-    *scaled = static_cast<std::int32_t>(value) * scale_10;
-  *lower = std::max<std::int64_t>(*scaled / (1 << 10), 0);
-  *upper = std::min<std::int64_t>((*scaled + (1 << 10) - 1) / (1 << 10), size - 1);
-}
-}  // namespace
-
 void resizeBilinearReference(const std::int8_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
                              std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
                              bool half_pixel_centers, std::int8_t* output) {
-  // reference_ops::ResizeBilinearInteger.
-  auto scale10 = [&](std::int64_t in, std::int64_t out) {
-    if (align_corners && out > 1)
-      return static_cast<std::int32_t>(((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1));
-    return static_cast<std::int32_t>(((1 << 10) * in + out / 2) / out);
-  };
-  const std::int32_t hs = scale10(in_h, out_h), ws = scale10(in_w, out_w);
-  for (std::int64_t b = 0; b < batch; ++b)
-    for (std::int64_t y = 0; y < out_h; ++y) {
-      std::int32_t iy;
-      std::int64_t y0, y1;
-      interpolationInteger(y, hs, half_pixel_centers, in_h, &iy, &y0, &y1);
-      for (std::int64_t x = 0; x < out_w; ++x) {
-        std::int32_t ix;
-        std::int64_t x0, x1;
-        interpolationInteger(x, ws, half_pixel_centers, in_w, &ix, &x0, &x1);
-        for (std::int64_t c = 0; c < channels; ++c) {
-          auto at = [&](std::int64_t yy, std::int64_t xx) {
-            return static_cast<std::int64_t>(input[((b * in_h + yy) * in_w + xx) * channels + c]);
-          };
-          const std::int64_t dy = iy - (1 << 10) * y0, dx = ix - (1 << 10) * x0;
-          const std::int64_t o = at(y0, x0) * ((1 << 10) - dy) * ((1 << 10) - dx) +
-                                 at(y1, x0) * dy * ((1 << 10) - dx) + at(y0, x1) * ((1 << 10) - dy) * dx +
-                                 at(y1, x1) * dy * dx;
-          const std::int64_t round = o > 0 ? (1 << 19) : -(1 << 19);
-          output[((b * out_h + y) * out_w + x) * channels + c] = static_cast<std::int8_t>((o + round) / (1 << 20));
-        }
-      }
-    }
+  loops::resizeBilinear(input, batch, in_h, in_w, channels, out_h, out_w, align_corners, half_pixel_centers, output);
 }
 
 SoftmaxFixedPointParams softmaxReferenceParams(float input_scale, float beta) {

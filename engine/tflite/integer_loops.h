@@ -3,7 +3,7 @@
 // depthwise convolution, fully connected layer or pool reads, with the
 // accumulator type and the requantization left to the caller
 // (int8_reference.cc, int16_reference.cc; the pool window also
-// float32_reference.cc).
+// float32_reference.cc), and the integer bilinear resize.
 #pragma once
 
 #include <algorithm>
@@ -137,6 +137,52 @@ void maxPool(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_
     each([&](T v) { m = std::max<std::int32_t>(m, v); });
     return static_cast<T>(std::min(std::max(m, act_min), act_max));
   });
+}
+
+// reference_ops::ResizeBilinearInteger: 10-bit fixed-point positions and
+// weights, the four taps summed in int64 and rounded half away from zero.
+// NHWC.
+inline void interpolationInteger(std::int64_t value, std::int32_t scale_10, bool half_pixel_centers,
+                                 std::int64_t size, std::int32_t* scaled, std::int64_t* lower, std::int64_t* upper) {
+  if (half_pixel_centers)
+    *scaled = static_cast<std::int32_t>(value) * scale_10 + scale_10 / 2 - (1 << 9);
+  else
+    *scaled = static_cast<std::int32_t>(value) * scale_10;
+  *lower = std::max<std::int64_t>(*scaled / (1 << 10), 0);
+  *upper = std::min<std::int64_t>((*scaled + (1 << 10) - 1) / (1 << 10), size - 1);
+}
+
+template <typename T>
+void resizeBilinear(const T* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w, std::int64_t channels,
+                    std::int64_t out_h, std::int64_t out_w, bool align_corners, bool half_pixel_centers, T* output) {
+  auto scale10 = [&](std::int64_t in, std::int64_t out) {
+    if (align_corners && out > 1)
+      return static_cast<std::int32_t>(((1 << 10) * (in - 1) + (out - 1) / 2) / (out - 1));
+    return static_cast<std::int32_t>(((1 << 10) * in + out / 2) / out);
+  };
+  const std::int32_t hs = scale10(in_h, out_h), ws = scale10(in_w, out_w);
+  for (std::int64_t b = 0; b < batch; ++b)
+    for (std::int64_t y = 0; y < out_h; ++y) {
+      std::int32_t iy;
+      std::int64_t y0, y1;
+      interpolationInteger(y, hs, half_pixel_centers, in_h, &iy, &y0, &y1);
+      for (std::int64_t x = 0; x < out_w; ++x) {
+        std::int32_t ix;
+        std::int64_t x0, x1;
+        interpolationInteger(x, ws, half_pixel_centers, in_w, &ix, &x0, &x1);
+        for (std::int64_t c = 0; c < channels; ++c) {
+          auto at = [&](std::int64_t yy, std::int64_t xx) {
+            return static_cast<std::int64_t>(input[((b * in_h + yy) * in_w + xx) * channels + c]);
+          };
+          const std::int64_t dy = iy - (1 << 10) * y0, dx = ix - (1 << 10) * x0;
+          const std::int64_t o = at(y0, x0) * ((1 << 10) - dy) * ((1 << 10) - dx) +
+                                 at(y1, x0) * dy * ((1 << 10) - dx) + at(y0, x1) * ((1 << 10) - dy) * dx +
+                                 at(y1, x1) * dy * dx;
+          const std::int64_t round = o > 0 ? (1 << 19) : -(1 << 19);
+          output[((b * out_h + y) * out_w + x) * channels + c] = static_cast<T>((o + round) / (1 << 20));
+        }
+      }
+    }
 }
 
 }  // namespace gds::engine::tflite::loops

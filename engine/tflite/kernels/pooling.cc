@@ -285,15 +285,18 @@ class ResizeBilinearKernel : public TflKernel {
  public:
   Status init(const KernelInit& init) override {
     if (init.numInputs() != 2) return init.error("expects input and size");
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, /*allow_int16=*/true));
     GDS_RETURN_IF_ERROR(init.getAttrOr("align_corners", &align_corners_, false));
     GDS_RETURN_IF_ERROR(init.getAttrOr("half_pixel_centers", &half_pixel_centers_, false));
-    if (type_ == DT_INT8) {
+    if (type_ == DT_INT8 || type_ == DT_INT16) {
+      if (type_ == DT_INT16 && armnn())
+        return init.error("16x8 (int16 activations) is outside the Arm NN arithmetic; run it with "
+                          "--arithmetic=tflite-builtin");
       QParams in, out;
-      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in));
-      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out));
+      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in, type_));
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out, type_));
       if (in.scale != out.scale || in.zero_point != out.zero_point)
-        return init.error("int8 RESIZE_BILINEAR needs the input and output quantization to be equal");
+        return init.error("integer RESIZE_BILINEAR needs the input and output quantization to be equal");
       q_ = {in.scale, in.zero_point};
     }
     return Status::Ok();
@@ -310,6 +313,11 @@ class ResizeBilinearKernel : public TflKernel {
     if (type_ == DT_FLOAT)
       tflite::resizeBilinearReference(x.data<float>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1],
                                   align_corners_, half_pixel_centers_, y->data<float>());
+    else if (type_ == DT_INT16)
+      // 16x8: TensorFlow Lite's reference loop whatever the runtime (XNNPACK
+      // takes no int16 tensor).
+      tflite::resizeBilinearReference(x.data<std::int16_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0],
+                                      size[1], align_corners_, half_pixel_centers_, y->data<std::int16_t>());
     else if (xnnpack())
       xnnResize(x.data<std::int8_t>(), x.dim(0), x.dim(1), x.dim(2), x.dim(3), size[0], size[1], y->data<std::int8_t>());
     else if (armnn())
