@@ -97,6 +97,12 @@ void softmaxInt16Params(float input_scale, float beta, SoftmaxInt16Params* p);
 void softmaxInt16(const SoftmaxInt16Params& p, const std::int16_t* input, std::int64_t rows, std::int64_t depth,
                   std::int16_t* output);
 
+// MEAN int16: reduce.cc runs every int16 MEAN on
+// reference_ops::QuantizedMeanOrSum (zero points 0): p from meanParams(...,
+// spatial = false).
+void meanReference(const MeanParams& p, const std::int16_t* input, std::int64_t outer, std::int64_t inner,
+                   std::int64_t trailing, std::int16_t* output);
+
 // RESIZE_BILINEAR int16 (reference_ops::ResizeBilinearInteger<int16_t>, the
 // int8 loop; TensorFlow Lite has no other int16 resize). NHWC.
 void resizeBilinearReference(const std::int16_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,

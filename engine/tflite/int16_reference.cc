@@ -258,6 +258,11 @@ std::uint32_t sigmoidLookup(std::uint32_t abs_x, int bits, std::uint32_t saturat
 
 }  // namespace
 
+void meanReference(const MeanParams& p, const std::int16_t* input, std::int64_t outer, std::int64_t inner,
+                   std::int64_t trailing, std::int16_t* output) {
+  loops::mean(p, input, outer, inner, trailing, output);
+}
+
 void resizeBilinearReference(const std::int16_t* input, std::int64_t batch, std::int64_t in_h, std::int64_t in_w,
                              std::int64_t channels, std::int64_t out_h, std::int64_t out_w, bool align_corners,
                              bool half_pixel_centers, std::int16_t* output) {

@@ -220,18 +220,7 @@ MeanParams meanParams(float input_scale, std::int32_t input_zp, float output_sca
 
 void meanReference(const MeanParams& p, const std::int8_t* input, std::int64_t outer, std::int64_t inner,
                    std::int64_t trailing, std::int8_t* output) {
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t t = 0; t < trailing; ++t) {
-      if (p.count <= 0) {
-        output[o * trailing + t] = 0;
-        continue;
-      }
-      std::int32_t acc = 0;
-      for (std::int64_t i = 0; i < inner; ++i) acc += input[(o * inner + i) * trailing + t];
-      if (!p.spatial) acc = static_cast<std::int32_t>(acc - static_cast<std::int64_t>(p.input_zp) * p.count);
-      acc = multiplyByQuantizedMultiplier(acc, p.multiplier, p.shift) + p.bias;
-      output[o * trailing + t] = clampToInt8(acc, -128, 127);
-    }
+  loops::mean(p, input, outer, inner, trailing, output);
 }
 
 Rescale rescaleParams(float input_scale, std::int32_t input_zp, float output_scale, std::int32_t output_zp) {

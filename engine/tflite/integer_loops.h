@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "engine/ops/conv_geometry.h"
+#include "engine/tflite/int8.h"
 
 namespace gds::engine::tflite::loops {
 
@@ -137,6 +138,29 @@ void maxPool(const ops::ConvGeometry& s, std::int32_t act_min, std::int32_t act_
     each([&](T v) { m = std::max<std::int32_t>(m, v); });
     return static_cast<T>(std::min(std::max(m, act_min), act_max));
   });
+}
+
+// MEAN's loop (MeanParams, int8.h): each group's sum in int32, as
+// TensorFlow Lite's int32 accumulator holds it, less the zero points, the
+// multiplier, the bias, clamped to T; an empty group writes 0.
+template <typename T>
+void mean(const MeanParams& p, const T* input, std::int64_t outer, std::int64_t inner, std::int64_t trailing,
+          T* output) {
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t t = 0; t < trailing; ++t) {
+      if (p.count <= 0) {
+        output[o * trailing + t] = 0;
+        continue;
+      }
+      std::uint32_t sum = 0;  // wraps as int32 does in TensorFlow Lite
+      for (std::int64_t i = 0; i < inner; ++i)
+        sum += static_cast<std::uint32_t>(static_cast<std::int32_t>(input[(o * inner + i) * trailing + t]));
+      auto acc = static_cast<std::int32_t>(sum);
+      if (!p.spatial) acc = static_cast<std::int32_t>(acc - static_cast<std::int64_t>(p.input_zp) * p.count);
+      acc = multiplyByQuantizedMultiplier(acc, p.multiplier, p.shift) + p.bias;
+      output[o * trailing + t] = static_cast<T>(std::clamp<std::int32_t>(
+          acc, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    }
 }
 
 // reference_ops::ResizeBilinearInteger: 10-bit fixed-point positions and

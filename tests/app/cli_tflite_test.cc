@@ -572,7 +572,7 @@ TEST(CliTflite, Int16x8KeepsFloatsTopOneOnEveryKeywordClip) {
       EXPECT_EQ(n.attr().at("dtype").type(), tensorflow::DT_INT16);
     }
   // inception_mini (its input scaling MUL and SUB, pools, concatenations)
-  // is int16 throughout; TANH is int16 too (TFLite's table kernel), a MEAN
+  // is int16 throughout; TANH is int16 too (TFLite's table kernel), a SUM
   // has no int16 form here and stays float.
   CommandResult inception = runGdstudio(
       {"tflite_convert", "--graph_def_file=" + modelPath("generated/inception_mini.pb"),
@@ -602,21 +602,21 @@ TEST(CliTflite, Int16x8KeepsFloatsTopOneOnEveryKeywordClip) {
       ++int16_tanh;
   EXPECT_EQ(int16_tanh, 1);
   {
-    std::ofstream g(dir + "/mean.pbtxt");
+    std::ofstream g(dir + "/sum.pbtxt");
     g << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
          "attr { key: 'shape' value { shape { dim { size: 1 } dim { size: 8 } } } } }\n"
          "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: 'value' value "
          "{ tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 1 } } } }\n"
-         "node { name: 'y' op: 'Mean' input: 'x' input: 'axes' attr { key: 'T' value { type: DT_FLOAT } } "
+         "node { name: 'y' op: 'Sum' input: 'x' input: 'axes' attr { key: 'T' value { type: DT_FLOAT } } "
          "attr { key: 'Tidx' value { type: DT_INT32 } } attr { key: 'keep_dims' value { b: true } } }\n"
          "node { name: 'z' op: 'Relu' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }\n";
   }
-  CommandResult mean = runGdstudio({"tflite_convert", "--graph_def_file=" + dir + "/mean.pbtxt",
-                                    "--output_file=" + dir + "/mean.tflite", "--output_arrays=z",
-                                    "--quantize=int16x8", "--calibration_data=random:4"});
-  ASSERT_EQ(mean.exit_code, 0) << mean.err;
-  EXPECT_TRUE(contains(mean.out, "Note: 16x8: MEAN stays float (between DEQUANTIZE and QUANTIZE)")) << mean.out;
-  EXPECT_TRUE(contains(mean.out, "Operators: 4 (1 DEQUANTIZE, 1 MEAN, 1 QUANTIZE, 1 RELU)")) << mean.out;
+  CommandResult sum = runGdstudio({"tflite_convert", "--graph_def_file=" + dir + "/sum.pbtxt",
+                                   "--output_file=" + dir + "/sum.tflite", "--output_arrays=z",
+                                   "--quantize=int16x8", "--calibration_data=random:4"});
+  ASSERT_EQ(sum.exit_code, 0) << sum.err;
+  EXPECT_TRUE(contains(sum.out, "Note: 16x8: SUM stays float (between DEQUANTIZE and QUANTIZE)")) << sum.out;
+  EXPECT_TRUE(contains(sum.out, "Operators: 4 (1 DEQUANTIZE, 1 QUANTIZE, 1 RELU, 1 SUM)")) << sum.out;
   // Arm NN 20.08's parser reads no int64 tensor.
   model::HostTensor mfcc = model::HostTensor::zeros(tensorflow::DT_FLOAT, {1, 49, 10});
   ASSERT_TRUE(model::writeNpy(dir + "/mfcc.npy", mfcc).ok());

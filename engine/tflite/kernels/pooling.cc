@@ -115,11 +115,17 @@ class MeanKernel : public TflKernel {
  public:
   Status init(const KernelInit& init) override {
     if (init.numInputs() != 2) return init.error("expects input and axis");
-    GDS_RETURN_IF_ERROR(readType(init));
+    GDS_RETURN_IF_ERROR(readType(init, /*allow_int16=*/true));
     GDS_RETURN_IF_ERROR(init.getAttrOr("keep_dims", &keep_dims_, false));
-    if (type_ == DT_INT8) {
-      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in_));
-      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_));
+    if (type_ == DT_INT8 || type_ == DT_INT16) {
+      GDS_RETURN_IF_ERROR(perTensor(init, 0, &in_, type_));
+      GDS_RETURN_IF_ERROR(perTensor(init, -1, &out_, type_));
+    }
+    if (type_ == DT_INT16) {
+      if (armnn())
+        return init.error("16x8 (int16 activations) is outside the Arm NN arithmetic; run it with "
+                          "--arithmetic=tflite-builtin");
+      if (in_.zero_point != 0 || out_.zero_point != 0) return init.error("int16 MEAN takes zero points 0");
     }
     return Status::Ok();
   }
@@ -158,6 +164,10 @@ class MeanKernel : public TflKernel {
     Tensor* y = ctx.allocateOutput(0, type_, out_shape);
     if (type_ == DT_FLOAT)
       tflite::meanReference(x.data<float>(), outer, inner, trailing, y->data<float>());
+    else if (type_ == DT_INT16)
+      // 16x8: reference_ops::QuantizedMeanOrSum whatever the runtime.
+      tflite::meanReference(tflite::meanParams(in_.scale, 0, out_.scale, 0, inner, false), x.data<std::int16_t>(),
+                            outer, inner, trailing, y->data<std::int16_t>());
     else
       meanInt8(x.data<std::int8_t>(), axes, rank, outer, inner, trailing, y->data<std::int8_t>());
     return Status::Ok();
