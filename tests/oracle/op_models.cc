@@ -135,6 +135,20 @@ std::string opGraphText() {
   g += intConst("concat/axis", {}, {3});
   g += node("concat", "ConcatV2", {"conv_relu6/out", "dw1/out", "concat/axis"},
             attrType() + "attr { key: \"N\" value { i: 2 } } attr { key: \"Tidx\" value { type: DT_INT32 } } ");
+  // Element moves: a transpose, a strided slice and a slice.
+  const std::string index = "attr { key: \"Index\" value { type: DT_INT32 } } ";
+  g += intConst("tr/perm", {4}, {0, 2, 1, 3});
+  g += node("tr", "Transpose", {"y", "tr/perm"}, attrType() + "attr { key: \"Tperm\" value { type: DT_INT32 } } ");
+  g += intConst("ss/begin", {4}, {0, 1, 0, 0});
+  g += intConst("ss/end", {4}, {1, 7, 8, 4});
+  g += intConst("ss/strides", {4}, {1, 2, 1, 1});
+  std::string masks;
+  for (const char* m : {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"})
+    masks += std::string("attr { key: \"") + m + "\" value { i: 0 } } ";
+  g += node("ss", "StridedSlice", {"x", "ss/begin", "ss/end", "ss/strides"}, attrType() + index + masks);
+  g += intConst("sl/begin", {4}, {0, 2, 2, 0});
+  g += intConst("sl/size", {4}, {1, 4, 4, 4});
+  g += node("sl", "Slice", {"y", "sl/begin", "sl/size"}, attrType() + index);
   g += intConst("pad/paddings", {4, 2}, {0, 0, 1, 2, 2, 1, 0, 0});
   g += node("pad", "Pad", {"y", "pad/paddings"},
             attrType() + "attr { key: \"Tpaddings\" value { type: DT_INT32 } } ");
@@ -146,7 +160,7 @@ const std::vector<std::string>& opGraphOutputs() {
       "conv_nobias",  "conv_valid/out", "dw2/out", "fc/softmax", "ew_Add/relu6", "ew_Sub",     "ew_Mul",
       "ew_Maximum",   "ew_Minimum",     "avgpool", "avgpool_same", "maxpool",    "mean_hw",    "mean_c",
       "act_Sigmoid",  "act_Tanh",       "act_Relu", "act_Relu6",   "act_LeakyRelu", "resize", "resize_hp",
-      "concat",       "pad",            "act_wide_Sigmoid", "act_wide_Tanh"};
+      "concat",       "pad",            "act_wide_Sigmoid", "act_wide_Tanh", "tr",     "ss",        "sl"};
   return outputs;
 }
 

@@ -659,7 +659,8 @@ bool hasInt16Form(const std::string& op) {
       "tfl.reshape", "tfl.squeeze",           "tfl.concatenation",   "tfl.softmax",     "tfl.add",
       "tfl.sub",     "tfl.mul",               "tfl.maximum",         "tfl.minimum",     "tfl.relu",
       "tfl.relu6",   "tfl.leaky_relu",        "tfl.pad",             "tfl.padv2",
-      "tfl.logistic", "tfl.tanh",              "tfl.resize_bilinear", "tfl.mean"};
+      "tfl.logistic", "tfl.tanh",              "tfl.resize_bilinear", "tfl.mean",   "tfl.transpose",
+      "tfl.strided_slice", "tfl.slice"};
   return ops.count(op) > 0;
 }
 

@@ -63,7 +63,8 @@ Result<tensorflow::GraphDef> quantizeToInt8(const tensorflow::GraphDef& graph,
 // Whether 16x8 quantizes the dialect op ("tfl.conv_2d"): those with a
 // TensorFlow Lite int16 kernel that gdstudio runs (convolutions, fully
 // connected, pools, reshapes, concatenation, softmax, logistic, tanh, the
-// element-wise and ReLU family, pads, bilinear resize, mean). The others stay float
+// element-wise and ReLU family, pads, bilinear resize, mean, transpose and
+// slices). The others stay float
 // between DEQUANTIZE and QUANTIZE, as TensorFlow's converter leaves an op
 // without an int16 kernel when TFLITE_BUILTINS is among the supported ops.
 bool hasInt16Form(const std::string& op);

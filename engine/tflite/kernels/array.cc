@@ -13,13 +13,13 @@ namespace gds::engine::tflkern {
 
 namespace {
 
-// tfl.transpose (reference_ops::Transpose): the elements moved, float32 or
-// int8 (the output keeps the input's quantization).
+// tfl.transpose (reference_ops::Transpose): the elements moved, float32,
+// int8 or int16 (the output keeps the input's quantization).
 class TransposeKernel : public TflKernel {
  public:
   Status init(const KernelInit& init) override {
     if (init.numInputs() != 2) return init.error("expects input and perm");
-    return readType(init);
+    return readType(init, /*allow_int16=*/true);
   }
   Status compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
@@ -46,7 +46,7 @@ class TransposeKernel : public TflKernel {
       in_stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(d + 1)] * x.dim(static_cast<int>(d + 1));
     for (std::int64_t d = 0; d < rank; ++d)
       stride[static_cast<std::size_t>(d)] = in_stride[static_cast<std::size_t>(perm[static_cast<std::size_t>(d)])];
-    const std::size_t size = type_ == DT_FLOAT ? sizeof(float) : sizeof(std::int8_t);
+    const std::size_t size = model::dtypeSize(type_);
     const auto* src = static_cast<const std::uint8_t*>(x.raw());
     auto* dst = static_cast<std::uint8_t*>(y->raw());
     std::vector<std::int64_t> index(static_cast<std::size_t>(rank), 0);
@@ -73,11 +73,12 @@ class SliceKernelBase : public TflKernel {
     type_ = init.inputType(0);
     if (type_ == tensorflow::DT_STRING || model::dtypeSize(type_) == 0)
       return init.error("input 0 is " + model::dtypeName(type_) + "; this op moves fixed-size elements");
-    if (type_ == DT_INT8) {
+    if (type_ == DT_INT8 || type_ == DT_INT16) {
       const mt::Quantization in = inputQuantization(init, 0), out = mt::quantizationOf(init.node(), 0);
       if (!(in == out))
-        return init.error(std::string("int8 ") + op + " needs the input and output quantization to be equal (input " +
-                          in.str() + ", output " + out.str() + ")");
+        return init.error(model::dtypeName(type_) + " " + op +
+                          " needs the input and output quantization to be equal (input " + in.str() + ", output " +
+                          out.str() + ")");
     }
     return Status::Ok();
   }
