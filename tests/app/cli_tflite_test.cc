@@ -581,16 +581,20 @@ TEST(CliTflite, Int16x8KeepsFloatsTopOneOnEveryKeywordClip) {
   ASSERT_EQ(inception.exit_code, 0) << inception.err;
   EXPECT_FALSE(contains(inception.out, "Note: 16x8")) << inception.out;
   EXPECT_TRUE(contains(inception.out, "1 DEQUANTIZE, 1 FULLY_CONNECTED, 2 MAX_POOL_2D, 1 MUL, 5 QUANTIZE")) << inception.out;
-  {
-    std::ofstream g(dir + "/tanh.pbtxt");
-    g << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
-         "attr { key: 'shape' value { shape { dim { size: 1 } dim { size: 8 } } } } }\n"
-         "node { name: 'y' op: 'Tanh' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n"
-         "node { name: 'z' op: 'Relu' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }\n";
-  }
-  CommandResult tanh = runGdstudio({"tflite_convert", "--graph_def_file=" + dir + "/tanh.pbtxt",
-                                    "--output_file=" + dir + "/tanh.tflite", "--output_arrays=z",
-                                    "--quantize=int16x8", "--calibration_data=random:4"});
+  // x [1, 8] -> `op` -> Relu z, converted 16x8 on random inputs.
+  auto convert16x8 = [&](const std::string& name, const std::string& op_nodes) {
+    {
+      std::ofstream g(dir + "/" + name + ".pbtxt");
+      g << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
+           "attr { key: 'shape' value { shape { dim { size: 1 } dim { size: 8 } } } } }\n"
+        << op_nodes << "node { name: 'z' op: 'Relu' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }\n";
+    }
+    return runGdstudio({"tflite_convert", "--graph_def_file=" + dir + "/" + name + ".pbtxt",
+                        "--output_file=" + dir + "/" + name + ".tflite", "--output_arrays=z", "--quantize=int16x8",
+                        "--calibration_data=random:4"});
+  };
+  CommandResult tanh =
+      convert16x8("tanh", "node { name: 'y' op: 'Tanh' input: 'x' attr { key: 'T' value { type: DT_FLOAT } } }\n");
   ASSERT_EQ(tanh.exit_code, 0) << tanh.err;
   EXPECT_FALSE(contains(tanh.out, "Note: 16x8")) << tanh.out;
   EXPECT_TRUE(contains(tanh.out, "Operators: 4 (1 DEQUANTIZE, 1 QUANTIZE, 1 RELU, 1 TANH)")) << tanh.out;
@@ -601,19 +605,12 @@ TEST(CliTflite, Int16x8KeepsFloatsTopOneOnEveryKeywordClip) {
     if (n.op() == "tfl.tanh" && n.attr().at(model::tflite::kOutputTypesAttr).list().type(0) == tensorflow::DT_INT16)
       ++int16_tanh;
   EXPECT_EQ(int16_tanh, 1);
-  {
-    std::ofstream g(dir + "/sum.pbtxt");
-    g << "node { name: 'x' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } "
-         "attr { key: 'shape' value { shape { dim { size: 1 } dim { size: 8 } } } } }\n"
-         "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: 'value' value "
-         "{ tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 1 } } } }\n"
-         "node { name: 'y' op: 'Sum' input: 'x' input: 'axes' attr { key: 'T' value { type: DT_FLOAT } } "
-         "attr { key: 'Tidx' value { type: DT_INT32 } } attr { key: 'keep_dims' value { b: true } } }\n"
-         "node { name: 'z' op: 'Relu' input: 'y' attr { key: 'T' value { type: DT_FLOAT } } }\n";
-  }
-  CommandResult sum = runGdstudio({"tflite_convert", "--graph_def_file=" + dir + "/sum.pbtxt",
-                                   "--output_file=" + dir + "/sum.tflite", "--output_arrays=z",
-                                   "--quantize=int16x8", "--calibration_data=random:4"});
+  CommandResult sum = convert16x8(
+      "sum",
+      "node { name: 'axes' op: 'Const' attr { key: 'dtype' value { type: DT_INT32 } } attr { key: 'value' value "
+      "{ tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } } int_val: 1 } } } }\n"
+      "node { name: 'y' op: 'Sum' input: 'x' input: 'axes' attr { key: 'T' value { type: DT_FLOAT } } "
+      "attr { key: 'Tidx' value { type: DT_INT32 } } attr { key: 'keep_dims' value { b: true } } }\n");
   ASSERT_EQ(sum.exit_code, 0) << sum.err;
   EXPECT_TRUE(contains(sum.out, "Note: 16x8: SUM stays float (between DEQUANTIZE and QUANTIZE)")) << sum.out;
   EXPECT_TRUE(contains(sum.out, "Operators: 4 (1 DEQUANTIZE, 1 QUANTIZE, 1 RELU, 1 SUM)")) << sum.out;
