@@ -330,6 +330,14 @@ Result<LoweredGraph> Lowering::run() {
       return Status::Error(where(node(i)) + ": TensorFlow Lite has no builtin for the audio front end; start the "
                            "model after it (e.g. --input_arrays=Mfcc --input_shapes=1,49,10 for the speech_commands "
                            "graphs) and compute the features outside the model");
+    static const std::set<std::string> kV1ControlFlow = {"Enter", "Exit", "Merge", "Switch", "NextIteration",
+                                                         "LoopCond"};
+    if (kV1ControlFlow.count(o))
+      return Status::Error(where(node(i)) +
+                           " cannot be exported: it belongs to a TensorFlow 1.x while loop (a dynamic RNN such as "
+                           "tf.nn.dynamic_rnn), which gdstudio does not convert (TensorFlow's converter makes it a "
+                           "WHILE subgraph); export the model with its recurrence unrolled over a fixed number of "
+                           "steps (tf.nn.static_rnn, or Keras' unroll=True)");
     return Status::Error(where(node(i)) + " cannot be exported: gdstudio maps no TensorFlow Lite builtin to " + o);
   }
   for (int i : index_->topoOrder()) {
