@@ -548,18 +548,12 @@ Status searchBudget(ConvertArgs& a, const tensorflow::GraphDef& graph, ConvertRe
   if (!search.ok()) return Status::Error("--accuracy_budget: " + search.error());
   report.line(transforms::tflite::budgetSearchText(*search));
   report.fields["accuracy_budget"] = transforms::tflite::budgetSearchJson(*search);
-  int pick = search->chosen;
-  if (pick < 0) {
-    if (!a.budget_best)
-      return Status::Error("--accuracy_budget=" + a.budget->text() +
-                           ": no model meets it (the " + (a.json ? "accuracy_budget record" : "table") +
-                           " above has the best reached); nothing was written "
-                           "(--accuracy_budget_best writes the best one)");
-    for (std::size_t i = 0; i < search->path.size(); ++i)
-      if (pick < 0 || search->score(search->path[i]) > search->score(search->path[static_cast<std::size_t>(pick)]))
-        pick = static_cast<int>(i);
-  }
-  for (const std::string& n : search->path[static_cast<std::size_t>(pick)].float_nodes)
+  if (search->chosen < 0 && !a.budget_best)
+    return Status::Error("--accuracy_budget=" + a.budget->text() +
+                         ": no model meets it (the " + (a.json ? "accuracy_budget record" : "table") +
+                         " above has the best reached); nothing was written "
+                         "(--accuracy_budget_best writes the best one)");
+  for (const std::string& n : search->path[static_cast<std::size_t>(search->best())].float_nodes)
     if (std::find(a.options.float_nodes.begin(), a.options.float_nodes.end(), n) == a.options.float_nodes.end())
       a.options.float_nodes.push_back(n);
   return Status::Ok();

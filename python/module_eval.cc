@@ -362,18 +362,12 @@ nlohmann::json searchBudget(const tensorflow::GraphDef& graph, transforms::tflit
   auto found = call.withoutGil([&] { return transforms::tflite::searchAccuracyBudget(graph, searched, input, dataset, o); });
   call.raisePending();
   const auto search = take(std::move(found), ErrorKind::Convert);
-  int pick = search.chosen;
-  if (pick < 0) {
-    for (std::size_t i = 0; i < search.path.size(); ++i)
-      if (pick < 0 || search.score(search.path[i]) > search.score(search.path[static_cast<std::size_t>(pick)]))
-        pick = static_cast<int>(i);
-    const auto& best = search.path[static_cast<std::size_t>(pick)];
-    if (!args.accuracy_budget_best)
-      raise(ErrorKind::Convert, "accuracy_budget=" + budget->text() + ": no model meets it; the best reached is " +
-                                    search.figure(best) + " with " + std::to_string(best.float_nodes.size()) +
-                                    " operator(s) float; nothing was written (accuracy_budget_best=True writes it)");
-  }
-  for (const std::string& n : search.path[static_cast<std::size_t>(pick)].float_nodes)
+  const auto& best = search.path[static_cast<std::size_t>(search.best())];
+  if (search.chosen < 0 && !args.accuracy_budget_best)
+    raise(ErrorKind::Convert, "accuracy_budget=" + budget->text() + ": no model meets it; the best reached is " +
+                                  search.figure(best) + " with " + std::to_string(best.float_nodes.size()) +
+                                  " operator(s) float; nothing was written (accuracy_budget_best=True writes it)");
+  for (const std::string& n : best.float_nodes)
     if (std::find(options.float_nodes.begin(), options.float_nodes.end(), n) == options.float_nodes.end())
       options.float_nodes.push_back(n);
   return transforms::tflite::budgetSearchJson(search);

@@ -167,6 +167,18 @@ std::string sensitivityWhy(const OperatorSensitivity& s) {
 
 namespace {
 
+// The float model's nodes by name and, for each, the nodes reading it.
+struct NodeIndex {
+  explicit NodeIndex(const tensorflow::GraphDef& graph) {
+    for (const auto& n : graph.node()) {
+      by_name[n.name()] = &n;
+      for (const auto& in : n.input()) readers[std::string(model::nodeNameOf(in))].push_back(&n);
+    }
+  }
+  std::map<std::string, const tensorflow::NodeDef*> by_name;
+  std::map<std::string, std::vector<const tensorflow::NodeDef*>> readers;
+};
+
 class Search {
  public:
   Search(const tensorflow::GraphDef& graph, const ConvertOptions& options, const engine::InputSpec& input,
@@ -179,7 +191,8 @@ class Search {
   // `converted` (may be null) receives the conversion.
   Result<BudgetCandidate> evaluate(const std::vector<std::string>& float_nodes, ConvertResult* converted = nullptr);
   OperatorSensitivity sensitivity(const BudgetCandidate& alone, const BudgetCandidate& base,
-                                  const ConvertResult& int8, const ConvertResult& float_model) const;
+                                  const ConvertResult& int8, const ConvertResult& float_model,
+                                  const NodeIndex& index) const;
   Result<double> latency(const tensorflow::GraphDef& model, const std::vector<std::string>& outputs);
   bool meets(const BudgetCandidate& c) const;
   void say(const std::string& what) const {
@@ -238,18 +251,14 @@ Result<BudgetCandidate> Search::evaluate(const std::vector<std::string>& float_n
 }
 
 OperatorSensitivity Search::sensitivity(const BudgetCandidate& alone, const BudgetCandidate& base,
-                                        const ConvertResult& int8, const ConvertResult& float_model) const {
+                                        const ConvertResult& int8, const ConvertResult& float_model,
+                                        const NodeIndex& index) const {
   OperatorSensitivity s;
   s.node = alone.float_nodes.at(0);
   s.sqnr_gain_db = alone.mean_sqnr_db - base.mean_sqnr_db;
   s.error_share = 1 - std::pow(10.0, -s.sqnr_gain_db / 10);
   s.output = tensorFigures(int8, s.node + ":0");
-  std::map<std::string, const tensorflow::NodeDef*> by_name;
-  std::map<std::string, std::vector<const tensorflow::NodeDef*>> readers;  // by node read
-  for (const auto& n : float_model.graph.node()) {
-    by_name[n.name()] = &n;
-    for (const auto& in : n.input()) readers[std::string(model::nodeNameOf(in))].push_back(&n);
-  }
+  const auto& by_name = index.by_name;
   const auto it = by_name.find(s.node);
   if (it == by_name.end()) {
     s.why = sensitivityWhy(s);
@@ -278,8 +287,11 @@ OperatorSensitivity Search::sensitivity(const BudgetCandidate& alone, const Budg
       s.gives_model_output = options_.inference_output_type == tensorflow::DT_FLOAT;
       break;
     }
-    const auto& r = readers[at->name()];
-    at = r.size() == 1 && (r[0]->op() == "tfl.reshape" || r[0]->op() == "tfl.squeeze") ? r[0] : nullptr;
+    const auto r = index.readers.find(at->name());
+    at = r != index.readers.end() && r->second.size() == 1 &&
+                 (r->second[0]->op() == "tfl.reshape" || r->second[0]->op() == "tfl.squeeze")
+             ? r->second[0]
+             : nullptr;
   }
   const bool layer = n.op() == "tfl.conv_2d" || n.op() == "tfl.depthwise_conv_2d" || n.op() == "tfl.fully_connected";
   const auto w = n.input_size() > 1 ? by_name.find(std::string(model::nodeNameOf(n.input(1)))) : by_name.end();
@@ -361,7 +373,9 @@ Result<BudgetSearch> Search::run() {
       if (sa != sb) return sa > sb;
       return a.mean_sqnr_db > b.mean_sqnr_db;
     });
-    for (const auto& c : out_.ranking) out_.sensitivity.push_back(sensitivity(c, *base, int8, *float_model));
+    const NodeIndex index(float_model->graph);
+    for (const auto& c : out_.ranking)
+      out_.sensitivity.push_back(sensitivity(c, *base, int8, *float_model, index));
     const std::size_t limit = budget_.max_float < 0 ? out_.ranking.size()
                                                     : std::min(out_.ranking.size(), std::size_t(budget_.max_float));
     std::vector<std::string> kept;
@@ -464,6 +478,14 @@ Result<BudgetSearch> searchAccuracyBudget(const tensorflow::GraphDef& graph, con
   return Search(graph, options, input, dataset, budget).run();
 }
 
+int BudgetSearch::best() const {
+  if (chosen >= 0) return chosen;
+  int pick = -1;
+  for (std::size_t i = 0; i < path.size(); ++i)
+    if (pick < 0 || score(path[i]) > score(path[static_cast<std::size_t>(pick)])) pick = static_cast<int>(i);
+  return pick;
+}
+
 const OperatorSensitivity* BudgetSearch::sensitivityOf(const std::string& node) const {
   for (const auto& s : sensitivity)
     if (s.node == node) return &s;
@@ -530,9 +552,7 @@ std::string budgetSearchText(const BudgetSearch& s) {
            (c.float_nodes.size() == 1 ? "" : "s") + " float (" + s.figure(c) + ")";
     return out + kept(c) + "\n";
   }
-  const BudgetCandidate* best = nullptr;
-  for (const auto& c : s.path)
-    if (!best || s.score(c) > s.score(*best)) best = &c;
+  const BudgetCandidate* best = s.best() >= 0 ? &s.path[static_cast<std::size_t>(s.best())] : nullptr;
   out += "\nNo model meets " + s.budget.text();
   if (best)
     out += ": the best reached is " + s.figure(*best) + " with " + std::to_string(best->float_nodes.size()) +

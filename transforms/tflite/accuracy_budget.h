@@ -100,6 +100,9 @@ struct BudgetSearch {
   // meets the budget.
   std::vector<BudgetCandidate> path;
   int chosen = -1;  // the index in `path` of the model that meets the budget; -1: none does
+  // The model to write: the chosen one, else the best-scoring model of the
+  // path (the first of equals); -1 only for an empty path.
+  int best() const;
   // Each ranked operator's sensitivity, in the ranking's order.
   std::vector<OperatorSensitivity> sensitivity;
   const OperatorSensitivity* sensitivityOf(const std::string& node) const;
