@@ -32,6 +32,7 @@ TransformInfo setDeviceTransform();
 TransformInfo sortByExecutionOrderTransform();
 TransformInfo sparsifyGatherTransform();
 TransformInfo stripUnusedNodesTransform();
+TransformInfo unrollWhileLoopsTransform();
 // 8-bit path
 TransformInfo quantizeNodesTransform();
 TransformInfo insertLoggingTransform();

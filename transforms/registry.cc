@@ -31,6 +31,7 @@ void registerBuiltinTransforms(TransformRegistry* r) {
   r->add(sortByExecutionOrderTransform());
   r->add(sparsifyGatherTransform());
   r->add(stripUnusedNodesTransform());
+  r->add(unrollWhileLoopsTransform());
   r->add(quantizeNodesTransform());
   r->add(insertLoggingTransform());
   r->add(freezeRequantizationRangesTransform());

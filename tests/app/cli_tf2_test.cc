@@ -9,12 +9,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "model/io.h"
 #include "model/npy.h"
+#include "tests/litert_util.h"
 #include "tests/test_util.h"
 
 namespace gds {
@@ -235,6 +237,52 @@ TEST(CliTf2, LoweredRecurrentLoopsComputeKerasRecurrencesInTensorFlowJs) {
                                    "--output=" + c.outputs[0], "--out_dir=" + dir + "/gds"});
     ASSERT_EQ(mine.exit_code, 0) << mine.err;
     EXPECT_LE(relativeDiff(dir + "/gds/" + npyName(c.outputs[0]), dir + "/tfjs/" + npyName(c.outputs[0])), 1e-4);
+  }
+}
+
+// The Keras LSTM/GRU SavedModels to TensorFlow Lite with no name given: the
+// lowered While loops are unrolled (100 steps x 4 stacked LSTMs for
+// stock_lstm4_relu), the .tflite runs by the signature's names and gives
+// the SavedModel's output, and TensorFlow Lite's own kernels give the same.
+TEST(CliTf2, RecurrentSavedModelsConvertUnrolledAndGiveTheirOutputs) {
+  GDS_REQUIRE_SHARED();
+  const RunCase cases[] = {
+      {"tf2/nordpool_gru_cudnn", "serving_default", "input_1", {1, 5, 1}, -1.f, 1.f, false, {"dense_1"}},
+      {"tf2/stock_lstm4_relu", "serving_default", "lstm_input", {1, 100, 1}, 0.f, 1.f, false, {"dense"}},
+      {"tf2/tweet_sentiment_embedding_lstm", "serving_default", "embedding_input", {1, 40}, 0.f, 2713.f, true,
+       {"dense"}},
+  };
+  const std::map<std::string, std::string> operators = {
+      {"tf2/nordpool_gru_cudnn",
+       "Operators: 80 (20 ADD, 11 FULLY_CONNECTED, 10 LOGISTIC, 15 MUL, 1 PACK, 1 RESHAPE, 9 SPLIT, 1 STRIDED_SLICE, "
+       "5 SUB, 5 TANH, 1 TRANSPOSE, 1 UNPACK)\n"},
+      {"tf2/stock_lstm4_relu",
+       "Operators: 5605 (1193 ADD, 797 FULLY_CONNECTED, 1200 LOGISTIC, 1200 MUL, 4 PACK, 796 RELU, 2 RESHAPE, "
+       "400 SPLIT, 9 TRANSPOSE, 4 UNPACK)\n"},
+      {"tf2/tweet_sentiment_embedding_lstm",
+       "Operators: 1156 (196 ADD, 1 CAST, 317 FULLY_CONNECTED, 1 GATHER, 121 LOGISTIC, 436 MUL, 1 PACK, "
+       "1 STRIDED_SLICE, 80 TANH, 1 TRANSPOSE, 1 UNPACK)\n"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.dir);
+    const std::string dir = test::tempDir();
+    const std::string tflite = dir + "/m.tflite";
+    auto converted = test::runGdstudio({"tflite_convert", "--saved_model_dir=" + test::modelPath(c.dir),
+                                        "--output_file=" + tflite});
+    ASSERT_EQ(converted.exit_code, 0) << converted.err;
+    EXPECT_NE(converted.out.find(operators.at(c.dir)), std::string::npos) << converted.out;
+    const std::string input = writeInput(dir, c.shape, c.low, c.high, c.integers, 7);
+    const std::string feed = "--input=" + std::string(c.input) + "=" + input;
+    auto saved = test::runGdstudio({"run", "--graph=" + test::modelPath(c.dir), feed, "--out_dir=" + dir + "/saved"});
+    ASSERT_EQ(saved.exit_code, 0) << saved.err;
+    auto lite = test::runGdstudio({"run", "--graph=" + tflite, feed, "--output=" + c.outputs[0],
+                                   "--out_dir=" + dir + "/lite"});
+    ASSERT_EQ(lite.exit_code, 0) << lite.err;
+    const std::string out = npyName(c.outputs[0]);
+    EXPECT_LE(relativeDiff(dir + "/lite/" + out, dir + "/saved/" + out), 1e-6);
+    if (!test::litertUnavailable().empty()) continue;
+    auto tfl = test::runProgram("node", {test::litertDir() + "/run_tflite.mjs", tflite, input, "--out", dir + "/tfl"});
+    ASSERT_EQ(tfl.exit_code, 0) << tfl.err;
+    EXPECT_LE(relativeDiff(dir + "/lite/" + out, dir + "/tfl/" + out), 1e-6);
   }
 }
 

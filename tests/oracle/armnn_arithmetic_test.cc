@@ -55,6 +55,12 @@ TEST(ArmnnOracle, ExportedCorpusEqualsArmnnAtEveryTensor) {
   expectEveryTensorEqualToArmnn(exportedInt8Models());
 }
 
+TEST(ArmnnOracle, UnrolledRecurrentModelsEqualArmnnAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_ARMNN();
+  expectEveryTensorEqualToArmnn(exportedRecurrentModels());
+}
+
 TEST(ArmnnOracle, TensorFlowMadeFilesEqualArmnnAtEveryTensor) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_ARMNN();

@@ -163,10 +163,11 @@ struct CorpusInputs {
   std::vector<std::string> names;
 };
 
-std::vector<CorpusInputs> corpusInputs(std::size_t max_data_samples) {
+std::vector<CorpusInputs> corpusInputs(std::size_t max_data_samples,
+                                       const std::vector<tt::ExportedCorpusModel>& corpus = tt::exportedCorpus()) {
   std::vector<CorpusInputs> out;
   if (!test::sharedAvailable()) return out;
-  for (const tt::ExportedCorpusModel& c : tt::exportedCorpus()) {
+  for (const tt::ExportedCorpusModel& c : corpus) {
     auto loaded = model::load(test::modelPath(c.name));
     EXPECT_TRUE(loaded.ok()) << loaded.error();
     if (!loaded.ok()) continue;
@@ -340,6 +341,21 @@ const std::vector<OracleModel>& exportedInt16x8Models(std::size_t max_data_sampl
       }
     }
     for (OracleModel& m : out) markIntegerTensorsExact(&m);
+    return out;
+  }();
+  return models;
+}
+
+const std::vector<OracleModel>& exportedRecurrentModels(std::size_t max_data_samples) {
+  static const std::vector<OracleModel> models = [max_data_samples] {
+    std::vector<OracleModel> out;
+    for (const CorpusInputs& in : corpusInputs(max_data_samples, tt::recurrentCorpus())) {
+      addExport(in, tt::corpusConvertOptions(*in.corpus), "float, unrolled", "_float.tflite", &out);
+      tt::ConvertOptions o = tt::corpusConvertOptions(*in.corpus);
+      o.quantize = tt::Quantize::Int8;
+      o.calibration = in.calibration;
+      addExport(in, o, "int8, unrolled", "_int8.tflite", &out);
+    }
     return out;
   }();
   return models;

@@ -61,6 +61,10 @@ const std::vector<OracleModel>& exportedMixedModels(std::size_t max_data_samples
 // outputs: every integer tensor exact; inception_mini's MUL and SUB stay
 // float (no int16 form in gdstudio's 16x8).
 const std::vector<OracleModel>& exportedInt16x8Models(std::size_t max_data_samples = 3);
+// The keyword LSTM and CRNN, whose TensorFlow 1.x while loops the converter
+// unrolls, exported float (compared within the float tolerance) and int8
+// with float inputs and outputs.
+const std::vector<OracleModel>& exportedRecurrentModels(std::size_t max_data_samples = 3);
 // ../shared/models/tflite's files with their stored input and seeded ones.
 const std::vector<OracleModel>& sharedTfliteModels();
 // TensorFlow-made dynamic-range (hybrid) files of ../shared/models/keras

@@ -65,6 +65,16 @@ TEST(TfliteOracle, ExportedCorpusWithBuiltinKernelsEqualsTfliteAtEveryTensor) {
   expectEveryTensorEqual(exportedInt8Models(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
 }
 
+// The keyword LSTM and CRNN, their while loops unrolled: every step's
+// FULLY_CONNECTED, SPLIT, LOGISTIC, TANH, MUL and ADD as TensorFlow Lite
+// computes them (a one-step difference would grow through the recurrence).
+TEST(TfliteOracle, UnrolledRecurrentModelsEqualTfliteAtEveryTensor) {
+  GDS_REQUIRE_SHARED();
+  GDS_REQUIRE_LITERT();
+  expectEveryTensorEqual(exportedRecurrentModels(), TfliteKernels::kXnnpack, Arithmetic::kTfliteXnnpack);
+  expectEveryTensorEqual(exportedRecurrentModels(), TfliteKernels::kBuiltin, Arithmetic::kTfliteBuiltin);
+}
+
 TEST(TfliteOracle, TensorFlowMadeFilesWithXnnpackEqualTfliteAtEveryTensor) {
   GDS_REQUIRE_SHARED();
   GDS_REQUIRE_LITERT();

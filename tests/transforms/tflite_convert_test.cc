@@ -379,14 +379,16 @@ TEST(TfliteConvert, OpsWithoutABuiltinAreRefusedByNodeAndOp) {
   EXPECT_EQ(r.error(), "node 'decoded_sample_data' (DecodeWav): TensorFlow Lite has no builtin for the audio front "
                        "end; start the model after it (e.g. --input_arrays=Mfcc --input_shapes=1,49,10 for the "
                        "speech_commands graphs) and compute the features outside the model");
-  // The LSTM model's while loop.
-  ConvertOptions lstm = corpusConvertOptions(exportedCorpus()[3]);
+  // The LSTM model's while loop is unrolled (unroll_while_loops): 25 steps
+  // of two FULLY_CONNECTED, the classifier's the 51st.
+  ConvertOptions lstm = corpusConvertOptions(recurrentCorpus()[0]);
   r = convertToTflite(loadGraph("kws_lstm_s.pb"), lstm);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "node 'LSTM-Layer/lstm/rnn/while/Enter' (Enter) cannot be exported: it belongs to a "
-                       "TensorFlow 1.x while loop (a dynamic RNN such as tf.nn.dynamic_rnn), which gdstudio does not "
-                       "convert (TensorFlow's converter makes it a WHILE subgraph); export the model with its "
-                       "recurrence unrolled over a fixed number of steps (tf.nn.static_rnn, or Keras' unroll=True)");
+  ASSERT_TRUE(r.ok()) << r.error();
+  std::map<std::string, int> ops;
+  for (const auto& n : r->graph.node()) ++ops[n.op()];
+  EXPECT_EQ(ops["tfl.fully_connected"], 51);
+  EXPECT_EQ(ops["tfl.split"], 25);
+  EXPECT_EQ(ops["tfl.unpack"], 1);
   ConvertOptions missing = corpusConvertOptions(exportedCorpus()[0]);
   missing.inputs = {"no_such_node"};
   r = convertToTflite(loadGraph(exportedCorpus()[0].name), missing);

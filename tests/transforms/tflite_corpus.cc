@@ -20,6 +20,14 @@ const std::vector<ExportedCorpusModel>& exportedCorpus() {
   return models;
 }
 
+const std::vector<ExportedCorpusModel>& recurrentCorpus() {
+  static const std::vector<ExportedCorpusModel> models = {
+      {"kws_lstm_s.pb", {"Mfcc"}, {{1, 25, 10}}, "labels_softmax", "speech", ""},
+      {"kws_crnn_s.pb", {"Mfcc"}, {{1, 49, 10}}, "labels_softmax", "speech", ""},
+  };
+  return models;
+}
+
 ConvertOptions corpusConvertOptions(const ExportedCorpusModel& m) {
   ConvertOptions o;
   o.inputs = m.inputs;

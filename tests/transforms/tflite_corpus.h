@@ -29,6 +29,9 @@ struct ExportedCorpusModel {
 // MobileNet v1 0.25/128, MobileNet v1 1.0/224 (random weights),
 // inception_mini, kws_ds_cnn_s and kws_cnn_s, in that order.
 const std::vector<ExportedCorpusModel>& exportedCorpus();
+// The keyword LSTM and CRNN (TensorFlow 1.x dynamic_rnn while loops, which
+// the converter unrolls): kws_lstm_s reads 25 MFCC frames, kws_crnn_s 49.
+const std::vector<ExportedCorpusModel>& recurrentCorpus();
 
 // The converter's options for the model's inputs, shapes and output (float).
 ConvertOptions corpusConvertOptions(const ExportedCorpusModel& m);

@@ -144,6 +144,10 @@ class Lowering {
   model::InferredShapes shapes_;
   std::unordered_set<std::string> output_nodes_;
   std::unordered_set<std::string> reserved_, used_;
+  // Layer weights written so far, by the constant they come from: the steps
+  // of an unrolled loop read one tensor (TensorFlow's converter folds
+  // duplicate constants).
+  std::map<std::string, std::vector<std::pair<HostTensor, std::string>>> weights_;
   std::unordered_map<std::string, std::string> alias_;  // TF "node:k" -> dialect tensor
   std::set<int> absorbed_;
   LoweredGraph out_;

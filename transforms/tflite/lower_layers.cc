@@ -83,7 +83,14 @@ Result<NodeDef*> Lowering::addWeightedLayer(int i, const char* op_type, const Ta
   auto in = operand(i, 0);
   if (!in.ok()) return in.status();
   const std::string bname = applyTail(t, weights, channelOf, channels);
-  const std::string wname = addConst(name(dataInput(i, 1)), *weights, true);
+  std::string wname;
+  auto& written = weights_[name(dataInput(i, 1))];
+  for (const auto& [value, tensor] : written)
+    if (value.shape == weights->shape && value.data == weights->data) wname = tensor;
+  if (wname.empty()) {
+    wname = addConst(name(dataInput(i, 1)), *weights, true);
+    written.emplace_back(*weights, wname);
+  }
   auto n = addOp(t.last, op_type, {*in, wname, bname});
   if (!n.ok()) return n.status();
   (*(*n)->mutable_attr())["fused_activation_function"].set_s(t.activation);

@@ -164,6 +164,9 @@ Result<PreparedGraph> prepareForTflite(const tensorflow::GraphDef& graph, const 
   std::vector<TransformStep> steps;
   steps.push_back(step("remove_nodes", {{"op", {"Identity", "CheckNumerics", "StopGradient", "Snapshot"}}}));
   steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));
+  // TensorFlow Lite has no frames: a while loop of fixed length (a dynamic
+  // RNN over a static sequence) becomes its iterations.
+  steps.push_back(step("unroll_while_loops"));
   steps.push_back(step("fold_batch_norms"));
   steps.push_back(step("fold_old_batch_norms"));
   steps.push_back(step("fold_constants", {{"ignore_errors", {"true"}}}));

@@ -1,6 +1,7 @@
 #include "transforms/tflite/quantize.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -56,6 +57,8 @@ const std::map<std::string, Rule>& rules() {
       {"tfl.slice", {Kind::SameScale, {0}}},
       {"tfl.reduce_max", {Kind::SameScale, {0}}},
       {"tfl.reduce_min", {Kind::SameScale, {0}}},
+      {"tfl.split", {Kind::SameScale, {1}}},  // input 0 is the axis
+      {"tfl.unpack", {Kind::SameScale, {0}}},
       {"tfl.concatenation", {Kind::RequantizeInputs, {-1}}},
       {"tfl.pack", {Kind::RequantizeInputs, {-1}}},
       {"tfl.maximum", {Kind::RequantizeInputs, {-1}}},
@@ -142,6 +145,7 @@ class Quantizer {
   std::unordered_map<std::string, std::string> ref_;           // float tensor -> int8 tensor
   std::unordered_map<std::string, mt::Quantization> params_;   // float tensor -> params of the int8 one
   std::unordered_map<std::string, std::string> copied_;        // constants copied as they are
+  std::unordered_map<std::string, std::string> weights_;       // int8 weights by source and scales
   std::unordered_map<std::string, std::string> float_;         // float tensor -> its float tensor in out_
   std::unordered_map<std::string, std::vector<const NodeDef*>> consumers_;  // node -> the dialect ops reading output 0
   tensorflow::GraphDef out_;
@@ -270,7 +274,11 @@ Result<std::string> Quantizer::activation(const NodeDef& n, int k, const mt::Qua
   if (!force || have == *force) return it->second;
   // TensorFlow Lite's quantizer inserts a requantizing QUANTIZE so that the
   // op sees its required parameters (ApplyConstraints).
-  const std::string requant_key = key + "|" + std::to_string(force->scale[0]) + "|" + std::to_string(force->zero_point[0]);
+  // Keyed by the exact scale: two readers whose scales print alike at six
+  // digits need two QUANTIZEs.
+  char scale_bits[32];
+  std::snprintf(scale_bits, sizeof scale_bits, "%a", static_cast<double>(force->scale[0]));
+  const std::string requant_key = key + "|" + scale_bits + "|" + std::to_string(force->zero_point[0]);
   auto done = ref_.find(requant_key);
   if (done != ref_.end()) return done->second;
   NodeDef* q = emitConversion(p->name() + "_requantized", "tfl.quantize", it->second, activationType(), *p,
@@ -304,13 +312,17 @@ NodeDef* Quantizer::emitOp(const NodeDef& source, const std::vector<std::string>
   auto* types = (*n->mutable_attr())[mt::kOutputTypesAttr].mutable_list();
   for (int k = 0; k < types->type_size(); ++k)
     if (types->type(k) == tensorflow::DT_FLOAT) types->set_type(k, activationType());
-  mt::setQuantization(n, 0, output);
+  // Every output of a SPLIT or UNPACK has the input's parameters.
+  const int outputs = std::max(1, mt::outputCount(source));
+  for (int k = 0; k < outputs; ++k) mt::setQuantization(n, k, output);
   // 16x8 ADD and SUB take the general scales (TensorFlow writes
   // pot_scale_int16 false; the schema's default true is the LSTM form).
   if (int16() && (source.op() == "tfl.add" || source.op() == "tfl.sub"))
     (*n->mutable_attr())["pot_scale_int16"].set_b(false);
-  ref_[source.name() + ":0"] = n->name();
-  params_[source.name() + ":0"] = output;
+  for (int k = 0; k < outputs; ++k) {
+    ref_[source.name() + ":" + std::to_string(k)] = k == 0 ? n->name() : n->name() + ":" + std::to_string(k);
+    params_[source.name() + ":" + std::to_string(k)] = output;
+  }
   return n;
 }
 
@@ -510,7 +522,12 @@ Status Quantizer::layer(const NodeDef& n) {
   wq.scale = scales;
   wq.zero_point.assign(scales.size(), 0);
   wq.quantized_dimension = per_channel ? axis : 0;
-  const std::string wname = emitConst(w->name(), q, wq);
+  // One tensor for the weights every step of an unrolled loop reads with
+  // the same scales (TensorFlow's converter folds duplicate constants).
+  std::string wkey = w->name() + "|" + std::to_string(wq.quantized_dimension);
+  wkey.append(reinterpret_cast<const char*>(scales.data()), scales.size() * sizeof(float));
+  auto cached = weights_.find(wkey);
+  const std::string wname = cached != weights_.end() ? cached->second : (weights_[wkey] = emitConst(w->name(), q, wq));
   std::string bname = mt::kNoValueNode;
   if (bias) {
     const std::int64_t out_channels = bias->size();
@@ -554,8 +571,9 @@ Status Quantizer::op(const NodeDef& n) {
   // An op that passes values through (RESHAPE, SQUEEZE, MAX_POOL_2D) from
   // a float tensor to operators kept float stays float too: quantizing
   // between them would only add a QUANTIZE and a DEQUANTIZE.
+  const int same = r.kind == Kind::SameScale ? r.activation_inputs.at(0) : 0;  // the input passed through
   if (r.kind == Kind::SameScale) {
-    const std::string key = canonical(n.input(0));
+    const std::string key = canonical(n.input(same));
     if (float_.count(key) && !ref_.count(key) && feedsOnlyFloat(n)) return floatOp(n);
   }
   auto isActivation = [&](int k) {
@@ -573,11 +591,12 @@ Status Quantizer::op(const NodeDef& n) {
     return Status::Ok();
   }
   if (r.kind == Kind::SameScale) {
-    auto first = activation(n, 0);
+    auto first = activation(n, same);
     if (!first.ok()) return first.status();
-    inputs[0] = *first;
-    output = params_.at(canonical(n.input(0)));
-    for (int k = 1; k < n.input_size(); ++k) {
+    inputs[static_cast<std::size_t>(same)] = *first;
+    output = params_.at(canonical(n.input(same)));
+    for (int k = 0; k < n.input_size(); ++k) {
+      if (k == same) continue;
       // PADV2's padding value is an activation with the input's parameters.
       if (n.op() == "tfl.padv2" && k == 2) {
         auto v = activation(n, k, &output);
@@ -617,7 +636,7 @@ Result<tensorflow::GraphDef> Quantizer::run() {
     if (!mt::isDialectOp(n.op())) continue;
     for (const std::string& input : n.input()) {
       const model::TensorRef ref = model::parseTensorName(input);
-      if (ref.port == 0) consumers_[ref.node].push_back(&n);
+      if (!ref.control) consumers_[ref.node].push_back(&n);  // of any output (SPLIT's too)
     }
   }
   for (const std::string& name : options_.float_nodes) {
