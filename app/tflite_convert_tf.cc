@@ -281,6 +281,7 @@ Status applyInferenceType(const TensorFlowConverterFlags& tf, std::size_t inputs
   if (tf.builtins_int8 && tf.inference_type != tensorflow::DT_INT8 && options.quantize != Quantize::Int8)
     return Status::Error("--target_ops=TFLITE_BUILTINS_INT8 needs an int8 model: --inference_type=INT8, or "
                          "--quantize=int8 --calibration_data=DIR");
+  options.int8_only = tf.builtins_int8 || tf.inference_type == tensorflow::DT_INT8;
   if (tf.inference_type != tensorflow::DT_INT8) return Status::Ok();
   options.quantize = Quantize::Int8;
   // TensorFlow 1.x: the model's inputs and outputs take inference_type

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -318,7 +319,7 @@ std::vector<std::vector<engine::Tensor>> calibrationInputs(const ModelHandle& m,
 }
 
 struct ConvertArgs {
-  py::handle inputs, outputs, input_shapes, representative_dataset, denylisted_nodes, denylisted_ops;
+  py::handle inputs, outputs, input_shapes, representative_dataset, denylisted_nodes, denylisted_ops, supported_ops;
   std::string quantize, inference_input_type, inference_output_type, signature_key;
   std::string calibration_method;
   int calibration_num_bins = 512;
@@ -403,6 +404,15 @@ py::object convertModel(py::handle model_arg, py::handle output_file, const Conv
   options.per_channel_fully_connected = !args.disable_per_channel_dense;
   options.float_nodes = nameList(args.denylisted_nodes);
   options.float_ops = nameList(args.denylisted_ops);
+  // TensorFlow's target_spec.supported_ops: TFLITE_BUILTINS_INT8 alone
+  // refuses an operator without an int8 form instead of keeping it float.
+  const std::vector<std::string> ops_sets = nameList(args.supported_ops);
+  for (const std::string& set : ops_sets)
+    if (set != "TFLITE_BUILTINS" && set != "TFLITE_BUILTINS_INT8")
+      raise(ErrorKind::Argument, "supported_ops: '" + set + "' is not an ops set gdstudio writes (TFLITE_BUILTINS, "
+                                 "TFLITE_BUILTINS_INT8)");
+  options.int8_only = std::find(ops_sets.begin(), ops_sets.end(), "TFLITE_BUILTINS_INT8") != ops_sets.end() &&
+                      std::find(ops_sets.begin(), ops_sets.end(), "TFLITE_BUILTINS") == ops_sets.end();
   if ((!options.float_nodes.empty() || !options.float_ops.empty()) && !integer)
     raise(ErrorKind::Argument, "denylisted_nodes and denylisted_ops choose the operators an int8 or 16x8 model keeps "
                                "float: they need quantize='int8' or 'int16x8'");
@@ -531,9 +541,10 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
          bool disable_per_channel, const std::string& signature_key, const std::string& calibration_method,
          int calibration_num_bins, double calibration_min_percentile, double calibration_max_percentile,
          py::handle denylisted_nodes, py::handle denylisted_ops, py::handle accuracy_budget, py::handle accuracy_data,
-         py::handle label_map, int accuracy_budget_max_float, bool accuracy_budget_best, int threads,
-         py::object progress) {
+         py::handle label_map, int accuracy_budget_max_float, bool accuracy_budget_best, py::handle supported_ops,
+         int threads, py::object progress) {
         ConvertArgs args;
+        args.supported_ops = supported_ops;
         args.accuracy_budget = accuracy_budget.is_none() ? "" : std::string(py::str(accuracy_budget));
         args.accuracy_data = accuracy_data;
         args.label_map = label_map;
@@ -569,8 +580,8 @@ arithmetic: whose int8 rounding the 8-bit .tflite models follow (as Model.run).)
       py::arg("calibration_max_percentile") = 99.999, py::arg("denylisted_nodes") = py::none(),
       py::arg("denylisted_ops") = py::none(), py::arg("accuracy_budget") = py::none(),
       py::arg("accuracy_data") = py::none(), py::arg("label_map") = py::none(),
-      py::arg("accuracy_budget_max_float") = -1, py::arg("accuracy_budget_best") = false, py::arg("threads") = 1,
-      py::arg("progress") = py::none(),
+      py::arg("accuracy_budget_max_float") = -1, py::arg("accuracy_budget_best") = false,
+      py::arg("supported_ops") = py::none(), py::arg("threads") = 1, py::arg("progress") = py::none(),
       R"(tflite_convert: writes a frozen graph (or a SavedModel, frozen on the way, or a Keras model) as a
 TensorFlow Lite model. inputs/outputs: node names (default the signature's of a SavedModel or
 Keras model, else the Placeholders and the unconsumed nodes);
@@ -584,7 +595,9 @@ values become ranges (TensorFlow's methods: 'min_max', 'average_min_max', 'histo
 with calibration_min/max_percentile, 'histogram_mse_bruteforce', 'histogram_mse_max_frequency',
 'histogram_mse_symmetric'; calibration_num_bins per sample); denylisted_nodes (operator names: the tensor
 each computes) and denylisted_ops (builtin names, 'CONV_2D') stay float in the int8 model, as
-TensorFlow's QuantizationDebugOptions keeps them. accuracy_budget ('agreement:98%', 'sqnr:30',
+TensorFlow's QuantizationDebugOptions keeps them; an operator without an int8 form stays float (a
+note says which) unless supported_ops=['TFLITE_BUILTINS_INT8'] (TensorFlow's
+target_spec.supported_ops) asks for int8 operators only. accuracy_budget ('agreement:98%', 'sqnr:30',
 'top1:0.5') keeps the fewest operators float that meet it on accuracy_data (a folder; default the
 representative_dataset folder; label_map names the classes), as `tflite_convert --accuracy_budget`;
 accuracy_budget_max_float bounds the search, accuracy_budget_best writes the best model when none

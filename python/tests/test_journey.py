@@ -308,3 +308,25 @@ def test_records_are_one_call_from_a_dataframe(opt, int8, shared):
     assert list(pd.DataFrame(result.samples).columns) == list(gd.SampleResult._fields)
     timing = gd.benchmark(opt, max_num_runs=2, max_time=0, threads=1)
     assert "avg_ms" in pd.DataFrame(timing.node_types).columns
+
+
+def test_recurrent_model_unrolled_with_the_converters_ops_sets(shared, work):
+    """The keyword LSTM's tf.nn.dynamic_rnn loop is unrolled (25 steps); the int8 export keeps
+    every operator int8 under supported_ops=['TFLITE_BUILTINS_INT8'], as TensorFlow's does."""
+    lstm = gd.load(shared / "models" / "kws_lstm_s.pb")
+    kw = dict(inputs="Mfcc", outputs="labels_softmax", input_shapes=[(1, 25, 10)])
+    flt = gd.tflite_convert(lstm, work / "lstm.tflite", **kw)
+    ops = [n.op for n in flt.model.nodes]
+    assert ops.count("tfl.fully_connected") == 51 and ops.count("tfl.unpack") == 1
+    x = np.random.RandomState(5).uniform(-40, 20, (1, 25, 10)).astype(np.float32)
+    want = lstm.run({"Mfcc": x}, outputs=["labels_softmax"])["labels_softmax"]
+    got = flt.model.run({"Mfcc": x})["labels_softmax"]
+    assert np.abs(got - want).max() < 1e-6
+    rng = np.random.RandomState(6)
+    frames = [{"Mfcc": rng.uniform(-40, 20, (1, 25, 10)).astype(np.float32)} for _ in range(8)]
+    int8 = gd.tflite_convert(lstm, work / "lstm_int8.tflite", quantize="int8", representative_dataset=frames,
+                             supported_ops=["TFLITE_BUILTINS_INT8"], **kw)
+    ops = [n.op for n in int8.model.nodes]
+    assert ops.count("tfl.dequantize") == 1 and ops.count("tfl.split") == 25
+    with pytest.raises(gd.ArgumentError, match="'SELECT_TF_OPS' is not an ops set gdstudio writes"):
+        gd.tflite_convert(lstm, work / "bad.tflite", supported_ops=["SELECT_TF_OPS"], **kw)

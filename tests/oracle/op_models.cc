@@ -149,6 +149,14 @@ std::string opGraphText() {
   g += intConst("sl/begin", {4}, {0, 2, 2, 0});
   g += intConst("sl/size", {4}, {1, 4, 4, 4});
   g += node("sl", "Slice", {"y", "sl/begin", "sl/size"}, attrType() + index);
+  // A split and an unpack (an unrolled LSTM's gates and time steps), each
+  // output read by an element-wise op.
+  g += intConst("sp/axis", {}, {3});
+  g += node("sp", "Split", {"sp/axis", "y"}, attrType() + "attr { key: \"num_split\" value { i: 2 } } ");
+  g += node("sp_sum", "Add", {"sp", "sp:1"}, attrType());
+  g += node("up", "Unpack", {"x"},
+            attrType() + "attr { key: \"num\" value { i: 4 } } attr { key: \"axis\" value { i: 3 } } ");
+  g += node("up_mul", "Mul", {"up", "up:3"}, attrType());
   g += intConst("pad/paddings", {4, 2}, {0, 0, 1, 2, 2, 1, 0, 0});
   g += node("pad", "Pad", {"y", "pad/paddings"},
             attrType() + "attr { key: \"Tpaddings\" value { type: DT_INT32 } } ");
@@ -160,7 +168,8 @@ const std::vector<std::string>& opGraphOutputs() {
       "conv_nobias",  "conv_valid/out", "dw2/out", "fc/softmax", "ew_Add/relu6", "ew_Sub",     "ew_Mul",
       "ew_Maximum",   "ew_Minimum",     "avgpool", "avgpool_same", "maxpool",    "mean_hw",    "mean_c",
       "act_Sigmoid",  "act_Tanh",       "act_Relu", "act_Relu6",   "act_LeakyRelu", "resize", "resize_hp",
-      "concat",       "pad",            "act_wide_Sigmoid", "act_wide_Tanh", "tr",     "ss",        "sl"};
+      "concat",       "pad",            "act_wide_Sigmoid", "act_wide_Tanh", "tr",     "ss",        "sl",
+      "sp_sum",       "up_mul"};
   return outputs;
 }
 

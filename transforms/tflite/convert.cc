@@ -214,22 +214,30 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
   q.per_channel_fully_connected = options.per_channel_fully_connected;
   q.float_nodes.insert(options.float_nodes.begin(), options.float_nodes.end());
   q.float_ops.insert(options.float_ops.begin(), options.float_ops.end());
+  q.float_fallback = !options.int8_only;
   auto quantized = quantizeToInt8(lowered->graph, by_dialect, q);
   if (!quantized.ok()) return quantized.status();
-  if (int16) {
-    std::set<std::string> kept;
-    for (const auto& n : lowered->graph.node()) {
-      if (!model::tflite::isDialectOp(n.op()) || n.op() == model::tflite::kNoValueOp || hasInt16Form(n.op())) continue;
-      const auto* builtin = model::tflite::builtinByOpType(n.op());
-      kept.insert(builtin ? builtin->name : n.op());
-    }
-    if (!kept.empty()) {
-      std::string list;
-      for (const std::string& k : kept) list += (list.empty() ? "" : ", ") + k;
-      result.notes.push_back("16x8: " + list + (kept.size() == 1 ? " stays" : " stay") +
+  std::set<std::string> kept;
+  for (const auto& n : lowered->graph.node()) {
+    if (!model::tflite::isDialectOp(n.op()) || n.op() == model::tflite::kNoValueOp ||
+        (int16 ? hasInt16Form(n.op()) : hasInt8Form(n.op())))
+      continue;
+    const auto* builtin = model::tflite::builtinByOpType(n.op());
+    kept.insert(builtin ? builtin->name : n.op());
+  }
+  if (!kept.empty()) {
+    std::string list;
+    for (const std::string& k : kept) list += (list.empty() ? "" : ", ") + k;
+    const bool one = kept.size() == 1;
+    if (int16)
+      result.notes.push_back("16x8: " + list + (one ? " stays" : " stay") +
                              " float (between DEQUANTIZE and QUANTIZE): gdstudio's 16x8 has no int16 form of " +
-                             (kept.size() == 1 ? "it" : "them"));
-    }
+                             (one ? "it" : "them"));
+    else
+      result.notes.push_back("int8: " + list + (one ? " stays" : " stay") +
+                             " float (between DEQUANTIZE and QUANTIZE), as TensorFlow's converter leaves an "
+                             "operator without an int8 form; --target_ops=TFLITE_BUILTINS_INT8 refuses " +
+                             (one ? "it" : "them"));
   }
   result.graph = std::move(*quantized);
   result.ranges = std::move(by_dialect);

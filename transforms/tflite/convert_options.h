@@ -76,6 +76,12 @@ struct ConvertOptions {
   // the converted model by name (the tensor each computes: the last node of
   // a fused chain), operators by builtin name ("CONV_2D").
   std::vector<std::string> float_nodes, float_ops;
+  // int8: an operator without an int8 form (CAST, GATHER, ...) stays float
+  // between DEQUANTIZE and QUANTIZE, as TensorFlow's converter leaves it
+  // with TFLITE_BUILTINS among the supported ops; true refuses it
+  // (supported_ops=[TFLITE_BUILTINS_INT8], --target_ops=TFLITE_BUILTINS_INT8,
+  // and TensorFlow 1.x's --inference_type=INT8).
+  bool int8_only = false;
   // What an earlier conversion of the same graph with the same `calibration`
   // samples saw (its ConvertResult::statistics): the ranges are read from
   // them instead of running the samples again. The accuracy budget converts

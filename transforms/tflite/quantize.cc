@@ -404,6 +404,9 @@ bool Quantizer::feedsOnlyFloat(const NodeDef& n) const {
 
 bool Quantizer::keptFloat(const NodeDef& n) const {
   if (options_.float_nodes.count(n.name()) || options_.float_ops.count(n.op())) return true;
+  if (!int16() && options_.float_fallback && mt::isDialectOp(n.op()) && n.op() != mt::kNoValueOp &&
+      !rules().count(n.op()))
+    return true;
   if (int16() && !hasInt16Form(n.op())) return true;
   // LOGISTIC and TANH whose int16 input scale TensorFlow Lite sends to its
   // fixed-point kernel (a power of two) stay float: gdstudio runs the
@@ -565,7 +568,9 @@ Status Quantizer::op(const NodeDef& n) {
   if (keptFloat(n)) return floatOp(n);
   auto rule = rules().find(n.op());
   if (rule == rules().end())
-    return Status::Error(where(n) + " has no int8 form in TensorFlow Lite's full-integer scheme");
+    return Status::Error(where(n) + " has no int8 form in TensorFlow Lite's full-integer scheme (only int8 operators "
+                         "were asked for: --target_ops=TFLITE_BUILTINS_INT8 or --inference_type=INT8; without, it "
+                         "stays float)");
   if (rule->second.kind == Kind::Layer) return layer(n);
   const Rule& r = rule->second;
   // An op that passes values through (RESHAPE, SQUEEZE, MAX_POOL_2D) from
@@ -671,6 +676,8 @@ Result<tensorflow::GraphDef> Quantizer::run() {
 }
 
 }  // namespace
+
+bool hasInt8Form(const std::string& op) { return rules().count(op) > 0; }
 
 bool hasInt16Form(const std::string& op) {
   static const std::set<std::string> ops = {

@@ -51,6 +51,8 @@ struct QuantizeOptions {
   // Dialect nodes (by name) that stay float, and operators (by TFLite builtin
   // name, "CONV_2D", or dialect op, "tfl.conv_2d") whose every node does.
   std::set<std::string> float_nodes, float_ops;
+  // int8: an op without an int8 form stays float (else it is an error).
+  bool float_fallback = true;
 };
 
 // `ranges` holds the calibrated range of every float activation tensor of
@@ -68,6 +70,9 @@ Result<tensorflow::GraphDef> quantizeToInt8(const tensorflow::GraphDef& graph,
 // between DEQUANTIZE and QUANTIZE, as TensorFlow's converter leaves an op
 // without an int16 kernel when TFLITE_BUILTINS is among the supported ops.
 bool hasInt16Form(const std::string& op);
+// Whether int8 quantizes the dialect op: the ops of TensorFlow Lite's
+// full-integer scheme gdstudio exports (operator_property.cc's).
+bool hasInt8Form(const std::string& op);
 
 // The largest |w| of each output channel of a CONV_2D / FULLY_CONNECTED
 // weight (dimension 0) or DEPTHWISE_CONV_2D filter (the last dimension), or
