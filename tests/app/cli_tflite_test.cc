@@ -706,6 +706,58 @@ TEST(CliTflite, KeywordAccuracyFloatTfRecipeAndTfliteInt8) {
   }
 }
 
+// The keyword LSTM and CRNN (tf.nn.dynamic_rnn while loops) on the 100
+// speech clips: the loops unrolled, the float .tflite agrees with the graph
+// on every clip and the int8 one as the figures say.
+TEST(CliTflite, KeywordRecurrentModelsConvertUnrolled) {
+  GDS_REQUIRE_SHARED();
+  const std::string dir = tempDir();
+  struct Expected {
+    const char* model;
+    const char* frames;
+    const char* operators;  // the float export's
+    const char* float_summary;
+    const char* int8_summary;
+  };
+  const Expected expected[] = {
+      {"kws_lstm_s", "1,25,10",
+       "Operators: 504 (125 ADD, 25 CONCATENATION, 51 FULLY_CONNECTED, 75 LOGISTIC, 148 MUL, 2 RESHAPE, 1 SOFTMAX, "
+       "25 SPLIT, 50 TANH, 1 TRANSPOSE, 1 UNPACK)\n",
+       "inputs\t100\ntop1_agreement\t100/100\naccuracy_float\t80/100\naccuracy_8bit\t80/100\n",
+       "inputs\t100\ntop1_agreement\t91/100\naccuracy_float\t80/100\naccuracy_8bit\t76/100\n"},
+      {"kws_crnn_s", "1,49,10",
+       "Operators: 489 (40 ADD, 80 CONCATENATION, 1 CONV_2D, 82 FULLY_CONNECTED, 40 LOGISTIC, 120 MUL, 3 RESHAPE, "
+       "1 SOFTMAX, 40 SPLIT, 40 SUB, 40 TANH, 1 TRANSPOSE, 1 UNPACK)\n",
+       "inputs\t100\ntop1_agreement\t100/100\naccuracy_float\t87/100\naccuracy_8bit\t87/100\n",
+       "inputs\t100\ntop1_agreement\t96/100\naccuracy_float\t87/100\naccuracy_8bit\t86/100\n"},
+  };
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(e.model);
+    const std::string pb = modelPath(std::string(e.model) + ".pb");
+    const std::vector<std::string> convert = {"tflite_convert", "--graph_def_file=" + pb, "--input_arrays=Mfcc",
+                                              std::string("--input_shapes=") + e.frames,
+                                              "--output_arrays=labels_softmax"};
+    for (bool int8 : {false, true}) {
+      const std::string out = dir + "/" + e.model + (int8 ? "_int8.tflite" : ".tflite");
+      std::vector<std::string> args = convert;
+      args.push_back("--output_file=" + out);
+      if (int8) {
+        args.push_back("--quantize=int8");
+        args.push_back("--calibration_data=" + dataPath("speech"));
+      }
+      CommandResult q = runGdstudio(args);
+      ASSERT_EQ(q.exit_code, 0) << q.err;
+      if (!int8) {
+        EXPECT_TRUE(contains(q.out, e.operators)) << q.out;
+      }
+      CommandResult c = runGdstudio({"compare", "--graph=" + pb, "--graph2=" + out, "--output=labels_softmax",
+                                     "--dataset=" + dataPath("speech"), "--label_map=" + modelPath("kws_labels.txt")});
+      ASSERT_EQ(c.exit_code, 0) << c.err;
+      EXPECT_TRUE(contains(c.out, int8 ? e.int8_summary : e.float_summary)) << c.out.substr(c.out.find("\ninputs"));
+    }
+  }
+}
+
 TEST(CliTflite, SavedModelKeepsItsSignature) {
   GDS_REQUIRE_SHARED();
   const std::string out = tempDir() + "/hp2.tflite";
