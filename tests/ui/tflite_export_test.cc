@@ -319,6 +319,33 @@ TEST(TfliteExportDialog, FloatExportIsTheCliExport) {
   EXPECT_TRUE(dialog.lastReport()->summary().find("(float): ") != std::string::npos) << dialog.lastReport()->summary();
 }
 
+// The keyword LSTM from the window: its input marked after the audio front
+// end (the Reshape to 25 frames of 10 MFCCs), its tf.nn.dynamic_rnn loop is
+// unrolled as the command line unrolls it, to the same bytes.
+TEST(TfliteExportDialog, RecurrentModelIsUnrolledAsTheCliUnrollsIt) {
+  GDS_REQUIRE_SHARED();
+  ensureApp();
+  Document doc;
+  auto loaded = model::load(test::modelPath("kws_lstm_s.pb"));
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  doc.reset(std::move(*loaded));
+  doc.toggleMark("Reshape_1", IoMark::Kind::Input);
+  doc.toggleMark("labels_softmax", IoMark::Kind::Output);
+  TfliteExportDialog dialog(&doc);
+  const std::string dir = test::tempDir();
+  dialog.setPath(QString::fromStdString(dir + "/lstm.tflite"));
+  dialog.setInt8(false);
+  ASSERT_TRUE(dialog.start()) << dialog.lastError().toStdString();
+  ASSERT_TRUE(dialog.waitUntilIdle());
+  ASSERT_TRUE(dialog.lastReport()) << dialog.lastError().toStdString();
+  auto cli = test::runGdstudio({"tflite_convert", "--graph_def_file=" + test::modelPath("kws_lstm_s.pb"),
+                                "--output_file=" + dir + "/cli.tflite", "--input_arrays=Reshape_1",
+                                "--output_arrays=labels_softmax"});
+  ASSERT_EQ(0, cli.exit_code) << cli.err;
+  EXPECT_NE(cli.out.find("51 FULLY_CONNECTED"), std::string::npos) << cli.out;
+  EXPECT_EQ(test::readAll(dir + "/cli.tflite"), test::readAll(dir + "/lstm.tflite"));
+}
+
 // The weight-only modes (float16 weights; dynamic range: int8 weights and
 // hybrid kernels) need no calibration data and write the command line's
 // file byte for byte; the summary names the mode.
