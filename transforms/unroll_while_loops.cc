@@ -1,4 +1,4 @@
-// unroll_while_loops(max_iterations=10000): replaces every TensorFlow 1.x
+// unroll_while_loops(max_iterations=10000, max_nodes=500000): replaces every TensorFlow 1.x
 // while loop (an Enter/Merge/Switch/LoopCond/NextIteration/Exit frame, as
 // tf.while_loop and tf.nn.dynamic_rnn build it and as lowering a TF2 While
 // leaves it) whose number of iterations constants decide by that many copies
@@ -15,7 +15,7 @@
 // its name (an Identity of the last iteration's value), so what follows the
 // loop is unchanged. Needs --outputs (constants are folded between the two
 // rewrites so that positions become constants). Loops inside loops are
-// refused.
+// refused, and so is a graph the copies would grow by more than max_nodes.
 #include <map>
 #include <memory>
 #include <optional>
@@ -163,7 +163,8 @@ class Unroller {
   }
 
   Result<std::int64_t> tripCount(std::int64_t max_iterations);
-  Status emit(std::int64_t trips, GraphDef* out);
+  // *node_budget: how many nodes the copies may still add.
+  Status emit(std::int64_t trips, std::int64_t* node_budget, GraphDef* out);
 
  private:
   bool inFrame(int i) const { return frames_.of[static_cast<std::size_t>(i)] == id_; }
@@ -334,11 +335,17 @@ std::string Unroller::cloneName(int node, std::int64_t k) {
   return claimName(name + "/" + step, names_);
 }
 
-Status Unroller::emit(std::int64_t trips, GraphDef* out) {
+Status Unroller::emit(std::int64_t trips, std::int64_t* node_budget, GraphDef* out) {
   std::vector<int> roots;
   for (const auto& v : fr_.vars) roots.push_back(g_.inputs(v.next).at(0).node);
   auto body = cone(roots, nullptr);
   if (!body.ok()) return body.status();
+  const std::int64_t adds = trips * static_cast<std::int64_t>(body->size());
+  if (adds > *node_budget)
+    return Status::Error("unrolling " + loopLabel(fr_) + " would add " + std::to_string(adds) + " nodes (" +
+                         std::to_string(trips) + " iterations of " + std::to_string(body->size()) +
+                         "), more than max_nodes allows");
+  *node_budget -= adds;
   std::vector<std::string> values;
   for (const auto& v : fr_.vars) values.push_back(enterInput(v.enter));
   std::map<int, std::string> clone;
@@ -728,7 +735,7 @@ bool hasLoopsOrArrays(const GraphDef& graph) {
 // Unrolls every loop whose iteration count is known now; the first
 // refusal when none is.
 Result<GraphDef> unrollReadyLoops(const GraphDef& in, const TransformContext& ctx, std::int64_t max_iterations,
-                                  bool* any) {
+                                  std::int64_t* node_budget, bool* any) {
   auto g = Graph::build(in);
   if (!g.ok()) return g.status();
   auto frames = findFrames(*g);
@@ -757,7 +764,7 @@ Result<GraphDef> unrollReadyLoops(const GraphDef& in, const TransformContext& ct
       if (!first_refusal) first_refusal = trips.status();
       continue;
     }
-    GDS_RETURN_IF_ERROR(unroller.emit(*trips, &unrolled));
+    GDS_RETURN_IF_ERROR(unroller.emit(*trips, node_budget, &unrolled));
     for (int i : fr.nodes) drop[static_cast<std::size_t>(i)] = 1;
     for (int i : fr.enters) drop[static_cast<std::size_t>(i)] = 1;
     *any = true;
@@ -778,6 +785,9 @@ bool hasLoops(const GraphDef& graph) {
 Result<GraphDef> unrollWhileLoops(const GraphDef& in, const TransformContext& ctx) {
   auto max_iterations = ctx.getOneInt("max_iterations", 10000);
   if (!max_iterations.ok()) return max_iterations.status();
+  auto max_nodes = ctx.getOneInt("max_nodes", 500000);
+  if (!max_nodes.ok()) return max_nodes.status();
+  std::int64_t node_budget = *max_nodes;
   if (ctx.outputs.empty()) return ctx.error("needs --outputs: constants are folded between unrolling and arrays");
   if (!hasLoopsOrArrays(in)) return in;
   TransformContext fold("fold_constants", ctx.inputs, ctx.outputs, {});
@@ -798,7 +808,7 @@ Result<GraphDef> unrollWhileLoops(const GraphDef& in, const TransformContext& ct
     auto refolded = foldConstantsTransform().fn(*resolved, fold);
     if (!refolded.ok()) return ctx.error(refolded.error());
     bool any = false;
-    auto unrolled = unrollReadyLoops(*refolded, ctx, *max_iterations, &any);
+    auto unrolled = unrollReadyLoops(*refolded, ctx, *max_iterations, &node_budget, &any);
     if (!unrolled.ok()) return ctx.error(unrolled.error());
     graph = std::move(*unrolled);
   }
@@ -809,7 +819,8 @@ Result<GraphDef> unrollWhileLoops(const GraphDef& in, const TransformContext& ct
 TransformInfo unrollWhileLoopsTransform() {
   return {"unroll_while_loops",
           "Unrolls TensorFlow 1.x while loops whose iteration count constants decide, and their arrays",
-          {{"max_iterations", "refuse a loop that runs more iterations than this (default 10000)"}},
+          {{"max_iterations", "refuse a loop that runs more iterations than this (default 10000)"},
+           {"max_nodes", "refuse to add more nodes than this in all (default 500000)"}},
           unrollWhileLoops};
 }
 

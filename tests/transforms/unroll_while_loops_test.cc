@@ -112,6 +112,13 @@ TEST(UnrollWhileLoops, RefusesALoopWhoseLengthIsNotAConstant) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "unroll_while_loops: the while loop 'loop/while_context' runs more than 2 iterations "
                        "(max_iterations)");
+  // The body (two Identities, the counter's and the value's adds, the
+  // doubling) three times: 15 nodes.
+  r = test::run("unroll_while_loops", doublingLoop("three"), {{"max_nodes", {"14"}}}, {"x"}, {"y"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "unroll_while_loops: unrolling the while loop 'loop/while_context' would add 15 nodes (3 "
+                       "iterations of 5), more than max_nodes allows");
+  EXPECT_TRUE(test::run("unroll_while_loops", doublingLoop("three"), {{"max_nodes", {"15"}}}, {"x"}, {"y"}).ok());
   r = test::run("unroll_while_loops", doublingLoop("three"), {}, {"x"}, {});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "unroll_while_loops: needs --outputs: constants are folded between unrolling and arrays");
