@@ -291,7 +291,8 @@ def tflite_convert(model: Union[Model, PathLike], output_file: PathLike,
                    denylisted_ops: Union[None, str, Sequence[str]] = None,
                    accuracy_budget: Optional[str] = None, accuracy_data: Optional[PathLike] = None,
                    label_map: Union[None, PathLike, Sequence[str]] = None, accuracy_budget_max_float: int = -1,
-                   accuracy_budget_best: bool = False, threads: int = 1,
+                   accuracy_budget_best: bool = False,
+                   supported_ops: Union[None, str, Sequence[str]] = None, threads: int = 1,
                    progress: Progress = None) -> ConvertResult:
     """Writes a TensorFlow Lite model: float, 'int8' or 'int16x8' (calibrated on representative_dataset),
     'float16' or 'dynamic'."""

@@ -5,11 +5,13 @@
 // --device` against the desktop's outputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
 
 #include "device/process.h"
+#include "model/npy.h"
 #include "tests/device/sshd_server.h"
 #include "tests/test_util.h"
 
@@ -142,6 +144,54 @@ TEST_F(CliDeviceCompare, ArmnnOnTheDeviceAgreesWithTheArmnnArithmetic) {
   EXPECT_EQ(j["equal"], true);
   EXPECT_NE(j["command"].get<std::string>().find("--save_outputs"), std::string::npos);
   EXPECT_TRUE(fs::is_empty(remote_));
+}
+
+// Journeys that end on the device: the model a user has, converted to int8
+// with no name beyond its own, then compared on the device under Arm NN
+// with the desktop's Arm NN arithmetic: the keyword LSTM (a TensorFlow 1.x
+// dynamic_rnn, unrolled) calibrated on the speech clips, and a TF2 Keras
+// SavedModel by its signature's input name.
+TEST_F(CliDeviceCompare, ConvertedModelsOnTheDeviceAgreeWithTheArmnnArithmetic) {
+  if (!device::runProcess({"/usr/bin/python3", "-c", "import pyarmnn"}).succeeded())
+    GTEST_SKIP() << "pyarmnn is not installed";
+  const std::string dir = test::tempDir();
+  model::HostTensor mfcc = model::HostTensor::zeros(tensorflow::DT_FLOAT, {1, 25, 10});
+  for (int i = 0; i < 250; ++i) mfcc.as<float>()[i] = 15.0f * std::sin(0.21f * static_cast<float>(i)) - 5.0f;
+  ASSERT_TRUE(model::writeNpy(dir + "/mfcc.npy", mfcc).ok());
+  model::HostTensor prices = model::HostTensor::zeros(tensorflow::DT_FLOAT, {1, 5, 1});
+  for (int i = 0; i < 5; ++i) prices.as<float>()[i] = 0.2f * static_cast<float>(i) - 0.3f;
+  ASSERT_TRUE(model::writeNpy(dir + "/prices.npy", prices).ok());
+  struct Journey {
+    std::vector<std::string> convert;
+    std::string input, output;
+  };
+  const Journey journeys[] = {
+      {{"--graph_def_file=" + test::modelPath("kws_lstm_s.pb"), "--input_arrays=Mfcc", "--input_shapes=1,25,10",
+        "--output_arrays=labels_softmax", "--calibration_data=" + test::dataPath("speech")},
+       "Mfcc=" + dir + "/mfcc.npy", "labels_softmax"},
+      {{"--saved_model_dir=" + test::modelPath("tf2/nordpool_conv1d"), "--calibration_data=random:16"},
+       "input_1=" + dir + "/prices.npy", "dense"},
+  };
+  for (const Journey& j : journeys) {
+    SCOPED_TRACE(j.output);
+    const std::string tflite = dir + "/" + j.output + "_int8.tflite";
+    std::vector<std::string> convert = {"tflite_convert", "--output_file=" + tflite, "--quantize=int8"};
+    convert.insert(convert.end(), j.convert.begin(), j.convert.end());
+    auto c = test::runGdstudio(convert);
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+    auto a = compareArgs(tflite, j.input, "armnn");
+    a.insert(a.end(), {"--arithmetic=armnn", "--device_backend=CpuRef", "--device_runtime_path=/usr/bin/python3",
+                       "--format=json"});
+    auto r = test::runGdstudio(a);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto doc = nlohmann::json::parse(r.out);
+    ASSERT_EQ(doc["outputs"].size(), 1u);
+    EXPECT_EQ(doc["outputs"][0]["name"], j.output);
+    EXPECT_EQ(doc["outputs"][0]["max_steps"], 0.0);
+    EXPECT_EQ(doc["outputs"][0]["differing"], 0);
+    EXPECT_EQ(doc["equal"], true);
+    EXPECT_TRUE(fs::is_empty(remote_));
+  }
 }
 
 TEST_F(CliDeviceCompare, ErrorsSayWhichRuntimeCanAndWhatToGive) {

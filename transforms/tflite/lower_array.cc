@@ -66,7 +66,13 @@ Status Lowering::lowerSqueeze(int i) {
   if (!n.ok()) return n.status();
   auto* list = (*(*n)->mutable_attr())["squeeze_dims"].mutable_list();
   list->Clear();
-  for (std::int64_t d : intList(node(i), "squeeze_dims")) list->add_i(d);
+  // Counted from the front (Keras' Conv1D squeezes -3): Arm NN 20.08 reads
+  // the dimensions unsigned and refuses a negative one.
+  int port = 0;
+  const int src = dataInput(i, 0, &port);
+  const model::TensorInfo& in = shapes_.at(src, port);
+  const std::int64_t rank = in.known_rank ? static_cast<std::int64_t>(in.shape.size()) : 0;
+  for (std::int64_t d : intList(node(i), "squeeze_dims")) list->add_i(d < 0 && rank > 0 ? d + rank : d);
   return Status::Ok();
 }
 
