@@ -69,7 +69,7 @@ TEST(ArmnnOracle, TensorFlowMadeFilesEqualArmnnAtEveryTensor) {
 
 TEST(ArmnnOracle, EveryExportedInt8OpEqualsArmnn) {
   GDS_REQUIRE_ARMNN();
-  expectEveryTensorEqualToArmnn(opCoverageModels());
+  expectEveryTensorEqualToArmnn(opCoverageArmnnModels());
 }
 
 }  // namespace

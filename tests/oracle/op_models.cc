@@ -2,11 +2,13 @@
 // (convolutions with and without bias and with fused activations, depthwise
 // with a channel multiplier, a fully connected layer, the element-wise ops,
 // pools, means, activations, softmax, resizes, a concatenation of inputs on
-// other scales, a pad), exported by gdstudio's converter as int8 with float
+// other scales, a pad, moves, a split, an unpack and a gather), exported by
+// gdstudio's converter as int8 with float
 // and with int8 inputs and outputs: the arithmetic of each op in each mode,
 // on inputs that put many values on exact halves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -157,6 +159,12 @@ std::string opGraphText() {
   g += node("up", "Unpack", {"x"},
             attrType() + "attr { key: \"num\" value { i: 4 } } attr { key: \"axis\" value { i: 3 } } ");
   g += node("up_mul", "Mul", {"up", "up:3"}, attrType());
+  // A gather along the channels (an Embedding's lookup moves rows alike).
+  g += intConst("ga/indices", {3}, {2, 0, 3});
+  g += intConst("ga/axis", {}, {3});
+  g += node("ga", "GatherV2", {"y", "ga/indices", "ga/axis"},
+            "attr { key: \"Tparams\" value { type: DT_FLOAT } } attr { key: \"Tindices\" value { type: DT_INT32 } } "
+            "attr { key: \"Taxis\" value { type: DT_INT32 } } ");
   g += intConst("pad/paddings", {4, 2}, {0, 0, 1, 2, 2, 1, 0, 0});
   g += node("pad", "Pad", {"y", "pad/paddings"},
             attrType() + "attr { key: \"Tpaddings\" value { type: DT_INT32 } } ");
@@ -169,7 +177,7 @@ const std::vector<std::string>& opGraphOutputs() {
       "ew_Maximum",   "ew_Minimum",     "avgpool", "avgpool_same", "maxpool",    "mean_hw",    "mean_c",
       "act_Sigmoid",  "act_Tanh",       "act_Relu", "act_Relu6",   "act_LeakyRelu", "resize", "resize_hp",
       "concat",       "pad",            "act_wide_Sigmoid", "act_wide_Tanh", "tr",     "ss",        "sl",
-      "sp_sum",       "up_mul"};
+      "sp_sum",       "up_mul",         "ga"};
   return outputs;
 }
 
@@ -196,7 +204,7 @@ std::vector<std::vector<engine::Tensor>> opGraphInputs(int seeded) {
 
 // The op graph exported with `mode` (Int8 or Int16x8), with float and with
 // integer inputs and outputs.
-std::vector<OracleModel> opModels(tt::Quantize mode) {
+std::vector<OracleModel> opModels(tt::Quantize mode, bool armnn = false) {
   std::vector<OracleModel> out;
   const tensorflow::GraphDef graph = transforms::test::parseGraph(opGraphText());
   const std::vector<std::vector<engine::Tensor>> calibration = opGraphInputs(8);
@@ -207,13 +215,15 @@ std::vector<OracleModel> opModels(tt::Quantize mode) {
     tt::ConvertOptions o;
     o.inputs = {"x", "y"};
     o.outputs = opGraphOutputs();
+    // Arm NN 20.08's TfLiteParser has no GATHER.
+    if (armnn) o.outputs.erase(std::find(o.outputs.begin(), o.outputs.end(), "ga"));
     o.quantize = mode;
     o.calibration = calibration;
     if (integer_io) o.inference_input_type = o.inference_output_type = int16 ? tensorflow::DT_INT16 : tensorflow::DT_INT8;
     auto converted = tt::convertToTflite(graph, o);
     EXPECT_TRUE(converted.ok()) << converted.error();
     if (!converted.ok()) continue;
-    const std::string stem = int16 ? "ops_int16x8" : "ops_int8";
+    const std::string stem = std::string(int16 ? "ops_int16x8" : "ops_int8") + (armnn ? "_armnn" : "");
     const std::string path = oracleModelPath(stem + (integer_io ? "_io.tflite" : ".tflite"));
     Status s = model::tflite::saveTflite(converted->graph, path);
     EXPECT_TRUE(s.ok()) << s.message();
@@ -240,6 +250,11 @@ std::vector<OracleModel> opModels(tt::Quantize mode) {
 
 const std::vector<OracleModel>& opCoverageModels() {
   static const std::vector<OracleModel> models = opModels(tt::Quantize::Int8);
+  return models;
+}
+
+const std::vector<OracleModel>& opCoverageArmnnModels() {
+  static const std::vector<OracleModel> models = opModels(tt::Quantize::Int8, true);
   return models;
 }
 

@@ -360,8 +360,9 @@ TEST(TfliteArmnnLayers, FloatDivAgreesWithArmNnAndIsRefusedInInt8) {
   // it, unless only int8 operators are asked for.
   auto int8 = convertToTflite(tf, o);
   ASSERT_TRUE(int8.ok()) << int8.error();
-  EXPECT_EQ(int8->notes.back(), "int8: DIV stays float (between DEQUANTIZE and QUANTIZE), as TensorFlow's converter "
-                                "leaves an operator without an int8 form; --target_ops=TFLITE_BUILTINS_INT8 refuses it");
+  EXPECT_EQ(int8->notes.back(), "int8: DIV stays float (a DEQUANTIZE or QUANTIZE at each int8 tensor), as "
+                                "TensorFlow's converter leaves an operator without an int8 form; "
+                                "--target_ops=TFLITE_BUILTINS_INT8 refuses it");
   o.int8_only = true;
   int8 = convertToTflite(tf, o);
   ASSERT_FALSE(int8.ok());

@@ -235,8 +235,8 @@ Result<ConvertResult> convertToTflite(const tensorflow::GraphDef& graph, const C
                              (one ? "it" : "them"));
     else
       result.notes.push_back("int8: " + list + (one ? " stays" : " stay") +
-                             " float (between DEQUANTIZE and QUANTIZE), as TensorFlow's converter leaves an "
-                             "operator without an int8 form; --target_ops=TFLITE_BUILTINS_INT8 refuses " +
+                             " float (a DEQUANTIZE or QUANTIZE at each int8 tensor), as TensorFlow's converter "
+                             "leaves an operator without an int8 form; --target_ops=TFLITE_BUILTINS_INT8 refuses " +
                              (one ? "it" : "them"));
   }
   result.graph = std::move(*quantized);

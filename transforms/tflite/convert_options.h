@@ -76,7 +76,7 @@ struct ConvertOptions {
   // the converted model by name (the tensor each computes: the last node of
   // a fused chain), operators by builtin name ("CONV_2D").
   std::vector<std::string> float_nodes, float_ops;
-  // int8: an operator without an int8 form (CAST, GATHER, ...) stays float
+  // int8: an operator without an int8 form (CAST, DIV, ...) stays float
   // between DEQUANTIZE and QUANTIZE, as TensorFlow's converter leaves it
   // with TFLITE_BUILTINS among the supported ops; true refuses it
   // (supported_ops=[TFLITE_BUILTINS_INT8], --target_ops=TFLITE_BUILTINS_INT8,

@@ -59,6 +59,9 @@ const std::map<std::string, Rule>& rules() {
       {"tfl.reduce_min", {Kind::SameScale, {0}}},
       {"tfl.split", {Kind::SameScale, {1}}},  // input 0 is the axis
       {"tfl.unpack", {Kind::SameScale, {0}}},
+      // An Embedding's table: a constant quantized as an activation, with its
+      // own range (quantize_input_as_activations), the rows keep it.
+      {"tfl.gather", {Kind::SameScale, {0}}},
       {"tfl.concatenation", {Kind::RequantizeInputs, {-1}}},
       {"tfl.pack", {Kind::RequantizeInputs, {-1}}},
       {"tfl.maximum", {Kind::RequantizeInputs, {-1}}},
@@ -200,6 +203,9 @@ std::string Quantizer::emitConst(const std::string& base, const HostTensor& valu
 std::string Quantizer::copied(const NodeDef& n, int k) {
   auto it = ref_.find(canonical(n.input(k)));
   if (it != ref_.end()) return it->second;
+  // The integer output of an operator kept float (a CAST's indices).
+  auto f = float_.find(canonical(n.input(k)));
+  if (f != float_.end()) return f->second;
   return copiedAsIs(n, k);
 }
 
