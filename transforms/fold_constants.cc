@@ -167,18 +167,18 @@ ConstantNodes findConstants(const model::Graph& g, const model::InferredShapes& 
         !kernels.hasOp(node.op()))
       continue;
     // Outputs known to be too large are not worth evaluating.
-    bool too_big = false, handle = false;
+    bool too_big = false;
     for (const auto& info : shapes.outputs[static_cast<size_t>(i)]) {
       std::int64_t bytes = info.elements() * static_cast<std::int64_t>(model::dtypeSize(info.dtype));
       if (info.fullyKnown() && bytes > settings.max_bytes) too_big = true;
-      // A TensorList or TensorArray has no Const form TensorFlow reads.
-      if (info.dtype == tensorflow::DT_VARIANT || info.dtype == tensorflow::DT_RESOURCE) handle = true;
     }
+    // A TensorList has no Const form TensorFlow reads (shape inference does
+    // not type these outputs variant, so they are named).
     static const std::unordered_set<std::string> kListMakers = {
         "EmptyTensorList",      "TensorListReserve",  "TensorListFromTensor", "TensorListSetItem",
         "TensorListPushBack",   "TensorListPopBack",  "TensorListResize",     "TensorListScatter",
         "TensorListScatterV2",  "TensorListScatterIntoExistingList", "TensorListSplit", "TensorListConcatLists"};
-    if (too_big || handle || kListMakers.count(node.op())) continue;
+    if (too_big || kListMakers.count(node.op())) continue;
     bool all_constant = true;
     int data_inputs = 0;
     for (const auto& in_ref : g.inputs(i))
@@ -267,7 +267,7 @@ Status evaluate(const GraphDef& graph, const model::Graph& g, const ConstantNode
   for (const auto& t : to_replace) {
     const engine::Tensor& value = (*values)[k++];
     if (!value.valid() || static_cast<std::int64_t>(value.bytes()) > settings.max_bytes) continue;
-    // (Where shape inference did not know the output a handle.)
+    // Nor has any other variant or resource value an op outside the list makes.
     if (value.dtype() == tensorflow::DT_VARIANT || value.dtype() == tensorflow::DT_RESOURCE) continue;
     model::HostTensor host = value.toHost();
     const int src = g.find(t.first);

@@ -36,9 +36,7 @@ namespace {
 using model::Graph;
 
 bool isOp(const Graph& g, int i, const char* op) { return g.op(i) == op; }
-std::string tensorName(const std::string& node, int port) {
-  return port == 0 ? node : node + ":" + std::to_string(port);
-}
+std::string tensorName(const std::string& node, int port) { return model::TensorRef{node, port, false}.str(); }
 
 // A loop variable: Merge(Enter, NextIteration) -> Switch(., LoopCond) ->
 // output 1 into the body, output 0 into Exit.
@@ -63,7 +61,7 @@ struct Frames {
   std::vector<int> enter_child;  // the frame an Enter opens, else -1
 };
 
-Result<Frames> findFrames(const Graph& g) {
+Frames findFrames(const Graph& g) {
   Frames f;
   f.frames.push_back(Frame{});
   f.of.assign(static_cast<std::size_t>(g.size()), 0);
@@ -96,8 +94,10 @@ Result<Frames> findFrames(const Graph& g) {
       f.frames[static_cast<std::size_t>(it->second)].enters.push_back(i);
     }
   }
-  for (int i : g.topoOrder())
-    if (f.of[static_cast<std::size_t>(i)] != 0) f.frames[static_cast<std::size_t>(f.of[static_cast<std::size_t>(i)])].nodes.push_back(i);
+  for (int i : g.topoOrder()) {
+    const int frame = f.of[static_cast<std::size_t>(i)];
+    if (frame != 0) f.frames[static_cast<std::size_t>(frame)].nodes.push_back(i);
+  }
   return f;
 }
 
@@ -307,9 +307,6 @@ Result<std::int64_t> Unroller::tripCount(std::int64_t max_iterations) {
     if (!n.ok()) return n.status();
     fetches.push_back(*n);
   }
-  // A fetch that is a fed Placeholder or a Const is read on the host.
-  std::map<std::string, int> feed_index;
-  for (std::size_t k = 0; k < feeds.size(); ++k) feed_index[feeds[k]] = static_cast<int>(k);
   auto plan = engine::compileForInference(program, feeds, fetches);
   if (!plan.ok()) return Status::Error(loopLabel(fr_) + ": its condition cannot be evaluated: " + plan.error());
   for (std::int64_t k = 0;; ++k) {
@@ -525,12 +522,11 @@ Result<GraphDef> ArrayResolver::run() {
   if (!built.ok()) return built.status();
   g_.emplace(std::move(*built));
   shapes_ = model::inferShapes(*g_);
-  auto frames = findFrames(*g_);
-  if (!frames.ok()) return frames.status();
+  const Frames frames = findFrames(*g_);
   // An array op reading what a loop not unrolled yet computes waits too.
   auto fromLoop = [&](int i) {
     for (const auto& in : g_->inputs(i))
-      if (!in.control && frames->of[static_cast<std::size_t>(in.node)] != 0 &&
+      if (!in.control && frames.of[static_cast<std::size_t>(in.node)] != 0 &&
           !state_.count(tensorName(g_->name(in.node), in.port)))
         return true;
     return false;
@@ -538,20 +534,12 @@ Result<GraphDef> ArrayResolver::run() {
   for (int i : g_->topoOrder()) {
     const std::string& op = g_->op(i);
     const std::string name = g_->name(i);
-    if (frames->of[static_cast<std::size_t>(i)] != 0) continue;  // inside a loop not unrolled yet
+    if (frames.of[static_cast<std::size_t>(i)] != 0) continue;  // inside a loop not unrolled yet
     if (arrayOps().count(op) && fromLoop(i)) continue;
-    if (!final_ && arrayOps().count(op)) {
-      const int a = arrayInput(op);
-      if (a >= 0 && !stateOf(i, a).ok()) continue;
-    }
     auto keep = [&](const std::string& tensor, std::shared_ptr<Elements> e) {
       if (e->root < 0) e->root = i;
       root_of_[i] = e->root;
       state_[tensor] = std::move(e);
-    };
-    auto belongs = [&](int input) {
-      auto s = stateOf(i, input);
-      if (s.ok()) root_of_[i] = (*s)->root;
     };
     auto visit = [&]() -> Status {
       if (op == "Identity" && g_->node(i).input_size() > 0) {
@@ -576,6 +564,14 @@ Result<GraphDef> ArrayResolver::run() {
                                  "TensorArray and TensorList reads, writes, scatters, gathers and stacks");
         }
         return Status::Ok();
+      }
+      // The array this op reads (its flow for a TensorArray), whose root it joins.
+      std::shared_ptr<Elements> s;
+      if (const int a = arrayInput(op); a >= 0) {
+        auto found = stateOf(i, a);
+        if (!found.ok()) return found.status();
+        s = *found;
+        root_of_[i] = s->root;
       }
       if (op == "TensorArrayV3") {
         auto n = positions(i, 0);
@@ -603,13 +599,11 @@ Result<GraphDef> ArrayResolver::run() {
         GDS_RETURN_IF_ERROR(unpack(i, 0, "element_dtype", &e->items));
         keep(name, e);
       } else if (op == "TensorArrayScatterV3") {
-        auto s = stateOf(i, 3);
-        if (!s.ok()) return s.status();
         auto idx = positions(i, 1);
         if (!idx.ok()) return idx.status();
         std::vector<std::string> items;
         GDS_RETURN_IF_ERROR(unpack(i, 2, "T", &items));
-        auto e = std::make_shared<Elements>(**s);
+        auto e = std::make_shared<Elements>(*s);
         for (std::size_t j = 0; j < idx->size() && j < items.size(); ++j) {
           const std::int64_t k = (*idx)[j];
           if (k < 0 || (e->fixed && k >= static_cast<std::int64_t>(e->items.size())))
@@ -621,9 +615,7 @@ Result<GraphDef> ArrayResolver::run() {
         keep(name, e);
       } else if (op == "TensorArrayWriteV3" || op == "TensorListSetItem" || op == "TensorListPushBack") {
         const bool push = op == "TensorListPushBack";
-        auto s = stateOf(i, op == "TensorArrayWriteV3" ? 3 : 0);
-        if (!s.ok()) return s.status();
-        auto e = std::make_shared<Elements>(**s);
+        auto e = std::make_shared<Elements>(*s);
         std::int64_t k = static_cast<std::int64_t>(e->items.size());
         if (!push) {
           auto idx = positions(i, 1);
@@ -639,12 +631,9 @@ Result<GraphDef> ArrayResolver::run() {
         removed_.insert(i);
       } else if (op == "TensorArrayReadV3" || op == "TensorListGetItem") {
         const bool ta = op == "TensorArrayReadV3";
-        auto s = stateOf(i, ta ? 2 : 0);
-        if (!s.ok()) return s.status();
-        belongs(ta ? 2 : 0);
         auto idx = positions(i, 1);
         if (!idx.ok()) return idx.status();
-        auto item = itemAt(i, **s, idx->at(0));
+        auto item = itemAt(i, *s, idx->at(0));
         if (!item.ok()) return item.status();
         NodeDef n;
         n.set_name(name);
@@ -654,12 +643,9 @@ Result<GraphDef> ArrayResolver::run() {
         replaced_[i] = n;
       } else if (op == "TensorArrayGatherV3" || op == "TensorListGather" || op == "TensorListStack") {
         const bool ta = op == "TensorArrayGatherV3";
-        auto s = stateOf(i, ta ? 2 : 0);
-        if (!s.ok()) return s.status();
-        belongs(ta ? 2 : 0);
         std::vector<std::int64_t> idx;
         if (op == "TensorListStack") {
-          for (std::size_t k = 0; k < (*s)->items.size(); ++k) idx.push_back(static_cast<std::int64_t>(k));
+          for (std::size_t k = 0; k < s->items.size(); ++k) idx.push_back(static_cast<std::int64_t>(k));
         } else {
           auto p = positions(i, 1);
           if (!p.ok()) return p.status();
@@ -670,7 +656,7 @@ Result<GraphDef> ArrayResolver::run() {
         n.set_name(name);
         n.set_op("Pack");
         for (std::int64_t k : idx) {
-          auto item = itemAt(i, **s, k);
+          auto item = itemAt(i, *s, k);
           if (!item.ok()) return item.status();
           n.add_input(*item);
         }
@@ -679,14 +665,10 @@ Result<GraphDef> ArrayResolver::run() {
         (*n.mutable_attr())["axis"].set_i(0);
         replaced_[i] = n;
       } else if (op == "TensorArraySizeV3" || op == "TensorListLength") {
-        auto s = stateOf(i, op == "TensorArraySizeV3" ? 1 : 0);
-        if (!s.ok()) return s.status();
-        belongs(op == "TensorArraySizeV3" ? 1 : 0);
         model::HostTensor size = model::HostTensor::zeros(tensorflow::DT_INT32, {});
-        *size.as<std::int32_t>() = static_cast<std::int32_t>((*s)->items.size());
+        *size.as<std::int32_t>() = static_cast<std::int32_t>(s->items.size());
         replaced_[i] = makeConst(name, size);
       } else if (op == "TensorArrayCloseV3") {
-        belongs(1);
         removed_.insert(i);
       }
       return Status::Ok();
@@ -695,9 +677,6 @@ Result<GraphDef> ArrayResolver::run() {
     if (!visited.ok()) {
       if (final_) return visited;
       // Not resolvable yet: the whole array waits for the next round.
-      const int in = arrayInput(op);
-      auto st = in >= 0 ? stateOf(i, in) : Result<std::shared_ptr<Elements>>(Status::Error(""));
-      if (st.ok()) deferred_.insert((*st)->root);
       auto r = root_of_.find(i);
       if (r != root_of_.end()) deferred_.insert(r->second);
       replaced_.erase(i);
@@ -738,8 +717,7 @@ Result<GraphDef> unrollReadyLoops(const GraphDef& in, const TransformContext& ct
                                   std::int64_t* node_budget, bool* any) {
   auto g = Graph::build(in);
   if (!g.ok()) return g.status();
-  auto frames = findFrames(*g);
-  if (!frames.ok()) return frames.status();
+  Frames frames = findFrames(*g);
   std::unordered_set<std::string> names;
   for (const auto& node : in.node()) names.insert(node.name());
   GraphDef unrolled = in;
@@ -747,17 +725,17 @@ Result<GraphDef> unrollReadyLoops(const GraphDef& in, const TransformContext& ct
   std::vector<char> drop(static_cast<std::size_t>(g->size()), 0);
   std::optional<Status> first_refusal;
   *any = false;
-  for (int id = 1; id < static_cast<int>(frames->frames.size()); ++id) {
-    Frame& fr = frames->frames[static_cast<std::size_t>(id)];
+  for (int id = 1; id < static_cast<int>(frames.frames.size()); ++id) {
+    Frame& fr = frames.frames[static_cast<std::size_t>(id)];
     if (fr.parent != 0) {
       if (!first_refusal)
         first_refusal = Status::Error(loopLabel(fr) + " runs inside " +
-                                      loopLabel(frames->frames[static_cast<std::size_t>(fr.parent)]) +
+                                      loopLabel(frames.frames[static_cast<std::size_t>(fr.parent)]) +
                                       "; gdstudio unrolls only loops that hold no loop");
       continue;
     }
-    GDS_RETURN_IF_ERROR(findLoopVars(*g, *frames, &fr, id));
-    Unroller unroller(*g, *frames, id, &names);
+    GDS_RETURN_IF_ERROR(findLoopVars(*g, frames, &fr, id));
+    Unroller unroller(*g, frames, id, &names);
     auto trips = unroller.tripCount(max_iterations);
     if (!trips.ok()) {
       // Its bound may come from a loop before it: the next round.

@@ -319,8 +319,8 @@ Result<LoweredGraph> Lowering::run() {
     GDS_RETURN_IF_ERROR(lowerPlaceholder(i, static_cast<int>(k)));
   }
   // Every op needs a builtin: name the first one that has none before
-  // anything else is checked (a while loop's ops, say, rather than a shape
-  // its loop leaves unknown).
+  // anything else is checked (rather than a shape it leaves unknown). While
+  // loops do not get here: preparing unrolls them or says why it cannot.
   for (int i : index_->topoOrder()) {
     const std::string& o = op(i);
     if (o == "Const" || o == "NoOp" || o == "Placeholder" || kPassThrough.count(o) || table.count(o) ||
@@ -330,14 +330,6 @@ Result<LoweredGraph> Lowering::run() {
       return Status::Error(where(node(i)) + ": TensorFlow Lite has no builtin for the audio front end; start the "
                            "model after it (e.g. --input_arrays=Mfcc --input_shapes=1,49,10 for the speech_commands "
                            "graphs) and compute the features outside the model");
-    static const std::set<std::string> kV1ControlFlow = {"Enter", "Exit", "Merge", "Switch", "NextIteration",
-                                                         "LoopCond"};
-    if (kV1ControlFlow.count(o))
-      return Status::Error(where(node(i)) +
-                           " cannot be exported: it belongs to a TensorFlow 1.x while loop (a dynamic RNN such as "
-                           "tf.nn.dynamic_rnn), which gdstudio does not convert (TensorFlow's converter makes it a "
-                           "WHILE subgraph); export the model with its recurrence unrolled over a fixed number of "
-                           "steps (tf.nn.static_rnn, or Keras' unroll=True)");
     return Status::Error(where(node(i)) + " cannot be exported: gdstudio maps no TensorFlow Lite builtin to " + o);
   }
   for (int i : index_->topoOrder()) {
