@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "app/flags.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "transforms/tflite/convert.h"
 

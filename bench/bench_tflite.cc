@@ -92,6 +92,107 @@ std::string fixed(double v) {
   return buf;
 }
 
+// The float graph, the calibrated per-channel 8-bit graph and the TFLite
+// int8 model (written and read back as a user opens it), once under each
+// arithmetic with the default third (the table's column). Empty, with the
+// error printed, when one cannot be made.
+std::vector<Variant> buildVariants(const Model& m, const model::LoadedModel& loaded, const std::string& tmp) {
+  std::vector<std::vector<engine::Tensor>> samples;
+  for (unsigned k = 0; k < 4; ++k) samples.push_back({bench::randomInput(m.shape, 11 + k)});
+  std::vector<Variant> variants;
+  variants.push_back({"float", std::make_shared<tensorflow::GraphDef>(loaded.graph), m.input, m.output});
+  // Per-channel 8-bit GraphDef, ranges calibrated.
+  std::string shape_text;
+  for (std::size_t i = 0; i < m.shape.size(); ++i) shape_text += (i ? "," : "") + std::to_string(m.shape[i]);
+  transforms::PipelineOptions popt;
+  popt.compute_diff = false;
+  auto eight = transforms::applyTransforms(loaded.graph, transforms::eightBitPipeline({m.input}, {shape_text}, true),
+                                           {m.input}, {m.output}, popt);
+  if (!eight.ok()) {
+    std::fprintf(stderr, "%s: 8-bit pipeline: %s\n", m.label.c_str(), eight.error().c_str());
+    return {};
+  }
+  auto calibrated = engine::calibrate(eight->graph, {m.input}, samples);
+  if (!calibrated.ok()) {
+    std::fprintf(stderr, "%s: calibration: %s\n", m.label.c_str(), calibrated.error().c_str());
+    return {};
+  }
+  variants.push_back({"per-channel", std::make_shared<tensorflow::GraphDef>(std::move(calibrated->graph)), m.input,
+                      m.output});
+  // The TFLite int8 model, written and read back as a user opens it.
+  transforms::tflite::ConvertOptions copt;
+  copt.inputs = {m.input};
+  copt.outputs = {m.output};
+  copt.quantize = transforms::tflite::Quantize::Int8;
+  copt.calibration = samples;
+  auto converted = transforms::tflite::convertToTflite(loaded.graph, copt);
+  if (!converted.ok()) {
+    std::fprintf(stderr, "%s: tflite_convert: %s\n", m.label.c_str(), converted.error().c_str());
+    return {};
+  }
+  const std::string file = tmp + "/bench_tflite_" + m.label + ".tflite";
+  Status saved = model::tflite::saveTflite(converted->graph, file);
+  auto reread = saved.ok() ? model::load(file) : Result<model::LoadedModel>(saved);
+  std::remove(file.c_str());
+  if (!reread.ok()) {
+    std::fprintf(stderr, "%s: %s\n", m.label.c_str(), reread.error().c_str());
+    return {};
+  }
+  auto tflite = std::make_shared<tensorflow::GraphDef>(std::move(reread->graph));
+  const std::string tflite_output = transforms::tflite::fileOutputs(*converted).at(0);
+  // The default arithmetic third (the table's column), then the others.
+  variants.push_back({"tflite", tflite, m.input, tflite_output, engine::lowp::kDefaultArithmetic});
+  for (engine::lowp::Arithmetic a : engine::lowp::allArithmetics())
+    if (a != engine::lowp::kDefaultArithmetic)
+      variants.push_back({engine::lowp::arithmeticName(a), tflite, m.input, tflite_output, a});
+  return variants;
+}
+
+// Times the variants taking turns at each thread count and prints a table row,
+// the TFLite model's time under each arithmetic, and (profile) per-op shares.
+void timeVariants(const Model& m, const std::vector<Variant>& variants, const std::vector<int>& thread_counts,
+                  int runs, bench::TimingClock clock, bool profile) {
+  const engine::Tensor input = bench::randomInput(m.shape, 3);
+  for (int threads : thread_counts) {
+    engine::PlanOptions options;
+    options.num_threads = threads;
+    std::vector<std::unique_ptr<engine::Plan>> plans;
+    std::vector<engine::Plan*> live;
+    std::vector<std::size_t> index;  // variant of each live plan
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      options.arithmetic = variants[i].arithmetic;
+      auto plan = engine::compileForInference(variants[i].graph, {variants[i].input}, {variants[i].output}, options);
+      if (!plan.ok()) {
+        std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), variants[i].name.c_str(), plan.error().c_str());
+        continue;
+      }
+      plans.push_back(std::move(*plan));
+      live.push_back(plans.back().get());
+      index.push_back(i);
+    }
+    std::vector<std::string> errors;
+    const std::vector<double> timed = bench::alternatingMedianMs(live, input, runs, clock, &errors);
+    std::vector<double> ms(variants.size(), -1);
+    std::vector<std::string> profiles;
+    for (std::size_t p = 0; p < live.size(); ++p) {
+      const Variant& v = variants[index[p]];
+      ms[index[p]] = timed[p];
+      if (timed[p] < 0) std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), v.name.c_str(), errors[p].c_str());
+      if (profile && timed[p] >= 0) profiles.push_back("  " + v.name + ": " + opProfile(*live[p], input, 6));
+    }
+    std::printf("%-18s\t%d\t%.2f\t%.2f\t%.2f\t%.2fx\t%.2fx\n", m.label.c_str(), threads, ms[0], ms[1], ms[2],
+                ms[0] / ms[2], ms[1] / ms[2]);
+    // The TFLite int8 model under each runtime's arithmetic, against the default.
+    std::string modes = "  TFLite int8 by arithmetic: " + std::string(engine::lowp::arithmeticName(variants[2].arithmetic)) +
+                        " " + fixed(ms[2]) + " ms";
+    for (std::size_t i = 3; i < variants.size(); ++i)
+      modes += ", " + variants[i].name + " " + fixed(ms[i]) + " ms (" + fixed(ms[i] / ms[2]) + "x)";
+    std::printf("%s\n", modes.c_str());
+    for (const std::string& line : profiles) std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,93 +235,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", m.label.c_str(), loaded.error().c_str());
       continue;
     }
-    std::vector<std::vector<engine::Tensor>> samples;
-    for (unsigned k = 0; k < 4; ++k) samples.push_back({bench::randomInput(m.shape, 11 + k)});
-    std::vector<Variant> variants;
-    variants.push_back({"float", std::make_shared<tensorflow::GraphDef>(loaded->graph), m.input, m.output});
-    // Per-channel 8-bit GraphDef, ranges calibrated.
-    std::string shape_text;
-    for (std::size_t i = 0; i < m.shape.size(); ++i) shape_text += (i ? "," : "") + std::to_string(m.shape[i]);
-    transforms::PipelineOptions popt;
-    popt.compute_diff = false;
-    auto eight = transforms::applyTransforms(loaded->graph, transforms::eightBitPipeline({m.input}, {shape_text}, true),
-                                             {m.input}, {m.output}, popt);
-    if (!eight.ok()) {
-      std::fprintf(stderr, "%s: 8-bit pipeline: %s\n", m.label.c_str(), eight.error().c_str());
-      continue;
-    }
-    auto calibrated = engine::calibrate(eight->graph, {m.input}, samples);
-    if (!calibrated.ok()) {
-      std::fprintf(stderr, "%s: calibration: %s\n", m.label.c_str(), calibrated.error().c_str());
-      continue;
-    }
-    variants.push_back({"per-channel", std::make_shared<tensorflow::GraphDef>(std::move(calibrated->graph)), m.input,
-                        m.output});
-    // The TFLite int8 model, written and read back as a user opens it.
-    transforms::tflite::ConvertOptions copt;
-    copt.inputs = {m.input};
-    copt.outputs = {m.output};
-    copt.quantize = transforms::tflite::Quantize::Int8;
-    copt.calibration = samples;
-    auto converted = transforms::tflite::convertToTflite(loaded->graph, copt);
-    if (!converted.ok()) {
-      std::fprintf(stderr, "%s: tflite_convert: %s\n", m.label.c_str(), converted.error().c_str());
-      continue;
-    }
-    const std::string file = tmp + "/bench_tflite_" + m.label + ".tflite";
-    Status saved = model::tflite::saveTflite(converted->graph, file);
-    auto reread = saved.ok() ? model::load(file) : Result<model::LoadedModel>(saved);
-    std::remove(file.c_str());
-    if (!reread.ok()) {
-      std::fprintf(stderr, "%s: %s\n", m.label.c_str(), reread.error().c_str());
-      continue;
-    }
-    auto tflite = std::make_shared<tensorflow::GraphDef>(std::move(reread->graph));
-    const std::string tflite_output = transforms::tflite::fileOutputs(*converted).at(0);
-    // The default arithmetic third (the table's column), then the others.
-    variants.push_back({"tflite", tflite, m.input, tflite_output, engine::lowp::kDefaultArithmetic});
-    for (engine::lowp::Arithmetic a : engine::lowp::allArithmetics())
-      if (a != engine::lowp::kDefaultArithmetic)
-        variants.push_back({engine::lowp::arithmeticName(a), tflite, m.input, tflite_output, a});
-    const engine::Tensor input = bench::randomInput(m.shape, 3);
-    for (int threads : thread_counts) {
-      engine::PlanOptions options;
-      options.num_threads = threads;
-      std::vector<std::unique_ptr<engine::Plan>> plans;
-      std::vector<engine::Plan*> live;
-      std::vector<std::size_t> index;  // variant of each live plan
-      for (std::size_t i = 0; i < variants.size(); ++i) {
-        options.arithmetic = variants[i].arithmetic;
-        auto plan = engine::compileForInference(variants[i].graph, {variants[i].input}, {variants[i].output}, options);
-        if (!plan.ok()) {
-          std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), variants[i].name.c_str(), plan.error().c_str());
-          continue;
-        }
-        plans.push_back(std::move(*plan));
-        live.push_back(plans.back().get());
-        index.push_back(i);
-      }
-      std::vector<std::string> errors;
-      const std::vector<double> timed = bench::alternatingMedianMs(live, input, runs, clock, &errors);
-      std::vector<double> ms(variants.size(), -1);
-      std::vector<std::string> profiles;
-      for (std::size_t p = 0; p < live.size(); ++p) {
-        const Variant& v = variants[index[p]];
-        ms[index[p]] = timed[p];
-        if (timed[p] < 0) std::fprintf(stderr, "%s %s: %s\n", m.label.c_str(), v.name.c_str(), errors[p].c_str());
-        if (profile && timed[p] >= 0) profiles.push_back("  " + v.name + ": " + opProfile(*live[p], input, 6));
-      }
-      std::printf("%-18s\t%d\t%.2f\t%.2f\t%.2f\t%.2fx\t%.2fx\n", m.label.c_str(), threads, ms[0], ms[1], ms[2],
-                  ms[0] / ms[2], ms[1] / ms[2]);
-      // The TFLite int8 model under each runtime's arithmetic, against the default.
-      std::string modes = "  TFLite int8 by arithmetic: " + std::string(engine::lowp::arithmeticName(variants[2].arithmetic)) +
-                          " " + fixed(ms[2]) + " ms";
-      for (std::size_t i = 3; i < variants.size(); ++i)
-        modes += ", " + variants[i].name + " " + fixed(ms[i]) + " ms (" + fixed(ms[i] / ms[2]) + "x)";
-      std::printf("%s\n", modes.c_str());
-      for (const std::string& line : profiles) std::printf("%s\n", line.c_str());
-      std::fflush(stdout);
-    }
+    const std::vector<Variant> variants = buildVariants(m, *loaded, tmp);
+    if (variants.empty()) continue;
+    timeVariants(m, variants, thread_counts, runs, clock, profile);
   }
   return 0;
 }

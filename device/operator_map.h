@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "device/device_profile.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::device {

@@ -13,7 +13,7 @@
 
 #include "device/device_benchmark.h"
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::device {

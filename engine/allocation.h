@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/proto.h"
+#include "types.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

@@ -14,7 +14,7 @@
 
 #include "engine/tensor.h"
 #include "engine/thread_pool.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::engine {

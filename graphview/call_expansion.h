@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 
 namespace gds::graphview {
 

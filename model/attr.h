@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/proto.h"
+#include "checkpoint.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

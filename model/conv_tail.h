@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 
 namespace gds::model {
 

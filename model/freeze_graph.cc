@@ -9,6 +9,7 @@
 
 #include "model/attr.h"
 #include "model/graph.h"
+#include "meta_graph.pb.h"
 
 namespace gds::model {
 

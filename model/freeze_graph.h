@@ -11,8 +11,12 @@
 #include <vector>
 
 #include "model/checkpoint.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
+
+namespace tensorflow {
+class MetaGraphDef;
+}
 
 namespace gds::model {
 

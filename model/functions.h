@@ -27,7 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::model {

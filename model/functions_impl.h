@@ -13,7 +13,7 @@
 
 #include "model/functions.h"
 #include "model/graph.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::model::functions_impl {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/tensor.h"
 
 namespace gds::model {

@@ -15,7 +15,7 @@
 
 #include "model/file_io.h"
 #include "model/loaded_model.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

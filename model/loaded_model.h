@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/proto.h"
+#include "meta_graph.pb.h"
 #include "model/tensor.h"
 
 namespace gds::model {

@@ -17,6 +17,7 @@
 #include "model/attr.h"
 #include "model/file_io.h"
 #include "model/tensor.h"
+#include "checkpoint.pb.h"
 
 namespace gds::model {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "op_metadata.pb.h"
 
 namespace gds::model {

@@ -19,7 +19,7 @@
 #include "model/checkpoint.h"
 #include "model/freeze_graph.h"
 #include "model/loaded_model.h"
-#include "model/proto.h"
+#include "meta_graph.pb.h"
 #include "model/status.h"
 
 namespace gds::model {

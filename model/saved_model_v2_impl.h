@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "model/proto.h"
+#include "saved_object_graph.pb.h"
 #include "model/saved_model_v2.h"
 
 namespace gds::model::saved_model_v2_impl {

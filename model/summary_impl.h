@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/proto.h"
+#include "tensor.pb.h"
 #include "model/tensor.h"
 
 namespace gds::model::summary_impl {

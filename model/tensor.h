@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "tensor.pb.h"
 #include "model/status.h"
 
 namespace gds::model {

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/proto.h"
+#include "types.pb.h"
 #include "model/tensor.h"
 
 namespace gds::model {

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::model {

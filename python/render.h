@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::python {

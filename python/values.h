@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 
 namespace gds::python {
 

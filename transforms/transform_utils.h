@@ -11,7 +11,7 @@
 
 #include "model/graph.h"
 #include "model/pattern.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

@@ -439,6 +439,15 @@ class ArrayResolver {
   Result<std::shared_ptr<Elements>> stateOf(int node, int input) const;
   Result<std::string> itemAt(int node, const Elements& e, std::int64_t k) const;
   Status unpack(int node, int value_input, const char* type_attr, std::vector<std::string>* items);
+  // One node in topological order: Identity and other ops pass arrays on or
+  // refuse them; array ops make, write or read one.
+  Status visit(int i);
+  Status passOn(int i);
+  Status makeArray(int i);
+  Status writeArray(int i, const Elements& s);
+  Status readArray(int i, const Elements& s);
+  void keep(int i, const std::string& tensor, std::shared_ptr<Elements> e);
+  GraphDef rewritten() const;  // the graph with the resolved nodes replaced or removed
 
   const GraphDef& graph_;
   bool final_;
@@ -532,148 +541,9 @@ Result<GraphDef> ArrayResolver::run() {
     return false;
   };
   for (int i : g_->topoOrder()) {
-    const std::string& op = g_->op(i);
-    const std::string name = g_->name(i);
     if (frames.of[static_cast<std::size_t>(i)] != 0) continue;  // inside a loop not unrolled yet
-    if (arrayOps().count(op) && fromLoop(i)) continue;
-    auto keep = [&](const std::string& tensor, std::shared_ptr<Elements> e) {
-      if (e->root < 0) e->root = i;
-      root_of_[i] = e->root;
-      state_[tensor] = std::move(e);
-    };
-    auto visit = [&]() -> Status {
-      if (op == "Identity" && g_->node(i).input_size() > 0) {
-        const auto r = model::parseTensorName(g_->node(i).input(0));
-        const std::string t = tensorName(r.node, r.port);
-        if (handles_.count(t)) handles_.insert(name), removed_.insert(i);
-        auto it = state_.find(t);
-        if (it != state_.end()) keep(name, it->second), removed_.insert(i);
-        return Status::Ok();
-      }
-      if (!arrayOps().count(op)) {
-        for (const auto& in : g_->inputs(i)) {
-          if (in.control) continue;
-          const std::string t = tensorName(g_->name(in.node), in.port);
-          auto it = state_.find(t);
-          if (op == "Enter" && it != state_.end()) {
-            deferred_.insert(it->second->root);  // unrolled in a later round
-            return Status::Ok();
-          }
-          if (it != state_.end() || handles_.count(t))
-            return Status::Error(where(i) + " reads the array '" + t + "'; gdstudio follows arrays only through "
-                                 "TensorArray and TensorList reads, writes, scatters, gathers and stacks");
-        }
-        return Status::Ok();
-      }
-      // The array this op reads (its flow for a TensorArray), whose root it joins.
-      std::shared_ptr<Elements> s;
-      if (const int a = arrayInput(op); a >= 0) {
-        auto found = stateOf(i, a);
-        if (!found.ok()) return found.status();
-        s = *found;
-        root_of_[i] = s->root;
-      }
-      if (op == "TensorArrayV3") {
-        auto n = positions(i, 0);
-        if (!n.ok()) return n.status();
-        auto e = std::make_shared<Elements>();
-        e->items.assign(static_cast<std::size_t>(n->at(0)), "");
-        e->fixed = !model::attrBool(g_->node(i), "dynamic_size", false);
-        handles_.insert(name);
-        keep(name + ":1", e);
-        removed_.insert(i);
-      } else if (op == "TensorListReserve") {
-        auto n = positions(i, 1);
-        if (!n.ok()) return n.status();
-        auto e = std::make_shared<Elements>();
-        e->items.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, n->at(0))), "");
-        keep(name, e);
-        removed_.insert(i);
-      } else if (op == "EmptyTensorList") {
-        auto e = std::make_shared<Elements>();
-        e->fixed = false;
-        keep(name, e);
-        removed_.insert(i);
-      } else if (op == "TensorListFromTensor") {
-        auto e = std::make_shared<Elements>();
-        GDS_RETURN_IF_ERROR(unpack(i, 0, "element_dtype", &e->items));
-        keep(name, e);
-      } else if (op == "TensorArrayScatterV3") {
-        auto idx = positions(i, 1);
-        if (!idx.ok()) return idx.status();
-        std::vector<std::string> items;
-        GDS_RETURN_IF_ERROR(unpack(i, 2, "T", &items));
-        auto e = std::make_shared<Elements>(*s);
-        for (std::size_t j = 0; j < idx->size() && j < items.size(); ++j) {
-          const std::int64_t k = (*idx)[j];
-          if (k < 0 || (e->fixed && k >= static_cast<std::int64_t>(e->items.size())))
-            return Status::Error(where(i) + " scatters to position " + std::to_string(k) + " of an array of " +
-                                 std::to_string(e->items.size()));
-          if (k >= static_cast<std::int64_t>(e->items.size())) e->items.resize(static_cast<std::size_t>(k + 1));
-          e->items[static_cast<std::size_t>(k)] = items[j];
-        }
-        keep(name, e);
-      } else if (op == "TensorArrayWriteV3" || op == "TensorListSetItem" || op == "TensorListPushBack") {
-        const bool push = op == "TensorListPushBack";
-        auto e = std::make_shared<Elements>(*s);
-        std::int64_t k = static_cast<std::int64_t>(e->items.size());
-        if (!push) {
-          auto idx = positions(i, 1);
-          if (!idx.ok()) return idx.status();
-          k = idx->at(0);
-        }
-        if (k < 0 || (e->fixed && !push && k >= static_cast<std::int64_t>(e->items.size())))
-          return Status::Error(where(i) + " writes position " + std::to_string(k) + " of an array of " +
-                               std::to_string(e->items.size()));
-        if (k >= static_cast<std::int64_t>(e->items.size())) e->items.resize(static_cast<std::size_t>(k + 1));
-        e->items[static_cast<std::size_t>(k)] = g_->node(i).input(push ? 1 : 2);
-        keep(name, e);
-        removed_.insert(i);
-      } else if (op == "TensorArrayReadV3" || op == "TensorListGetItem") {
-        const bool ta = op == "TensorArrayReadV3";
-        auto idx = positions(i, 1);
-        if (!idx.ok()) return idx.status();
-        auto item = itemAt(i, *s, idx->at(0));
-        if (!item.ok()) return item.status();
-        NodeDef n;
-        n.set_name(name);
-        n.set_op("Identity");
-        n.add_input(*item);
-        copyAttr(g_->node(i), ta ? "dtype" : "element_dtype", "T", &n);
-        replaced_[i] = n;
-      } else if (op == "TensorArrayGatherV3" || op == "TensorListGather" || op == "TensorListStack") {
-        const bool ta = op == "TensorArrayGatherV3";
-        std::vector<std::int64_t> idx;
-        if (op == "TensorListStack") {
-          for (std::size_t k = 0; k < s->items.size(); ++k) idx.push_back(static_cast<std::int64_t>(k));
-        } else {
-          auto p = positions(i, 1);
-          if (!p.ok()) return p.status();
-          idx = *p;
-        }
-        if (idx.empty()) return Status::Error(where(i) + " stacks an empty array");
-        NodeDef n;
-        n.set_name(name);
-        n.set_op("Pack");
-        for (std::int64_t k : idx) {
-          auto item = itemAt(i, *s, k);
-          if (!item.ok()) return item.status();
-          n.add_input(*item);
-        }
-        copyAttr(g_->node(i), ta ? "dtype" : "element_dtype", "T", &n);
-        (*n.mutable_attr())["N"].set_i(static_cast<std::int64_t>(idx.size()));
-        (*n.mutable_attr())["axis"].set_i(0);
-        replaced_[i] = n;
-      } else if (op == "TensorArraySizeV3" || op == "TensorListLength") {
-        model::HostTensor size = model::HostTensor::zeros(tensorflow::DT_INT32, {});
-        *size.as<std::int32_t>() = static_cast<std::int32_t>(s->items.size());
-        replaced_[i] = makeConst(name, size);
-      } else if (op == "TensorArrayCloseV3") {
-        removed_.insert(i);
-      }
-      return Status::Ok();
-    };
-    Status visited = visit();
+    if (arrayOps().count(g_->op(i)) && fromLoop(i)) continue;
+    Status visited = visit(i);
     if (!visited.ok()) {
       if (final_) return visited;
       // Not resolvable yet: the whole array waits for the next round.
@@ -683,6 +553,162 @@ Result<GraphDef> ArrayResolver::run() {
       removed_.erase(i);
     }
   }
+  return rewritten();
+}
+
+void ArrayResolver::keep(int i, const std::string& tensor, std::shared_ptr<Elements> e) {
+  if (e->root < 0) e->root = i;
+  root_of_[i] = e->root;
+  state_[tensor] = std::move(e);
+}
+
+Status ArrayResolver::visit(int i) {
+  const std::string& op = g_->op(i);
+  if (!arrayOps().count(op)) return passOn(i);
+  if (arrayInput(op) < 0) return makeArray(i);
+  // The array this op reads (its flow for a TensorArray), whose root it joins.
+  auto found = stateOf(i, arrayInput(op));
+  if (!found.ok()) return found.status();
+  const std::shared_ptr<Elements> s = *found;
+  root_of_[i] = s->root;
+  if (op == "TensorArrayScatterV3" || op == "TensorArrayWriteV3" || op == "TensorListSetItem" ||
+      op == "TensorListPushBack")
+    return writeArray(i, *s);
+  return readArray(i, *s);
+}
+
+// An Identity of an array is the array; any other op reading one is refused
+// (an Enter defers the array to the round that unrolls its loop).
+Status ArrayResolver::passOn(int i) {
+  const std::string& op = g_->op(i);
+  const std::string& name = g_->name(i);
+  if (op == "Identity" && g_->node(i).input_size() > 0) {
+    const auto r = model::parseTensorName(g_->node(i).input(0));
+    const std::string t = tensorName(r.node, r.port);
+    if (handles_.count(t)) handles_.insert(name), removed_.insert(i);
+    auto it = state_.find(t);
+    if (it != state_.end()) keep(i, name, it->second), removed_.insert(i);
+    return Status::Ok();
+  }
+  for (const auto& in : g_->inputs(i)) {
+    if (in.control) continue;
+    const std::string t = tensorName(g_->name(in.node), in.port);
+    auto it = state_.find(t);
+    if (op == "Enter" && it != state_.end()) {
+      deferred_.insert(it->second->root);  // unrolled in a later round
+      return Status::Ok();
+    }
+    if (it != state_.end() || handles_.count(t))
+      return Status::Error(where(i) + " reads the array '" + t + "'; gdstudio follows arrays only through "
+                           "TensorArray and TensorList reads, writes, scatters, gathers and stacks");
+  }
+  return Status::Ok();
+}
+
+Status ArrayResolver::makeArray(int i) {
+  const std::string& op = g_->op(i);
+  const std::string& name = g_->name(i);
+  auto e = std::make_shared<Elements>();
+  if (op == "TensorArrayV3" || op == "TensorListReserve") {
+    const bool ta = op == "TensorArrayV3";
+    auto n = positions(i, ta ? 0 : 1);
+    if (!n.ok()) return n.status();
+    e->items.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, n->at(0))), "");
+    if (ta) e->fixed = !model::attrBool(g_->node(i), "dynamic_size", false), handles_.insert(name);
+    keep(i, ta ? name + ":1" : name, e);
+    removed_.insert(i);
+  } else if (op == "EmptyTensorList") {
+    e->fixed = false;
+    keep(i, name, e);
+    removed_.insert(i);
+  } else {  // TensorListFromTensor
+    GDS_RETURN_IF_ERROR(unpack(i, 0, "element_dtype", &e->items));
+    keep(i, name, e);
+  }
+  return Status::Ok();
+}
+
+Status ArrayResolver::writeArray(int i, const Elements& s) {
+  const std::string& op = g_->op(i);
+  auto e = std::make_shared<Elements>(s);
+  // A push appends even to a list of reserved size.
+  const bool push = op == "TensorListPushBack";
+  auto put = [&](std::int64_t k, const std::string& item, const char* verb) -> Status {
+    if (k < 0 || (e->fixed && !push && k >= static_cast<std::int64_t>(e->items.size())))
+      return Status::Error(where(i) + " " + verb + " position " + std::to_string(k) + " of an array of " +
+                           std::to_string(e->items.size()));
+    if (k >= static_cast<std::int64_t>(e->items.size())) e->items.resize(static_cast<std::size_t>(k + 1));
+    e->items[static_cast<std::size_t>(k)] = item;
+    return Status::Ok();
+  };
+  if (op == "TensorArrayScatterV3") {
+    auto idx = positions(i, 1);
+    if (!idx.ok()) return idx.status();
+    std::vector<std::string> items;
+    GDS_RETURN_IF_ERROR(unpack(i, 2, "T", &items));
+    for (std::size_t j = 0; j < idx->size() && j < items.size(); ++j)
+      GDS_RETURN_IF_ERROR(put((*idx)[j], items[j], "scatters to"));
+  } else if (push) {
+    GDS_RETURN_IF_ERROR(put(static_cast<std::int64_t>(e->items.size()), g_->node(i).input(1), "writes"));
+    removed_.insert(i);
+  } else {  // TensorArrayWriteV3, TensorListSetItem
+    auto idx = positions(i, 1);
+    if (!idx.ok()) return idx.status();
+    GDS_RETURN_IF_ERROR(put(idx->at(0), g_->node(i).input(2), "writes"));
+    removed_.insert(i);
+  }
+  keep(i, g_->name(i), e);
+  return Status::Ok();
+}
+
+Status ArrayResolver::readArray(int i, const Elements& s) {
+  const std::string& op = g_->op(i);
+  const std::string& name = g_->name(i);
+  const char* dtype = op.rfind("TensorArray", 0) == 0 ? "dtype" : "element_dtype";
+  if (op == "TensorArrayReadV3" || op == "TensorListGetItem") {
+    auto idx = positions(i, 1);
+    if (!idx.ok()) return idx.status();
+    auto item = itemAt(i, s, idx->at(0));
+    if (!item.ok()) return item.status();
+    NodeDef n;
+    n.set_name(name);
+    n.set_op("Identity");
+    n.add_input(*item);
+    copyAttr(g_->node(i), dtype, "T", &n);
+    replaced_[i] = n;
+  } else if (op == "TensorArrayGatherV3" || op == "TensorListGather" || op == "TensorListStack") {
+    std::vector<std::int64_t> idx;
+    if (op == "TensorListStack") {
+      for (std::size_t k = 0; k < s.items.size(); ++k) idx.push_back(static_cast<std::int64_t>(k));
+    } else {
+      auto p = positions(i, 1);
+      if (!p.ok()) return p.status();
+      idx = *p;
+    }
+    if (idx.empty()) return Status::Error(where(i) + " stacks an empty array");
+    NodeDef n;
+    n.set_name(name);
+    n.set_op("Pack");
+    for (std::int64_t k : idx) {
+      auto item = itemAt(i, s, k);
+      if (!item.ok()) return item.status();
+      n.add_input(*item);
+    }
+    copyAttr(g_->node(i), dtype, "T", &n);
+    (*n.mutable_attr())["N"].set_i(static_cast<std::int64_t>(idx.size()));
+    (*n.mutable_attr())["axis"].set_i(0);
+    replaced_[i] = n;
+  } else if (op == "TensorArraySizeV3" || op == "TensorListLength") {
+    model::HostTensor size = model::HostTensor::zeros(tensorflow::DT_INT32, {});
+    *size.as<std::int32_t>() = static_cast<std::int32_t>(s.items.size());
+    replaced_[i] = makeConst(name, size);
+  } else if (op == "TensorArrayCloseV3") {
+    removed_.insert(i);
+  }
+  return Status::Ok();
+}
+
+GraphDef ArrayResolver::rewritten() const {
   auto isDeferred = [&](int i) {
     auto r = root_of_.find(i);
     return r != root_of_.end() && deferred_.count(r->second);

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 
 namespace gds::ui {
 

@@ -91,6 +91,29 @@ QWidget* BenchmarkPanel::createSettings() {
   QVBoxLayout* left = columns.wide;
   QVBoxLayout* right = columns.narrow;
 
+  left->addWidget(createVariantChoice(box));
+  // Inputs and device as labelled rows: label lines of their own would push
+  // the device out of a 1366x768 screen's dock.
+  inputs_ = new InputSourceWidget(box);
+  inputs_->setLabel(tr("Inputs:"));
+  left->addWidget(inputs_);
+  auto* device_row = new QHBoxLayout;
+  device_settings_ = new DeviceSettings(box);
+  auto* device_label = new QLabel(tr("Device:"), box);
+  device_label->setBuddy(device_settings_->deviceCombo());
+  device_label->setToolTip(device_settings_->deviceCombo()->toolTip());
+  device_row->addWidget(device_label, 0, Qt::AlignTop);
+  device_row->addWidget(device_settings_, 1);
+  left->addLayout(device_row);
+  left->addStretch();
+
+  createRunSettings(box, right);
+  return box;
+}
+
+// Which variants run: current, original, 8-bit with its pipeline, TFLite
+// int8 and the other TFLite modes in a menu.
+QGroupBox* BenchmarkPanel::createVariantChoice(QWidget* box) {
   auto* which = new QGroupBox(tr("Variants"), box);
   auto* wl = new QGridLayout(which);
   current_ = new QCheckBox(variantName(VariantKind::Current), which);
@@ -127,22 +150,12 @@ QWidget* BenchmarkPanel::createSettings() {
   wl->addWidget(pipeline, 2, 0, 1, 2);
   connect(eight_bit_, &QCheckBox::toggled, pipeline, &QWidget::setEnabled);
   pipeline->setEnabled(false);  // 8-bit starts unticked (applyDefaultVariants)
-  left->addWidget(which);
-  // Inputs and device as labelled rows: label lines of their own would push
-  // the device out of a 1366x768 screen's dock.
-  inputs_ = new InputSourceWidget(box);
-  inputs_->setLabel(tr("Inputs:"));
-  left->addWidget(inputs_);
-  auto* device_row = new QHBoxLayout;
-  device_settings_ = new DeviceSettings(box);
-  auto* device_label = new QLabel(tr("Device:"), box);
-  device_label->setBuddy(device_settings_->deviceCombo());
-  device_label->setToolTip(device_settings_->deviceCombo()->toolTip());
-  device_row->addWidget(device_label, 0, Qt::AlignTop);
-  device_row->addWidget(device_settings_, 1);
-  left->addLayout(device_row);
-  left->addStretch();
+  return which;
+}
 
+// The narrow column: threads, warm-up, runs, time, graph optimization, the
+// int8 arithmetic, Run and the status.
+void BenchmarkPanel::createRunSettings(QWidget* box, QVBoxLayout* right) {
   auto* grid = new QGridLayout;
   threads_ = new QSpinBox(box);
   threads_->setRange(0, 256);
@@ -208,7 +221,6 @@ QWidget* BenchmarkPanel::createSettings() {
                               "when nodes are fused or folded, or when a node is not needed for the outputs"));
   right->addWidget(node_counts_);
   right->addStretch();
-  return box;
 }
 
 QTableView* BenchmarkPanel::makeTable(QAbstractItemModel* model) {

@@ -22,6 +22,7 @@ class QAction;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -29,6 +30,7 @@ class QSpinBox;
 class QTabWidget;
 class QTableView;
 class QToolButton;
+class QVBoxLayout;
 
 namespace gds::graphview {
 class GraphScene;
@@ -128,6 +130,8 @@ class BenchmarkPanel : public QWidget {
 
  private:
   QWidget* createSettings();
+  QGroupBox* createVariantChoice(QWidget* box);
+  void createRunSettings(QWidget* box, QVBoxLayout* right);
   QWidget* createResults();
   void onFinished(JobOutcome<BenchmarkOutcome> job);
   void setResults(ComparisonPtr comparison);

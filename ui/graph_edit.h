@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/summary_diff.h"
 #include "model/tensor.h"
 

@@ -18,7 +18,7 @@
 
 #include "engine/plan.h"
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::engine {

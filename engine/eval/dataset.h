@@ -18,7 +18,7 @@
 #include "engine/eval/compare.h"
 #include "engine/ops/image_decode.h"
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

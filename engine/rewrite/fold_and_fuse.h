@@ -27,7 +27,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 
 namespace gds::engine {
 

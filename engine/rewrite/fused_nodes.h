@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 
 namespace gds::engine {
 

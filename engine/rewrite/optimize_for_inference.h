@@ -28,7 +28,7 @@
 #include "engine/plan.h"
 #include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/quantized_fusion.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::engine {

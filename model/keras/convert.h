@@ -10,7 +10,7 @@
 
 #include "model/keras/config.h"
 #include "model/keras/weights.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::model::keras {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "model/graph_builder.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

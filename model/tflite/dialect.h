@@ -69,7 +69,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 

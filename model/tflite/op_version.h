@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/tensor.h"
 #include "model/tflite/dialect.h"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace flatbuffers {

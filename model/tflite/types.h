@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "types.pb.h"
 #include "model/status.h"
 
 namespace gds::model::tflite {

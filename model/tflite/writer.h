@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "model/io.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::model::tflite {

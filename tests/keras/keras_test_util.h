@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/tensor.h"
 
 namespace gds::test {

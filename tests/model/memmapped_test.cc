@@ -8,6 +8,7 @@
 #include "model/memmapped.h"
 #include "model/tensor.h"
 #include "tests/test_util.h"
+#include "checkpoint.pb.h"
 
 namespace gds::model {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/plan.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/tensor.h"
 #include "tests/litert_util.h"
 

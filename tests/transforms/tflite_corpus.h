@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/tensor.h"
 #include "transforms/tflite/convert.h"
 

@@ -17,7 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "engine/eval/dataset.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "transforms/tflite/convert_options.h"
 

@@ -14,7 +14,7 @@
 
 #include "engine/eval/dataset.h"
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "transforms/tflite/convert_options.h"
 

@@ -29,7 +29,7 @@
 
 #include "engine/tensor.h"
 #include "model/io.h"
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 #include "transforms/tflite/convert_options.h"

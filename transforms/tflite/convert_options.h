@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/tensor.h"
-#include "model/proto.h"
+#include "types.pb.h"
 #include "model/status.h"
 #include "model/tensor.h"
 #include "transforms/tflite/calibration_method.h"

@@ -17,7 +17,7 @@
 // operator; the int8 copy is named "<name>_int8".
 #pragma once
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::transforms::tflite {

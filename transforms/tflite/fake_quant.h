@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "transforms/tflite/convert_options.h"
 

@@ -14,7 +14,7 @@
 // float16 constants are named "<name>_fp16".
 #pragma once
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 
 namespace gds::transforms::tflite {

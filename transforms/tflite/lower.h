@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "model/proto.h"
+#include "graph.pb.h"
 #include "model/status.h"
 #include "transforms/tflite/prepare.h"
 
