@@ -613,6 +613,9 @@ Status ArrayResolver::makeArray(int i) {
     const bool ta = op == "TensorArrayV3";
     auto n = positions(i, ta ? 0 : 1);
     if (!n.ok()) return n.status();
+    // TensorFlow refuses a negative TensorArray size; a list's -1 means none reserved.
+    if (ta && n->at(0) < 0)
+      return Status::Error(where(i) + ": its size is " + std::to_string(n->at(0)) + "; a TensorArray needs one >= 0");
     e->items.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, n->at(0))), "");
     if (ta) e->fixed = !model::attrBool(g_->node(i), "dynamic_size", false), handles_.insert(name);
     keep(i, ta ? name + ":1" : name, e);
