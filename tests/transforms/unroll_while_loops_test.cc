@@ -124,6 +124,19 @@ TEST(UnrollWhileLoops, RefusesALoopWhoseLengthIsNotAConstant) {
   EXPECT_EQ(r.error(), "unroll_while_loops: needs --outputs: constants are folded between unrolling and arrays");
 }
 
+// TensorFlow refuses a TensorArray of negative size; so does the resolver,
+// by node, instead of making it an empty array.
+TEST(UnrollWhileLoops, RefusesATensorArrayOfNegativeSize) {
+  const std::string dtype = "attr { key: \"dtype\" value { type: DT_FLOAT } } ";
+  const std::string text = test::intConst("size", {}, {-1}) + test::intConst("index", {}, {0}) +
+                           "node { name: \"ta\" op: \"TensorArrayV3\" input: \"size\" " + dtype + "}\n" +
+                           "node { name: \"y\" op: \"TensorArrayReadV3\" input: \"ta\" input: \"index\" "
+                           "input: \"ta:1\" " + dtype + "}\n";
+  auto r = test::run("unroll_while_loops", parseGraph(text), {}, {}, {"y"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "unroll_while_loops: node 'ta' (TensorArrayV3): its size is -1; a TensorArray needs one >= 0");
+}
+
 // tf.nn.dynamic_rnn over 25 MFCC frames: 25 steps, the TensorArray's
 // scatter an Unpack and each step's read one of its outputs; the output as
 // the loop computes it.
