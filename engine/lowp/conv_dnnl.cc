@@ -5,6 +5,7 @@
 #include "engine/lowp/conv_dnnl.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <unordered_map>
@@ -152,7 +153,7 @@ constexpr double kOpsPerPart = 8e6;
 struct DnnlConv2D::Impl {
   struct Part {
     dnnl::convolution_forward primitive;
-    memory src, dst, weights, zero, scratchpad;
+    memory src, dst, weights, zero, bias, scratchpad;
     std::int64_t in_offset = 0;               // input bytes before the part's first row
     std::int64_t row_begin = 0, row_end = 0;  // output rows (pixels) it computes
     std::int64_t ch_begin = 0, ch_end = 0;    // output channels; 0, 0: all
@@ -167,13 +168,20 @@ struct DnnlConv2D::Impl {
   // the input as it is and the zero point's share is subtracted afterwards
   // (ZeroPointSums): oneDNN's kernels without a source zero point are
   // faster (its brgemm kernels, AMX among them, take none).
-  ZeroPointSums zero_sums;  // not depthwise
+  ZeroPointSums zero_sums;  // not depthwise, not requantizing
   std::string implementation;
+  // createRequantizing's: the output stage, and per output channel the sum
+  // of the weights and of their magnitudes.
+  bool requantizing = false;
+  Requantization requant;
+  std::vector<std::int64_t> weight_sums, magnitude_sums;
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
   // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
+  // With q, an int8 output through q's output stage (part->ch_begin: the
+  // part's first channel's scale).
   static bool make(const ops::ConvGeometry& p, bool depthwise, const std::int8_t* weights, std::int64_t ld,
-                   const Part* share, Part* part, std::string* impl) {
+                   const Part* share, Part* part, std::string* impl, const Requantization* q) {
     const std::int64_t out_c = depthwise ? p.in_c * p.out_c : p.out_c;
     const memory::dims src_dims = {p.batch, p.in_c, p.in_h, p.in_w};
     const memory::dims dst_dims = {p.batch, out_c, p.out_h, p.out_w};
@@ -181,14 +189,26 @@ struct DnnlConv2D::Impl {
     dnnl_common::padsAfter(p, &pad_bottom, &pad_right);
     memory::dims w_dims, w_strides;
     dnnl_common::filterLayout(p, depthwise, ld, &w_dims, &w_strides);
-    memory::desc src_md(src_dims, Dt::u8, Tag::nhwc), dst_md(dst_dims, Dt::s32, Tag::nhwc);
+    memory::desc src_md(src_dims, Dt::u8, Tag::nhwc), dst_md(dst_dims, q ? Dt::s8 : Dt::s32, Tag::nhwc);
     memory::desc any_w(w_dims, Dt::s8, Tag::any);
+    const memory::desc bias_md = q ? memory::desc({out_c}, Dt::s32, Tag::x) : memory::desc();
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                         src_md, any_w, dst_md, {p.stride_h, p.stride_w},
+                                         src_md, any_w, bias_md, dst_md, {p.stride_h, p.stride_w},
                                          {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
                                          {pad_bottom, pad_right});
     dnnl::primitive_attr attr = dnnl_common::baseAttr();
     if (depthwise) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (q) {
+      const bool per_channel = q->scale.size() > 1;
+      const auto first = q->scale.begin() + (per_channel ? part->ch_begin : 0);
+      attr.set_output_scales(per_channel ? 1 << 1 : 0, std::vector<float>(first, first + (per_channel ? out_c : 1)));
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(q->qmin - q->zero_point),
+                         static_cast<float>(q->qmax - q->zero_point));
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f, static_cast<float>(q->zero_point));
+      attr.set_post_ops(ops);
+    }
     // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
     // queries that trap under virtualization), which only products with
     // long enough sums earn back. Measured against VNNI with oneDNN's
@@ -228,24 +248,29 @@ struct DnnlConv2D::Impl {
     part->src = memory(src_md, cpuEngine(), nullptr);
     part->dst = memory(dst_md, cpuEngine(), nullptr);
     if (depthwise) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
+    if (q) part->bias = memory(bias_md, cpuEngine(), nullptr);
     part->scratchpad = memory(pd.scratchpad_desc(), cpuEngine(), nullptr);
     return true;
   }
 
   // Runs one part; a channel slice into the thread's scratch, then copied
-  // into its columns.
-  void runPart(const Part& part, const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output) const {
+  // into its columns. output: int32 accumulators, or (requantizing) int8
+  // values whose sums start from `start`.
+  void runPart(const Part& part, const std::uint8_t* input, std::int32_t input_zero, void* output,
+               const std::int32_t* start) const {
+    const std::size_t size = requantizing ? 1 : 4;  // bytes per output value
+    char* out = static_cast<char*>(output);
     dnnl::stream& stream = dnnl_common::threadStream();
     dnnl_common::singleThreaded();
     const std::size_t pad_bytes = dnnl_common::roundUp64(part.scratchpad.get_desc().get_size());
     const std::int64_t rows = part.row_end - part.row_begin;
     const std::int64_t width = part.ch_end - part.ch_begin;
-    const std::size_t slice_bytes = channel_slices ? static_cast<std::size_t>(rows * width) * 4 : 0;
+    const std::size_t slice_bytes = channel_slices ? static_cast<std::size_t>(rows * width) * size : 0;
     char* scratch = dnnl_common::threadScratch(pad_bytes + slice_bytes);
     memory src = part.src, dst = part.dst, scratchpad = part.scratchpad;
     src.set_data_handle(const_cast<std::uint8_t*>(input + part.in_offset));
-    std::int32_t* slice = reinterpret_cast<std::int32_t*>(scratch + pad_bytes);
-    dst.set_data_handle(channel_slices ? slice : output + part.row_begin * channels);
+    char* slice = scratch + pad_bytes;
+    dst.set_data_handle(channel_slices ? slice : out + static_cast<std::size_t>(part.row_begin * channels) * size);
     scratchpad.set_data_handle(scratch);
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
                                             {DNNL_ARG_WEIGHTS, part.weights},
@@ -256,12 +281,17 @@ struct DnnlConv2D::Impl {
       *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
       args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero);
     }
+    if (requantizing) {
+      memory bias = part.bias;
+      bias.set_data_handle(const_cast<std::int32_t*>(start + part.ch_begin));
+      args.emplace(DNNL_ARG_BIAS, bias);
+    }
     part.primitive.execute(stream, args);
     stream.wait();
     if (channel_slices)
       for (std::int64_t r = 0; r < rows; ++r)
-        std::memcpy(output + (part.row_begin + r) * s.out_c + part.ch_begin, slice + r * width,
-                    static_cast<std::size_t>(width) * 4);
+        std::memcpy(out + static_cast<std::size_t>((part.row_begin + r) * s.out_c + part.ch_begin) * size,
+                    slice + static_cast<std::size_t>(r * width) * size, static_cast<std::size_t>(width) * size);
   }
 };
 
@@ -275,6 +305,34 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const
 
 std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const std::int8_t* weights,
                                                std::int32_t weight_zero, bool depthwise, int threads) {
+  return build(s, weights, weight_zero, depthwise, threads, nullptr);
+}
+
+std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeometry& s, const std::int8_t* weights,
+                                                           const Requantization& q, int threads) {
+  std::int64_t pad_bottom = 0, pad_right = 0;
+  dnnl_common::padsAfter(s, &pad_bottom, &pad_right);
+  const auto scales = static_cast<std::int64_t>(q.scale.size());
+  if (s.pad_top != 0 || s.pad_left != 0 || pad_bottom != 0 || pad_right != 0 || (scales != 1 && scales != s.out_c))
+    return nullptr;
+  return build(s, weights, 0, false, threads, &q);
+}
+
+bool DnnlConv2D::startingSums(std::int32_t input_zero, const std::int32_t* bias,
+                              std::vector<std::int32_t>* start) const {
+  const Impl& im = *impl_;
+  start->resize(static_cast<std::size_t>(im.channels));
+  for (std::size_t c = 0; c < start->size(); ++c) {
+    const std::int64_t v = (bias ? bias[c] : 0) - std::int64_t{input_zero} * im.weight_sums[c];
+    if (255 * im.magnitude_sums[c] + std::abs(v) > (std::int64_t{1} << 24)) return false;
+    (*start)[c] = static_cast<std::int32_t>(v);
+  }
+  return true;
+}
+
+std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const std::int8_t* weights,
+                                              std::int32_t weight_zero, bool depthwise, int threads,
+                                              const Requantization* q) {
   if (!weights || s.batch <= 0 || s.out_h <= 0 || s.out_w <= 0 || s.out_c <= 0 || (depthwise && weight_zero != 0))
     return nullptr;
   try {
@@ -284,7 +342,21 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const
     impl->depthwise = depthwise;
     impl->channels = depthwise ? s.in_c * s.out_c : s.out_c;
     impl->weight_offset = weight_zero;
-    if (!depthwise) impl->zero_sums.build(s, weights);
+    if (q) {
+      impl->requantizing = true;
+      impl->requant = *q;
+      impl->weight_sums.assign(static_cast<std::size_t>(s.out_c), 0);
+      impl->magnitude_sums.assign(static_cast<std::size_t>(s.out_c), 0);
+      const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+      for (std::int64_t i = 0; i < k; ++i)
+        for (std::int64_t c = 0; c < s.out_c; ++c) {
+          const std::int8_t w = weights[i * s.out_c + c];
+          impl->weight_sums[static_cast<std::size_t>(c)] += w;
+          impl->magnitude_sums[static_cast<std::size_t>(c)] += std::abs(w);
+        }
+    } else if (!depthwise) {
+      impl->zero_sums.build(s, weights);
+    }
     const std::int64_t m = s.batch * s.out_h * s.out_w;
     const double ops = 2.0 * static_cast<double>(m * impl->channels) *
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
@@ -304,7 +376,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const
         ops::ConvGeometry p = s;
         p.out_c = part.ch_end - part.ch_begin;
         std::string name;
-        if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name)) return nullptr;
+        if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name, q)) return nullptr;
         if (first_impl.empty()) first_impl = name;
         impl->parts.push_back(std::move(part));
       }
@@ -334,7 +406,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const
         }
         std::string name;
         if (!Impl::make(p, depthwise, weights, s.out_c, impl->parts.empty() ? nullptr : &impl->parts.front(), &part,
-                        &name))
+                        &name, q))
           return nullptr;
         if (first_impl.empty()) first_impl = name;
         impl->parts.push_back(std::move(part));
@@ -362,7 +434,7 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
   auto runParts = [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i) {
       const Impl::Part& part = im.parts[static_cast<std::size_t>(i)];
-      im.runPart(part, input, input_zero, output);
+      im.runPart(part, input, input_zero, output, nullptr);
       if (!im.channel_slices) finish(part.row_begin, part.row_end);
     }
   };
@@ -379,6 +451,17 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
     if (pool && pool->numThreads() > 1) pool->parallelFor(blocks, static_cast<double>(block * im.channels), finishBlocks);
     else finishBlocks(0, blocks);
   }
+}
+
+void DnnlConv2D::runRequantizing(const std::uint8_t* input, const std::vector<std::int32_t>& start,
+                                 std::int8_t* output, const ThreadPool* pool) const {
+  const Impl& im = *impl_;
+  auto runParts = [&](std::int64_t b, std::int64_t e) {
+    for (std::int64_t i = b; i < e; ++i) im.runPart(im.parts[static_cast<std::size_t>(i)], input, 0, output, start.data());
+  };
+  const auto n = static_cast<std::int64_t>(im.parts.size());
+  if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
+  else runParts(0, n);
 }
 
 const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }
@@ -409,6 +492,13 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const G
 std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const std::int8_t*, std::int32_t, bool, int) {
   return nullptr;
 }
+std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeometry&, const std::int8_t*,
+                                                           const Requantization&, int) {
+  return nullptr;
+}
+bool DnnlConv2D::startingSums(std::int32_t, const std::int32_t*, std::vector<std::int32_t>*) const { return false; }
+void DnnlConv2D::runRequantizing(const std::uint8_t*, const std::vector<std::int32_t>&, std::int8_t*,
+                                 const ThreadPool*) const {}
 void DnnlConv2D::run(const std::uint8_t*, std::int32_t, std::int32_t*, const ThreadPool*,
                      const GemmEpilogue&) const {}
 const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/lowp/gemm.h"
 #include "engine/ops/conv_geometry.h"
@@ -52,6 +53,32 @@ class DnnlConv2D {
   // of finished rows, as after gemm().
   void run(const std::uint8_t* input, std::int32_t input_zero, std::int32_t* output, const ThreadPool* pool,
            const GemmEpilogue& epilogue) const;
+  // XNNPACK's fp32 requantization (lowp::xnnRequantizeFp32) as oneDNN's
+  // output stage, for TensorFlow Lite's int8 CONV_2D: the int8 output is
+  // written by the convolution itself, no int32 accumulators in memory.
+  // oneDNN converts the sum and the bias to float separately and adds them
+  // (XNNPACK converts their int32 sum); startingSums says where that is
+  // exact. Then its output scales (the same float products), and as
+  // post-ops a clamp to [qmin - zero_point, qmax - zero_point], rounding to
+  // nearest even and + zero_point, on integers, exact.
+  struct Requantization {
+    std::vector<float> scale;  // per output channel, or one for all
+    std::int32_t zero_point = 0, qmin = -128, qmax = 127;
+  };
+  // s with no padding (the caller copies the input into its padding, whose
+  // cells hold the input zero point, so that every window is whole), int8
+  // HWIO weights with zero point 0. Null as create's.
+  static std::unique_ptr<DnnlConv2D> createRequantizing(const ops::ConvGeometry& s, const std::int8_t* weights,
+                                                        const Requantization& q, int threads);
+  // What the sums start from per channel (bias, may be null, less
+  // input_zero * the channel's weights), into *start. False where some
+  // channel's sum could leave float's exact integers (|v| <= 2^24): 255 *
+  // sum |w| + |start| above 2^24; the layer then takes the int32 path.
+  bool startingSums(std::int32_t input_zero, const std::int32_t* bias, std::vector<std::int32_t>* start) const;
+  // Runs a createRequantizing convolution: input u8 (x + 128, padded),
+  // output int8 [rows][channels].
+  void runRequantizing(const std::uint8_t* input, const std::vector<std::int32_t>& start, std::int8_t* output,
+                       const ThreadPool* pool) const;
   // oneDNN's name of its kernel ("brgconv:avx512_core_amx_int8", ...).
   const std::string& implementation() const;
   int parts() const;
@@ -60,6 +87,9 @@ class DnnlConv2D {
 
  private:
   explicit DnnlConv2D(std::unique_ptr<Impl> impl);
+  static std::unique_ptr<DnnlConv2D> build(const ops::ConvGeometry& s, const std::int8_t* weights,
+                                           std::int32_t weight_zero, bool depthwise, int threads,
+                                           const Requantization* q);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -116,12 +116,20 @@ class FastLayer {
   void fullyConnected(const Requant& r, const std::int8_t* input, const std::int8_t* weights, const std::int32_t* bias,
                       std::int64_t batch, std::int64_t depth, std::int64_t units, std::int8_t* output,
                       const ThreadPool* pool);
-  // Which backend ran last ("dnnl", "gemmlowp", "avx2", "loop").
+  // Which backend ran last ("dnnl-requantizing", "dnnl", "gemmlowp",
+  // "avx2", "loop").
   const char* lastBackend() const { return last_; }
 
   struct State;
 
  private:
+  // A convolution under XNNPACK's arithmetic by oneDNN with the output stage
+  // in it (DnnlConv2D::createRequantizing); false where it cannot be, or not
+  // exactly (nothing written).
+  bool convRequantizing(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input,
+                        const std::int8_t* filter, const std::int32_t* bias, std::int8_t* output,
+                        const ThreadPool* pool);
+
   Kind kind_;
   std::unique_ptr<State> state_;
   const char* last_ = "";

@@ -152,8 +152,14 @@ struct FastLayer::State {
   const std::int8_t* gemm_source = nullptr;
   std::int32_t gemm_weight_offset = 0;
   DepthwiseAvx2 depthwise;  // the AVX2 depthwise path's weights and constants
+  lowp::Conv2DState requantizing;  // oneDNN's convolution writing int8 (XNNPACK's arithmetic)
+  std::vector<std::int32_t> start;  // its sums' starting values per channel
 
   std::int64_t requant_depth = 0;
+
+  // TFLite's conv filter [out_c, kh, kw, in_c] as the transposed (n x k)
+  // GEMM operand, prepared once.
+  const lowp::GemmRhs& rhsFor(const std::int8_t* filter, std::int64_t k, std::int64_t out_c);
 
   // The requantizer for r's values on `channels` channels of accumulators
   // over `depth` products (r is the layer's own, fixed after its init).
@@ -178,13 +184,51 @@ FastLayer::~FastLayer() = default;
 
 namespace {
 
+// o[i] = x[i] + 128. Through plain restrict pointers: the compiler then
+// vectorizes the loop (byte stores could otherwise alias x).
+void shiftBytes(const std::int8_t* __restrict x, std::int64_t n, std::uint8_t* __restrict o) {
+  for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(static_cast<int>(x[i]) + 128);
+}
+
 void shiftInput(const std::int8_t* x, std::int64_t n, std::vector<std::uint8_t>* out) {
   out->resize(static_cast<std::size_t>(n));
-  // Through plain restrict pointers: the compiler then vectorizes the loop
-  // (byte stores through the vector could alias x).
-  const std::int8_t* __restrict in = x;
-  std::uint8_t* __restrict o = out->data();
-  for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(static_cast<int>(in[i]) + 128);
+  shiftBytes(x, n, out->data());
+}
+
+// s on an input holding its padding and no row or column that no window
+// reads: no padding.
+ops::ConvGeometry padded(const ops::ConvGeometry& s) {
+  ops::ConvGeometry p = s;
+  p.in_h = (s.out_h - 1) * s.stride_h + (s.filter_h - 1) * s.dilation_h + 1;
+  p.in_w = (s.out_w - 1) * s.stride_w + (s.filter_w - 1) * s.dilation_w + 1;
+  p.pad_top = p.pad_left = 0;
+  return p;
+}
+
+// x + 128 as the input of p = padded(s), the padding cells of `pad` (the
+// input zero point, which adds nothing).
+void shiftPadded(const ops::ConvGeometry& s, const ops::ConvGeometry& p, const std::int8_t* x, std::uint8_t pad,
+                 std::vector<std::uint8_t>* out) {
+  if (p.in_h == s.in_h && p.in_w == s.in_w && s.pad_top == 0 && s.pad_left == 0) {
+    shiftInput(x, s.batch * s.in_h * s.in_w * s.in_c, out);
+    return;
+  }
+  const std::int64_t c = s.in_c, row = p.in_w * c;
+  out->resize(static_cast<std::size_t>(s.batch * p.in_h * row));
+  // Columns [first, last) of each padded row come from the input.
+  const std::int64_t first = std::min(p.in_w, s.pad_left), last = std::min(p.in_w, s.pad_left + s.in_w);
+  for (std::int64_t b = 0; b < s.batch; ++b)
+    for (std::int64_t y = 0; y < p.in_h; ++y) {
+      std::uint8_t* o = out->data() + (b * p.in_h + y) * row;
+      const std::int64_t sy = y - s.pad_top;
+      if (sy < 0 || sy >= s.in_h || last <= first) {
+        std::memset(o, pad, static_cast<std::size_t>(row));
+        continue;
+      }
+      std::memset(o, pad, static_cast<std::size_t>(first * c));
+      shiftBytes(x + ((b * s.in_h + sy) * s.in_w + first - s.pad_left) * c, (last - first) * c, o + first * c);
+      std::memset(o + last * c, pad, static_cast<std::size_t>((p.in_w - last) * c));
+    }
 }
 
 // The rows x channels accumulators of `acc`, bias added and requantized into
@@ -308,6 +352,41 @@ __attribute__((target("avx2"))) void DepthwiseAvx2::runRowsAs(const ops::ConvGeo
 }
 #endif  // GDS_TFL_AVX2
 
+const lowp::GemmRhs& FastLayer::State::rhsFor(const std::int8_t* filter, std::int64_t k, std::int64_t out_c) {
+  if (!rhs || weights_source != filter || rhs->n() != out_c || rhs->k() != k) {
+    shiftInput(filter, k * out_c, &weights);
+    rhs = std::make_unique<lowp::GemmRhs>(weights.data(), k, out_c, k, true, 128);
+    weights_source = filter;
+  }
+  return *rhs;
+}
+
+bool FastLayer::convRequantizing(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input,
+                                 const std::int8_t* filter, const std::int32_t* bias, std::int8_t* output,
+                                 const ThreadPool* pool) {
+  State& st = *state_;
+  const std::int32_t input_zero = 128 - r.input_offset;
+  if (input_zero < 0 || input_zero > 255) return false;
+  const lowp::GemmRhs& rhs = st.rhsFor(filter, s.filter_h * s.filter_w * s.in_c, s.out_c);
+  const ops::ConvGeometry p = padded(s);
+  const int threads = pool ? pool->numThreads() : 1;
+  const lowp::DnnlConv2D* dnnl = st.requantizing.dnnlFor(
+      {p.batch, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w,
+       p.dilation_h, p.dilation_w, threads, reinterpret_cast<std::int64_t>(filter), reinterpret_cast<std::int64_t>(&r)},
+      [&] {
+        lowp::DnnlConv2D::Requantization q;
+        q.scale = r.scale;
+        q.zero_point = r.output_offset;
+        q.qmin = r.act_min;
+        q.qmax = r.act_max;
+        return rhs.s8() ? lowp::DnnlConv2D::createRequantizing(p, rhs.s8(), q, threads) : nullptr;
+      });
+  if (!dnnl || !dnnl->startingSums(input_zero, bias, &st.start)) return false;
+  shiftPadded(s, p, input, static_cast<std::uint8_t>(input_zero), &st.input);
+  dnnl->runRequantizing(st.input.data(), st.start, output, pool);
+  return true;
+}
+
 void FastLayer::conv(const ops::ConvGeometry& s, const Requant& r, const std::int8_t* input, const std::int8_t* filter,
                      const std::int32_t* bias, std::int8_t* output, const ThreadPool* pool) {
   State& st = *state_;
@@ -343,6 +422,13 @@ void FastLayer::conv(const ops::ConvGeometry& s, const Requant& r, const std::in
     else band(0, s.batch * s.out_h);
     return;
   }
+  // XNNPACK's arithmetic: oneDNN writes the int8 output itself where that
+  // is exact.
+  if (kind_ == Kind::kConv && backend == lowp::GemmBackend::kDnnl && r.rounding == Rounding::kFp32 &&
+      convRequantizing(s, r, input, filter, bias, output, pool)) {
+    last_ = "dnnl-requantizing";
+    return;
+  }
   shiftInput(input, s.batch * s.in_h * s.in_w * s.in_c, &st.input);
   const std::int32_t input_zero = 128 - r.input_offset;
   st.acc.resize(static_cast<std::size_t>(rows * channels));
@@ -375,15 +461,10 @@ void FastLayer::conv(const ops::ConvGeometry& s, const Requant& r, const std::in
   }
   // TFLite's conv filter [out_c, kh, kw, in_c] is the transposed (n x k)
   // GEMM operand.
-  const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
-  if (!st.rhs || st.weights_source != filter || st.rhs->n() != s.out_c || st.rhs->k() != k) {
-    shiftInput(filter, k * s.out_c, &st.weights);
-    st.rhs = std::make_unique<lowp::GemmRhs>(st.weights.data(), k, s.out_c, k, true, 128);
-    st.weights_source = filter;
-  }
+  const lowp::GemmRhs& rhs = st.rhsFor(filter, s.filter_h * s.filter_w * s.in_c, s.out_c);
   st.conv.weights_constant = true;
   last_ = lowp::gemmBackendName(backend);
-  lowp::conv2D(backend, s, st.input.data(), input_zero, *st.rhs, acc, pool, &st.conv, epilogue);
+  lowp::conv2D(backend, s, st.input.data(), input_zero, rhs, acc, pool, &st.conv, epilogue);
 }
 
 void FastLayer::fullyConnected(const Requant& r, const std::int8_t* input, const std::int8_t* weights,
