@@ -171,10 +171,10 @@ struct DnnlConv2D::Impl {
   ZeroPointSums zero_sums;  // not depthwise, not requantizing
   std::string implementation;
   // createRequantizing's: the output stage, and per output channel the sum
-  // of the weights and of their magnitudes.
+  // of its positive weights and of the magnitudes of its negative ones.
   bool requantizing = false;
   Requantization requant;
-  std::vector<std::int64_t> weight_sums, magnitude_sums;
+  std::vector<std::int64_t> positive_sums, negative_sums;
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
   // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
@@ -322,9 +322,14 @@ bool DnnlConv2D::startingSums(std::int32_t input_zero, const std::int32_t* bias,
                               std::vector<std::int32_t>* start) const {
   const Impl& im = *impl_;
   start->resize(static_cast<std::size_t>(im.channels));
+  constexpr std::int64_t kExact = std::int64_t{1} << 24;  // float's integers are exact up to here
   for (std::size_t c = 0; c < start->size(); ++c) {
-    const std::int64_t v = (bias ? bias[c] : 0) - std::int64_t{input_zero} * im.weight_sums[c];
-    if (255 * im.magnitude_sums[c] + std::abs(v) > (std::int64_t{1} << 24)) return false;
+    const std::int64_t p = im.positive_sums[c], n = im.negative_sums[c];
+    const std::int64_t v = (bias ? bias[c] : 0) - std::int64_t{input_zero} * (p - n);
+    // The sum of u8 inputs lies in [-255 n, 255 p]; it, v and their total
+    // must all be exact in float.
+    if (255 * std::max(p, n) > kExact || std::abs(v) > kExact || v + 255 * p > kExact || v - 255 * n < -kExact)
+      return false;
     (*start)[c] = static_cast<std::int32_t>(v);
   }
   return true;
@@ -345,14 +350,13 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
     if (q) {
       impl->requantizing = true;
       impl->requant = *q;
-      impl->weight_sums.assign(static_cast<std::size_t>(s.out_c), 0);
-      impl->magnitude_sums.assign(static_cast<std::size_t>(s.out_c), 0);
+      impl->positive_sums.assign(static_cast<std::size_t>(s.out_c), 0);
+      impl->negative_sums.assign(static_cast<std::size_t>(s.out_c), 0);
       const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
       for (std::int64_t i = 0; i < k; ++i)
         for (std::int64_t c = 0; c < s.out_c; ++c) {
           const std::int8_t w = weights[i * s.out_c + c];
-          impl->weight_sums[static_cast<std::size_t>(c)] += w;
-          impl->magnitude_sums[static_cast<std::size_t>(c)] += std::abs(w);
+          (w > 0 ? impl->positive_sums : impl->negative_sums)[static_cast<std::size_t>(c)] += std::abs(w);
         }
     } else if (!depthwise) {
       impl->zero_sums.build(s, weights);

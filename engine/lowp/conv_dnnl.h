@@ -72,8 +72,9 @@ class DnnlConv2D {
                                                         const Requantization& q, int threads);
   // What the sums start from per channel (bias, may be null, less
   // input_zero * the channel's weights), into *start. False where some
-  // channel's sum could leave float's exact integers (|v| <= 2^24): 255 *
-  // sum |w| + |start| above 2^24; the layer then takes the int32 path.
+  // channel's sum could leave float's exact integers (|v| <= 2^24): with u8
+  // inputs, a channel's sum lies within 255 times its positive and negative
+  // weights' sums; the layer then takes the int32 path.
   bool startingSums(std::int32_t input_zero, const std::int32_t* bias, std::vector<std::int32_t>* start) const;
   // Runs a createRequantizing convolution: input u8 (x + 128, padded),
   // output int8 [rows][channels].

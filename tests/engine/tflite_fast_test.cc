@@ -463,11 +463,9 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
       if (!c.depthwise && lowp::Avx2Gemm::available() && !lowp::dnnlAvailable()) {
         EXPECT_STREQ(layer.lastBackend(), "avx2");
       }
-      // With them, XNNPACK's requantization is oneDNN's output stage, but
-      // where a sum could pass 2^24 (1170 random weights: 255 * sum |w| is
-      // some 19 million), where float would round it.
+      // With them, XNNPACK's requantization is oneDNN's output stage.
       if (!c.depthwise && lowp::dnnlAvailable() && rounding == tflite::Rounding::kFp32) {
-        EXPECT_STREQ(layer.lastBackend(), c.in_c == 130 ? "dnnl" : "dnnl-requantizing");
+        EXPECT_STREQ(layer.lastBackend(), "dnnl-requantizing");
       }
       // A second run reuses the prepared weights and requantizer.
       std::vector<std::int8_t> again(n);
@@ -483,20 +481,25 @@ TEST(TfliteFast, ConvolutionLayersMatchTheReference) {
 // (one image whose filter outweighs its input) split between two threads by
 // output channels, each slice with its own scales and starting sums, and
 // the padding made cells of the input zero point; a clamp narrower than
-// int8 and a zero point at each end.
+// int8 and a zero point at each end. Where a sum could pass 2^24 (576
+// weights of 127 times inputs up to 255: 18.7 million), where float would
+// round it, the layer keeps its int32 accumulators.
 TEST(TfliteFast, RequantizingConvolutionSplitByChannelsMatchesTheReference) {
   std::mt19937 rng(31);
+  for (const std::int64_t in_c : {32, 64})
   for (std::int32_t input_zero : {-128, 127}) {
-    SCOPED_TRACE("input zero point " + std::to_string(input_zero));
+    const bool large = in_c == 64;
+    SCOPED_TRACE("input zero point " + std::to_string(input_zero) + (large ? ", weights of 127" : ""));
     ops::ConvGeometry s;
     s.in_h = s.in_w = 4;
-    s.in_c = 32;
+    s.in_c = in_c;
     s.out_c = 80;
     s.filter_h = s.filter_w = 3;
     window(true, s.in_h, 3, 1, 1, &s.out_h, &s.pad_top);
     window(true, s.in_w, 3, 1, 1, &s.out_w, &s.pad_left);
     ASSERT_EQ(ops::convChannelSlices(s, false, 2).size(), 2u);
     RandomLayer l = randomLayer(s, false, true, input_zero, -5, -100, 90, &rng);
+    if (large) std::fill(l.filter.begin(), l.filter.end(), std::int8_t{127});
     l.r.rounding = tflite::Rounding::kFp32;
     const auto n = static_cast<std::size_t>(s.out_h * s.out_w * s.out_c);
     std::vector<std::int8_t> expected(n), got(n);
@@ -506,7 +509,7 @@ TEST(TfliteFast, RequantizingConvolutionSplitByChannelsMatchesTheReference) {
     layer.conv(s, l.r, l.input.data(), l.filter.data(), l.bias.data(), got.data(), &pool);
     EXPECT_EQ(firstDifference(expected, got), -1) << "backend " << layer.lastBackend();
     if (lowp::dnnlAvailable()) {
-      EXPECT_STREQ(layer.lastBackend(), "dnnl-requantizing");
+      EXPECT_STREQ(layer.lastBackend(), large ? "dnnl" : "dnnl-requantizing");
     }
   }
 }
