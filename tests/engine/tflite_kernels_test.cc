@@ -392,6 +392,78 @@ tensorflow::GraphDef int8Weighted(const std::string& op, const model::Shape& x_s
   return g;
 }
 
+// tfl.pad copies the input's rows along its last padded dimension whole;
+// every pattern of padded dimensions (the last one or not, none, all, the
+// batch only, rank 1 and 2) lands each value where a per-element loop puts
+// it, the rest 0.
+TEST(TflitePad, EveryPaddedDimensionPatternPlacesEachValue) {
+  struct Case {
+    model::Shape shape;
+    std::vector<std::int32_t> pads;  // [rank, 2]
+  };
+  const std::vector<Case> cases = {
+      {{1, 3, 4, 2}, {0, 0, 2, 1, 1, 2, 0, 0}},  // height and width (an image before a convolution)
+      {{2, 3, 4, 2}, {0, 0, 0, 0, 0, 0, 1, 3}},  // the last dimension only
+      {{2, 3, 4, 2}, {0, 0, 0, 0, 0, 0, 0, 0}},  // none
+      {{2, 3, 4, 2}, {1, 0, 0, 0, 0, 0, 0, 0}},  // the batch only
+      {{2, 3, 4, 2}, {1, 1, 2, 0, 0, 1, 1, 1}},  // all
+      {{5}, {2, 3}},
+      {{3, 4}, {0, 2, 0, 0}},
+  };
+  for (const Case& c : cases) {
+    const int rank = static_cast<int>(c.shape.size());
+    SCOPED_TRACE("rank " + std::to_string(rank) + ", pads " + ::testing::PrintToString(c.pads));
+    model::Shape out_shape;
+    for (int d = 0; d < rank; ++d)
+      out_shape.push_back(c.shape[static_cast<std::size_t>(d)] + c.pads[2 * static_cast<std::size_t>(d)] +
+                          c.pads[2 * static_cast<std::size_t>(d) + 1]);
+    tensorflow::GraphDef g;
+    tensorflow::NodeDef* x = g.add_node();
+    x->set_name("x");
+    x->set_op("Placeholder");
+    (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
+    model::shapeToProto(c.shape, (*x->mutable_attr())["shape"].mutable_shape());
+    (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
+    tensorflow::NodeDef* p = g.add_node();
+    p->set_name("paddings");
+    p->set_op("Const");
+    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
+    tensorflow::TensorProto* value = (*p->mutable_attr())["value"].mutable_tensor();
+    value->set_dtype(tensorflow::DT_INT32);
+    model::shapeToProto({rank, 2}, value->mutable_tensor_shape());
+    value->set_tensor_content(std::string(reinterpret_cast<const char*>(c.pads.data()), c.pads.size() * 4));
+    tensorflow::NodeDef* y = g.add_node();
+    y->set_name("y");
+    y->set_op("tfl.pad");
+    y->add_input("x");
+    y->add_input("paddings");
+    auto& attrs = *y->mutable_attr();
+    attrs[mt::kOutputTypesAttr].mutable_list()->add_type(tensorflow::DT_FLOAT);
+    model::shapeToProto(out_shape, attrs[mt::kOutputShapesAttr].mutable_list()->add_shape());
+    attrs[mt::kOutputIndexAttr].mutable_list()->add_i(0);
+    auto plan = Plan::compile(g, {"x"}, {"y"});
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    HostTensor in = HostTensor::zeros(tensorflow::DT_FLOAT, c.shape);
+    for (std::int64_t i = 0; i < in.size(); ++i) in.as<float>()[i] = static_cast<float>(i + 1);
+    auto out = (*plan)->run({Tensor::fromHost(in)});
+    ASSERT_TRUE(out.ok()) << out.error();
+    const HostTensor got = out->at(0).toHost();
+    ASSERT_EQ(got.shape, out_shape);
+    std::vector<float> want(static_cast<std::size_t>(model::numElements(out_shape)), 0.0f);
+    for (std::int64_t i = 0; i < in.size(); ++i) {
+      std::int64_t rest = i, off = 0, stride = 1;
+      for (int d = rank - 1; d >= 0; --d) {
+        const std::int64_t n = c.shape[static_cast<std::size_t>(d)];
+        off += (rest % n + c.pads[2 * static_cast<std::size_t>(d)]) * stride;
+        rest /= n;
+        stride *= out_shape[static_cast<std::size_t>(d)];
+      }
+      want[static_cast<std::size_t>(off)] = static_cast<float>(i + 1);
+    }
+    EXPECT_EQ(std::vector<float>(got.as<float>(), got.as<float>() + got.size()), want);
+  }
+}
+
 // A hybrid tfl.fully_connected (dynamic-range quantization): float input
 // x [2, 4], int8 weights [3, 4] scaled per unit, float bias, float output.
 tensorflow::GraphDef hybridFullyConnected(bool asymmetric_inputs) {

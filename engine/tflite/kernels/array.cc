@@ -227,22 +227,30 @@ class PadKernel : public TflKernel {
       }
       std::fill(y->data<std::int8_t>(), y->data<std::int8_t>() + y->numElements(), v);
     }
-    const int rank = x.dims();
     if (x.numElements() == 0) return Status::Ok();
-    const std::int64_t row = rank == 0 ? 1 : x.dim(rank - 1);
-    const std::int64_t rows = row == 0 ? 0 : x.numElements() / row;
-    std::vector<std::int64_t> idx(static_cast<std::size_t>(std::max(rank - 1, 0)), 0);
+    // The input's rows along the last padded dimension (`last`) are
+    // contiguous in both tensors, with the unpadded dimensions after it:
+    // one copy each (a [1, 224, 224, 3] image padded in height and width:
+    // 224 copies of 672 bytes, not 50176 of 3).
+    int last = -1;
+    for (int d = 0; d < x.dims(); ++d)
+      if (pads[2 * static_cast<std::size_t>(d)] != 0 || pads[2 * static_cast<std::size_t>(d) + 1] != 0) last = d;
+    std::int64_t inner = 1;
+    for (int d = last + 1; d < x.dims(); ++d) inner *= x.dim(d);
+    const std::int64_t row = last < 0 ? inner : x.dim(last) * inner;
+    const std::int64_t rows = x.numElements() / row;
+    std::vector<std::int64_t> idx(static_cast<std::size_t>(std::max(last, 0)), 0);
     const auto* src = static_cast<const unsigned char*>(x.raw());
     auto* dst = static_cast<unsigned char*>(y->raw());
     for (std::int64_t r = 0; r < rows; ++r) {
-      std::int64_t off = 0;
-      for (int d = 0; d < rank; ++d) {
-        const std::int64_t i = d < rank - 1 ? idx[static_cast<std::size_t>(d)] : 0;
+      std::int64_t off = 0;  // in elements of the output, over dimensions [0, last]
+      for (int d = 0; d <= last; ++d) {
+        const std::int64_t i = d < last ? idx[static_cast<std::size_t>(d)] : 0;
         off = off * out_shape[static_cast<std::size_t>(d)] + i + pads[2 * static_cast<std::size_t>(d)];
       }
-      std::memcpy(dst + static_cast<std::size_t>(off) * esize, src + static_cast<std::size_t>(r * row) * esize,
+      std::memcpy(dst + static_cast<std::size_t>(off * inner) * esize, src + static_cast<std::size_t>(r * row) * esize,
                   static_cast<std::size_t>(row) * esize);
-      for (int d = rank - 2; d >= 0; --d) {
+      for (int d = last - 1; d >= 0; --d) {
         if (++idx[static_cast<std::size_t>(d)] < x.dim(d)) break;
         idx[static_cast<std::size_t>(d)] = 0;
       }
