@@ -147,6 +147,10 @@ constexpr std::int64_t kBandValues = 256 * 1024;
 // Below ~8 MOP (some 10 us with VNNI) per part, another thread costs about
 // what it saves.
 constexpr double kOpsPerPart = 8e6;
+// A depthwise window's sums (one channel each, no four-way dot products)
+// run some eight times slower per operation: MobileNet's 56 x 56 x 128
+// depthwise layer (7 MOP) is worth splitting.
+constexpr double kDepthwiseOpsPerPart = 1e6;
 
 }  // namespace
 
@@ -197,7 +201,7 @@ struct DnnlConv2D::Impl {
                                          {p.dilation_h - 1, p.dilation_w - 1}, {p.pad_top, p.pad_left},
                                          {pad_bottom, pad_right});
     dnnl::primitive_attr attr = dnnl_common::baseAttr();
-    if (depthwise) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    if (depthwise && !q) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (q) {
       const bool per_channel = q->scale.size() > 1;
       const auto first = q->scale.begin() + (per_channel ? part->ch_begin : 0);
@@ -247,7 +251,7 @@ struct DnnlConv2D::Impl {
     }
     part->src = memory(src_md, cpuEngine(), nullptr);
     part->dst = memory(dst_md, cpuEngine(), nullptr);
-    if (depthwise) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
+    if (depthwise && !q) part->zero = memory({{1}, Dt::s32, Tag::x}, cpuEngine());
     if (q) part->bias = memory(bias_md, cpuEngine(), nullptr);
     part->scratchpad = memory(pd.scratchpad_desc(), cpuEngine(), nullptr);
     return true;
@@ -276,7 +280,7 @@ struct DnnlConv2D::Impl {
                                             {DNNL_ARG_WEIGHTS, part.weights},
                                             {DNNL_ARG_DST, dst},
                                             {DNNL_ARG_SCRATCHPAD, scratchpad}};
-    if (depthwise) {
+    if (depthwise && !requantizing) {
       // The zero point is read when the part runs, on this thread.
       *static_cast<std::int32_t*>(part.zero.get_data_handle()) = input_zero;
       args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, part.zero);
@@ -309,13 +313,14 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const
 }
 
 std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeometry& s, const std::int8_t* weights,
-                                                           const Requantization& q, int threads) {
+                                                           bool depthwise, const Requantization& q, int threads) {
   std::int64_t pad_bottom = 0, pad_right = 0;
   dnnl_common::padsAfter(s, &pad_bottom, &pad_right);
   const auto scales = static_cast<std::int64_t>(q.scale.size());
-  if (s.pad_top != 0 || s.pad_left != 0 || pad_bottom != 0 || pad_right != 0 || (scales != 1 && scales != s.out_c))
+  if (s.pad_top != 0 || s.pad_left != 0 || pad_bottom != 0 || pad_right != 0 ||
+      (scales != 1 && scales != s.outputChannels(depthwise)))
     return nullptr;
-  return build(s, weights, 0, false, threads, &q);
+  return build(s, weights, 0, depthwise, threads, &q);
 }
 
 bool DnnlConv2D::startingSums(std::int32_t input_zero, const std::int32_t* bias,
@@ -350,12 +355,13 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
     if (q) {
       impl->requantizing = true;
       impl->requant = *q;
-      impl->positive_sums.assign(static_cast<std::size_t>(s.out_c), 0);
-      impl->negative_sums.assign(static_cast<std::size_t>(s.out_c), 0);
-      const std::int64_t k = s.filter_h * s.filter_w * s.in_c;
+      // Weights [k][channels]: HWIO, or depthwise [fh, fw, c, multiplier].
+      const std::int64_t channels = impl->channels, k = s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c);
+      impl->positive_sums.assign(static_cast<std::size_t>(channels), 0);
+      impl->negative_sums.assign(static_cast<std::size_t>(channels), 0);
       for (std::int64_t i = 0; i < k; ++i)
-        for (std::int64_t c = 0; c < s.out_c; ++c) {
-          const std::int8_t w = weights[i * s.out_c + c];
+        for (std::int64_t c = 0; c < channels; ++c) {
+          const std::int8_t w = weights[i * channels + c];
           (w > 0 ? impl->positive_sums : impl->negative_sums)[static_cast<std::size_t>(c)] += std::abs(w);
         }
     } else if (!depthwise) {
@@ -366,7 +372,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
     const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
     const std::int64_t count =
-        std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(ops / kOpsPerPart)}));
+        std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(ops / (depthwise ? kDepthwiseOpsPerPart : kOpsPerPart))}));
     std::string first_impl;
     const auto slices = ops::convChannelSlices(s, depthwise, count);
     if (!slices.empty()) {
@@ -496,7 +502,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const G
 std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry&, const std::int8_t*, std::int32_t, bool, int) {
   return nullptr;
 }
-std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeometry&, const std::int8_t*,
+std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeometry&, const std::int8_t*, bool,
                                                            const Requantization&, int) {
   return nullptr;
 }

@@ -67,9 +67,10 @@ class DnnlConv2D {
   };
   // s with no padding (the caller copies the input into its padding, whose
   // cells hold the input zero point, so that every window is whole), int8
-  // HWIO weights with zero point 0. Null as create's.
+  // weights with zero point 0: HWIO, or depthwise [fh, fw, c, multiplier].
+  // Null as create's.
   static std::unique_ptr<DnnlConv2D> createRequantizing(const ops::ConvGeometry& s, const std::int8_t* weights,
-                                                        const Requantization& q, int threads);
+                                                        bool depthwise, const Requantization& q, int threads);
   // What the sums start from per channel (bias, may be null, less
   // input_zero * the channel's weights), into *start. False where some
   // channel's sum could leave float's exact integers (|v| <= 2^24): with u8
