@@ -194,6 +194,8 @@ class DocsScratch {
         const size_t inner = value.find('=');  // --input=NAME=FILE
         if (inner != std::string::npos && flag == "input")
           value = value.substr(0, inner + 1) + path(value.substr(inner + 1));
+        else if (flag == "out_dir" && value.rfind("/", 0) != 0)
+          value = dir_ + "/" + value;  // a folder name such as `out`, written in the scratch folder too
         else
           value = path(value);
         w = "--" + flag + "=" + value;
