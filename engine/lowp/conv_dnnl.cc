@@ -174,10 +174,9 @@ struct DnnlConv2D::Impl {
   // faster (its brgemm kernels, AMX among them, take none).
   ZeroPointSums zero_sums;  // not depthwise, not requantizing
   std::string implementation;
-  // createRequantizing's: the output stage, and per output channel the sum
-  // of its positive weights and of the magnitudes of its negative ones.
+  // createRequantizing's: int8 outputs, and per output channel the sum of
+  // its positive weights and of the magnitudes of its negative ones.
   bool requantizing = false;
-  Requantization requant;
   std::vector<std::int64_t> positive_sums, negative_sums;
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
@@ -206,12 +205,12 @@ struct DnnlConv2D::Impl {
       const bool per_channel = q->scale.size() > 1;
       const auto first = q->scale.begin() + (per_channel ? part->ch_begin : 0);
       attr.set_output_scales(per_channel ? 1 << 1 : 0, std::vector<float>(first, first + (per_channel ? out_c : 1)));
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(q->qmin - q->zero_point),
-                         static_cast<float>(q->qmax - q->zero_point));
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f, static_cast<float>(q->zero_point));
-      attr.set_post_ops(ops);
+      dnnl::post_ops stage;
+      stage.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(q->qmin - q->zero_point),
+                           static_cast<float>(q->qmax - q->zero_point));
+      stage.append_eltwise(1.0f, dnnl::algorithm::eltwise_round, 0.0f, 0.0f);
+      stage.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, 1.0f, static_cast<float>(q->zero_point));
+      attr.set_post_ops(stage);
     }
     // AMX where it pays: each AMX run costs some 10 us of tile set-up (CPU
     // queries that trap under virtualization), which only products with
@@ -354,7 +353,6 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
     impl->weight_offset = weight_zero;
     if (q) {
       impl->requantizing = true;
-      impl->requant = *q;
       // Weights [k][channels]: HWIO, or depthwise [fh, fw, c, multiplier].
       const std::int64_t channels = impl->channels, k = s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c);
       impl->positive_sums.assign(static_cast<std::size_t>(channels), 0);
@@ -371,8 +369,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
     const double ops = 2.0 * static_cast<double>(m * impl->channels) *
                        static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
     const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
-    const std::int64_t count =
-        std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, static_cast<std::int64_t>(ops / (depthwise ? kDepthwiseOpsPerPart : kOpsPerPart))}));
+    const auto worth = static_cast<std::int64_t>(ops / (depthwise ? kDepthwiseOpsPerPart : kOpsPerPart));
+    const std::int64_t count = std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, worth}));
     std::string first_impl;
     const auto slices = ops::convChannelSlices(s, depthwise, count);
     if (!slices.empty()) {
@@ -467,7 +465,8 @@ void DnnlConv2D::runRequantizing(const std::uint8_t* input, const std::vector<st
                                  std::int8_t* output, const ThreadPool* pool) const {
   const Impl& im = *impl_;
   auto runParts = [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) im.runPart(im.parts[static_cast<std::size_t>(i)], input, 0, output, start.data());
+    for (std::int64_t i = b; i < e; ++i)
+      im.runPart(im.parts[static_cast<std::size_t>(i)], input, 0, output, start.data());
   };
   const auto n = static_cast<std::int64_t>(im.parts.size());
   if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
