@@ -159,6 +159,8 @@ struct DnnlConv2D::Impl {
     dnnl::convolution_forward primitive;
     memory src, dst, weights, zero, bias, scratchpad;
     std::int64_t in_offset = 0;               // input bytes before the part's first row
+    // Requantizing: the images and padded input rows it copies.
+    std::int64_t image_begin = 0, images = 0, in_row_begin = 0, in_rows = 0;
     std::int64_t row_begin = 0, row_end = 0;  // output rows (pixels) it computes
     std::int64_t ch_begin = 0, ch_end = 0;    // output channels; 0, 0: all
   };
@@ -174,10 +176,33 @@ struct DnnlConv2D::Impl {
   // faster (its brgemm kernels, AMX among them, take none).
   ZeroPointSums zero_sums;  // not depthwise, not requantizing
   std::string implementation;
-  // createRequantizing's: int8 outputs, and per output channel the sum of
-  // its positive weights and of the magnitudes of its negative ones.
+  // createRequantizing's: int8 outputs, the caller's geometry (s is it
+  // with the padding in the input), and per output channel the sum of its
+  // positive weights and of the magnitudes of its negative ones.
   bool requantizing = false;
+  ops::ConvGeometry source;
   std::vector<std::int64_t> positive_sums, negative_sums;
+
+  // Requantizing: padded input rows [part.in_row_begin, + in_rows) of the
+  // part's images, x + 128 with `pad` in the padding, into `out`.
+  void copyInput(const Part& part, const std::int8_t* x, std::uint8_t pad, std::uint8_t* out) const {
+    const ops::ConvGeometry& from = source;
+    const std::int64_t c = s.in_c, row = s.in_w * c;
+    // Columns [first, last) of each padded row come from the input.
+    const std::int64_t first = std::min(s.in_w, from.pad_left), last = std::min(s.in_w, from.pad_left + from.in_w);
+    for (std::int64_t b = part.image_begin; b < part.image_begin + part.images; ++b)
+      for (std::int64_t y = part.in_row_begin; y < part.in_row_begin + part.in_rows; ++y, out += row) {
+        const std::int64_t sy = y - from.pad_top;
+        if (sy < 0 || sy >= from.in_h || last <= first) {
+          std::memset(out, pad, static_cast<std::size_t>(row));
+          continue;
+        }
+        std::memset(out, pad, static_cast<std::size_t>(first * c));
+        toUnsigned(x + ((b * from.in_h + sy) * from.in_w + first - from.pad_left) * c, (last - first) * c,
+                   out + first * c);
+        std::memset(out + last * c, pad, static_cast<std::size_t>((s.in_w - last) * c));
+      }
+  }
 
   // One part's primitive for shape p, weights from `weights` (HWIO rows of
   // ld int8 values, or depthwise [fh, fw, c, multiplier]); false on failure.
@@ -257,9 +282,11 @@ struct DnnlConv2D::Impl {
   }
 
   // Runs one part; a channel slice into the thread's scratch, then copied
-  // into its columns. output: int32 accumulators, or (requantizing) int8
-  // values whose sums start from `start`.
-  void runPart(const Part& part, const std::uint8_t* input, std::int32_t input_zero, void* output,
+  // into its columns. input: uint8 [b, h, w, c], or (requantizing) the
+  // caller's int8 input, whose part is copied into the thread's scratch;
+  // output: int32 accumulators, or (requantizing) int8 values whose sums
+  // start from `start`.
+  void runPart(const Part& part, const void* input, std::int32_t input_zero, void* output,
                const std::int32_t* start) const {
     const std::size_t size = requantizing ? 1 : 4;  // bytes per output value
     char* out = static_cast<char*>(output);
@@ -268,10 +295,19 @@ struct DnnlConv2D::Impl {
     const std::size_t pad_bytes = dnnl_common::roundUp64(part.scratchpad.get_desc().get_size());
     const std::int64_t rows = part.row_end - part.row_begin;
     const std::int64_t width = part.ch_end - part.ch_begin;
-    const std::size_t slice_bytes = channel_slices ? static_cast<std::size_t>(rows * width) * size : 0;
-    char* scratch = dnnl_common::threadScratch(pad_bytes + slice_bytes);
+    const std::size_t slice_bytes =
+        dnnl_common::roundUp64(channel_slices ? static_cast<std::size_t>(rows * width) * size : 0);
+    const std::size_t copy_bytes =
+        requantizing ? static_cast<std::size_t>(part.images * part.in_rows * s.in_w * s.in_c) : 0;
+    char* scratch = dnnl_common::threadScratch(pad_bytes + slice_bytes + copy_bytes);
     memory src = part.src, dst = part.dst, scratchpad = part.scratchpad;
-    src.set_data_handle(const_cast<std::uint8_t*>(input + part.in_offset));
+    if (requantizing) {
+      auto* copy = reinterpret_cast<std::uint8_t*>(scratch + pad_bytes + slice_bytes);
+      copyInput(part, static_cast<const std::int8_t*>(input), static_cast<std::uint8_t>(input_zero), copy);
+      src.set_data_handle(copy);
+    } else {
+      src.set_data_handle(const_cast<std::uint8_t*>(static_cast<const std::uint8_t*>(input) + part.in_offset));
+    }
     char* slice = scratch + pad_bytes;
     dst.set_data_handle(channel_slices ? slice : out + static_cast<std::size_t>(part.row_begin * channels) * size);
     scratchpad.set_data_handle(scratch);
@@ -313,13 +349,17 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::create(const ops::ConvGeometry& s, const
 
 std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeometry& s, const std::int8_t* weights,
                                                            bool depthwise, const Requantization& q, int threads) {
-  std::int64_t pad_bottom = 0, pad_right = 0;
-  dnnl_common::padsAfter(s, &pad_bottom, &pad_right);
   const auto scales = static_cast<std::int64_t>(q.scale.size());
-  if (s.pad_top != 0 || s.pad_left != 0 || pad_bottom != 0 || pad_right != 0 ||
-      (scales != 1 && scales != s.outputChannels(depthwise)))
-    return nullptr;
-  return build(s, weights, 0, depthwise, threads, &q);
+  if (s.out_h <= 0 || s.out_w <= 0 || (scales != 1 && scales != s.outputChannels(depthwise))) return nullptr;
+  // s on an input holding its padding and no row or column that no window
+  // reads: no padding.
+  ops::ConvGeometry p = s;
+  p.in_h = (s.out_h - 1) * s.stride_h + (s.filter_h - 1) * s.dilation_h + 1;
+  p.in_w = (s.out_w - 1) * s.stride_w + (s.filter_w - 1) * s.dilation_w + 1;
+  p.pad_top = p.pad_left = 0;
+  auto conv = build(p, weights, 0, depthwise, threads, &q);
+  if (conv) conv->impl_->source = s;
+  return conv;
 }
 
 bool DnnlConv2D::startingSums(std::int32_t input_zero, const std::int32_t* bias,
@@ -383,6 +423,8 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
         part.ch_end = end;
         ops::ConvGeometry p = s;
         p.out_c = part.ch_end - part.ch_begin;
+        part.images = s.batch;
+        part.in_rows = s.in_h;
         std::string name;
         if (!Impl::make(p, false, weights + part.ch_begin, s.out_c, nullptr, &part, &name, q)) return nullptr;
         if (first_impl.empty()) first_impl = name;
@@ -405,12 +447,18 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
           part.in_offset = u0 * s.in_h * s.in_w * s.in_c;
           part.row_begin = u0 * s.out_h * s.out_w;
           part.row_end = u1 * s.out_h * s.out_w;
+          part.image_begin = u0;
+          part.images = u1 - u0;
+          part.in_rows = s.in_h;
         } else {
           std::int64_t in0 = 0;
           p = ops::convRowBand(s, u0, u1, &in0);
           part.in_offset = in0 * s.in_w * s.in_c;
           part.row_begin = u0 * s.out_w;
           part.row_end = u1 * s.out_w;
+          part.images = 1;
+          part.in_row_begin = in0;
+          part.in_rows = p.in_h;
         }
         std::string name;
         if (!Impl::make(p, depthwise, weights, s.out_c, impl->parts.empty() ? nullptr : &impl->parts.front(), &part,
@@ -461,12 +509,13 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
   }
 }
 
-void DnnlConv2D::runRequantizing(const std::uint8_t* input, const std::vector<std::int32_t>& start,
-                                 std::int8_t* output, const ThreadPool* pool) const {
+void DnnlConv2D::runRequantizing(const std::int8_t* input, std::int32_t input_zero,
+                                 const std::vector<std::int32_t>& start, std::int8_t* output,
+                                 const ThreadPool* pool) const {
   const Impl& im = *impl_;
   auto runParts = [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t i = b; i < e; ++i)
-      im.runPart(im.parts[static_cast<std::size_t>(i)], input, 0, output, start.data());
+      im.runPart(im.parts[static_cast<std::size_t>(i)], input, input_zero, output, start.data());
   };
   const auto n = static_cast<std::int64_t>(im.parts.size());
   if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
@@ -506,7 +555,7 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::createRequantizing(const ops::ConvGeomet
   return nullptr;
 }
 bool DnnlConv2D::startingSums(std::int32_t, const std::int32_t*, std::vector<std::int32_t>*) const { return false; }
-void DnnlConv2D::runRequantizing(const std::uint8_t*, const std::vector<std::int32_t>&, std::int8_t*,
+void DnnlConv2D::runRequantizing(const std::int8_t*, std::int32_t, const std::vector<std::int32_t>&, std::int8_t*,
                                  const ThreadPool*) const {}
 void DnnlConv2D::run(const std::uint8_t*, std::int32_t, std::int32_t*, const ThreadPool*,
                      const GemmEpilogue&) const {}

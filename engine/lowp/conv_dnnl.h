@@ -65,10 +65,11 @@ class DnnlConv2D {
     std::vector<float> scale;  // per output channel, or one for all
     std::int32_t zero_point = 0, qmin = -128, qmax = 127;
   };
-  // s with no padding (the caller copies the input into its padding, whose
-  // cells hold the input zero point, so that every window is whole), int8
-  // weights with zero point 0: HWIO, or depthwise [fh, fw, c, multiplier].
-  // Null as create's.
+  // The convolution s of int8 weights with zero point 0 (HWIO, or
+  // depthwise [fh, fw, c, multiplier]). oneDNN runs it with no padding: each
+  // part copies its rows of the input, as uint8, into a buffer whose padding
+  // cells hold the input zero point, so that every window is whole and the
+  // zero point's share is one constant per channel. Null as create's.
   static std::unique_ptr<DnnlConv2D> createRequantizing(const ops::ConvGeometry& s, const std::int8_t* weights,
                                                         bool depthwise, const Requantization& q, int threads);
   // What the sums start from per channel (bias, may be null, less
@@ -77,10 +78,10 @@ class DnnlConv2D {
   // inputs, a channel's sum lies within 255 times its positive and negative
   // weights' sums; the layer then takes the int32 path.
   bool startingSums(std::int32_t input_zero, const std::int32_t* bias, std::vector<std::int32_t>* start) const;
-  // Runs a createRequantizing convolution: input u8 (x + 128, padded),
-  // output int8 [rows][channels].
-  void runRequantizing(const std::uint8_t* input, const std::vector<std::int32_t>& start, std::int8_t* output,
-                       const ThreadPool* pool) const;
+  // Runs a createRequantizing convolution: input int8 [b, h, w, c] whose
+  // zero point is input_zero - 128, output int8 [rows][channels].
+  void runRequantizing(const std::int8_t* input, std::int32_t input_zero, const std::vector<std::int32_t>& start,
+                       std::int8_t* output, const ThreadPool* pool) const;
   // oneDNN's name of its kernel ("brgconv:avx512_core_amx_int8", ...).
   const std::string& implementation() const;
   int parts() const;

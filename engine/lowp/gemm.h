@@ -97,6 +97,12 @@ void gemm(GemmBackend backend, const GemmLhs& lhs, const GemmRhs& rhs, std::int3
 void referenceGemm(const GemmLhs& lhs, const std::uint8_t* b, std::int64_t ldb, std::int32_t b_zero,
                    std::int64_t n, std::int32_t* c, std::int64_t ldc);
 
+// out[i] = x[i] + 128: int8 values as the uint8 ones oneDNN's u8 x s8
+// kernels take. (Through restrict pointers the compiler vectorizes it.)
+inline void toUnsigned(const std::int8_t* __restrict x, std::int64_t n, std::uint8_t* __restrict out) {
+  for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(static_cast<int>(x[i]) + 128);
+}
+
 namespace detail {
 // Backend entry points on a block of rows; implemented in gemm_gemmlowp.cc
 // and gemm_dnnl.cc.

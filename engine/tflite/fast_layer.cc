@@ -184,57 +184,9 @@ FastLayer::~FastLayer() = default;
 
 namespace {
 
-// o[i] = x[i] + 128. Through plain restrict pointers: the compiler then
-// vectorizes the loop (byte stores could otherwise alias x).
-void shiftBytes(const std::int8_t* __restrict x, std::int64_t n, std::uint8_t* __restrict o) {
-  for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<std::uint8_t>(static_cast<int>(x[i]) + 128);
-}
-
 void shiftInput(const std::int8_t* x, std::int64_t n, std::vector<std::uint8_t>* out) {
   out->resize(static_cast<std::size_t>(n));
-  shiftBytes(x, n, out->data());
-}
-
-// s on an input holding its padding and no row or column that no window
-// reads: no padding.
-ops::ConvGeometry padded(const ops::ConvGeometry& s) {
-  ops::ConvGeometry p = s;
-  p.in_h = (s.out_h - 1) * s.stride_h + (s.filter_h - 1) * s.dilation_h + 1;
-  p.in_w = (s.out_w - 1) * s.stride_w + (s.filter_w - 1) * s.dilation_w + 1;
-  p.pad_top = p.pad_left = 0;
-  return p;
-}
-
-// x + 128 as the input of p = padded(s), the padding cells of `pad` (the
-// input zero point, which adds nothing).
-// On the pool's threads by rows: a depthwise layer's input is as much
-// memory as its work.
-void shiftPadded(const ops::ConvGeometry& s, const ops::ConvGeometry& p, const std::int8_t* x, std::uint8_t pad,
-                 std::vector<std::uint8_t>* out, const ThreadPool* pool) {
-  const std::int64_t c = s.in_c, row = p.in_w * c, rows = s.batch * p.in_h;
-  out->resize(static_cast<std::size_t>(rows * row));
-  const bool whole = p.in_h == s.in_h && p.in_w == s.in_w && s.pad_top == 0 && s.pad_left == 0;
-  // Columns [first, last) of each padded row come from the input.
-  const std::int64_t first = std::min(p.in_w, s.pad_left), last = std::min(p.in_w, s.pad_left + s.in_w);
-  auto shiftRows = [&](std::int64_t begin, std::int64_t end) {
-    if (whole) {
-      shiftBytes(x + begin * row, (end - begin) * row, out->data() + begin * row);
-      return;
-    }
-    for (std::int64_t r = begin; r < end; ++r) {
-      std::uint8_t* o = out->data() + r * row;
-      const std::int64_t b = r / p.in_h, sy = r % p.in_h - s.pad_top;
-      if (sy < 0 || sy >= s.in_h || last <= first) {
-        std::memset(o, pad, static_cast<std::size_t>(row));
-        continue;
-      }
-      std::memset(o, pad, static_cast<std::size_t>(first * c));
-      shiftBytes(x + ((b * s.in_h + sy) * s.in_w + first - s.pad_left) * c, (last - first) * c, o + first * c);
-      std::memset(o + last * c, pad, static_cast<std::size_t>((p.in_w - last) * c));
-    }
-  };
-  if (pool && pool->numThreads() > 1) pool->parallelFor(rows, static_cast<double>(row), shiftRows);
-  else shiftRows(0, rows);
+  lowp::toUnsigned(x, n, out->data());
 }
 
 // The rows x channels accumulators of `acc`, bias added and requantized into
@@ -377,22 +329,21 @@ bool FastLayer::convRequantizing(const ops::ConvGeometry& s, const Requant& r, c
   // TFLite's depthwise filter [1, fh, fw, c * multiplier] is oneDNN's as it is.
   const std::int8_t* weights =
       depthwise ? filter : st.rhsFor(filter, s.filter_h * s.filter_w * s.in_c, s.out_c).s8();
-  const ops::ConvGeometry p = padded(s);
   const int threads = pool ? pool->numThreads() : 1;
   const lowp::DnnlConv2D* dnnl = st.requantizing.dnnlFor(
-      {p.batch, p.in_h, p.in_w, p.in_c, p.out_h, p.out_w, p.out_c, p.filter_h, p.filter_w, p.stride_h, p.stride_w,
-       p.dilation_h, p.dilation_w, threads, reinterpret_cast<std::int64_t>(filter), reinterpret_cast<std::int64_t>(&r)},
+      {s.batch, s.in_h, s.in_w, s.in_c, s.out_h, s.out_w, s.out_c, s.filter_h, s.filter_w, s.stride_h, s.stride_w,
+       s.pad_top, s.pad_left, s.dilation_h, s.dilation_w, threads, reinterpret_cast<std::int64_t>(filter),
+       reinterpret_cast<std::int64_t>(&r)},
       [&] {
         lowp::DnnlConv2D::Requantization q;
         q.scale = r.scale;
         q.zero_point = r.output_offset;
         q.qmin = r.act_min;
         q.qmax = r.act_max;
-        return weights ? lowp::DnnlConv2D::createRequantizing(p, weights, depthwise, q, threads) : nullptr;
+        return weights ? lowp::DnnlConv2D::createRequantizing(s, weights, depthwise, q, threads) : nullptr;
       });
   if (!dnnl || !dnnl->startingSums(input_zero, bias, &st.start)) return false;
-  shiftPadded(s, p, input, static_cast<std::uint8_t>(input_zero), &st.input, pool);
-  dnnl->runRequantizing(st.input.data(), st.start, output, pool);
+  dnnl->runRequantizing(input, input_zero, st.start, output, pool);
   return true;
 }
 
