@@ -148,8 +148,10 @@ constexpr std::int64_t kBandValues = 256 * 1024;
 // what it saves.
 constexpr double kOpsPerPart = 8e6;
 // A depthwise window's sums (one channel each, no four-way dot products)
-// run some eight times slower per operation: MobileNet's 56 x 56 x 128
-// depthwise layer (7 MOP) is worth splitting.
+// run six to fourteen times slower per operation (MobileNet 1.0/224 with
+// VNNI: 124 GOP/s on its 56 x 56 x 128 depthwise layer, 56 on 14 x 14 x 512,
+// against 770 on its 14 x 14 x 512 pointwise one): its 7 MOP layer is worth
+// splitting.
 constexpr double kDepthwiseOpsPerPart = 1e6;
 
 }  // namespace
@@ -158,8 +160,8 @@ struct DnnlConv2D::Impl {
   struct Part {
     dnnl::convolution_forward primitive;
     memory src, dst, weights, zero, bias, scratchpad;
-    std::int64_t in_offset = 0;               // input bytes before the part's first row
-    // Requantizing: the images and padded input rows it copies.
+    // The input it reads: images [image_begin, + images), rows
+    // [in_row_begin, + in_rows) of each.
     std::int64_t image_begin = 0, images = 0, in_row_begin = 0, in_rows = 0;
     std::int64_t row_begin = 0, row_end = 0;  // output rows (pixels) it computes
     std::int64_t ch_begin = 0, ch_end = 0;    // output channels; 0, 0: all
@@ -281,6 +283,17 @@ struct DnnlConv2D::Impl {
     return true;
   }
 
+  // fn(part) for every part, the parts shared among the pool's threads.
+  template <typename Fn>
+  void forEachPart(const ThreadPool* pool, Fn&& fn) const {
+    auto range = [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) fn(parts[static_cast<std::size_t>(i)]);
+    };
+    const auto n = static_cast<std::int64_t>(parts.size());
+    if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, range);
+    else range(0, n);
+  }
+
   // Runs one part; a channel slice into the thread's scratch, then copied
   // into its columns. input: uint8 [b, h, w, c], or (requantizing) the
   // caller's int8 input, whose part is copied into the thread's scratch;
@@ -306,7 +319,8 @@ struct DnnlConv2D::Impl {
       copyInput(part, static_cast<const std::int8_t*>(input), static_cast<std::uint8_t>(input_zero), copy);
       src.set_data_handle(copy);
     } else {
-      src.set_data_handle(const_cast<std::uint8_t*>(static_cast<const std::uint8_t*>(input) + part.in_offset));
+      const std::int64_t first = (part.image_begin * s.in_h + part.in_row_begin) * s.in_w * s.in_c;
+      src.set_data_handle(const_cast<std::uint8_t*>(static_cast<const std::uint8_t*>(input) + first));
     }
     char* slice = scratch + pad_bytes;
     dst.set_data_handle(channel_slices ? slice : out + static_cast<std::size_t>(part.row_begin * channels) * size);
@@ -444,7 +458,6 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
         Impl::Part part;
         if (s.batch > 1) {
           p.batch = u1 - u0;
-          part.in_offset = u0 * s.in_h * s.in_w * s.in_c;
           part.row_begin = u0 * s.out_h * s.out_w;
           part.row_end = u1 * s.out_h * s.out_w;
           part.image_begin = u0;
@@ -453,7 +466,6 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
         } else {
           std::int64_t in0 = 0;
           p = ops::convRowBand(s, u0, u1, &in0);
-          part.in_offset = in0 * s.in_w * s.in_c;
           part.row_begin = u0 * s.out_w;
           part.row_end = u1 * s.out_w;
           part.images = 1;
@@ -486,16 +498,10 @@ void DnnlConv2D::run(const std::uint8_t* input, std::int32_t input_zero, std::in
     if (im.weight_offset != 0) subtractWindowSums(s, input, input_zero, im.weight_offset, r0, r1, output);
     if (epilogue) epilogue(r0, r1);
   };
-  const std::int64_t n = static_cast<std::int64_t>(im.parts.size());
-  auto runParts = [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i) {
-      const Impl::Part& part = im.parts[static_cast<std::size_t>(i)];
-      im.runPart(part, input, input_zero, output, nullptr);
-      if (!im.channel_slices) finish(part.row_begin, part.row_end);
-    }
-  };
-  if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
-  else runParts(0, n);
+  im.forEachPart(pool, [&](const Impl::Part& part) {
+    im.runPart(part, input, input_zero, output, nullptr);
+    if (!im.channel_slices) finish(part.row_begin, part.row_end);
+  });
   if (im.channel_slices) {
     // Every row needs all slices: the epilogue after the last, in blocks.
     const std::int64_t m = s.batch * s.out_h * s.out_w;
@@ -513,13 +519,7 @@ void DnnlConv2D::runRequantizing(const std::int8_t* input, std::int32_t input_ze
                                  const std::vector<std::int32_t>& start, std::int8_t* output,
                                  const ThreadPool* pool) const {
   const Impl& im = *impl_;
-  auto runParts = [&](std::int64_t b, std::int64_t e) {
-    for (std::int64_t i = b; i < e; ++i)
-      im.runPart(im.parts[static_cast<std::size_t>(i)], input, input_zero, output, start.data());
-  };
-  const auto n = static_cast<std::int64_t>(im.parts.size());
-  if (n > 1 && pool && pool->numThreads() > 1) pool->parallelFor(n, 1e9, runParts);
-  else runParts(0, n);
+  im.forEachPart(pool, [&](const Impl::Part& part) { im.runPart(part, input, input_zero, output, start.data()); });
 }
 
 const std::string& DnnlConv2D::implementation() const { return impl_->implementation; }

@@ -373,8 +373,9 @@ void FastLayer::conv(const ops::ConvGeometry& s, const Requant& r, const std::in
   // XNNPACK's arithmetic: oneDNN writes the int8 output itself where that
   // is exact. Depthwise layers take it at stride 1 and on large outputs,
   // where it beats the AVX2 pass below (measured on MobileNet 1.0/224 with
-  // AVX-512 VNNI: 0.22 -> 0.12 ms on its first, 112 x 112 x 32 layer; 0.020
-  // -> 0.026 ms on its 14 x 14 x 256 stride-2 one).
+  // AVX-512 VNNI, AVX2 pass against oneDNN: 0.22 against 0.12 ms on its
+  // first, 112 x 112 x 32 layer; 0.020 against 0.026 ms on its 14 x 14 x 256
+  // stride-2 one, which keeps the AVX2 pass).
   const bool dnnl_depthwise = kind_ == Kind::kDepthwise &&
                               ((s.stride_h == 1 && s.stride_w == 1) || s.out_h * s.out_w >= 56 * 56);
   if ((kind_ == Kind::kConv || dnnl_depthwise) && backend == lowp::GemmBackend::kDnnl &&

@@ -343,6 +343,31 @@ TEST(TfliteInt8, ConcatenationCopiesAndRefusesInputsOnOtherScales) {
       << other.error();
 }
 
+// The dialect graph's input 0, `name`, and a constant of `size` bytes.
+tensorflow::NodeDef* addInput(tensorflow::GraphDef* g, const std::string& name, tensorflow::DataType dtype,
+                              const model::Shape& shape) {
+  tensorflow::NodeDef* x = g->add_node();
+  x->set_name(name);
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(dtype);
+  model::shapeToProto(shape, (*x->mutable_attr())["shape"].mutable_shape());
+  (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
+  return x;
+}
+
+tensorflow::NodeDef* addConstant(tensorflow::GraphDef* g, const std::string& name, tensorflow::DataType dtype,
+                                 const model::Shape& shape, const void* bytes, std::size_t size) {
+  tensorflow::NodeDef* c = g->add_node();
+  c->set_name(name);
+  c->set_op("Const");
+  (*c->mutable_attr())["dtype"].set_type(dtype);
+  tensorflow::TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
+  value->set_dtype(dtype);
+  model::shapeToProto(shape, value->mutable_tensor_shape());
+  value->set_tensor_content(std::string(static_cast<const char*>(bytes), size));
+  return c;
+}
+
 // A dialect graph of one int8 layer `op` (tfl.conv_2d or
 // tfl.fully_connected): input x (scale 0.5, zero point -1), constant int8
 // weights of w_shape quantized as wq, no bias, output out_shape (scale 0.25,
@@ -355,24 +380,10 @@ tensorflow::GraphDef int8Weighted(const std::string& op, const model::Shape& x_s
   xq.zero_point = {-1};
   yq.scale = {0.25f};
   yq.zero_point = {2};
-  tensorflow::NodeDef* x = g.add_node();
-  x->set_name("x");
-  x->set_op("Placeholder");
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
-  model::shapeToProto(x_shape, (*x->mutable_attr())["shape"].mutable_shape());
-  (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
-  mt::setQuantization(x, 0, xq);
-  tensorflow::NodeDef* w = g.add_node();
-  w->set_name("w");
-  w->set_op("Const");
-  (*w->mutable_attr())["dtype"].set_type(tensorflow::DT_INT8);
-  tensorflow::TensorProto* value = (*w->mutable_attr())["value"].mutable_tensor();
-  value->set_dtype(tensorflow::DT_INT8);
-  model::shapeToProto(w_shape, value->mutable_tensor_shape());
+  mt::setQuantization(addInput(&g, "x", tensorflow::DT_INT8, x_shape), 0, xq);
   std::string bytes(static_cast<std::size_t>(model::numElements(w_shape)), '\0');
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(static_cast<int>(i % 7) - 3);
-  value->set_tensor_content(bytes);
-  mt::setQuantization(w, 0, wq);
+  mt::setQuantization(addConstant(&g, "w", tensorflow::DT_INT8, w_shape, bytes.data(), bytes.size()), 0, wq);
   tensorflow::NodeDef* none = g.add_node();  // no bias
   none->set_name("none");
   none->set_op(mt::kNoValueOp);
@@ -418,20 +429,8 @@ TEST(TflitePad, EveryPaddedDimensionPatternPlacesEachValue) {
       out_shape.push_back(c.shape[static_cast<std::size_t>(d)] + c.pads[2 * static_cast<std::size_t>(d)] +
                           c.pads[2 * static_cast<std::size_t>(d) + 1]);
     tensorflow::GraphDef g;
-    tensorflow::NodeDef* x = g.add_node();
-    x->set_name("x");
-    x->set_op("Placeholder");
-    (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-    model::shapeToProto(c.shape, (*x->mutable_attr())["shape"].mutable_shape());
-    (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
-    tensorflow::NodeDef* p = g.add_node();
-    p->set_name("paddings");
-    p->set_op("Const");
-    (*p->mutable_attr())["dtype"].set_type(tensorflow::DT_INT32);
-    tensorflow::TensorProto* value = (*p->mutable_attr())["value"].mutable_tensor();
-    value->set_dtype(tensorflow::DT_INT32);
-    model::shapeToProto({rank, 2}, value->mutable_tensor_shape());
-    value->set_tensor_content(std::string(reinterpret_cast<const char*>(c.pads.data()), c.pads.size() * 4));
+    addInput(&g, "x", tensorflow::DT_FLOAT, c.shape);
+    addConstant(&g, "paddings", tensorflow::DT_INT32, {rank, 2}, c.pads.data(), c.pads.size() * 4);
     tensorflow::NodeDef* y = g.add_node();
     y->set_name("y");
     y->set_op("tfl.pad");
@@ -468,32 +467,15 @@ TEST(TflitePad, EveryPaddedDimensionPatternPlacesEachValue) {
 // x [2, 4], int8 weights [3, 4] scaled per unit, float bias, float output.
 tensorflow::GraphDef hybridFullyConnected(bool asymmetric_inputs) {
   tensorflow::GraphDef g;
-  tensorflow::NodeDef* x = g.add_node();
-  x->set_name("x");
-  x->set_op("Placeholder");
-  (*x->mutable_attr())["dtype"].set_type(tensorflow::DT_FLOAT);
-  model::shapeToProto({2, 4}, (*x->mutable_attr())["shape"].mutable_shape());
-  (*x->mutable_attr())[mt::kInputIndexAttr].set_i(0);
-  auto constant = [&](const char* name, tensorflow::DataType dtype, const model::Shape& shape, const void* bytes,
-                      std::size_t size) {
-    tensorflow::NodeDef* c = g.add_node();
-    c->set_name(name);
-    c->set_op("Const");
-    (*c->mutable_attr())["dtype"].set_type(dtype);
-    tensorflow::TensorProto* value = (*c->mutable_attr())["value"].mutable_tensor();
-    value->set_dtype(dtype);
-    model::shapeToProto(shape, value->mutable_tensor_shape());
-    value->set_tensor_content(std::string(static_cast<const char*>(bytes), size));
-    return c;
-  };
+  addInput(&g, "x", tensorflow::DT_FLOAT, {2, 4});
   const std::int8_t weights[12] = {1, 1, 1, 1, 1, -1, 0, 2, 0, 0, 0, 0};
   const float bias[3] = {1.0f, 2.0f, 3.0f};
   mt::Quantization wq;
   wq.scale = {0.5f, 0.25f, 1.0f};
   wq.zero_point = {0, 0, 0};
   wq.quantized_dimension = 0;
-  mt::setQuantization(constant("w", tensorflow::DT_INT8, {3, 4}, weights, sizeof weights), 0, wq);
-  constant("b", tensorflow::DT_FLOAT, {3}, bias, sizeof bias);
+  mt::setQuantization(addConstant(&g, "w", tensorflow::DT_INT8, {3, 4}, weights, sizeof weights), 0, wq);
+  addConstant(&g, "b", tensorflow::DT_FLOAT, {3}, bias, sizeof bias);
   tensorflow::NodeDef* y = g.add_node();
   y->set_name("y");
   y->set_op("tfl.fully_connected");
