@@ -114,19 +114,13 @@ void subtractWindowSums(const ops::ConvGeometry& s, const std::uint8_t* input, s
     const std::int64_t ox = row % s.out_w;
     std::uint32_t sum = 0;
     std::int64_t cells = 0;
-    for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-      const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-      if (iy < 0 || iy >= s.in_h) continue;
-      for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-        const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-        if (ix < 0 || ix >= s.in_w) continue;
-        const std::uint8_t* x = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
-        std::uint32_t channel_sum = 0;
-        for (std::int64_t c = 0; c < s.in_c; ++c) channel_sum += x[c];
-        sum += channel_sum;
-        cells += s.in_c;
-      }
-    }
+    ops::forEachWindowTap(s, b, oy, ox, [&](std::int64_t, std::int64_t, std::int64_t pixel) {
+      const std::uint8_t* x = input + pixel * s.in_c;
+      std::uint32_t channel_sum = 0;
+      for (std::int64_t c = 0; c < s.in_c; ++c) channel_sum += x[c];
+      sum += channel_sum;
+      cells += s.in_c;
+    });
     const std::uint32_t window = sum - static_cast<std::uint32_t>(cells) * static_cast<std::uint32_t>(input_zero);
     const std::uint32_t correction = static_cast<std::uint32_t>(weight_offset) * window;
     std::int32_t* o = output + row * s.out_c;

@@ -46,21 +46,14 @@ void depthwiseRowsReference(const ops::ConvGeometry& s, const std::uint8_t* inpu
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
       std::int32_t* o = out + (row * s.out_w + ox) * out_c;
       std::fill(o, o + out_c, 0);
-      for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-        const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-        if (iy < 0 || iy >= s.in_h) continue;
-        for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-          const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-          if (ix < 0 || ix >= s.in_w) continue;
-          const std::uint8_t* x = input + ((n * s.in_h + iy) * s.in_w + ix) * s.in_c;
-          const std::int8_t* w = filter + (fy * s.filter_w + fx) * out_c;
-          for (std::int64_t c = 0; c < s.in_c; ++c) {
-            const std::int32_t xv = static_cast<std::int32_t>(x[c]) - input_zero;
-            for (std::int64_t m = 0; m < mult; ++m)
-              o[c * mult + m] += xv * static_cast<std::int32_t>(w[c * mult + m]);
-          }
+      ops::forEachWindowTap(s, n, oy, ox, [&](std::int64_t fy, std::int64_t fx, std::int64_t pixel) {
+        const std::uint8_t* x = input + pixel * s.in_c;
+        const std::int8_t* w = filter + (fy * s.filter_w + fx) * out_c;
+        for (std::int64_t c = 0; c < s.in_c; ++c) {
+          const std::int32_t xv = static_cast<std::int32_t>(x[c]) - input_zero;
+          for (std::int64_t m = 0; m < mult; ++m) o[c * mult + m] += xv * static_cast<std::int32_t>(w[c * mult + m]);
         }
-      }
+      });
     }
   }
 }

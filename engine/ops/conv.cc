@@ -15,18 +15,11 @@ void conv2dReference(const ConvGeometry& s, const float* input, const float* fil
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
           double sum = 0.0;
-          for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
-            const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
-              const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
-              for (std::int64_t ic = 0; ic < s.in_c; ++ic) {
-                sum += static_cast<double>(input[((n * s.in_h + iy) * s.in_w + ix) * s.in_c + ic]) *
-                       filter[((ky * s.filter_w + kx) * s.in_c + ic) * s.out_c + oc];
-              }
-            }
-          }
+          forEachWindowTap(s, n, oy, ox, [&](std::int64_t ky, std::int64_t kx, std::int64_t pixel) {
+            for (std::int64_t ic = 0; ic < s.in_c; ++ic)
+              sum += static_cast<double>(input[pixel * s.in_c + ic]) *
+                     filter[((ky * s.filter_w + kx) * s.in_c + ic) * s.out_c + oc];
+          });
           output[((n * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = static_cast<float>(sum);
         }
 }
@@ -120,16 +113,10 @@ void depthwiseConv2dReference(const ConvGeometry& s, const float* input, const f
         for (std::int64_t c = 0; c < s.in_c; ++c)
           for (std::int64_t m = 0; m < mult; ++m) {
             double sum = 0.0;
-            for (std::int64_t ky = 0; ky < s.filter_h; ++ky) {
-              const std::int64_t iy = oy * s.stride_h - s.pad_top + ky * s.dilation_h;
-              if (iy < 0 || iy >= s.in_h) continue;
-              for (std::int64_t kx = 0; kx < s.filter_w; ++kx) {
-                const std::int64_t ix = ox * s.stride_w - s.pad_left + kx * s.dilation_w;
-                if (ix < 0 || ix >= s.in_w) continue;
-                sum += static_cast<double>(input[((n * s.in_h + iy) * s.in_w + ix) * s.in_c + c]) *
-                       filter[((ky * s.filter_w + kx) * s.in_c + c) * mult + m];
-              }
-            }
+            forEachWindowTap(s, n, oy, ox, [&](std::int64_t ky, std::int64_t kx, std::int64_t pixel) {
+              sum += static_cast<double>(input[pixel * s.in_c + c]) *
+                     filter[((ky * s.filter_w + kx) * s.in_c + c) * mult + m];
+            });
             output[((n * s.out_h + oy) * s.out_w + ox) * oc_total + c * mult + m] = static_cast<float>(sum);
           }
 }

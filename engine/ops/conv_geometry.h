@@ -54,6 +54,22 @@ struct ConvGeometry {
   // The output tensor's channels.
   std::int64_t outputChannels(bool depthwise) const { return depthwise ? in_c * out_c : out_c; }
 };
+// Calls fn(fy, fx, pixel) for each tap of output pixel (b, oy, ox)'s window
+// that lies inside the input, row by row (the reference loops' order of
+// summation); pixel is the input pixel's index in [batch, in_h, in_w] (times
+// in_c: its first channel). Taps on padding are skipped.
+template <typename Fn>
+inline void forEachWindowTap(const ConvGeometry& s, std::int64_t b, std::int64_t oy, std::int64_t ox, Fn&& fn) {
+  for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
+    const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
+    if (iy < 0 || iy >= s.in_h) continue;
+    for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
+      const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
+      if (ix < 0 || ix >= s.in_w) continue;
+      fn(fy, fx, (b * s.in_h + iy) * s.in_w + ix);
+    }
+  }
+}
 // Fills pads and output size from the input/filter/stride/dilation fields.
 bool computeConvGeometry(Padding padding, ConvGeometry* shape,
                         const std::vector<std::int64_t>& explicit_pads = {});

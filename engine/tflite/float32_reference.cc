@@ -44,17 +44,11 @@ void convReference(const ops::ConvGeometry& s, const float* input, const float* 
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
           float total = 0.0f;
-          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
-              const float* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
-              const float* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
-              for (std::int64_t ic = 0; ic < s.in_c; ++ic) total += in[ic] * f[ic];
-            }
-          }
+          ops::forEachWindowTap(s, b, oy, ox, [&](std::int64_t fy, std::int64_t fx, std::int64_t pixel) {
+            const float* in = input + pixel * s.in_c;
+            const float* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
+            for (std::int64_t ic = 0; ic < s.in_c; ++ic) total += in[ic] * f[ic];
+          });
           const float bias_value = bias ? bias[oc] : 0.0f;
           output[((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = clampF(total + bias_value, act_min, act_max);
         }
@@ -70,16 +64,9 @@ void depthwiseReference(const ops::ConvGeometry& s, const float* input, const fl
           for (std::int64_t m = 0; m < s.out_c; ++m) {
             const std::int64_t oc = ic * s.out_c + m;
             float total = 0.0f;
-            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-              if (iy < 0 || iy >= s.in_h) continue;
-              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-                if (ix < 0 || ix >= s.in_w) continue;
-                total += input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic] *
-                         filter[(fy * s.filter_w + fx) * channels + oc];
-              }
-            }
+            ops::forEachWindowTap(s, b, oy, ox, [&](std::int64_t fy, std::int64_t fx, std::int64_t pixel) {
+              total += input[pixel * s.in_c + ic] * filter[(fy * s.filter_w + fx) * channels + oc];
+            });
             const float bias_value = bias ? bias[oc] : 0.0f;
             output[((b * s.out_h + oy) * s.out_w + ox) * channels + oc] = clampF(total + bias_value, act_min, act_max);
           }

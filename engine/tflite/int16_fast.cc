@@ -84,16 +84,9 @@ void depthwiseFast(const ops::ConvGeometry& s, const Requant& r, const std::int1
     const std::int64_t b = row / s.out_h, oy = row % s.out_h;
     for (std::int64_t ox = 0; ox < s.out_w; ++ox) {
       std::fill(acc.begin(), acc.end(), 0);
-      for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-        const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-        if (iy < 0 || iy >= s.in_h) continue;
-        for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-          const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-          if (ix < 0 || ix >= s.in_w) continue;
-          multiplyAdd(input + ((b * s.in_h + iy) * s.in_w + ix) * channels,
-                      filter + (fy * s.filter_w + fx) * channels, channels, acc.data());
-        }
-      }
+      ops::forEachWindowTap(s, b, oy, ox, [&](std::int64_t fy, std::int64_t fx, std::int64_t pixel) {
+        multiplyAdd(input + pixel * channels, filter + (fy * s.filter_w + fx) * channels, channels, acc.data());
+      });
       std::int16_t* out = output + ((b * s.out_h + oy) * s.out_w + ox) * channels;
       for (std::int64_t c = 0; c < channels; ++c)
         out[c] = requantizeOne16(r, acc[static_cast<std::size_t>(c)] + (bias ? bias[c] : 0), c);

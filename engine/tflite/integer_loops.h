@@ -28,18 +28,12 @@ void conv(const ops::ConvGeometry& s, std::int32_t input_offset, const In* input
       for (std::int64_t ox = 0; ox < s.out_w; ++ox)
         for (std::int64_t oc = 0; oc < s.out_c; ++oc) {
           Acc acc = 0;
-          for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-            const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-              const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
-              const In* in = input + ((b * s.in_h + iy) * s.in_w + ix) * s.in_c;
-              const std::int8_t* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
-              for (std::int64_t ic = 0; ic < s.in_c; ++ic)
-                acc += static_cast<std::int32_t>(f[ic]) * (static_cast<std::int32_t>(in[ic]) + input_offset);
-            }
-          }
+          ops::forEachWindowTap(s, b, oy, ox, [&](std::int64_t fy, std::int64_t fx, std::int64_t pixel) {
+            const In* in = input + pixel * s.in_c;
+            const std::int8_t* f = filter + ((oc * s.filter_h + fy) * s.filter_w + fx) * s.in_c;
+            for (std::int64_t ic = 0; ic < s.in_c; ++ic)
+              acc += static_cast<std::int32_t>(f[ic]) * (static_cast<std::int32_t>(in[ic]) + input_offset);
+          });
           if (bias) acc += bias[oc];
           store(acc, oc, ((b * s.out_h + oy) * s.out_w + ox) * s.out_c + oc);
         }
@@ -60,17 +54,11 @@ void depthwise(const ops::ConvGeometry& s, std::int32_t input_offset, const In* 
           for (std::int64_t m = 0; m < s.out_c; ++m) {
             const std::int64_t oc = ic * s.out_c + m;
             Acc acc = 0;
-            for (std::int64_t fy = 0; fy < s.filter_h; ++fy) {
-              const std::int64_t iy = oy * s.stride_h - s.pad_top + fy * s.dilation_h;
-              if (iy < 0 || iy >= s.in_h) continue;
-              for (std::int64_t fx = 0; fx < s.filter_w; ++fx) {
-                const std::int64_t ix = ox * s.stride_w - s.pad_left + fx * s.dilation_w;
-                if (ix < 0 || ix >= s.in_w) continue;
-                const std::int32_t in = input[((b * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
-                const std::int32_t f = filter[(fy * s.filter_w + fx) * channels + oc];
-                acc += f * (in + input_offset);
-              }
-            }
+            ops::forEachWindowTap(s, b, oy, ox, [&](std::int64_t fy, std::int64_t fx, std::int64_t pixel) {
+              const std::int32_t in = input[pixel * s.in_c + ic];
+              const std::int32_t f = filter[(fy * s.filter_w + fx) * channels + oc];
+              acc += f * (in + input_offset);
+            });
             if (bias) acc += bias[oc];
             store(acc, oc, ((b * s.out_h + oy) * s.out_w + ox) * channels + oc);
           }
