@@ -73,8 +73,8 @@ struct PlanOptions {
   // Kernels to use (nullptr: builtinKernels(), engine/builtin_kernels.h).
   const KernelRegistry* registry = nullptr;
   // Let float 3x3 stride-1 convolutions with enough channels use Winograd's
-  // algorithm: oneDNN's F(2x2, 3x3) where it has one (AVX-512), else the
-  // engine's F(4x4, 3x3) on AVX2 (engine/ops/winograd.h); 1.4-2.7x faster
+  // algorithm: oneDNN's F(4x4, 3x3) or F(2x2, 3x3) where it has them
+  // (AVX-512), else the engine's F(4x4, 3x3) on AVX2 (engine/ops/winograd.h); 1.4-2.7x faster
   // per layer; results differ from the direct convolution by rounding only
   // (a few 1e-6 relative).
   bool winograd = true;

@@ -35,11 +35,12 @@ class Convolution {
     // A primitive of the same filter: its reordered weights are shared when
     // this one wants the same layout.
     const Convolution* share = nullptr;
-    // Winograd's F(2x2, 3x3) algorithm when oneDNN has it for this shape
-    // (3x3, stride 1, no dilation, not depthwise, no add_to_output; see
-    // winogradPays; AVX-512 only: on AVX2 the engine's own F(4x4, 3x3),
-    // engine/ops/winograd.h, takes these convolutions); it runs in oneDNN's blocked layout, between reorders of
-    // the NHWC input and output.
+    // Winograd's algorithm, oneDNN's F(4x4, 3x3) or F(2x2, 3x3) by the
+    // output's size (dnnl_float.cc says why), when oneDNN has one for this
+    // shape (3x3, stride 1, no dilation, not depthwise, no add_to_output;
+    // see winogradPays; AVX-512 only: on AVX2 the engine's own F(4x4, 3x3),
+    // engine/ops/winograd.h, takes these convolutions); it runs in oneDNN's
+    // blocked layout, between reorders of the NHWC input and output.
     bool winograd = false;
     // Distance between the filter's rows (HWIO's last dimension) when the
     // filter is a slice of the output channels of a wider one; 0: s.out_c.

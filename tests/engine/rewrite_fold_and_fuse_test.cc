@@ -319,9 +319,10 @@ TEST_F(FusionTest, AFetchedPadStaysBeforeTheMaxPool) {
   EXPECT_EQ(r.outputs[0].shape(), (Shape{1, 8, 8, 2}));
 }
 
-// Winograd F(2x2, 3x3) on a 3x3 stride-1 convolution with 64 channels and
-// 30x28 outputs (winogradPays), on one thread and split between two, against
-// the direct convolution and the reference loops.
+// Winograd on a 3x3 stride-1 convolution with 64 channels and 30x28 outputs
+// (winogradPays; oneDNN's F(4x4, 3x3) from 28x28 outputs up, F(2x2, 3x3)
+// below), on one thread and split between two, against the direct
+// convolution and the reference loops.
 TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
   const Shape in_shape = {1, 30, 28, 64};
   GraphBuilder b;
@@ -342,10 +343,17 @@ TEST_F(FusionTest, WinogradConvolutionAgreesWithTheDirectOne) {
     ASSERT_NE(wino, nullptr);
     // oneDNN implements Winograd for AVX-512 only; elsewhere the request
     // falls back to its direct convolution, which must agree just the same.
-    if (__builtin_cpu_supports("avx512f"))
-      EXPECT_NE(wino->implementation().find("wino_2x3"), std::string::npos) << wino->implementation();
-    else
+    ops::ConvGeometry small = s;  // 14x14 outputs
+    small.in_h = small.in_w = small.out_h = small.out_w = 14;
+    auto wino_small = dnnl_float::Convolution::create(small, false, filter.data(), nullptr, ops::Activation::kNone, o);
+    ASSERT_NE(wino_small, nullptr);
+    if (__builtin_cpu_supports("avx512f")) {
+      EXPECT_NE(wino->implementation().find("wino_4x3"), std::string::npos) << wino->implementation();
+      EXPECT_NE(wino_small->implementation().find("wino_2x3"), std::string::npos) << wino_small->implementation();
+    } else {
       EXPECT_EQ(wino->implementation().find("wino"), std::string::npos) << wino->implementation();
+      EXPECT_EQ(wino_small->implementation().find("wino"), std::string::npos) << wino_small->implementation();
+    }
   }
   const RunResult ref = run(b.graph(), {"input"}, {input}, {"relu"}, {false, true, ops::GemmBackend::kEigen, 1});
   ASSERT_EQ(ref.outputs.size(), 1u);
