@@ -22,7 +22,9 @@ namespace dnnl_float {
 // reading the input rows its windows cover, with its own top/bottom
 // padding), or, when the filter is larger than the input (late layers, where
 // reading the weights is the cost), groups of output channels, so that each
-// thread reads its share of the weights only.
+// thread reads its share of the weights only (not for a 1x1 convolution
+// whose rows divide evenly: bands keep each row on the core that reads it
+// next).
 class ParallelConvolution {
  public:
   ~ParallelConvolution();

@@ -462,6 +462,50 @@ TEST_F(FusionTest, ASinglePixelConvolutionIsSplitByChannels) {
   EXPECT_NEAR(outputs[1][0], std::max(0.0, expected0), 1e-4);
 }
 
+// Two threads split a 1x1 convolution whose rows divide evenly by rows
+// (whole rows per thread, as the next layer's parts read them), even where
+// the filter outweighs the input, and every depthwise convolution, however
+// small: the same values as one thread, residual included.
+TEST_F(FusionTest, EvenRowsAndSmallDepthwiseLayersAreSplitBetweenThreads) {
+  if (!dnnl_float::available()) GTEST_SKIP() << "oneDNN is not built in";
+  for (bool depthwise : {false, true}) {
+    SCOPED_TRACE(depthwise ? "depthwise 3x3" : "1x1 with a residual");
+    ops::ConvGeometry s;
+    s.in_h = s.in_w = s.out_h = s.out_w = depthwise ? 6 : 14;
+    s.in_c = depthwise ? 32 : 64;
+    s.out_c = depthwise ? 1 : 256;  // 1x1: 16384 weights against 12544 inputs, 6.4 MFLOP
+    if (depthwise) s.filter_h = s.filter_w = 3, s.pad_top = s.pad_left = 1;
+    const std::int64_t channels = s.outputChannels(depthwise), n = s.out_h * s.out_w * channels;
+    const std::vector<float> filter = wave(s.filter_h * s.filter_w * s.in_c * s.out_c, 0.37f);
+    const std::vector<float> bias = wave(channels, 1.3f), input = wave(s.in_h * s.in_w * s.in_c, 0.11f);
+    const std::vector<float> addend = wave(n, 0.7f);
+    std::vector<std::vector<float>> outputs;
+    for (int threads : {1, 2}) {
+      auto conv = dnnl_float::ParallelConvolution::create(s, depthwise, filter.data(), bias.data(),
+                                                          ops::Activation::kRelu, !depthwise, true, threads);
+      ASSERT_NE(conv, nullptr);
+      EXPECT_EQ(conv->parts(), static_cast<std::size_t>(threads));
+      ThreadPool pool(threads);
+      outputs.push_back(depthwise ? std::vector<float>(static_cast<std::size_t>(n)) : addend);
+      conv->run(input.data(), outputs.back().data(), pool);
+    }
+    EXPECT_EQ(outputs[0], outputs[1]);
+    // Output pixel (2, 3), channel 5, from the loops.
+    const std::int64_t pixel = 2 * s.out_w + 3, c = 5;
+    double expected = bias[c] + (depthwise ? 0.0 : addend[pixel * channels + c]);
+    if (depthwise) {
+      for (std::int64_t fy = 0; fy < 3; ++fy)
+        for (std::int64_t fx = 0; fx < 3; ++fx)
+          expected += static_cast<double>(input[((1 + fy) * s.in_w + 2 + fx) * s.in_c + c]) *
+                      filter[(fy * 3 + fx) * s.in_c + c];
+    } else {
+      for (std::int64_t i = 0; i < s.in_c; ++i)
+        expected += static_cast<double>(input[pixel * s.in_c + i]) * filter[i * s.out_c + c];
+    }
+    EXPECT_NEAR(outputs[1][pixel * channels + c], std::max(0.0, expected), 1e-4);
+  }
+}
+
 // The residual's own buffer becomes the fused convolution's output when
 // nothing else reads it (here a Sigmoid's result); fetching the Sigmoid as
 // well keeps its buffer intact.
