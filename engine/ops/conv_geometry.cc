@@ -52,7 +52,8 @@ std::vector<std::pair<std::int64_t, std::int64_t>> convChannelSlices(const ConvG
                                                                      std::int64_t parts) {
   std::vector<std::pair<std::int64_t, std::int64_t>> slices;
   if (parts < 2 || s.batch != 1 || depthwise || s.out_c < 32 * parts ||
-      s.filter_h * s.filter_w * s.in_c * s.out_c <= s.in_h * s.in_w * s.in_c)
+      s.filter_h * s.filter_w * s.in_c * s.out_c <= s.in_h * s.in_w * s.in_c ||
+      (s.filter_h == 1 && s.filter_w == 1 && s.out_h % parts == 0))
     return slices;
   const std::int64_t groups = s.out_c / 16;
   for (std::int64_t i = 0; i < parts; ++i)

@@ -34,15 +34,8 @@ std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::Conv
   const Convolution* first = nullptr;
   const bool winograd = winograd_allowed && Convolution::winogradPays(s, depthwise);
   // Slices of the output channels where the filter outweighs the input
-  // (even a single output pixel, as a classifier's 1x1 convolution has),
-  // except for a 1x1 convolution whose rows split evenly: then each thread
-  // writes whole rows, which the next layer's part reads on the same core,
-  // and no slice is copied into place (2 threads: ResNet-50's 14x14x256->1024
-  // layers with their residual 0.35 -> 0.29 ms, MobileNet's 14x14x512
-  // depthwise layers after them 0.037 -> 0.026).
-  const bool even_rows = s.batch == 1 && s.filter_h == 1 && s.filter_w == 1 && s.out_h % by_work == 0;
-  const auto slices =
-      even_rows ? std::vector<std::pair<std::int64_t, std::int64_t>>() : ops::convChannelSlices(s, depthwise, by_work);
+  // (even a single output pixel, as a classifier's 1x1 convolution has).
+  const auto slices = ops::convChannelSlices(s, depthwise, by_work);
   const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
   const std::int64_t count = std::min(units, by_work);
   if (!slices.empty()) {

@@ -22,9 +22,8 @@ namespace dnnl_float {
 // reading the input rows its windows cover, with its own top/bottom
 // padding), or, when the filter is larger than the input (late layers, where
 // reading the weights is the cost), groups of output channels, so that each
-// thread reads its share of the weights only (not for a 1x1 convolution
-// whose rows divide evenly: bands keep each row on the core that reads it
-// next).
+// thread reads its share of the weights only (ops::convChannelSlices says
+// when).
 class ParallelConvolution {
  public:
   ~ParallelConvolution();

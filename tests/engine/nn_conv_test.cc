@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/kernel_choice.h"
@@ -48,6 +49,38 @@ TEST(NnConvTest, WindowSizesFollowTensorFlow) {
   Padding p;
   EXPECT_TRUE(parsePadding("SAME", &p));
   EXPECT_FALSE(parsePadding("same", &p));
+}
+
+// Which convolutions threads split by output channels: those whose filter
+// outweighs one image's input, unless a 1x1 filter's rows divide evenly
+// between the parts (ResNet-50's 14x14x256->1024 layer at 2 parts: rows;
+// at 4 parts, 14 rows do not divide: slices; its 7x7x512->2048 layer:
+// slices), never depthwise, several images or one part.
+TEST(NnConvTest, ChannelSlicesWhereTheFilterOutweighsTheInput) {
+  ConvGeometry s;
+  s.in_h = s.in_w = s.out_h = s.out_w = 14;
+  s.in_c = 256, s.out_c = 1024;
+  EXPECT_TRUE(convChannelSlices(s, false, 2).empty());
+  const auto four = convChannelSlices(s, false, 4);
+  ASSERT_EQ(four.size(), 4u);
+  EXPECT_EQ(four.front(), (std::pair<std::int64_t, std::int64_t>{0, 256}));
+  EXPECT_EQ(four.back(), (std::pair<std::int64_t, std::int64_t>{768, 1024}));
+  s.filter_h = s.filter_w = 3;  // 3x3: channels, even rows or not
+  s.pad_top = s.pad_left = 1;
+  EXPECT_EQ(convChannelSlices(s, false, 2).size(), 2u);
+  s.filter_h = s.filter_w = 1;
+  s.pad_top = s.pad_left = 0;
+  s.in_h = s.in_w = s.out_h = s.out_w = 7;
+  s.in_c = 512, s.out_c = 2048;
+  EXPECT_EQ(convChannelSlices(s, false, 2).size(), 2u);
+  EXPECT_TRUE(convChannelSlices(s, false, 1).empty());
+  EXPECT_TRUE(convChannelSlices(s, true, 2).empty());
+  s.batch = 2;
+  EXPECT_TRUE(convChannelSlices(s, false, 2).empty());
+  s.batch = 1;
+  s.in_h = s.in_w = s.out_h = s.out_w = 9;
+  s.in_c = s.out_c = 64;  // the input (9x9x64) outweighs the filter (64x64)
+  EXPECT_TRUE(convChannelSlices(s, false, 2).empty());
 }
 
 TEST(NnConvTest, HandComputedConv) {
