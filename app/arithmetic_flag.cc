@@ -19,4 +19,11 @@ FlagSpec arithmeticFlagSpec(const std::string& name, const std::string& default_
           "tflite-reference (its reference kernels) or armnn (Arm NN's CpuRef); see docs/user-guide.md"};
 }
 
+FlagSpec winogradFlagSpec() {
+  return {"winograd", FlagSpec::Type::Bool, "true",
+          "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (oneDNN's F(4x4,3x3) "
+          "or F(2x2,3x3) on AVX-512, gdstudio's F(4x4,3x3) on AVX2; faster; rounding differs from the direct "
+          "convolution by a few 1e-6 relative)"};
+}
+
 }  // namespace gds::app

@@ -62,9 +62,7 @@ std::vector<FlagSpec> benchmarkFlags() {
       {"optimize_graph", T::Bool, "true",
        "fold constants and fuse layers before running (false: every node of the graph runs as its own kernel, as "
        "in TensorFlow's benchmark_model)"},
-      {"winograd", T::Bool, "true",
-       "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (oneDNN's F(4x4,3x3) or "
-       "F(2x2,3x3) on AVX-512, gdstudio's F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 relative)"},
+      winogradFlagSpec(),
       arithmeticFlagSpec(),
       {"show_run_order", T::Bool, "true", "print the Run Order table"},
       {"run_order_limit", T::Int, "0", "rows of the Run Order table (0: all)"},

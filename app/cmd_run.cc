@@ -81,10 +81,7 @@ std::vector<FlagSpec> runFlags() {
       {"out_dir", T::String, "", "folder for the outputs (<name with / and : as _>.npy)", kRequired | kPath},
       {"num_threads", T::Int, "1", "intra-op threads: -1 or 0 all cores, N threads (1: no workers)"},
       {"reference", T::Bool, "false", "use the plain reference kernels"},
-      {"winograd", T::Bool, "true",
-       "let float 3x3 stride-1 convolutions with 64+ channels use Winograd's algorithm (oneDNN's F(4x4,3x3) "
-       "or F(2x2,3x3) on AVX-512, gdstudio's F(4x4,3x3) on AVX2; faster; rounding differs from the direct convolution by a few 1e-6 "
-       "relative)"},
+      winogradFlagSpec(),
       arithmeticFlagSpec(),
   };
 }

@@ -139,14 +139,8 @@ bool exactKernel(const std::string& impl) {
 // epilogue (smaller bands cost the convolution more than they save).
 constexpr std::int64_t kBandValues = 256 * 1024;
 // Below ~8 MOP (some 10 us with VNNI) per part, another thread costs about
-// what it saves.
+// what it saves (depthwise layers: see ops::convThreadParts).
 constexpr double kOpsPerPart = 8e6;
-// Depthwise layers are split between the threads however small: a depthwise
-// window's sums (one channel each, no four-way dot products) run six to
-// fourteen times slower per operation (MobileNet 1.0/224 with VNNI: 124 GOP/s
-// on its 56 x 56 x 128 depthwise layer, 56 on 14 x 14 x 512, against 770 on
-// its 14 x 14 x 512 pointwise one), and one thread alone would read the half
-// of its input that the other thread wrote from the other core's cache.
 
 }  // namespace
 
@@ -414,11 +408,9 @@ std::unique_ptr<DnnlConv2D> DnnlConv2D::build(const ops::ConvGeometry& s, const 
       impl->zero_sums.build(s, weights);
     }
     const std::int64_t m = s.batch * s.out_h * s.out_w;
-    const double ops = 2.0 * static_cast<double>(m * impl->channels) *
-                       static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
     const std::int64_t units = s.batch > 1 ? s.batch : s.out_h;
-    const auto worth = depthwise ? std::int64_t{threads} : static_cast<std::int64_t>(ops / kOpsPerPart);
-    const std::int64_t count = std::max<std::int64_t>(1, std::min<std::int64_t>({units, threads, worth}));
+    const std::int64_t count =
+        std::max<std::int64_t>(1, std::min(units, ops::convThreadParts(s, depthwise, threads, kOpsPerPart)));
     std::string first_impl;
     const auto slices = ops::convChannelSlices(s, depthwise, count);
     if (!slices.empty()) {

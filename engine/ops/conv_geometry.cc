@@ -48,6 +48,13 @@ ConvGeometry convRowBand(const ConvGeometry& s, std::int64_t row_begin, std::int
   return band;
 }
 
+std::int64_t convThreadParts(const ConvGeometry& s, bool depthwise, std::int64_t threads, double ops_per_part) {
+  if (depthwise) return std::max<std::int64_t>(1, threads);
+  const double ops = 2.0 * static_cast<double>(s.batch * s.out_h * s.out_w * s.outputChannels(depthwise)) *
+                     static_cast<double>(s.filter_h * s.filter_w * s.in_c);
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(ops / ops_per_part)));
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> convChannelSlices(const ConvGeometry& s, bool depthwise,
                                                                      std::int64_t parts) {
   std::vector<std::pair<std::int64_t, std::int64_t>> slices;

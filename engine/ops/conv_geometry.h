@@ -79,6 +79,18 @@ bool computeConvGeometry(Padding padding, ConvGeometry* shape,
 // engine splits one image's convolution into such bands between threads.
 ConvGeometry convRowBand(const ConvGeometry& s, std::int64_t row_begin, std::int64_t row_end,
                         std::int64_t* first_input_row);
+// How many parts `threads` threads split a convolution into: one per
+// thread where each gets `ops_per_part` operations (a multiply and an add per
+// tap) or more, fewer below, at least one (a hand-off to the pool costs about
+// what a smaller part saves). Depthwise layers take one part per thread
+// however small: a depthwise window's sums (one channel each, no dot
+// products across channels) run many times slower per operation than a
+// convolution's (MobileNet 1.0/224, int8 with VNNI: 56 GOP/s on its 14x14x512
+// depthwise layers against 770 on the pointwise ones), and one thread alone
+// would read the half of its input that the other thread wrote from the
+// other core's cache (2 threads, float: those layers 0.066 ms on one thread,
+// 0.037 split).
+std::int64_t convThreadParts(const ConvGeometry& s, bool depthwise, std::int64_t threads, double ops_per_part);
 // When one image's filter is larger than its input (late layers, where
 // reading the weights is the cost), `parts` threads split the convolution by
 // output channels instead, so that each reads its share of the weights

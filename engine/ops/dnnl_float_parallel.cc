@@ -20,16 +20,8 @@ std::unique_ptr<ParallelConvolution> ParallelConvolution::create(const ops::Conv
   pc->channels_ = channels;
   pc->add_to_output_ = add_to_output;
   // Below ~1 MFLOP (some 10 us) per thread, handing work to the pool's
-  // spinning worker costs about what the split saves. Depthwise layers split
-  // regardless: they do few operations per byte, and one thread alone would
-  // read the half of its input that the other thread wrote from the other
-  // core's cache (MobileNet 1.0/224, 2 threads: its 14x14x512 layers 0.066 ms
-  // on one thread, 0.037 split).
-  const double flops = 2.0 * static_cast<double>(s.batch * s.out_h * s.out_w * channels) *
-                       static_cast<double>(s.filter_h * s.filter_w * (depthwise ? 1 : s.in_c));
-  const std::int64_t by_work =
-      depthwise ? threads
-                : std::max<std::int64_t>(1, std::min<std::int64_t>(threads, static_cast<std::int64_t>(flops / 1e6)));
+  // spinning worker costs about what the split saves.
+  const std::int64_t by_work = ops::convThreadParts(s, depthwise, threads, 1e6);
   std::vector<Part>& parts = pc->parts_;
   const Convolution* first = nullptr;
   const bool winograd = winograd_allowed && Convolution::winogradPays(s, depthwise);

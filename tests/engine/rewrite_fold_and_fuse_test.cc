@@ -13,9 +13,11 @@
 
 #include "engine/eval/benchmark.h"
 #include "engine/kernel_choice.h"
+#include "engine/ops/conv.h"
 #include "engine/ops/dnnl_float.h"
 #include "engine/ops/dnnl_float_parallel.h"
 #include "engine/ops/gemm.h"
+#include "engine/ops/nn.h"
 #include "engine/ops/winograd.h"
 #include "engine/rewrite/fold_and_fuse.h"
 #include "engine/rewrite/optimize_for_inference.h"
@@ -490,19 +492,14 @@ TEST_F(FusionTest, EvenRowsAndSmallDepthwiseLayersAreSplitBetweenThreads) {
       conv->run(input.data(), outputs.back().data(), pool);
     }
     EXPECT_EQ(outputs[0], outputs[1]);
-    // Output pixel (2, 3), channel 5, from the loops.
-    const std::int64_t pixel = 2 * s.out_w + 3, c = 5;
-    double expected = bias[c] + (depthwise ? 0.0 : addend[pixel * channels + c]);
-    if (depthwise) {
-      for (std::int64_t fy = 0; fy < 3; ++fy)
-        for (std::int64_t fx = 0; fx < 3; ++fx)
-          expected += static_cast<double>(input[((1 + fy) * s.in_w + 2 + fx) * s.in_c + c]) *
-                      filter[(fy * 3 + fx) * s.in_c + c];
-    } else {
-      for (std::int64_t i = 0; i < s.in_c; ++i)
-        expected += static_cast<double>(input[pixel * s.in_c + i]) * filter[i * s.out_c + c];
-    }
-    EXPECT_NEAR(outputs[1][pixel * channels + c], std::max(0.0, expected), 1e-4);
+    // Every output, against the reference loops.
+    std::vector<float> expected(static_cast<std::size_t>(n));
+    if (depthwise) ops::depthwiseConv2dReference(s, input.data(), filter.data(), expected.data());
+    else ops::conv2dReference(s, input.data(), filter.data(), expected.data());
+    ops::biasActivation(expected.data(), s.out_h * s.out_w, channels, bias.data(), ops::Activation::kRelu, nullptr,
+                        depthwise ? nullptr : addend.data());
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_NEAR(outputs[1][static_cast<std::size_t>(i)], expected[static_cast<std::size_t>(i)], 1e-4) << i;
   }
 }
 
