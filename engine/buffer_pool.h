@@ -15,7 +15,8 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
  public:
   ~BufferPool();
   // 64-byte aligned storage of at least `bytes`; a free buffer of up to twice
-  // the size is reused before new memory is taken.
+  // the size is reused before new memory is taken, with the storage in its
+  // middle (see get()).
   std::shared_ptr<void> get(std::size_t bytes);
 
   std::int64_t liveBytes() const;
